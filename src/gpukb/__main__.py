@@ -1,0 +1,3 @@
+from gpukb.cli import main
+
+raise SystemExit(main())

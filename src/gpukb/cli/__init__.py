@@ -1,0 +1,64 @@
+"""The ``gpukb`` command line.
+
+The library raises :class:`gpukb.errors.GpukbError`; this layer turns errors
+into one ``Error: ...`` line on stderr and an exit code: 0 ok, 1 findings or
+failure, 2 usage. Set ``GPUKB_DEBUG=1`` to see tracebacks.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+import typer
+
+from ..errors import GpukbError
+
+app = typer.Typer(
+    name="gpukb",
+    help="Answers, manifests, validation and linting for AI workloads on Kubernetes.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+# Command modules register themselves on ``app`` when imported.
+from . import _ask, _eval, _recipes, _validate  # noqa: E402,F401
+
+
+def _error(line: str) -> None:
+    sys.stderr.write(f"Error: {line}\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        rv = app(args=args, prog_name="gpukb", standalone_mode=False)
+        return int(rv or 0) if isinstance(rv, int) else 0
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except click.exceptions.UsageError as exc:
+        _error(exc.format_message().splitlines()[0] if exc.format_message() else "usage error")
+        return 2
+    except click.exceptions.Abort:
+        _error("aborted")
+        return 1
+    except GpukbError as exc:
+        if os.environ.get("GPUKB_DEBUG"):
+            raise
+        for line in exc.lines():
+            _error(line)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # last line of defence: never show a traceback
+        if os.environ.get("GPUKB_DEBUG"):
+            raise
+        msg = str(exc).splitlines()[0] if str(exc) else ""
+        _error(f"internal error ({type(exc).__name__}{': ' + msg if msg else ''}); set GPUKB_DEBUG=1 for details")
+        return 1

@@ -1,0 +1,67 @@
+"""Result types shared by the validator and the linter.
+
+Every finding has one shape whatever produced it: the document it is in,
+the JSON path inside that document, a rule id, a severity and a message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Severity = Literal["error", "warning", "info"]
+
+__all__ = ["Finding", "DocumentResult", "FileResult", "Report", "Severity"]
+
+
+@dataclass
+class Finding:
+    rule: str
+    severity: Severity
+    path: str  # JSON path inside the document, e.g. "spec.template.spec.containers[0].resources"
+    message: str
+    doc_id: str | None = None  # KB doc that explains the problem
+    fix: str | None = None
+
+
+@dataclass
+class DocumentResult:
+    index: int  # position of the document in its file (0-based)
+    apiVersion: str | None
+    kind: str | None
+    name: str | None
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.severity == "error")
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for f in self.findings if f.severity == "warning")
+
+
+@dataclass
+class FileResult:
+    path: str
+    documents: list[DocumentResult] = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    files: list[FileResult] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        return sum(d.errors for f in self.files for d in f.documents)
+
+    @property
+    def warnings(self) -> int:
+        return sum(d.warnings for f in self.files for d in f.documents)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "files": [asdict(f) for f in self.files],
+            "errors": self.errors,
+            "warnings": self.warnings,
+        }
