@@ -1,0 +1,73 @@
+"""Backend contracts.
+
+* Embedder: a llama-index ``BaseEmbedding`` plus two attributes, ``model_id``
+  (recorded in the index manifest) and ``dim``.
+* Vector store: :class:`VectorStore` below; the built-in is Chroma
+  (embedded on disk, or a Chroma server for teams).
+* Answer generator: :class:`AnswerGenerator` below; the built-in is extractive
+  and needs no LLM.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, Sequence, runtime_checkable
+
+
+@dataclass
+class StoredChunk:
+    id: str
+    text: str
+    metadata: dict[str, Any]
+    embedding: list[float] | None = None
+
+
+@runtime_checkable
+class VectorStore(Protocol):
+    """One generation of the index's vectors."""
+
+    def add(self, chunks: Sequence[StoredChunk]) -> None: ...
+
+    def get_all(self, include_embeddings: bool = True) -> list[StoredChunk]: ...
+
+    def count(self) -> int: ...
+
+    def llama_vector_store(self) -> Any:
+        """The same data as a llama-index vector store, for llama-index retrievers."""
+        ...
+
+    def drop(self) -> None: ...
+
+
+@dataclass
+class Evidence:
+    """A retrieved section handed to a generator."""
+
+    key: str  # doc_id#anchor
+    doc_id: str
+    title: str
+    section: str
+    anchor: str
+    path: str
+    area: str
+    source_urls: list[str]
+    text: str  # the section's Markdown body (heading line removed)
+    score: float = 0.0
+    vector_score: float | None = None
+    rank: int = 0
+
+
+@dataclass
+class Composed:
+    """What a generator returns: answer text with [n] markers, and which
+    evidence items (by index into the evidence list) the markers refer to, in
+    citation order."""
+
+    text: str
+    cited: list[int] = field(default_factory=list)
+
+
+class AnswerGenerator(Protocol):
+    name: str
+
+    def compose(self, question: str, evidence: Sequence[Evidence]) -> Composed: ...

@@ -1,0 +1,108 @@
+"""Built-in vector store: Chroma.
+
+Embedded (``chromadb.PersistentClient`` in the index generation's folder) by
+default; a Chroma server (``chroma run``) when a URL is configured
+(``GPUKB_CHROMA_URL=http://127.0.0.1:8000``), for teams. Each index
+generation is its own collection, so publishing a new one never disturbs the
+one being served.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Sequence
+from urllib.parse import urlparse
+
+from ..errors import BackendError
+from .base import StoredChunk
+from .registry import register_vector_store
+
+_SCALARS = (str, int, float, bool)
+
+
+def _flatten(meta: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in meta.items():
+        if v is None:
+            continue
+        out[k] = v if isinstance(v, _SCALARS) else json.dumps(v)
+    return out
+
+
+class ChromaStore:
+    def __init__(self, collection_name: str, path: Path | None = None, url: str | None = None, create: bool = False):
+        import chromadb
+        from chromadb.config import Settings as ChromaSettings
+
+        settings = ChromaSettings(anonymized_telemetry=False)
+        try:
+            if url:
+                u = urlparse(url)
+                self.client = chromadb.HttpClient(host=u.hostname or "127.0.0.1", port=u.port or 8000,
+                                                  ssl=u.scheme == "https", settings=settings)
+            else:
+                assert path is not None
+                self.client = chromadb.PersistentClient(path=str(path), settings=settings)
+            if create:
+                try:
+                    self.client.delete_collection(collection_name)
+                except Exception:
+                    pass
+                self.collection = self.client.create_collection(
+                    collection_name, metadata={"hnsw:space": "cosine"})
+            else:
+                self.collection = self.client.get_collection(collection_name)
+        except BackendError:
+            raise
+        except Exception as exc:
+            where = url or str(path)
+            raise BackendError(f"Chroma at {where}: cannot open collection {collection_name!r}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+        self.name = collection_name
+
+    def add(self, chunks: Sequence[StoredChunk], batch: int = 1000) -> None:
+        for i in range(0, len(chunks), batch):
+            part = chunks[i:i + batch]
+            self.collection.add(
+                ids=[c.id for c in part],
+                embeddings=[list(map(float, c.embedding)) for c in part],  # type: ignore[arg-type]
+                documents=[c.text for c in part],
+                metadatas=[_flatten(c.metadata) for c in part],
+            )
+
+    def get_all(self, include_embeddings: bool = True) -> list[StoredChunk]:
+        include = ["documents", "metadatas"] + (["embeddings"] if include_embeddings else [])
+        res = self.collection.get(include=include)
+        embs = res.get("embeddings") if include_embeddings else None
+        out = []
+        for i, cid in enumerate(res["ids"]):
+            out.append(StoredChunk(
+                id=cid, text=res["documents"][i], metadata=dict(res["metadatas"][i] or {}),
+                embedding=list(embs[i]) if embs is not None else None))
+        return out
+
+    def count(self) -> int:
+        return self.collection.count()
+
+    def query(self, embedding: list[float], k: int, where: dict[str, Any] | None = None) -> list[tuple[str, float]]:
+        res = self.collection.query(query_embeddings=[embedding], n_results=k, where=where or None,
+                                    include=["distances"])
+        return [(cid, 1.0 - float(d)) for cid, d in zip(res["ids"][0], res["distances"][0])]
+
+    def llama_vector_store(self) -> Any:
+        from llama_index.vector_stores.chroma import ChromaVectorStore
+
+        return ChromaVectorStore(chroma_collection=self.collection)
+
+    def drop(self) -> None:
+        try:
+            self.client.delete_collection(self.name)
+        except Exception:
+            pass
+
+
+def chroma_store(collection_name: str, path: Path | None = None, url: str | None = None, create: bool = False) -> ChromaStore:
+    return ChromaStore(collection_name, path=path, url=url, create=create)
+
+
+register_vector_store("chroma", chroma_store)

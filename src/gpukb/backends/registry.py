@@ -1,0 +1,58 @@
+"""Name -> factory registries for backends."""
+
+from __future__ import annotations
+
+from importlib.metadata import entry_points
+from typing import Any, Callable
+
+from ..errors import ConfigError
+
+_EMBEDDERS: dict[str, Callable[..., Any]] = {}
+_VECTOR_STORES: dict[str, Callable[..., Any]] = {}
+_GENERATORS: dict[str, Callable[..., Any]] = {}
+_GROUPS = {
+    "embedder": ("gpukb.embedders", _EMBEDDERS),
+    "vector store": ("gpukb.vector_stores", _VECTOR_STORES),
+    "generator": ("gpukb.generators", _GENERATORS),
+}
+
+
+def register_embedder(name: str, factory: Callable[..., Any]) -> None:
+    _EMBEDDERS[name] = factory
+
+
+def register_vector_store(name: str, factory: Callable[..., Any]) -> None:
+    _VECTOR_STORES[name] = factory
+
+
+def register_generator(name: str, factory: Callable[..., Any]) -> None:
+    _GENERATORS[name] = factory
+
+
+def _builtins() -> None:
+    from . import chroma, embedders, extractive  # noqa: F401  (they register themselves)
+
+
+def _lookup(kind: str, name: str) -> Callable[..., Any]:
+    group, table = _GROUPS[kind]
+    if name not in table:
+        _builtins()
+    if name not in table:
+        for ep in entry_points(group=group):
+            if ep.name == name:
+                table[name] = ep.load()
+    if name not in table:
+        raise ConfigError(f"unknown {kind} backend {name!r}; available: {', '.join(sorted(table)) or 'none'}")
+    return table[name]
+
+
+def get_embedder(name: str, **options: Any) -> Any:
+    return _lookup("embedder", name)(**options)
+
+
+def get_vector_store(name: str, **options: Any) -> Any:
+    return _lookup("vector store", name)(**options)
+
+
+def get_generator(name: str, **options: Any) -> Any:
+    return _lookup("generator", name)(**options)

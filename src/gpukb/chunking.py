@@ -1,0 +1,151 @@
+"""Markdown-aware chunking with llama-index.
+
+Pipeline: ``MarkdownNodeParser`` (one node per heading) -> :class:`SectionMetadata`
+(records the section heading, its anchor and heading path, removes the
+heading line from the body) -> ``SentenceSplitter`` (splits sections longer
+than the embedding window, metadata-aware). The text that gets embedded is
+``"<doc title> > <heading path>\\n<body>"`` so each chunk carries its context.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from .knowledge import KbDoc, anchor_for
+
+__all__ = ["Chunk", "chunk_docs", "chunker_settings"]
+
+_EMBED_KEYS = ("heading",)
+_HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+
+
+@dataclass
+class Chunk:
+    id: str
+    doc_id: str
+    text: str  # body text of this chunk (no heading line)
+    embed_text: str  # what gets embedded and keyword-indexed
+    metadata: dict[str, Any]
+    sha: str  # hash of embed_text: unchanged chunks keep their embedding
+
+
+def chunker_settings(cfg: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "parser": "llama-index MarkdownNodeParser + SentenceSplitter",
+        "max_tokens": int(cfg.get("max_tokens", 230)),
+        "overlap_tokens": int(cfg.get("overlap_tokens", 20)),
+        "version": 1,
+    }
+
+
+def _section_transform():
+    from llama_index.core.schema import TransformComponent
+
+    class SectionMetadata(TransformComponent):
+        """Turns a MarkdownNodeParser node into a citable section."""
+
+        def __call__(self, nodes, **kwargs):  # type: ignore[override]
+            for node in nodes:
+                text = node.get_content()
+                first, _, rest = text.partition("\n")
+                m = _HEADING_RE.match(first)
+                path = [p for p in (node.metadata.get("header_path") or "/").split("/") if p]
+                title = node.metadata["title"]
+                if m:
+                    level, heading = len(m.group(1)), m.group(2).strip()
+                    body = rest.strip("\n")
+                else:  # text before the first heading
+                    level, heading, body = 0, title, text
+                if level <= 1:  # the H1 title block is the doc's introduction
+                    section, trail = title, [title]
+                else:
+                    section, trail = heading, [*path[1:], heading]
+                node.set_content(body)
+                node.metadata.pop("header_path", None)
+                node.metadata.update({
+                    "section": section,
+                    "anchor": "" if level <= 1 else anchor_for(heading),
+                    "level": level,
+                    "heading": " > ".join([title, *[t for t in trail if t != title]]),
+                })
+                node.excluded_embed_metadata_keys = [k for k in node.metadata if k not in _EMBED_KEYS]
+                node.excluded_llm_metadata_keys = list(node.excluded_embed_metadata_keys)
+                node.metadata_template = "{value}"
+                node.text_template = "{metadata_str}\n{content}"
+            return [n for n in nodes if n.get_content().strip() or n.metadata.get("level", 0) <= 1]
+
+    return SectionMetadata()
+
+
+def chunk_docs(
+    docs: Sequence[KbDoc], cfg: dict[str, Any], token_counter: Callable[[str], list] | None = None
+) -> tuple[dict[str, dict[str, Any]], list[Chunk]]:
+    """Split docs into sections (key ``doc_id#anchor``) and chunks.
+
+    Deterministic: the same docs and settings give the same chunks."""
+    from llama_index.core import Document
+    from llama_index.core.ingestion import IngestionPipeline
+    from llama_index.core.node_parser import MarkdownNodeParser, SentenceSplitter
+    from llama_index.core.schema import MetadataMode
+
+    settings = chunker_settings(cfg)
+    splitter_kwargs: dict[str, Any] = {
+        "chunk_size": settings["max_tokens"],
+        "chunk_overlap": settings["overlap_tokens"],
+        "include_prev_next_rel": False,
+    }
+    if token_counter is not None:
+        splitter_kwargs["tokenizer"] = token_counter
+    by_heading = IngestionPipeline(transformations=[
+        MarkdownNodeParser(include_prev_next_rel=False),
+        _section_transform(),
+    ])
+    splitter = IngestionPipeline(transformations=[SentenceSplitter(**splitter_kwargs)])
+    documents = []
+    for d in docs:
+        intro_extra = ""
+        if d.aliases or d.tags:
+            intro_extra = "\n\nKeywords: " + ", ".join([*d.aliases, *d.tags])
+        body = d.body
+        # Put keywords into the introduction (before the first ## heading).
+        m = re.search(r"^##\s", body, re.M)
+        body = (body[: m.start()].rstrip() + intro_extra + "\n\n" + body[m.start():]) if m else body + intro_extra
+        documents.append(Document(
+            text=body, id_=d.id,
+            metadata={
+                "doc_id": d.id, "title": d.title, "area": d.area, "path": d.path,
+                "source_urls": json.dumps(d.sources), "kind": "doc",
+            },
+        ))
+    section_nodes = by_heading.run(documents=documents, show_progress=False)
+    sections: dict[str, dict[str, Any]] = {}
+    for node in section_nodes:
+        md = node.metadata
+        key = f"{md['doc_id']}#{md.get('anchor', '')}"
+        if key in sections:  # two headings with the same text in one doc
+            sections[key]["text"] += "\n\n" + node.get_content()
+            continue
+        sections[key] = {
+            **{k: md[k] for k in ("doc_id", "title", "area", "path", "section", "anchor", "heading", "level")},
+            "source_urls": json.loads(md["source_urls"]), "text": node.get_content(),
+        }
+    nodes = splitter.run(nodes=section_nodes, show_progress=False)
+    chunks: list[Chunk] = []
+    seen: dict[str, int] = {}
+    for node in nodes:
+        md = dict(node.metadata)
+        base = f"{md['doc_id']}#{md.get('anchor', '')}"
+        n = seen.get(base, 0)
+        seen[base] = n + 1
+        cid = f"{base}~{n}"
+        embed_text = node.get_content(metadata_mode=MetadataMode.EMBED)
+        md["chunk"] = n
+        chunks.append(Chunk(
+            id=cid, doc_id=md["doc_id"], text=node.get_content(), embed_text=embed_text,
+            metadata=md, sha=hashlib.sha256(embed_text.encode()).hexdigest(),
+        ))
+    return sections, chunks

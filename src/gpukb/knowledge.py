@@ -1,0 +1,287 @@
+"""Loading and checking the curated knowledge base (``kb/``).
+
+A KB document is a Markdown file with YAML front matter (schema:
+``schemas/frontmatter.json``). Sections (``##``/``###`` headings) are the unit
+of retrieval and citation; see :mod:`gpukb.chunking` for how they become
+index chunks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable
+
+from .errors import KnowledgeError, KnowledgeErrors
+
+__all__ = ["KbDoc", "load_doc", "load_kb", "check_kb", "CheckResult", "anchor_for", "AREAS"]
+
+AREAS = (
+    "gpu-operator", "device-plugin", "gpu-sharing", "scheduling", "training-jobs",
+    "gang-scheduling", "multi-tenancy", "autoscaling", "storage", "inference", "troubleshooting",
+)
+
+_FM_RE = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*\r?\n?", re.S)
+
+
+@dataclass
+class KbDoc:
+    id: str
+    title: str
+    area: str
+    tags: list[str]
+    sources: list[str]
+    reviewed: str
+    applies_to: dict[str, str]
+    path: str  # relative to the KB root's parent, e.g. "kb/gpu-sharing/mig.md"
+    body: str  # Markdown without front matter
+    sha: str  # sha256 of the file bytes
+    aliases: list[str] = field(default_factory=list)
+
+
+@lru_cache(maxsize=1)
+def _validator():
+    from importlib.resources import files
+
+    import jsonschema
+
+    schema = json.loads(files("gpukb").joinpath("schemas/frontmatter.json").read_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _field_of(err) -> str:
+    """Name the front matter field a jsonschema error is about."""
+    path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path).lstrip(".")
+    if err.validator == "required":
+        missing = re.findall(r"'([^']+)' is a required property", err.message)
+        return missing[0] if missing else path or "front matter"
+    if err.validator == "additionalProperties":
+        extra = re.findall(r"'([^']+)' was unexpected", err.message)
+        return extra[0] if extra else path or "front matter"
+    return path or "front matter"
+
+
+def _short(err) -> str:
+    if err.validator == "required":
+        return "required field is missing"
+    if err.validator == "additionalProperties":
+        return "unknown field"
+    if err.validator == "enum":
+        return f"must be one of: {', '.join(map(str, err.validator_value))}"
+    if err.validator == "pattern":
+        return f"{err.instance!r} does not match {err.validator_value}"
+    if err.validator == "minItems":
+        return f"needs at least {err.validator_value} item(s)"
+    if err.validator == "type":
+        return f"must be of type {err.validator_value}"
+    return err.message.splitlines()[0][:200]
+
+
+def rel_path(path: Path, root: Path | None) -> str:
+    try:
+        return str(path.resolve().relative_to(root.resolve())) if root else str(path)
+    except ValueError:
+        return str(path)
+
+
+def load_doc(path: Path, root: Path | None = None) -> KbDoc:
+    """Parse one KB file; raise :class:`KnowledgeError` naming file and field."""
+    import yaml
+
+    shown = rel_path(path, root)
+    try:
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise KnowledgeError(shown, None, "not UTF-8 text") from None
+    except OSError as exc:
+        raise KnowledgeError(shown, None, f"cannot read ({exc.strerror})") from None
+    m = _FM_RE.match(text)
+    if not m:
+        raise KnowledgeError(shown, "front matter", "missing: the file must start with a '---' YAML block")
+    try:
+        meta = yaml.safe_load(m.group(1))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" at line {mark.line + 2}" if mark else ""
+        problem = getattr(exc, "problem", None) or "unreadable YAML"
+        raise KnowledgeError(shown, "front matter", f"invalid YAML{line}: {problem}") from None
+    if not isinstance(meta, dict):
+        raise KnowledgeError(shown, "front matter", "must be a YAML mapping")
+    # YAML turns 2026-11-29 into a date; the schema wants the ISO string.
+    if "reviewed" in meta and hasattr(meta["reviewed"], "isoformat"):
+        meta["reviewed"] = meta["reviewed"].isoformat()
+    errors = sorted(_validator().iter_errors(meta), key=lambda e: list(map(str, e.absolute_path)))
+    if errors:
+        err = errors[0]
+        raise KnowledgeError(shown, _field_of(err), _short(err))
+    body = text[m.end():]
+    if not body.strip():
+        raise KnowledgeError(shown, "body", "document has no content")
+    return KbDoc(
+        id=meta["id"], title=meta["title"], area=meta["area"], tags=list(meta["tags"]),
+        sources=list(meta["sources"]), reviewed=meta["reviewed"], applies_to=dict(meta["applies_to"]),
+        aliases=list(meta.get("aliases", [])), path=shown, body=body,
+        sha=hashlib.sha256(raw).hexdigest(),
+    )
+
+
+def iter_doc_paths(kb_dir: Path) -> list[Path]:
+    return sorted(p for p in kb_dir.rglob("*.md") if p.is_file() and not p.name.startswith("_"))
+
+
+def load_kb(kb_dir: Path | str) -> list[KbDoc]:
+    """Load every doc under ``kb_dir``. Collects all problems, then raises
+    :class:`KnowledgeErrors` (one line per bad file) if there are any."""
+    kb_dir = Path(kb_dir)
+    if not kb_dir.is_dir():
+        raise KnowledgeErrors([KnowledgeError(str(kb_dir), None, "knowledge base folder not found")])
+    root = kb_dir.resolve().parent
+    docs: list[KbDoc] = []
+    errors: list[KnowledgeError] = []
+    seen: dict[str, str] = {}
+    for p in iter_doc_paths(kb_dir):
+        try:
+            d = load_doc(p, root)
+        except KnowledgeError as exc:
+            errors.append(exc)
+            continue
+        if d.id in seen:
+            errors.append(KnowledgeError(d.path, "id", f"duplicate id {d.id!r} (also in {seen[d.id]})"))
+            continue
+        seen[d.id] = d.path
+        docs.append(d)
+    if errors:
+        raise KnowledgeErrors(errors)
+    return docs
+
+
+def anchor_for(heading: str) -> str:
+    """GitHub-style anchor of a heading."""
+    text = re.sub(r"[`*_~\[\]()]", "", heading.strip().lower())
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+# ---------------------------------------------------------------------------
+# kb check
+
+
+@dataclass
+class CheckProblem:
+    path: str
+    field: str
+    message: str
+
+
+@dataclass
+class CheckResult:
+    docs: int
+    sections: int
+    problems: list[CheckProblem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "docs": self.docs, "sections": self.sections, "ok": self.ok,
+            "problems": [p.__dict__ for p in self.problems],
+        }
+
+
+_LINK_RE = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+_FENCE_RE = re.compile(r"^(```|~~~)([\w+-]*)[^\n]*\n(.*?)^\1[ \t]*$", re.S | re.M)
+
+
+def _sections_of(body: str) -> list[tuple[int, str, str]]:
+    """(level, heading, text) for headings outside code fences."""
+    out: list[tuple[int, str, list[str]]] = []
+    in_fence = False
+    for line in body.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            in_fence = not in_fence
+        m = None if in_fence else re.match(r"^(#{1,6})\s+(.*)$", line)
+        if m:
+            out.append((len(m.group(1)), m.group(2).strip(), []))
+        elif out:
+            out[-1][2].append(line)
+    return [(lvl, h, "\n".join(lines)) for lvl, h, lines in out]
+
+
+def check_kb(kb_dir: Path | str, *, validate_manifests: bool = True) -> CheckResult:
+    """Quality checks over the whole KB: front matter, unique ids, internal
+    links and anchors, sources, empty sections, YAML blocks that parse (and
+    validate, when the validator is available)."""
+    import yaml
+
+    kb_dir = Path(kb_dir)
+    problems: list[CheckProblem] = []
+    try:
+        docs = load_kb(kb_dir)
+    except KnowledgeErrors as exc:
+        return CheckResult(0, 0, [CheckProblem(e.path, e.field or "", e.message) for e in exc.errors])
+    root = kb_dir.resolve().parent
+    anchors: dict[str, set[str]] = {}
+    n_sections = 0
+    for d in docs:
+        secs = _sections_of(d.body)
+        anchors[str((root / d.path).resolve())] = {anchor_for(h) for _, h, _ in secs}
+    validate_documents = None
+    if validate_manifests:
+        try:
+            from .validate import validate_documents  # type: ignore[assignment]
+        except ImportError:
+            validate_documents = None
+    for d in docs:
+        secs = _sections_of(d.body)
+        n_sections += len(secs)
+        if not secs:
+            problems.append(CheckProblem(d.path, "body", "no headings"))
+        if len(d.sources) < 1:
+            problems.append(CheckProblem(d.path, "sources", "no upstream source URL"))
+        for i, (lvl, h, text) in enumerate(secs):
+            has_children = i + 1 < len(secs) and secs[i + 1][0] > lvl
+            if not text.strip() and not has_children:
+                problems.append(CheckProblem(d.path, f"section '{h}'", "empty section"))
+        for target in _LINK_RE.findall(d.body):
+            if re.match(r"^[a-z]+://|^mailto:", target):
+                continue
+            file_part, _, frag = target.partition("#")
+            dest = (root / d.path).parent / file_part if file_part else root / d.path
+            dest = dest.resolve()
+            if file_part and not dest.exists():
+                problems.append(CheckProblem(d.path, "link", f"broken link to {target}"))
+            elif frag and str(dest) in anchors and frag not in anchors[str(dest)]:
+                problems.append(CheckProblem(d.path, "link", f"unknown anchor #{frag} in {target}"))
+        for m in _FENCE_RE.finditer(d.body):
+            lang, code = m.group(2).lower(), m.group(3)
+            if lang not in ("yaml", "yml"):
+                continue
+            line = d.body[: m.start()].count("\n") + 1
+            try:
+                manifests = [x for x in yaml.safe_load_all(code) if x is not None]
+            except yaml.YAMLError as exc:
+                problems.append(CheckProblem(d.path, f"yaml block at body line {line}", f"does not parse: {getattr(exc, 'problem', exc)}"))
+                continue
+            k8s = [x for x in manifests if isinstance(x, dict) and "apiVersion" in x and "kind" in x]
+            if validate_documents and k8s:
+                for res in validate_documents(k8s, allow_unknown=True):
+                    for f in res.findings:
+                        if f.severity == "error":
+                            problems.append(CheckProblem(
+                                d.path, f"yaml block at body line {line}",
+                                f"{res.kind}/{res.name or '?'} {f.path}: {f.message}"))
+    return CheckResult(len(docs), n_sections, problems)
+
+
+def corpus_hash(items: Iterable[tuple[str, str]]) -> str:
+    h = hashlib.sha256()
+    for key, sha in sorted(items):
+        h.update(f"{key}\0{sha}\n".encode())
+    return h.hexdigest()

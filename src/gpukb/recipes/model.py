@@ -1,0 +1,379 @@
+"""Recipe files: loading, checking and parameter resolution."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ..errors import ParameterError, RecipeError
+from .template import DIRECTIVES, referenced_params
+
+__all__ = [
+    "Recipe",
+    "load_recipes",
+    "load_recipe_file",
+    "find_recipe",
+    "resolve_params",
+    "parse_param_value",
+    "golden_path",
+    "FRAGMENTS_DIR",
+]
+
+FRAGMENTS_DIR = "_fragments"
+GOLDEN_DIR = "golden"
+
+
+@dataclass
+class Recipe:
+    id: str
+    title: str
+    area: str
+    description: str
+    docs: list[str]
+    parameters: dict[str, Any]
+    templates: list[Any]
+    examples: list[dict[str, Any]]
+    path: Path
+    keywords: list[str] = field(default_factory=list)
+    extract: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    @property
+    def kinds(self) -> list[str]:
+        """The kind of each template document, in order."""
+        return [str(t.get("kind")) for t in self.templates if isinstance(t, dict)]
+
+    @property
+    def properties(self) -> dict[str, Any]:
+        return self.parameters.get("properties", {})
+
+    @property
+    def fragments_dir(self) -> Path:
+        return self.path.parent.parent / FRAGMENTS_DIR
+
+    def defaults(self) -> dict[str, Any]:
+        return {k: v["default"] for k, v in self.properties.items() if isinstance(v, dict) and "default" in v}
+
+    def summary(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "area": self.area}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "area": self.area,
+            "description": self.description,
+            "docs": list(self.docs),
+            "keywords": list(self.keywords),
+            "kinds": self.kinds,
+            "parameters": self.parameters,
+            "examples": self.examples,
+            "path": str(self.path),
+        }
+
+
+def golden_path(recipe: Recipe, example: str) -> Path:
+    return recipe.path.parent / GOLDEN_DIR / f"{recipe.id}--{example}.yaml"
+
+
+@lru_cache(maxsize=1)
+def _recipe_validator():
+    from importlib import resources
+
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads(resources.files("gpukb").joinpath("schemas/recipe.json").read_text(encoding="utf-8"))
+    return Draft202012Validator(schema)
+
+
+def _json_path(parts) -> str:
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out
+
+
+def _short(v: Any, n: int = 60) -> str:
+    s = json.dumps(v, ensure_ascii=False, default=str) if not isinstance(v, str) else repr(v)
+    s = s.replace("\n", "\\n")
+    return s if len(s) <= n else s[: n - 3] + "..."
+
+
+def load_recipe_file(path: Path) -> Recipe:
+    """Load and check one recipe file. Raises RecipeError naming the file and field."""
+    import yaml
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    spath = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RecipeError(f"cannot read ({exc.__class__.__name__})", path=spath) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        raise RecipeError(f"invalid YAML{where}", path=spath) from None
+    if not isinstance(data, dict):
+        raise RecipeError("top level must be a mapping", path=spath)
+
+    errors = sorted(_recipe_validator().iter_errors(data), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
+    if errors:
+        e = errors[0]
+        raise RecipeError(_schema_message(e), path=spath, field=_json_path(e.absolute_path) or None)
+
+    if data["id"] != path.stem:
+        raise RecipeError(f"id {data['id']!r} does not match the file name {path.name}", path=spath, field="id")
+
+    params = data["parameters"]
+    try:
+        Draft202012Validator.check_schema(params)
+    except SchemaError as exc:
+        raise RecipeError(f"not a valid JSON Schema: {exc.message}", path=spath,
+                          field=_json_path(["parameters", *exc.absolute_path])) from None
+    props = params.get("properties", {})
+    pval = Draft202012Validator(params)
+    for name, spec in props.items():
+        if "default" in spec:
+            errs = list(Draft202012Validator(spec).iter_errors(spec["default"]))
+            if errs:
+                raise RecipeError(f"default breaks the parameter's own schema: {errs[0].message}",
+                                  path=spath, field=f"parameters.properties.{name}.default")
+    for name in params.get("required", []):
+        if name not in props:
+            raise RecipeError(f"required parameter {name!r} is not declared", path=spath, field="parameters.required")
+
+    for i, t in enumerate(data["templates"]):
+        for key in ("apiVersion", "kind"):
+            if not isinstance(t.get(key), str):
+                raise RecipeError(f"each document needs a literal {key}", path=spath, field=f"templates[{i}].{key}")
+        bad = _bad_directive(t)
+        if bad:
+            raise RecipeError(f"unknown directive {bad!r}", path=spath, field=f"templates[{i}]")
+    used = referenced_params(data["templates"])
+    unknown = sorted(used - set(props))
+    if unknown:
+        raise RecipeError(f"templates refer to undeclared parameter(s): {', '.join(unknown)}", path=spath, field="templates")
+
+    for name in (data.get("extract") or {}):
+        if name not in props:
+            raise RecipeError(f"extract rules for undeclared parameter {name!r}", path=spath, field=f"extract.{name}")
+    for name, rules in (data.get("extract") or {}).items():
+        for j, rule in enumerate(rules):
+            if "regex" in rule:
+                try:
+                    re.compile(rule["regex"])
+                except re.error as exc:
+                    raise RecipeError(f"bad regular expression: {exc}", path=spath, field=f"extract.{name}[{j}].regex") from None
+
+    names = [e["name"] for e in data["examples"]]
+    if len(set(names)) != len(names):
+        raise RecipeError("example names must be unique", path=spath, field="examples")
+    for j, ex in enumerate(data["examples"]):
+        full = {**{k: v["default"] for k, v in props.items() if "default" in v}, **ex["params"]}
+        errs = sorted(pval.iter_errors(full), key=lambda e: list(map(str, e.absolute_path)))
+        if errs:
+            raise RecipeError(_schema_message(errs[0]), path=spath, field=f"examples[{j}].params" + (
+                f".{errs[0].absolute_path[0]}" if errs[0].absolute_path else ""))
+
+    return Recipe(
+        id=data["id"],
+        title=data["title"],
+        area=data["area"],
+        description=" ".join(str(data["description"]).split()),
+        docs=list(data["docs"]),
+        parameters=params,
+        templates=list(data["templates"]),
+        examples=list(data["examples"]),
+        path=path,
+        keywords=list(data.get("keywords") or []),
+        extract=dict(data.get("extract") or {}),
+    )
+
+
+def _bad_directive(node: Any) -> str | None:
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if isinstance(k, str) and k.startswith("$") and k not in DIRECTIVES:
+                return k
+            bad = _bad_directive(v)
+            if bad:
+                return bad
+    elif isinstance(node, list):
+        for v in node:
+            bad = _bad_directive(v)
+            if bad:
+                return bad
+    return None
+
+
+def _schema_message(err) -> str:
+    v = err.validator
+    if v == "required":
+        return err.message.replace("is a required property", "is required")
+    if v == "additionalProperties":
+        return err.message
+    if v in ("pattern", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+             "minLength", "maxLength", "multipleOf", "minItems", "maxItems", "uniqueItems", "type", "format"):
+        return f"{_short(err.instance)} breaks {v} {_short(err.validator_value, 80)}"
+    return err.message.replace("\n", " ")[:200]
+
+
+_CACHE: dict[Path, tuple[tuple, list[Recipe]]] = {}
+
+
+def load_recipes(recipes_dir: Path | None = None) -> list[Recipe]:
+    """Every recipe under ``recipes_dir`` (default: the configured recipes folder), sorted by id."""
+    if recipes_dir is None:
+        from ..config import load_settings
+
+        recipes_dir = load_settings().recipes_dir
+    recipes_dir = Path(recipes_dir)
+    if not recipes_dir.is_dir():
+        raise RecipeError("recipes folder not found", path=str(recipes_dir))
+    files = sorted(p for p in recipes_dir.glob("*/*.yaml") if p.parent.name not in (FRAGMENTS_DIR,))
+    stamp = tuple((str(p), p.stat().st_mtime_ns) for p in files)
+    frag = recipes_dir / FRAGMENTS_DIR
+    if frag.is_dir():
+        stamp += tuple((str(p), p.stat().st_mtime_ns) for p in sorted(frag.glob("*.yaml")))
+    key = recipes_dir.resolve()
+    cached = _CACHE.get(key)
+    if cached and cached[0] == stamp:
+        return list(cached[1])
+    recipes = [load_recipe_file(p) for p in files]
+    seen: dict[str, Path] = {}
+    for r in recipes:
+        if r.id in seen:
+            raise RecipeError(f"duplicate recipe id {r.id!r} (also in {seen[r.id]})", path=str(r.path), field="id")
+        seen[r.id] = r.path
+        if r.path.parent.name != r.area:
+            raise RecipeError(f"area {r.area!r} does not match its folder {r.path.parent.name!r}", path=str(r.path), field="area")
+    recipes.sort(key=lambda r: r.id)
+    _CACHE[key] = (stamp, recipes)
+    return list(recipes)
+
+
+def find_recipe(recipe_id: str, recipes: list[Recipe] | None = None) -> Recipe:
+    recipes = load_recipes() if recipes is None else recipes
+    for r in recipes:
+        if r.id == recipe_id:
+            return r
+    import difflib
+
+    close = difflib.get_close_matches(recipe_id, [r.id for r in recipes], n=3)
+    hint = f" (did you mean {', '.join(close)}?)" if close else " (see gpukb recipe list)"
+    raise RecipeError(f"no recipe with id {recipe_id!r}{hint}")
+
+
+@lru_cache(maxsize=256)
+def _validator_for(schema_json: str):
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(json.loads(schema_json))
+
+
+def resolve_params(recipe: Recipe, params: dict[str, Any] | None) -> dict[str, Any]:
+    """Defaults applied and checked against the recipe's parameter schema.
+
+    Raises ParameterError naming the parameter and the constraint it broke.
+    """
+    params = dict(params or {})
+    if not isinstance(params, dict):
+        raise ParameterError("parameters must be a mapping", recipe=recipe.id)
+    props = recipe.properties
+    for k in params:
+        if k not in props:
+            import difflib
+
+            close = difflib.get_close_matches(str(k), list(props), n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else f"; known: {', '.join(props)}"
+            raise ParameterError(f"unknown parameter{hint}", recipe=recipe.id, parameter=str(k))
+    full = {**recipe.defaults(), **{k: v for k, v in params.items() if v is not None}}
+    validator = _validator_for(json.dumps(recipe.parameters, sort_keys=True))
+    errs = sorted(validator.iter_errors(full), key=lambda e: (list(map(str, e.absolute_path)), e.validator))
+    if errs:
+        e = errs[0]
+        if e.absolute_path:
+            pname = str(e.absolute_path[0])
+            sub = _json_path(list(e.absolute_path)[1:])
+            msg = _schema_message(e) + (f" (at {sub})" if sub else "")
+            raise ParameterError(msg, recipe=recipe.id, parameter=pname)
+        if e.validator == "required":
+            m = re.match(r"'([^']+)'", e.message)
+            raise ParameterError("is required", recipe=recipe.id, parameter=m.group(1) if m else None)
+        raise ParameterError(_schema_message(e), recipe=recipe.id)
+    return full
+
+
+_TRUE = {"true", "yes", "y", "on", "1"}
+_FALSE = {"false", "no", "n", "off", "0"}
+
+
+def parse_param_value(recipe: Recipe, name: str, raw: str) -> Any:
+    """Parse a ``--set name=value`` string per the parameter's declared type."""
+    spec = recipe.properties.get(name)
+    if spec is None:
+        import difflib
+
+        close = difflib.get_close_matches(name, list(recipe.properties), n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else f"; known: {', '.join(recipe.properties)}"
+        raise ParameterError(f"unknown parameter{hint}", recipe=recipe.id, parameter=name)
+    return _parse_typed(recipe, name, spec, raw)
+
+
+def _parse_typed(recipe: Recipe, name: str, spec: dict[str, Any], raw: str) -> Any:
+    t = spec.get("type")
+    types = t if isinstance(t, list) else [t]
+    s = raw.strip()
+    if "integer" in types:
+        try:
+            return int(s, 10)
+        except ValueError:
+            if types == ["integer"]:
+                raise ParameterError(f"{_short(raw)} is not an integer", recipe=recipe.id, parameter=name) from None
+    if "number" in types:
+        try:
+            return float(s) if any(c in s for c in ".eE") else int(s)
+        except ValueError:
+            if types == ["number"]:
+                raise ParameterError(f"{_short(raw)} is not a number", recipe=recipe.id, parameter=name) from None
+    if "boolean" in types:
+        if s.lower() in _TRUE:
+            return True
+        if s.lower() in _FALSE:
+            return False
+        if types == ["boolean"]:
+            raise ParameterError(f"{_short(raw)} is not a boolean (use true or false)", recipe=recipe.id, parameter=name)
+    if "array" in types:
+        if s == "":
+            return []
+        if s.startswith("["):
+            try:
+                val = json.loads(s)
+                if isinstance(val, list):
+                    return val
+            except ValueError:
+                pass
+        items = spec.get("items", {}) if isinstance(spec.get("items"), dict) else {}
+        return [_parse_typed(recipe, name, items, part) if items.get("type") not in (None, "string") else part.strip()
+                for part in s.split(",")]
+    if "object" in types:
+        try:
+            val = json.loads(s)
+        except ValueError:
+            val = None
+        if isinstance(val, dict):
+            return val
+        out = {}
+        for part in filter(None, (p.strip() for p in s.split(","))):
+            if "=" not in part:
+                raise ParameterError(f"{_short(raw)} is not a mapping (use JSON or k=v,k2=v2)", recipe=recipe.id, parameter=name)
+            k, v = part.split("=", 1)
+            out[k.strip()] = v.strip()
+        return out
+    return raw
