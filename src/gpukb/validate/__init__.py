@@ -1,0 +1,326 @@
+"""Schema and semantic validation of Kubernetes manifests.
+
+* Core kinds are validated against the JSON schemas shipped in the
+  ``kubernetes-validate`` package (``--k8s-version`` picks the version; the
+  newest shipped is the default). ``strict=True`` uses the ``-strict``
+  variant, which rejects unknown fields.
+* Custom resources are validated against the built-in schemas in
+  ``gpukb/schemas/crds`` (ClusterPolicy, Volcano Job/Queue/PodGroup,
+  Coscheduling PodGroup, PyTorchJob, MPIJob, Karpenter NodePool and
+  EC2NodeClass) or against CRDs given with ``crd_dirs``/``crd_files`` /
+  ``extra_schemas`` (these win over built-ins). ``null`` map values of custom
+  resources are pruned before validation, as the API server does.
+* :mod:`gpukb.validate.semantic` adds the checks the API server or an
+  admission webhook applies beyond the schema (GPU limits, Indexed Jobs,
+  Volcano minAvailable, PyTorchJob/MPIJob replica rules...).
+* Unparseable YAML becomes a ``yaml-parse`` finding on that file (the other
+  files are still checked); a missing or unreadable path raises
+  :class:`~gpukb.errors.ManifestError`.
+* A ``kind: List`` is one document; findings inside it carry ``items[i].``
+  paths.
+
+Rule ids of schema-level findings: ``schema``, ``unknown-kind``,
+``missing-kind``, ``not-an-object``, ``yaml-parse``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, TextIO
+
+from ..findings import DocumentResult, FileResult, Finding, Report
+from .crd import crd_to_jsonschema, load_crd_schemas
+
+__all__ = [
+    "validate_documents",
+    "validate_files",
+    "load_crd_schemas",
+    "crd_to_jsonschema",
+    "available_versions",
+    "Validator",
+]
+
+
+def available_versions() -> list[str]:
+    from .core import available_versions as _av
+
+    return _av()
+
+
+def _doc_name(doc: Any) -> str | None:
+    meta = doc.get("metadata") if isinstance(doc, dict) else None
+    if isinstance(meta, dict):
+        name = meta.get("name") or meta.get("generateName")
+        return str(name) if name is not None else None
+    return None
+
+
+def _str_or_none(v: Any) -> str | None:
+    return v if isinstance(v, str) else (None if v is None else str(v))
+
+
+def _prune_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _prune_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_prune_nulls(v) for v in value]
+    return value
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_PY_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number", type(None): "null"}
+
+
+def _error_findings(err: Any, prefix: str) -> list[Finding]:
+    from .walk import json_path
+
+    path = json_path(prefix, *list(err.absolute_path)) if prefix else json_path("", *list(err.absolute_path))
+    v = err.validator
+    if v == "additionalProperties" and isinstance(err.instance, dict):
+        schema = err.schema if isinstance(err.schema, dict) else {}
+        known = set(schema.get("properties") or {})
+        import re as _re
+
+        patterns = [_re.compile(p) for p in (schema.get("patternProperties") or {})]
+        extras = [k for k in err.instance if k not in known and not any(p.search(str(k)) for p in patterns)]
+        if extras:
+            return [
+                Finding("schema", "error", json_path(path, str(k)) if path else str(k), f'unknown field "{k}"')
+                for k in extras
+            ]
+    if v == "required" and isinstance(err.instance, dict):
+        missing = [r for r in err.validator_value if r not in err.instance]
+        if missing:
+            return [
+                Finding("schema", "error", json_path(path, r) if path else r, f'missing required field "{r}"')
+                for r in missing
+            ]
+    if v == "type":
+        want = err.validator_value
+        want_s = " or ".join(w for w in (want if isinstance(want, list) else [want]) if w != "null")
+        got = _PY_TYPES.get(type(err.instance), type(err.instance).__name__)
+        return [Finding("schema", "error", path, f"expected {want_s}, got {got} {_short(err.instance)}")]
+    if v == "enum":
+        allowed = ", ".join(repr(a) for a in err.validator_value if a is not None)
+        return [Finding("schema", "error", path, f"Unsupported value: {_short(err.instance)}: supported values: {allowed}")]
+    if v == "const":
+        return [Finding("schema", "error", path, f"must be {err.validator_value!r}, got {_short(err.instance)}")]
+    if v in ("oneOf", "anyOf") and err.context:
+        from jsonschema.exceptions import best_match
+
+        best = best_match(err.context)
+        if best is not None and best.validator not in ("oneOf", "anyOf"):
+            msg = best.message
+            return [Finding("schema", "error", path, msg if len(msg) <= 200 else msg[:197] + "...")]
+    msg = err.message
+    if len(msg) > 200:
+        msg = msg[:197] + "..."
+    return [Finding("schema", "error", path, msg)]
+
+
+class Validator:
+    """Validates documents for one Kubernetes version and one set of CRD schemas.
+
+    Building one and reusing it is cheaper than calling
+    :func:`validate_documents` many times with the same CRDs.
+    """
+
+    def __init__(
+        self,
+        *,
+        k8s_version: str | None = None,
+        extra_schemas: dict | None = None,
+        allow_unknown: bool = False,
+        strict: bool = True,
+    ) -> None:
+        from .core import resolve_version
+
+        self.version = resolve_version(k8s_version)
+        self.strict = strict
+        self.allow_unknown = allow_unknown
+        self.extra_schemas = dict(extra_schemas or {})
+        self._validators: dict[tuple[str, str, str], Any] = {}
+
+    # -- schema lookup -------------------------------------------------
+    def _custom_validator(self, gvk: tuple[str, str, str]) -> Any | None:
+        if gvk in self._validators:
+            return self._validators[gvk]
+        from .core import make_validator
+        from .crd import builtin_crd_schemas, relax
+
+        schema = self.extra_schemas.get(gvk)
+        if schema is None:
+            schema = builtin_crd_schemas().get(gvk)
+        if schema is None:
+            self._validators[gvk] = None
+            return None
+        if not self.strict:
+            schema = relax(schema)
+        validator = make_validator(schema, self.version, self.strict)
+        self._validators[gvk] = validator
+        return validator
+
+    def _known_versions(self, group: str, kind: str) -> list[str]:
+        from .core import core_kinds
+        from .crd import builtin_crd_schemas
+
+        out = set()
+        for g, v, k in list(core_kinds(self.version, self.strict)) + list(builtin_crd_schemas()) + list(self.extra_schemas):
+            if g == group and k == kind:
+                out.add(f"{g}/{v}" if g else v)
+        return sorted(out)
+
+    # -- validation ----------------------------------------------------
+    def findings(self, doc: Any, prefix: str = "") -> list[Finding]:
+        """Every finding for one document; paths are prefixed with ``prefix``."""
+        from .semantic import semantic_findings
+        from .walk import json_path
+
+        if not isinstance(doc, dict):
+            return [
+                Finding(
+                    "not-an-object",
+                    "error",
+                    prefix,
+                    f"document is a {_PY_TYPES.get(type(doc), type(doc).__name__)}, not a Kubernetes object",
+                )
+            ]
+        api, kind = doc.get("apiVersion"), doc.get("kind")
+        if kind == "List" and api == "v1" and isinstance(doc.get("items"), list):
+            out: list[Finding] = []
+            for i, item in enumerate(doc["items"]):
+                out.extend(self.findings(item, json_path(prefix, "items", i) if prefix else f"items[{i}]"))
+            return out
+        if not isinstance(api, str) or not api or not isinstance(kind, str) or not kind:
+            missing = [k for k, v in (("apiVersion", api), ("kind", kind)) if not isinstance(v, str) or not v]
+            sev = "info" if self.allow_unknown else "error"
+            return [
+                Finding(
+                    "missing-kind",
+                    sev,
+                    prefix,
+                    f"not a Kubernetes object: {' and '.join(missing)} missing"
+                    + (f" (top-level keys: {', '.join(map(str, list(doc)[:6]))})" if doc else ""),
+                )
+            ]
+        group, _, version = api.rpartition("/")
+        gvk = (group, version, kind)
+        out = []
+        from .core import core_validator
+
+        validator = None
+        custom = False
+        if gvk in self.extra_schemas:
+            validator, custom = self._custom_validator(gvk), True
+        else:
+            validator = core_validator(self.version, self.strict, *gvk)
+            if validator is None:
+                validator = self._custom_validator(gvk)
+                custom = validator is not None
+        if validator is None:
+            others = self._known_versions(group, kind)
+            hint = f"; known: {', '.join(others)} {kind}" if others else "; pass its CRD with --crd or --crd-dir"
+            sev = "info" if self.allow_unknown else "error"
+            out.append(
+                Finding(
+                    "unknown-kind",
+                    sev,
+                    json_path(prefix, "kind") if prefix else "kind",
+                    f"no schema for {api} {kind} (Kubernetes {self.version}){hint}",
+                )
+            )
+        else:
+            instance = _prune_nulls(doc) if custom else doc
+            errors = sorted(validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path])
+            for err in errors:
+                out.extend(_error_findings(err, prefix))
+            if custom and isinstance(instance.get("metadata"), dict):
+                out.extend(self._metadata_findings(instance["metadata"], json_path(prefix, "metadata") if prefix else "metadata"))
+        for f in semantic_findings(doc):
+            if prefix:
+                f.path = json_path(prefix, f.path) if not f.path.startswith("[") else prefix + f.path
+            out.append(f)
+        return out
+
+    def _metadata_findings(self, meta: dict[str, Any], path: str) -> list[Finding]:
+        from .core import DEFINITIONS_ID, make_validator
+
+        key = ("", "__meta__", "ObjectMeta")
+        v = self._validators.get(key)
+        if v is None:
+            v = make_validator(
+                {"$ref": f"{DEFINITIONS_ID}#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+                self.version,
+                self.strict,
+            )
+            self._validators[key] = v
+        out: list[Finding] = []
+        for err in v.iter_errors(meta):
+            out.extend(_error_findings(err, path))
+        return out
+
+    def document_result(self, doc: Any, index: int) -> DocumentResult:
+        d = doc if isinstance(doc, dict) else {}
+        return DocumentResult(
+            index=index,
+            apiVersion=_str_or_none(d.get("apiVersion")),
+            kind=_str_or_none(d.get("kind")),
+            name=_doc_name(d),
+            findings=self.findings(doc),
+        )
+
+
+def validate_documents(
+    docs: list[Any],
+    *,
+    k8s_version: str | None = None,
+    extra_schemas: dict | None = None,
+    allow_unknown: bool = False,
+    strict: bool = True,
+) -> list[DocumentResult]:
+    """Validate parsed documents; one :class:`DocumentResult` per document, ``index`` = position.
+
+    ``extra_schemas`` maps ``(group, version, kind)`` to a JSON Schema (for
+    example from :func:`load_crd_schemas`); it wins over the built-in schemas.
+    Raises :class:`~gpukb.errors.UsageError` for an unknown ``k8s_version``.
+    """
+    v = Validator(k8s_version=k8s_version, extra_schemas=extra_schemas, allow_unknown=allow_unknown, strict=strict)
+    return [v.document_result(doc, i) for i, doc in enumerate(docs)]
+
+
+def validate_files(
+    paths: list[str],
+    *,
+    k8s_version: str | None = None,
+    crd_dirs: Iterable[str] = (),
+    crd_files: Iterable[str] = (),
+    allow_unknown: bool = False,
+    stdin: TextIO | None = None,
+    strict: bool = True,
+) -> Report:
+    """Validate manifest files (``-`` = stdin; directories recursively, ``*.yaml``/``*.yml``).
+
+    Raises :class:`~gpukb.errors.ManifestError` for a missing/unreadable path or
+    a broken CRD file, :class:`~gpukb.errors.UsageError` for an unknown version.
+    Unparseable YAML is reported as a ``yaml-parse`` finding.
+    """
+    from .manifests import load_paths
+
+    extra: dict = {}
+    crd_sources = [*crd_dirs, *crd_files]
+    if crd_sources:
+        extra.update(load_crd_schemas(crd_sources, strict=strict))
+    v = Validator(k8s_version=k8s_version, extra_schemas=extra, allow_unknown=allow_unknown, strict=strict)
+    report = Report()
+    for loaded in load_paths(paths, stdin=stdin):
+        fr = FileResult(path=loaded.path)
+        for d in loaded.documents:
+            if d.parse_error is not None:
+                fr.documents.append(DocumentResult(d.index, None, None, None, [d.parse_error]))
+            else:
+                fr.documents.append(v.document_result(d.data, d.index))
+        report.files.append(fr)
+    return report
