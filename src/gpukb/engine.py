@@ -78,9 +78,11 @@ class Engine:
         r = self.settings.retrieval
         self.k = int(r.get("k", 5))
         self.retriever = Retriever(self.index, embedder, candidates=int(r.get("candidates", 20)),
-                                   rrf_k=int(r.get("rrf_k", 60)))
+                                   fusion=str(r.get("fusion", "relative_score")),
+                                   weights=tuple(r.get("weights", (0.4, 0.6))))
         a = self.settings.answer
         self.refuse_below = float(a.get("refuse_below", 0.35))
+        self.oov_weight = float(a.get("oov_weight", 0.3))
         self.generator = generator or get_generator(a.get("generator", "extractive"),
                                                     max_words=int(a.get("max_words", 170)))
         self._recipes: list[Any] | None = None
@@ -116,6 +118,16 @@ class Engine:
                             "issues": list(g.issues)}
 
     # -- answering ---------------------------------------------------------
+    def confidence(self, question: str, top_vector: float) -> float:
+        """Evidence strength: the best chunk's cosine similarity, lowered by the
+        share of the question's terms that appear nowhere in the KB."""
+        from .backends.extractive import terms
+
+        qt = set(terms(question))
+        vocab = self.index.vocabulary
+        oov = (sum(1 for t in qt if t not in vocab) / len(qt)) if qt and vocab else 0.0
+        return top_vector - self.oov_weight * oov
+
     def ask(self, question: str, *, k: int | None = None, area: str | None = None,
             mode: str = "hybrid", with_manifest: bool = True) -> Answer:
         import time
@@ -132,9 +144,10 @@ class Engine:
         if k < 1 or k > 50:
             raise UsageError("--k must be between 1 and 50")
         got = self.retriever.retrieve(q, k=k, area=area, mode=mode)
-        ans = Answer(question=q, answer="", refused=False, confidence=round(got.top_vector, 4),
+        confidence = self.confidence(q, got.top_vector)
+        ans = Answer(question=q, answer="", refused=False, confidence=round(confidence, 4),
                      retrieved=[e.doc_id for e in got.evidence])
-        if not got.evidence or got.top_vector < self.refuse_below:
+        if not got.evidence or confidence < self.refuse_below:
             ans.refused = True
             seen: list[str] = []
             for e in got.evidence:

@@ -30,7 +30,7 @@ from typing import Any, Iterator
 from .config import Settings
 from .errors import IndexMismatchError, IndexMissingError, UsageError
 
-FORMAT = 1
+FORMAT = 2
 REBUILD_HINT = "run `gpukb ingest --rebuild`"
 
 
@@ -170,6 +170,13 @@ class IndexHandle:
     @cached_property
     def sections(self) -> dict[str, dict[str, Any]]:
         return json.loads((self.dir / "sections.json").read_text(encoding="utf-8"))
+
+    @cached_property
+    def vocabulary(self) -> frozenset[str]:
+        try:
+            return frozenset(json.loads((self.dir / "vocab.json").read_text(encoding="utf-8")))
+        except OSError:
+            return frozenset()
 
     @cached_property
     def store(self):

@@ -160,6 +160,7 @@ def ingest(
         store.add(stored)
         del store
         write_json_atomic(gen_dir / "sections.json", sections)
+        write_json_atomic(gen_dir / "vocab.json", _vocabulary(sections))
         _write_bm25(gen_dir / "bm25", stored)
 
         per_doc: dict[str, dict[str, Any]] = {d.id: {"path": d.path, "sha": d.sha, "chunks": 0} for d in docs}
@@ -187,6 +188,16 @@ def ingest(
             changed_docs=sorted(k for k in per_doc if k in old_docs and old_docs[k].get("sha") != per_doc[k]["sha"]),
             removed_docs=removed_docs,
         )
+
+
+def _vocabulary(sections: dict[str, dict[str, Any]]) -> list[str]:
+    """Every normalised term of the KB; the engine uses it to spot off-topic questions."""
+    from .backends.extractive import terms
+
+    vocab: set[str] = set()
+    for s in sections.values():
+        vocab.update(terms(f"{s['heading']} {s['text']}"))
+    return sorted(vocab)
 
 
 def _write_bm25(path: Path, stored) -> None:

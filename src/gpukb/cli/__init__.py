@@ -15,6 +15,14 @@ import typer
 
 from ..errors import GpukbError
 
+try:  # recent typer releases vendor their own copy of click (typer._click)
+    from typer._click import exceptions as _vendored
+except ImportError:  # pragma: no cover - typer using the click package
+    _vendored = click.exceptions
+_EXIT = (click.exceptions.Exit, _vendored.Exit)
+_USAGE = (click.exceptions.UsageError, _vendored.UsageError)
+_ABORT = (click.exceptions.Abort, _vendored.Abort)
+
 app = typer.Typer(
     name="gpukb",
     help="Answers, manifests, validation and linting for AI workloads on Kubernetes.",
@@ -37,12 +45,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rv = app(args=args, prog_name="gpukb", standalone_mode=False)
         return int(rv or 0) if isinstance(rv, int) else 0
-    except click.exceptions.Exit as exc:
+    except _EXIT as exc:
         return int(exc.exit_code)
-    except click.exceptions.UsageError as exc:
+    except _USAGE as exc:
         _error(exc.format_message().splitlines()[0] if exc.format_message() else "usage error")
         return 2
-    except click.exceptions.Abort:
+    except _ABORT:
         _error("aborted")
         return 1
     except GpukbError as exc:

@@ -83,12 +83,15 @@ def _list_rules(fmt: str) -> int:
         sys.stdout.write(json.dumps({"rules": [r.to_dict() for r in rules]}, ensure_ascii=False, indent=2) + "\n")
         return 0
     from rich.console import Console
-    from rich.table import Table
+    from rich.text import Text
 
-    table = Table(header_style="bold")
-    for col in ("id", "severity", "family", "checks", "symptom", "fix", "doc"):
-        table.add_column(col, overflow="fold")
+    console = Console(soft_wrap=True, highlight=False)
     for r in rules:
-        table.add_row(r.id, r.severity, r.family, r.title, r.symptom, r.fix, r.doc_id)
-    Console(soft_wrap=False).print(table)
+        head = Text(r.id, style="bold")
+        head.append(f"  [{r.severity}, {r.family}]  doc: {r.doc_id}" + ("  (needs --profile)" if r.needs_profile else ""))
+        console.print(head)
+        console.print(Text(f"  checks:  {r.title}"))
+        console.print(Text(f"  symptom: {r.symptom}"))
+        console.print(Text(f"  fix:     {r.fix}"))
+    console.print(Text(f"{len(rules)} rules"))
     return 0

@@ -38,10 +38,18 @@ _STOP = {
     "yaml", "manifest", "default", "which", "where", "should", "that's", "so", "but", "then", "also",
     "give", "make", "create", "write", "generate", "set", "up", "get", "need", "want", "like", "some",
     "all", "any", "no", "not", "only", "max", "min", "maximum", "minimum", "limit", "limits", "cap", "capped",
+    "team", "tenant", "new", "called", "using", "across", "between", "than", "more", "less",
+    "quota", "gets", "has", "have", "should", "must", "will",
 }
 
+_GPU_MODELS = ["h100", "h200", "a100", "a10g", "a10", "l40s", "l40", "l4", "t4", "v100", "b200", "gb200", "a6000", "rtx"]
+
 _TOKEN = r"[\"'`]?([A-Za-z0-9][\w./:@+-]*[\w])[\"'`]?"
-_IMAGE_RE = r"\b((?:[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?/)?[a-z0-9._-]+(?:/[a-z0-9._-]+)*:[A-Za-z0-9._-]+|(?:[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?/)[a-z0-9._-]+(?:/[a-z0-9._-]+)*)"
+_IMAGE_RE = (
+    r"(?<![\w./:-])(?!nvidia\.com/|[\w.-]*k8s\.io/|kubernetes\.io/)"
+    r"((?:[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?/)?[a-z0-9._-]+(?:/[a-z0-9._-]+)*:[A-Za-z0-9._-]+"
+    r"|[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?/[a-z0-9._-]+/[a-z0-9._-]+(?:/[a-z0-9._-]+)*)"
+)
 
 _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
     "name": [{"name": True}],
@@ -114,11 +122,19 @@ def _quantity(nbytes: float) -> str:
     return str(int(math.ceil(nbytes)))
 
 
-def _phrase_re(phrase: str) -> str:
-    parts = re.split(r"[\s-]+", phrase.strip())
-    body = r"[\s-]?".join(re.escape(p) for p in parts if p)
-    left = r"(?<![\w])" if re.match(r"\w", phrase) else ""
-    right = r"(?![\w])" if re.search(r"\w$", phrase) else ""
+def _word_re(w: str) -> str:
+    if len(w) > 3 and w.endswith("s") and not w.endswith("ss") and w.isalpha():
+        w = w[:-1]
+    return re.escape(w) + (r"(?:s|es)?" if re.search(r"[A-Za-z0-9]$", w) else "")
+
+
+def _phrase_re(phrase: str, left_boundary: bool = True) -> str:
+    """A phrase as a regex: words joined by space, hyphen or nothing; plural words accepted;
+    never matching inside a longer word or a hyphenated name."""
+    parts = [p for p in re.split(r"[\s-]+", phrase.strip()) if p]
+    body = r"[\s-]?".join(_word_re(p) for p in parts)
+    left = r"(?<![\w-])" if left_boundary and re.match(r"\w", phrase) else ""
+    right = r"(?![\w-])" if re.search(r"\w$", phrase) else ""
     return left + body + right
 
 
@@ -185,26 +201,40 @@ class _Extractor:
 
     # ------------------------------------------------------------ rules
     def rule_count(self, name: str, rule: dict[str, Any]):
-        units = _words_alt(rule["count"])
-        pats = [
-            rf"(?<![\w.]){_NUM}\s*(?:x\s*)?-?\s*{units}",
-            rf"{units}\s*(?:[:=]|of|count|set to)?\s*{_NUM}(?![\w.])",
-            rf"(?<![\w.]){_NUM}\s*(?:x\s*)?-?\s*[A-Za-z][\w.-]*\s+{units}",
-        ]
-        for p in pats:
-            for m in _compile(p).finditer(self.text):
-                if not self._free(m.span()) or not self._near(m.span(), rule.get("near")):
-                    continue
-                n = parse_number(m.group(1))
-                if n is None:
-                    continue
-                ok, val = self._ok(name, n)
-                if ok:
-                    return val, m.span()
+        """An integer next to a unit. Units are tried in the order given (the first are the
+        most specific); for each, "8 GPUs" beats "GPUs: 8" beats "8 A100 GPUs"."""
+        units_list = list(rule["count"])
+        if any(u.lower() in ("gpu", "gpus") for u in units_list):
+            units_list += [u for u in _GPU_MODELS if u not in units_list]
+        for unit in units_list:
+            u = _phrase_re(unit)
+            u_after_number = _phrase_re(unit, left_boundary=False)  # "2-node", "8xA100"
+            pats = [
+                rf"(?<![\w.]){_NUM}\s*(?:x\s*)?-?\s*{u_after_number}",
+                rf"{u}\s*(?:[:=]|of|count|set to)?\s*{_NUM}(?![\w.])",
+                rf"(?<![\w.]){_NUM}\s*(?:x\s*)?-?\s*[A-Za-z][\w.-]*\s+{u}",
+            ]
+            for p in pats:
+                for m in _compile(p).finditer(self.text):
+                    span = m.span(1)
+                    if not self._free(span) or not self._near(m.span(), rule.get("near")):
+                        continue
+                    n = parse_number(m.group(1))
+                    if n is None:
+                        continue
+                    ok, val = self._ok(name, n)
+                    if ok:
+                        return val, span
         return None
 
     def _token_candidates(self, pattern: str):
-        for m in _compile(pattern).finditer(self.text):
+        rx = _compile(pattern)
+        pos = 0
+        while True:
+            m = rx.search(self.text, pos)
+            if m is None:
+                return
+            pos = m.start() + 1  # overlapping: "onboard team ml-platform" also tries "team ml-platform"
             tok = m.group(1).rstrip(".,;:)")
             if tok.lower() in _STOP:
                 continue
@@ -230,7 +260,7 @@ class _Extractor:
         return self._first_valid(name, pat)
 
     def rule_name(self, name: str, rule: dict[str, Any]):
-        r = self._first_valid(name, rf"\b(?:named|called|name[d]?\s*[:=]|name)\s*{_TOKEN}")
+        r = self._first_valid(name, rf"\b(?:named|called|name\s*[:=]|name)\b\s*{_TOKEN}")
         if r:
             return r
         for m in _compile(r"[\"'`]([^\"'`\s]{1,253})[\"'`]").finditer(self.text):
@@ -279,12 +309,11 @@ class _Extractor:
         for value, phrases in rule["enum"].items():
             for ph in phrases:
                 for m in _compile(_phrase_re(ph)).finditer(self.text):
-                    if not self._free(m.span()):
-                        continue
                     key = (-(m.end() - m.start()), m.start())
                     if best is None or key < best[0]:
                         best = (key, value, m.span())
         if best:
+            best = (best[0], best[1], (best[2][0], best[2][0]))
             raw = best[1]
             spec = self.recipe.properties[name]
             if spec.get("type") == "integer":
@@ -298,10 +327,9 @@ class _Extractor:
 
     def rule_flag(self, name: str, rule: dict[str, Any]):
         for m in _compile(_words_alt(rule["flag"])).finditer(self.text):
-            if self._free(m.span()):
-                ok, val = self._ok(name, rule.get("value", True))
-                if ok:
-                    return val, m.span()
+            ok, val = self._ok(name, rule.get("value", True))
+            if ok:
+                return val, (m.start(), m.start())  # phrases select values; they use up no text
         return None
 
     def rule_regex(self, name: str, rule: dict[str, Any]):
@@ -332,9 +360,10 @@ class _Extractor:
     def rule_list(self, name: str, rule: dict[str, Any]):
         words = _words_alt(rule["list"])
         item = r"[A-Za-z0-9][\w./:@+-]*[\w]"
-        pat = rf"{words}\s*[:=]?\s*((?:{item})(?:\s*(?:,|and|or|&)\s*(?:{item}))*)"
+        pat = rf"{words}\s*[:=]?\s*(?:(?:the|a|an|our|my)\s+)?((?:{item})(?:\s*(?:,|and|or|&)\s*(?:{item}))*)"
         for m in _compile(pat).finditer(self.text):
             parts = [p for p in re.split(r"\s*(?:,|\band\b|\bor\b|&)\s*", m.group(1)) if p]
+            parts = [p for p in parts if p.lower() not in _STOP]
             spec = self.recipe.properties[name]
             items_spec = spec.get("items", {}) if spec.get("type") == "array" else spec
             iv = _prop_validator(json.dumps(items_spec, sort_keys=True))
@@ -381,7 +410,20 @@ class _Extractor:
     def run(self) -> Extraction:
         props = self.recipe.properties
         order = list(self.recipe.extract) + [p for p in props if p not in self.recipe.extract]
+        # explicit names ("named X", "called X", quoted) first: they are the least ambiguous
         for name in order:
+            rules = self.recipe.extract.get(name) or _DEFAULT_RULES.get(name, [])
+            for rule in rules:
+                if rule.get("name") is True:
+                    got = self.rule_name(name, rule)
+                    if got is not None:
+                        self.result.values[name] = got[0]
+                        self.result.spans[name] = got[1]
+                        self.used.append(got[1])
+                        break
+        for name in order:
+            if name in self.result.values:
+                continue
             rules = self.recipe.extract.get(name)
             if rules is None:
                 rules = list(_DEFAULT_RULES.get(name, []))

@@ -54,7 +54,7 @@ class _Index:
             for kw in r.keywords:
                 words = re.split(r"[\s-]+", kw.strip().lower())
                 body = r"[\s-]?".join(re.escape(w) + ("s?" if re.match(r"^[a-z]+$", w) else "") for w in words)
-                pats.append((re.compile(rf"(?<![\w]){body}(?![\w])", re.I), float(len(words))))
+                pats.append((re.compile(rf"(?<![\w]){body}(?![\w])", re.I), 1.0 + 0.5 * (len(words) - 1)))
             self.phrases.append(pats)
 
     def scores(self, text: str) -> list[float]:

@@ -122,7 +122,14 @@ def load_recipe_file(path: Path) -> Recipe:
     errors = sorted(_recipe_validator().iter_errors(data), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
     if errors:
         e = errors[0]
-        raise RecipeError(_schema_message(e), path=spath, field=_json_path(e.absolute_path) or None)
+        parts = list(e.absolute_path)
+        msg = _schema_message(e)
+        if e.validator == "required":
+            m = re.match(r"'([^']+)'", e.message)
+            if m:
+                parts.append(m.group(1))
+                msg = "is required"
+        raise RecipeError(msg, path=spath, field=_json_path(parts) or None)
 
     if data["id"] != path.stem:
         raise RecipeError(f"id {data['id']!r} does not match the file name {path.name}", path=spath, field="id")

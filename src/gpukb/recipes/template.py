@@ -162,6 +162,12 @@ def _eval_directive(d: str, node: dict, scope: dict[str, Any], ctx: _Ctx, where:
     def ev(x: Any, sub: str = "") -> Any:
         return evaluate(x, scope, ctx, f"{where}.{d}{sub}")
 
+    def ev_args(x: Any) -> Any:
+        # operands keep their positions: an absent parameter stays OMIT instead of vanishing
+        if isinstance(x, list):
+            return [evaluate(v, scope, ctx, f"{where}.{d}[{i}]") for i, v in enumerate(x)]
+        return ev(x)
+
     if d == "$param":
         if not isinstance(arg, str):
             raise _fail(ctx, where, "$param needs a parameter name")
@@ -255,7 +261,7 @@ def _eval_directive(d: str, node: dict, scope: dict[str, Any], ctx: _Ctx, where:
             return "true" if val else "false"
         return str(val)
     if d in ("$add", "$sub", "$mul", "$max", "$min", "$ceildiv"):
-        vals = ev(arg)
+        vals = ev_args(arg)
         if not isinstance(vals, list) or len(vals) < 2:
             raise _fail(ctx, where, f"{d} needs a list of two or more values")
         if any(v is OMIT for v in vals):
@@ -279,7 +285,7 @@ def _eval_directive(d: str, node: dict, scope: dict[str, Any], ctx: _Ctx, where:
                 acc = min(acc, v)
         return acc
     if d in ("$eq", "$ne", "$gt", "$ge", "$lt", "$le"):
-        vals = ev(arg)
+        vals = ev_args(arg)
         if not isinstance(vals, list) or len(vals) != 2:
             raise _fail(ctx, where, f"{d} needs a list of two values")
         a, b = (None if v is OMIT else v for v in vals)
@@ -294,14 +300,14 @@ def _eval_directive(d: str, node: dict, scope: dict[str, Any], ctx: _Ctx, where:
         except TypeError:
             raise _fail(ctx, where, f"{d} cannot compare {type(a).__name__} and {type(b).__name__}") from None
     if d in ("$and", "$or"):
-        vals = ev(arg)
+        vals = ev_args(arg)
         if not isinstance(vals, list):
             raise _fail(ctx, where, f"{d} needs a list")
         return all(map(_truthy, vals)) if d == "$and" else any(map(_truthy, vals))
     if d == "$not":
         return not _truthy(ev(arg))
     if d == "$in":
-        vals = ev(arg)
+        vals = ev_args(arg)
         if not isinstance(vals, list) or len(vals) != 2 or not isinstance(vals[1], list):
             raise _fail(ctx, where, "$in needs [value, [choices...]]")
         return vals[0] in vals[1]
@@ -386,6 +392,7 @@ def referenced_params(node: Any, loop_vars: frozenset[str] = frozenset()) -> set
 # ---------------------------------------------------------------- dumping
 
 _DUMPER = None
+_AWKWARD = set("\r\x85\u2028\u2029\ufeff")
 
 
 def _dumper():
@@ -398,6 +405,9 @@ def _dumper():
                 return True
 
         def str_rep(dumper: yaml.SafeDumper, data: str):
+            # odd line breaks and control characters only survive a round trip double-quoted
+            if any(c in _AWKWARD or (not c.isprintable() and c not in "\n\t") for c in data):
+                return dumper.represent_scalar("tag:yaml.org,2002:str", data, style='"')
             if "\n" in data:
                 return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
             return dumper.represent_scalar("tag:yaml.org,2002:str", data)

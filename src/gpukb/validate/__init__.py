@@ -9,7 +9,8 @@
   Coscheduling PodGroup, PyTorchJob, MPIJob, Karpenter NodePool and
   EC2NodeClass) or against CRDs given with ``crd_dirs``/``crd_files`` /
   ``extra_schemas`` (these win over built-ins). ``null`` map values of custom
-  resources are pruned before validation, as the API server does.
+  resources are pruned and schema defaults filled in before validation, as
+  the API server does.
 * :mod:`gpukb.validate.semantic` adds the checks the API server or an
   admission webhook applies beyond the schema (GPU limits, Indexed Jobs,
   Volcano minAvailable, PyTorchJob/MPIJob replica rules...).
@@ -233,7 +234,12 @@ class Validator:
                 )
             )
         else:
-            instance = _prune_nulls(doc) if custom else doc
+            if custom:
+                from .crd import apply_defaults
+
+                instance = apply_defaults(_prune_nulls(doc), validator.schema)
+            else:
+                instance = doc
             errors = sorted(validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path])
             for err in errors:
                 out.extend(_error_findings(err, prefix))

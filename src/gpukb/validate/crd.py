@@ -39,6 +39,7 @@ __all__ = [
     "load_crd_schemas",
     "builtin_crd_schemas",
     "relax",
+    "apply_defaults",
     "BUILTIN_DIR",
 ]
 
@@ -63,6 +64,7 @@ _COPY = (
     "maxProperties",
     "required",
     "description",
+    "default",
 )
 
 
@@ -238,6 +240,37 @@ def load_crd_schemas(paths: Iterable[str | Path], *, strict: bool = True) -> dic
                     name = (item.get("metadata") or {}).get("name", "?") if isinstance(item.get("metadata"), dict) else "?"
                     raise ManifestError(str(f), f"CRD {name}: {exc}") from None
     return out
+
+
+def apply_defaults(instance: Any, schema: Any) -> Any:
+    """A copy of ``instance`` with schema ``default`` values filled in for missing
+    object fields, as the API server does for custom resources before validating.
+    ``$ref`` targets are not followed (core definitions carry no defaults)."""
+    import copy
+
+    if not isinstance(schema, dict):
+        return instance
+    if isinstance(instance, dict):
+        out = dict(instance)
+        props = schema.get("properties")
+        if isinstance(props, dict):
+            for name, sub in props.items():
+                if not isinstance(sub, dict):
+                    continue
+                if name not in out and "default" in sub:
+                    out[name] = copy.deepcopy(sub["default"])
+                if name in out:
+                    out[name] = apply_defaults(out[name], sub)
+        addl = schema.get("additionalProperties")
+        if isinstance(addl, dict):
+            known = set(props or {})
+            for k in list(out):
+                if k not in known:
+                    out[k] = apply_defaults(out[k], addl)
+        return out
+    if isinstance(instance, list) and isinstance(schema.get("items"), dict):
+        return [apply_defaults(v, schema["items"]) for v in instance]
+    return instance
 
 
 def relax(schema: Any) -> Any:

@@ -27,7 +27,10 @@ def render_text(report: Report, *, console: Any = None, title: str = "findings")
     from rich.table import Table
     from rich.text import Text
 
-    console = console or Console(soft_wrap=False)
+    if console is None:
+        import shutil
+
+        console = Console(width=max(100, shutil.get_terminal_size((160, 24)).columns), highlight=False)
     rows = list(_rows(report))
     ndocs = sum(len(f.documents) for f in report.files)
     if rows:

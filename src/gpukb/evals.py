@@ -1,0 +1,232 @@
+"""Answer-quality evaluation over a question set (``evals/questions.yaml``).
+
+Retrieval metrics (hit@1/3/5, MRR, nDCG@5 on expected docs) are computed side
+by side for BM25 alone, a plain llama-index vector retriever, and gpukb's
+hybrid retrieval. Answer metrics (must_include, refusals, citation validity)
+use the full engine. :func:`calibrate_refusal` picks the refusal threshold
+from the same runs.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+__all__ = ["load_questions", "QuestionResult", "EvalReport", "run_eval", "calibrate_refusal"]
+
+
+def load_questions(path: Path | str) -> list[dict[str, Any]]:
+    import yaml
+
+    p = Path(path)
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot read ({exc.strerror})") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{p}: invalid YAML ({getattr(exc, 'problem', exc)})") from None
+    if not isinstance(data, list):
+        raise ConfigError(f"{p}: must be a YAML list of questions")
+    seen = set()
+    for i, q in enumerate(data):
+        where = f"{p}: item {i}"
+        if not isinstance(q, dict) or not isinstance(q.get("question"), str):
+            raise ConfigError(f"{where}: field 'question' (a string) is required")
+        qid = q.get("id") or f"q{i}"
+        if qid in seen:
+            raise ConfigError(f"{where}: duplicate id {qid!r}")
+        seen.add(qid)
+        q["id"] = qid
+        if q.get("expect") == "refuse":
+            continue
+        if not isinstance(q.get("expected_docs"), list) or not q["expected_docs"]:
+            raise ConfigError(f"{p}: {qid}: field 'expected_docs' must be a non-empty list")
+        groups = q.get("must_include") or []
+        if not isinstance(groups, list):
+            raise ConfigError(f"{p}: {qid}: field 'must_include' must be a list of lists")
+        q["must_include"] = [g if isinstance(g, list) else [g] for g in groups]
+    return data
+
+
+def doc_ranking(doc_ids: list[str]) -> list[str]:
+    out: list[str] = []
+    for d in doc_ids:
+        if d not in out:
+            out.append(d)
+    return out
+
+
+def retrieval_metrics(ranked: list[str], expected: list[str]) -> dict[str, float]:
+    ranked = doc_ranking(ranked)
+    exp = set(expected)
+    first = next((i for i, d in enumerate(ranked) if d in exp), None)
+    dcg = sum(1 / math.log2(i + 2) for i, d in enumerate(ranked[:5]) if d in exp)
+    ideal = sum(1 / math.log2(i + 2) for i in range(min(len(exp), 5)))
+    return {
+        "hit@1": float(first is not None and first < 1),
+        "hit@3": float(first is not None and first < 3),
+        "hit@5": float(first is not None and first < 5),
+        "mrr": 1 / (first + 1) if first is not None and first < 10 else 0.0,
+        "ndcg@5": dcg / ideal if ideal else 0.0,
+    }
+
+
+@dataclass
+class QuestionResult:
+    id: str
+    area: str
+    question: str
+    expect_refuse: bool
+    refused: bool
+    confidence: float
+    retrieval: dict[str, dict[str, float]] = field(default_factory=dict)  # mode -> metrics
+    must_include_ok: bool | None = None
+    missing: list[list[str]] = field(default_factory=list)
+    forbidden: list[str] = field(default_factory=list)
+    citations_valid: bool | None = None
+    words: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class EvalReport:
+    questions: int
+    summary: dict[str, Any]
+    per_area: dict[str, dict[str, Any]]
+    retrieval_modes: dict[str, dict[str, float]]
+    results: list[QuestionResult] = field(default_factory=list)
+    recipes: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _answer_checks(q: dict[str, Any], ans, sections: dict[str, dict[str, Any]]) -> tuple[bool, list, list, bool]:
+    body = ans.body.lower()
+    missing = [g for g in q.get("must_include", []) if not any(str(alt).lower() in body for alt in g)]
+    forbidden = [t for t in q.get("must_not_include", []) or [] if str(t).lower() in body]
+    tokens = [str(a).lower() for g in q.get("must_include", []) for a in g]
+    valid = True
+    for c in ans.citations:
+        if c.doc_id in q["expected_docs"]:
+            continue
+        text = sections.get(f"{c.doc_id}#{c.anchor}", {}).get("text", "").lower()
+        if not any(t in text for t in tokens):
+            valid = False
+    return (not missing and not forbidden), missing, forbidden, valid
+
+
+def _mean(xs: list[float]) -> float:
+    return round(sum(xs) / len(xs), 4) if xs else 0.0
+
+
+def run_eval(engine, questions: list[dict[str, Any]], *, modes: tuple[str, ...] = ("bm25", "vector", "hybrid"),
+             baseline=None, progress: bool = False) -> EvalReport:
+    """Run every question through the engine (hybrid) and each retrieval mode.
+
+    ``baseline`` (optional) is a callable ``question -> ranked doc ids`` for a
+    plain llama-index vector retriever; it replaces gpukb's ``vector`` mode.
+    """
+    from .backends.extractive import terms  # noqa: F401  (keeps import cost inside)
+
+    results: list[QuestionResult] = []
+    sections = engine.index.sections
+    iterator = questions
+    if progress:
+        from tqdm import tqdm
+
+        iterator = tqdm(questions, desc="eval", unit="q")
+    for q in iterator:
+        refuse = q.get("expect") == "refuse"
+        ans = engine.ask(q["question"], with_manifest=False)
+        r = QuestionResult(id=q["id"], area=q.get("area", "?"), question=q["question"], expect_refuse=refuse,
+                           refused=ans.refused, confidence=ans.confidence, words=len(ans.body.split()),
+                           seconds=ans.seconds)
+        if not refuse:
+            for mode in modes:
+                if mode == "hybrid":
+                    ranked = ans.retrieved
+                elif mode == "vector" and baseline is not None:
+                    ranked = baseline(q["question"])
+                else:
+                    ranked = [e.doc_id for e in engine.retriever.retrieve(q["question"], k=10, mode=mode).evidence]
+                r.retrieval[mode] = retrieval_metrics(ranked, q["expected_docs"])
+            if ans.refused:
+                r.must_include_ok, r.missing, r.citations_valid = False, q.get("must_include", []), True
+            else:
+                r.must_include_ok, r.missing, r.forbidden, r.citations_valid = _answer_checks(q, ans, sections)
+        results.append(r)
+    return summarize(results)
+
+
+def summarize(results: list[QuestionResult]) -> EvalReport:
+    def block(rs: list[QuestionResult]) -> dict[str, Any]:
+        answerable = [r for r in rs if not r.expect_refuse]
+        refuse = [r for r in rs if r.expect_refuse]
+        out: dict[str, Any] = {"questions": len(rs)}
+        if answerable:
+            h = [r.retrieval.get("hybrid", {}) for r in answerable]
+            out.update({
+                "hit@1": _mean([m.get("hit@1", 0) for m in h]),
+                "hit@5": _mean([m.get("hit@5", 0) for m in h]),
+                "mrr": _mean([m.get("mrr", 0) for m in h]),
+                "ndcg@5": _mean([m.get("ndcg@5", 0) for m in h]),
+                "must_include": _mean([float(bool(r.must_include_ok)) for r in answerable]),
+                "false_refusals": _mean([float(r.refused) for r in answerable]),
+                "citations_valid": _mean([float(bool(r.citations_valid)) for r in answerable]),
+                "median_words": statistics.median([r.words for r in answerable if not r.refused] or [0]),
+            })
+        if refuse:
+            out["refusals_correct"] = _mean([float(r.refused) for r in refuse])
+        return out
+
+    by_area: dict[str, list[QuestionResult]] = defaultdict(list)
+    for r in results:
+        by_area[r.area].append(r)
+    modes: dict[str, dict[str, float]] = {}
+    answerable = [r for r in results if not r.expect_refuse]
+    for mode in sorted({m for r in answerable for m in r.retrieval}):
+        ms = [r.retrieval[mode] for r in answerable if mode in r.retrieval]
+        modes[mode] = {k: _mean([m[k] for m in ms]) for k in ("hit@1", "hit@3", "hit@5", "mrr", "ndcg@5")}
+    lat = sorted(r.seconds for r in results)
+    summary = block(results)
+    if lat:
+        summary["ask_p50_ms"] = round(1000 * lat[len(lat) // 2], 1)
+        summary["ask_p95_ms"] = round(1000 * lat[min(len(lat) - 1, int(0.95 * len(lat)))], 1)
+    return EvalReport(questions=len(results), summary=summary,
+                      per_area={a: block(rs) for a, rs in sorted(by_area.items())},
+                      retrieval_modes=modes, results=results)
+
+
+def calibrate_refusal(results: list[QuestionResult], max_false_refusal: float = 0.05) -> dict[str, float]:
+    """Choose the confidence threshold below which the engine refuses.
+
+    Maximises refusal accuracy over out-of-scope questions while keeping false
+    refusals of answerable questions at or below ``max_false_refusal``.
+    """
+    pos = sorted(r.confidence for r in results if not r.expect_refuse)
+    neg = sorted(r.confidence for r in results if r.expect_refuse)
+    if not pos or not neg:
+        raise ConfigError("calibration needs both answerable and expect: refuse questions")
+    best = None
+    for t in sorted(set(pos + neg)):
+        t = t + 1e-6
+        fr = sum(c < t for c in pos) / len(pos)
+        if fr > max_false_refusal:
+            break
+        rc = sum(c < t for c in neg) / len(neg)
+        if best is None or rc > best[1] or (rc == best[1] and fr < best[2]):
+            best = (t, rc, fr)
+    assert best is not None
+    # Put the threshold midway into the gap above the last refused negative.
+    t, rc, fr = best
+    above = [c for c in pos + neg if c >= t]
+    if above:
+        t = (t + min(above)) / 2
+    return {"threshold": round(t, 4), "refusals_correct": round(rc, 4), "false_refusals": round(fr, 4)}

@@ -1,0 +1,153 @@
+"""The optional cluster profile (``--profile cluster.yaml``).
+
+Context-dependent rules read it; without it they stay quiet (or warn where
+the manifest alone proves a problem). Example::
+
+    mig_strategy: mixed                 # none | single | mixed
+    mig_profiles: [1g.10gb, 3g.40gb]    # MIG profiles the nodes expose
+    time_slicing:
+      replicas: 4
+      rename_by_default: false          # true: resource becomes nvidia.com/gpu.shared
+      fail_requests_greater_than_one: true
+      resources: [nvidia.com/gpu]
+    gpu_node_taints:
+      - {key: nvidia.com/gpu, value: "true", effect: NoSchedule}
+    extended_resource_toleration: false  # ExtendedResourceToleration admission plugin on?
+    node_labels:                         # labels present on GPU nodes; null = any value
+      nvidia.com/gpu.product: [NVIDIA-A100-SXM4-80GB]
+      node.kubernetes.io/instance-type: null
+    schedulers: [default-scheduler, volcano]
+    coscheduling_scheduler: scheduler-plugins-scheduler
+    volcano_queues: [default, research]
+    multi_tenant_namespaces: [team-a, team-b]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError
+
+__all__ = ["ClusterProfile", "TimeSlicing", "load_profile", "profile_from_dict", "PROFILE_SCHEMA"]
+
+_STR_LIST = {"type": "array", "items": {"type": "string"}}
+
+PROFILE_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "mig_strategy": {"enum": ["none", "single", "mixed"]},
+        "mig_profiles": _STR_LIST,
+        "time_slicing": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "replicas": {"type": "integer", "minimum": 1},
+                "rename_by_default": {"type": "boolean"},
+                "fail_requests_greater_than_one": {"type": "boolean"},
+                "resources": _STR_LIST,
+            },
+        },
+        "gpu_node_taints": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["key", "effect"],
+                "properties": {
+                    "key": {"type": "string"},
+                    "value": {"type": "string"},
+                    "effect": {"enum": ["NoSchedule", "PreferNoSchedule", "NoExecute"]},
+                },
+            },
+        },
+        "extended_resource_toleration": {"type": "boolean"},
+        "node_labels": {
+            "type": "object",
+            "additionalProperties": {"anyOf": [{"type": "null"}, _STR_LIST]},
+        },
+        "schedulers": _STR_LIST,
+        "coscheduling_scheduler": {"type": "string"},
+        "volcano_queues": _STR_LIST,
+        "multi_tenant_namespaces": _STR_LIST,
+    },
+}
+
+
+@dataclass
+class TimeSlicing:
+    replicas: int = 1
+    rename_by_default: bool = False
+    fail_requests_greater_than_one: bool = False
+    resources: list[str] = field(default_factory=lambda: ["nvidia.com/gpu"])
+
+
+@dataclass
+class ClusterProfile:
+    mig_strategy: str | None = None
+    mig_profiles: list[str] | None = None
+    time_slicing: TimeSlicing | None = None
+    gpu_node_taints: list[dict[str, str]] | None = None
+    extended_resource_toleration: bool = False
+    node_labels: dict[str, list[str] | None] | None = None
+    schedulers: list[str] | None = None
+    coscheduling_scheduler: str | None = None
+    volcano_queues: list[str] | None = None
+    multi_tenant_namespaces: list[str] | None = None
+    source: str = "<profile>"
+
+    @property
+    def cosched_name(self) -> str:
+        return self.coscheduling_scheduler or "scheduler-plugins-scheduler"
+
+
+def profile_from_dict(data: Any, source: str = "<profile>") -> ClusterProfile:
+    """Validate and convert a parsed profile; ConfigError names the file and field."""
+    from jsonschema import Draft202012Validator
+
+    if data is None:
+        data = {}
+    errors = sorted(Draft202012Validator(PROFILE_SCHEMA).iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+    if errors:
+        err = errors[0]
+        where = ".".join(str(p) for p in err.absolute_path) or "(top level)"
+        msg = err.message
+        if err.validator == "additionalProperties":
+            allowed = ", ".join(sorted((err.schema.get("properties") or {}).keys()))
+            msg = f"{msg}; allowed keys: {allowed}"
+        raise ConfigError(f"{source}: {where}: {msg}")
+    ts = data.get("time_slicing")
+    return ClusterProfile(
+        mig_strategy=data.get("mig_strategy"),
+        mig_profiles=data.get("mig_profiles"),
+        time_slicing=TimeSlicing(**ts) if isinstance(ts, dict) else None,
+        gpu_node_taints=data.get("gpu_node_taints"),
+        extended_resource_toleration=bool(data.get("extended_resource_toleration", False)),
+        node_labels=data.get("node_labels"),
+        schedulers=data.get("schedulers"),
+        coscheduling_scheduler=data.get("coscheduling_scheduler"),
+        volcano_queues=data.get("volcano_queues"),
+        multi_tenant_namespaces=data.get("multi_tenant_namespaces"),
+        source=source,
+    )
+
+
+def load_profile(path: str | Path) -> ClusterProfile:
+    """Read a profile YAML file. Raises ConfigError (file, field) on any problem."""
+    import yaml
+
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read profile: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}:" if mark is not None else ""
+        raise ConfigError(f"{path}:{where} invalid YAML") from None
+    return profile_from_dict(data, str(path))

@@ -1,0 +1,169 @@
+"""Scoring plain-language generation against a set of requests with expected output.
+
+Each case of ``evals/recipe_requests.yaml``::
+
+    - request: "volcano job, 4 workers x 8 GPUs, queue research"
+      recipe: volcano-job                  # expected recipe id
+      checks:
+        - {path: "Job.spec.minAvailable", equals: 4}
+        - {path: "Job.spec.tasks[0].template.spec.containers[0].resources.limits[nvidia.com/gpu]", equals: 8}
+        - {path: "Job.spec.plugins.ssh", exists: true}
+        - {path: "ConfigMap.data.any", contains: "replicas: 4"}
+
+A path starts with a document selector (its index, or its kind: the first
+document of that kind; ``params`` selects the generated parameters), then
+dotted keys; ``[n]`` indexes lists and ``[key.with.dots]`` reads such keys.
+A case is fully correct when the recipe matches, every check passes and the
+output validates.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from ..errors import GpukbError, RecipeError
+
+__all__ = ["evaluate_requests", "resolve_path", "load_cases"]
+
+_MISSING = object()
+
+
+def _segments(path: str) -> list[str | int]:
+    out: list[str | int] = []
+    for m in re.finditer(r"\[([^\]]*)\]|([^.\[\]]+)", path):
+        if m.group(1) is not None:
+            s = m.group(1).strip("'\"")
+            out.append(int(s) if re.fullmatch(r"-?\d+", s) else s)
+        else:
+            s = m.group(2)
+            out.append(int(s) if re.fullmatch(r"\d+", s) else s)
+    return out
+
+
+def resolve_path(documents: list[Any], params: dict[str, Any], path: str) -> Any:
+    """The value at ``path`` (see module doc), or a sentinel that is not found."""
+    segs = _segments(path)
+    if not segs:
+        return _MISSING
+    head, rest = segs[0], segs[1:]
+    if head == "params":
+        cur: Any = params
+    elif isinstance(head, int):
+        if head >= len(documents):
+            return _MISSING
+        cur = documents[head]
+    else:
+        cur = next((d for d in documents if isinstance(d, dict) and d.get("kind") == head), _MISSING)
+    for s in rest:
+        if cur is _MISSING:
+            return _MISSING
+        if isinstance(cur, list) and isinstance(s, int):
+            cur = cur[s] if -len(cur) <= s < len(cur) else _MISSING
+        elif isinstance(cur, dict):
+            cur = cur.get(s, cur.get(str(s), _MISSING))
+        else:
+            return _MISSING
+    return cur
+
+
+def _norm(v: Any) -> Any:
+    return v
+
+
+def _check(documents: list[Any], params: dict[str, Any], check: dict[str, Any]) -> str | None:
+    path = str(check.get("path", ""))
+    val = resolve_path(documents, params, path)
+    if "exists" in check:
+        exists = val is not _MISSING
+        if exists != bool(check["exists"]):
+            return f"{path}: expected {'present' if check['exists'] else 'absent'}"
+        return None
+    if val is _MISSING:
+        return f"{path}: missing"
+    if "equals" in check:
+        want = check["equals"]
+        if val != want and not (isinstance(want, (int, float)) and isinstance(val, str) and val == str(want)) \
+                and not (isinstance(val, (int, float)) and isinstance(want, str) and str(val) == want):
+            return f"{path}: {val!r} != {want!r}"
+    if "contains" in check:
+        want = check["contains"]
+        if isinstance(val, str):
+            if str(want) not in val:
+                return f"{path}: {val[:80]!r} does not contain {want!r}"
+        elif isinstance(val, (list, dict)):
+            if want not in val:
+                return f"{path}: {want!r} not in {str(val)[:80]}"
+        else:
+            return f"{path}: {val!r} is not a string, list or mapping"
+    return None
+
+
+def load_cases(path: Path) -> list[dict[str, Any]]:
+    import yaml
+
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise RecipeError(f"cannot read ({exc.strerror or exc.__class__.__name__})", path=str(path)) from None
+    except yaml.YAMLError:
+        raise RecipeError("invalid YAML", path=str(path)) from None
+    cases = data.get("cases") if isinstance(data, dict) else data
+    if not isinstance(cases, list):
+        raise RecipeError("expected a list of cases (or a mapping with 'cases')", path=str(path))
+    for i, c in enumerate(cases):
+        if not isinstance(c, dict) or not isinstance(c.get("request"), str):
+            raise RecipeError("each case needs a 'request' string", path=str(path), field=f"cases[{i}]")
+    return cases
+
+
+def evaluate_requests(path: Path | None = None, recipes=None) -> dict[str, Any]:
+    """Run every case; returns per-case results and the summary figures."""
+    from .generation import generate
+    from .model import load_recipes
+
+    if path is None:
+        from ..config import load_settings
+
+        path = load_settings().root / "evals" / "recipe_requests.yaml"
+    cases = load_cases(Path(path))
+    recipes = load_recipes() if recipes is None else recipes
+    results = []
+    t0 = time.perf_counter()
+    for c in cases:
+        res: dict[str, Any] = {"request": c["request"], "expected_recipe": c.get("recipe")}
+        try:
+            g = generate(c["request"], recipes)
+        except GpukbError as exc:
+            res.update(recipe=None, recipe_ok=False, valid=False, failures=[str(exc)], correct=False)
+            results.append(res)
+            continue
+        failures = []
+        recipe_ok = c.get("recipe") in (None, g.recipe)
+        if not recipe_ok:
+            failures.append(f"recipe {g.recipe} != {c.get('recipe')}")
+        else:
+            for chk in c.get("checks") or []:
+                f = _check(g.documents, g.params, chk)
+                if f:
+                    failures.append(f)
+        if not g.valid:
+            failures.append("output does not validate: " + "; ".join(
+                f"{i.get('path')}: {i.get('message')}" for i in g.issues if i.get("severity") == "error")[:200])
+        res.update(recipe=g.recipe, recipe_ok=recipe_ok, valid=g.valid, failures=failures,
+                   correct=not failures, from_request=g.from_request)
+        results.append(res)
+    n = len(results)
+    elapsed = time.perf_counter() - t0
+    return {
+        "path": str(path),
+        "cases": n,
+        "fully_correct": sum(r["correct"] for r in results),
+        "fully_correct_rate": round(sum(r["correct"] for r in results) / n, 4) if n else 0.0,
+        "recipe_accuracy": round(sum(r["recipe_ok"] for r in results) / n, 4) if n else 0.0,
+        "valid_rate": round(sum(r["valid"] for r in results) / n, 4) if n else 0.0,
+        "ms_per_request": round(elapsed * 1000 / n, 2) if n else 0.0,
+        "results": results,
+    }
