@@ -158,8 +158,8 @@ class ExtractiveGenerator:
                     if u.text.count("\n") > 12:
                         continue
                     s *= 0.8
-                if si > 0 and overlap == 0 and u.pos > 0:
-                    continue
+                if si > 0 and overlap == 0:
+                    continue  # lower-ranked sections contribute only what matches
                 if any(t in heading_terms[si] for t in q):
                     s += 0.3
                 scored.append((s, si, u))
@@ -199,17 +199,18 @@ class ExtractiveGenerator:
         num = {si: n + 1 for n, si in enumerate(order)}
         parts: list[str] = []
         prev_kind = None
-        for si, u in chosen:
+        for i, (si, u) in enumerate(chosen):
             tag = f"[{num[si]}]"
-            if u.kind == "code":
-                parts.append(f"\n{u.text}\n{tag}\n")
-            elif u.kind == "table":
+            nxt = chosen[i + 1] if i + 1 < len(chosen) else None
+            if u.kind in ("code", "table"):
                 parts.append(f"\n{u.text}\n{tag}\n")
             elif u.kind == "item":
                 parts.append(f"{'' if prev_kind == 'item' else chr(10)}- {u.text} {tag}\n")
             else:
+                # One marker closes a run of sentences from the same section.
+                same_run = nxt is not None and nxt[0] == si and nxt[1].kind == "sent"
                 sep = "\n" if prev_kind in ("item", "code", "table") else ""
-                parts.append(f"{sep}{u.text} {tag} ")
+                parts.append(f"{sep}{u.text} " if same_run else f"{sep}{u.text} {tag}\n")
             prev_kind = u.kind
         text = re.sub(r"\n{3,}", "\n\n", "".join(parts)).strip()
         return Composed(text=text, cited=order)

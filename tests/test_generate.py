@@ -1,0 +1,161 @@
+"""Plain-language generation, recipe matching and the dev request set."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gpukb.cli import main
+from gpukb.errors import GpukbError
+from gpukb.recipes import generate, load_recipes, match_recipes, recipe_search_text, wants_manifest
+from gpukb.recipes.evals import evaluate_requests, resolve_path
+from gpukb.recipes.extract import extract_params
+
+ROOT = Path(__file__).resolve().parents[1]
+RECIPES = load_recipes(ROOT / "recipes")
+
+
+def _recipe(rid):
+    return next(r for r in RECIPES if r.id == rid)
+
+
+def test_generate_volcano_request():
+    g = generate("volcano job, 4 workers × 8 GPUs, queue research", RECIPES)
+    assert g.recipe == "volcano-job"
+    assert g.valid
+    assert g.from_request == {"workers": 4, "gpus": 8, "queue": "research"}
+    assert "name" in g.defaults and "workers" not in g.defaults
+    assert set(g.from_request) | set(g.defaults) == set(g.params)
+    job = yaml.safe_load(g.yaml)
+    assert job["spec"]["minAvailable"] == 4
+    d = g.to_dict()
+    for key in ("recipe", "params", "yaml", "valid", "issues", "from_request", "defaults"):
+        assert key in d
+
+
+@pytest.mark.parametrize(
+    "request_text, recipe_id, expected",
+    [
+        ("cap team-a at 8 GPUs", "gpu-quota", {"namespace": "team-a", "gpus": 8}),
+        ("pytorchjob 2 nodes 4 gpus each image nvcr.io/nvidia/pytorch:24.05-py3", "pytorchjob",
+         {"nodes": 2, "gpus": 4, "image": "nvcr.io/nvidia/pytorch:24.05-py3"}),
+        ("fsx lustre 1.2TiB scratch_2 in subnet subnet-0abc", "fsx-lustre-dynamic",
+         {"storage_gib": 1200, "deployment_type": "SCRATCH_2", "subnet_id": "subnet-0abc"}),
+        ("RWX volume for a 2 TB dataset shared by 32 pods", "rwx-dataset-pvc", {"size": "2Ti"}),
+    ],
+)
+def test_brief_examples(request_text, recipe_id, expected):
+    g = generate(request_text, RECIPES)
+    assert g.recipe == recipe_id
+    for k, v in expected.items():
+        assert g.from_request.get(k) == v, (k, g.from_request)
+    assert g.valid
+
+
+def test_invalid_extracted_value_is_dropped_with_a_note():
+    # 300 GPUs per worker breaks the schema's maximum: the default is used and a note explains why
+    g = generate("volcano job with 2 workers and 300 gpus per worker", RECIPES)
+    assert g.recipe == "volcano-job"
+    assert "gpus" not in g.from_request
+    assert g.valid
+
+
+def test_values_from_text_never_add_structure():
+    g = generate('gpu pod named "x\n---\nkind: Secret" with 1 gpu', RECIPES)
+    docs = list(yaml.safe_load_all(g.yaml))
+    assert [d["kind"] for d in docs] == ["Pod"]
+
+
+def test_no_match_raises():
+    with pytest.raises(GpukbError):
+        generate("what's the weather in Paris tomorrow", RECIPES)
+    with pytest.raises(GpukbError):
+        generate("   ", RECIPES)
+
+
+def test_extraction_rules():
+    r = _recipe("mig-config")
+    ext = extract_params(r, "mig mixed with 2 x 3g.40gb and one 1g.10gb")
+    assert ext.values["mig_devices"] == {"3g.40gb": 2, "1g.10gb": 1}
+    assert ext.values["mig_strategy"] == "mixed"
+    r = _recipe("gpu-inference-deployment")
+    ext = extract_params(r, "vllm server, model loading takes 25 minutes, three replicas")
+    assert ext.values["model_load_seconds"] == 1500
+    assert ext.values["replicas"] == 3
+    r = _recipe("karpenter-gpu-nodepool")
+    ext = extract_params(r, "karpenter pool for g6e.12xlarge, g6e.24xlarge on spot")
+    assert ext.values["instance_types"] == ["g6e.12xlarge", "g6e.24xlarge"]
+    assert ext.values["capacity_types"] == ["spot"]
+
+
+def test_match_recipes_and_search_text():
+    top = match_recipes("karpenter nodepool for gpus", RECIPES, k=3)
+    assert top[0][0].id == "karpenter-gpu-nodepool"
+    assert len(top) <= 3 and all(s > 0 for _, s in top)
+    assert [s for _, s in top] == sorted((s for _, s in top), reverse=True)
+    assert match_recipes("", RECIPES) == []
+    text = recipe_search_text(_recipe("volcano-job"))
+    assert "Volcano" in text and "gang" in text
+
+
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        ("give me a volcano job yaml", True),
+        ("manifest for a pytorchjob with 4 workers", True),
+        ("write a ResourceQuota capping team-a at 8 GPUs", True),
+        ("generate an fsx storageclass", True),
+        ("why does my 4-node PyTorchJob deadlock half-scheduled", False),
+        ("time-slicing or MIG for notebooks?", False),
+        ("what is the nvidia.com/mig.config label", False),
+    ],
+)
+def test_wants_manifest(text, want):
+    assert wants_manifest(text) is want
+
+
+def test_resolve_path():
+    docs = [{"kind": "A", "spec": {"l": [{"x.y/z": 1}]}}]
+    assert resolve_path(docs, {}, "A.spec.l[0][x.y/z]") == 1
+    assert resolve_path(docs, {"p": 2}, "params.p") == 2
+
+
+def test_dev_set_target():
+    report = evaluate_requests(ROOT / "evals" / "recipe_requests.yaml", RECIPES)
+    assert report["cases"] >= 40
+    failed = [(r["request"], r["failures"]) for r in report["results"] if not r["correct"]]
+    assert report["fully_correct_rate"] >= 0.9, failed
+    assert report["valid_rate"] == 1.0
+
+
+def test_cli_generate_json(capsys):
+    rc = main(["generate", "volcano job, 4 workers x 8 GPUs, queue research", "--json",
+               "--recipes-dir", str(ROOT / "recipes")])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    assert out["recipe"] == "volcano-job" and out["valid"] is True
+    assert out["from_request"]["queue"] == "research"
+    assert "defaults" in out and "issues" in out
+
+
+def test_cli_generate_jsonl(capsys, monkeypatch):
+    lines = [json.dumps("cap team-a at 8 GPUs"), json.dumps({"request": "mpijob 2 workers 4 gpus"}),
+             "not json {", json.dumps("tell me a joke about cats")]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(lines) + "\n"))
+    rc = main(["generate", "--json", "-", "--recipes-dir", str(ROOT / "recipes")])
+    out = [json.loads(l) for l in capsys.readouterr().out.splitlines()]
+    assert rc == 1  # one line had no matching recipe
+    assert out[0]["recipe"] == "gpu-quota" and out[1]["recipe"] == "mpijob"
+    assert "error" in out[3]
+    assert len(out) == 4
+
+
+def test_cli_generate_no_match(capsys):
+    rc = main(["generate", "bake a chocolate cake", "--recipes-dir", str(ROOT / "recipes")])
+    err = capsys.readouterr().err
+    assert rc == 1 and err.startswith("Error: no recipe matches")

@@ -1,0 +1,172 @@
+"""Ingest and answering with a deterministic embedder and real embedded Chroma."""
+
+import json
+
+import pytest
+
+from conftest import make_hash_embedder, write_doc
+from gpukb.backends.base import Evidence
+from gpukb.backends.extractive import ExtractiveGenerator, split_units
+from gpukb.engine import Engine
+from gpukb.errors import IndexMismatchError, IndexMissingError, KnowledgeErrors
+from gpukb.index import current_generation, read_manifest
+from gpukb.ingest import index_status, ingest
+
+
+def test_ingest_writes_manifest_and_is_incremental(tiny_settings):
+    emb = make_hash_embedder()
+    s1 = ingest(tiny_settings, embedder=emb)
+    assert s1.docs == 3 and s1.embedded == s1.chunks > 0 and not s1.noop
+    m = read_manifest(tiny_settings.home)
+    assert m["embedding"]["dim"] == 64 and m["embedding"]["model_id"] == "test/hash-64"
+    assert m["chunker"]["max_tokens"] == 230 and len(m["corpus_hash"]) == 64
+    assert index_status(tiny_settings)["state"] == "current"
+
+    # no-op: nothing embedded, same generation, the model is not even called
+    calls = len(emb.calls)
+    s2 = ingest(tiny_settings, embedder=emb)
+    assert s2.noop and s2.generation == s1.generation and len(emb.calls) == calls
+
+    # change one doc: only its changed chunks are embedded
+    p = tiny_settings.kb_dir / "storage" / "rwx.md"
+    p.write_text(p.read_text().replace("read-write.", "read-write at the same time."))
+    assert index_status(tiny_settings)["state"] == "stale"
+    s3 = ingest(tiny_settings, embedder=emb)
+    assert s3.changed_docs == ["st-rwx"]
+    assert 1 <= s3.embedded <= m["docs"]["st-rwx"]["chunks"]
+    assert s3.skipped == s3.chunks - s3.embedded
+
+    # --rebuild re-embeds everything
+    s4 = ingest(tiny_settings, embedder=emb, rebuild=True)
+    assert s4.embedded == s4.chunks
+
+
+def test_deleted_doc_disappears(tiny_settings):
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    (tiny_settings.kb_dir / "storage" / "rwx.md").unlink()
+    s = ingest(tiny_settings, embedder=emb)
+    assert s.removed == 1 and s.removed_docs == ["st-rwx"]
+    eng = Engine(tiny_settings, embedder=emb)
+    ans = eng.ask("ReadWriteMany volumes share one dataset", k=5)
+    assert "st-rwx" not in ans.retrieved
+    assert all(not k.startswith("st-rwx") for k in eng.index.sections)
+
+
+def test_bad_doc_leaves_previous_index(tiny_settings):
+    emb = make_hash_embedder()
+    first = ingest(tiny_settings, embedder=emb)
+    p = tiny_settings.kb_dir / "storage" / "rwx.md"
+    p.write_text(p.read_text().replace("area: storage", "area: nope"))
+    with pytest.raises(KnowledgeErrors):
+        ingest(tiny_settings, embedder=emb)
+    assert current_generation(tiny_settings.home) == first.generation
+    tiny_settings.ingest["answer"]["refuse_below"] = -1.0
+    ans = Engine(tiny_settings, embedder=emb).ask("how do I request nvidia.com/gpu in limits")
+    assert ans.citations
+
+
+def test_crash_after_embedding_keeps_previous_index(tiny_settings):
+    emb = make_hash_embedder()
+    first = ingest(tiny_settings, embedder=emb)
+
+    def boom():
+        raise RuntimeError("simulated crash")
+
+    with pytest.raises(RuntimeError):
+        ingest(tiny_settings, embedder=emb, rebuild=True, _after_embed=boom)
+    assert current_generation(tiny_settings.home) == first.generation
+    tiny_settings.ingest["answer"]["refuse_below"] = -1.0
+    assert Engine(tiny_settings, embedder=emb).ask("nvidia.com/gpu limits").citations
+
+
+def test_missing_and_mismatched_index(tiny_settings):
+    emb = make_hash_embedder()
+    with pytest.raises(IndexMissingError, match="gpukb ingest"):
+        Engine(tiny_settings, embedder=emb)
+    ingest(tiny_settings, embedder=emb)
+    tiny_settings.ingest["chunking"]["max_tokens"] = 100
+    with pytest.raises(IndexMismatchError, match="ingest --rebuild"):
+        Engine(tiny_settings, embedder=emb)
+    tiny_settings.ingest["chunking"]["max_tokens"] = 230
+    with pytest.raises(IndexMismatchError, match="ingest --rebuild"):
+        Engine(tiny_settings, embedder=make_hash_embedder(dim=32))
+
+
+def test_answer_cites_what_it_uses(tiny_settings):
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    tiny_settings.ingest["answer"]["refuse_below"] = -1.0
+    eng = Engine(tiny_settings, embedder=emb)
+    ans = eng.ask("how do I request a GPU: nvidia.com/gpu in limits?")
+    assert not ans.refused
+    assert ans.citations[0].doc_id == "dp-requesting"
+    # citation numbers are 1..n and each appears in the body
+    assert [c.n for c in ans.citations] == list(range(1, len(ans.citations) + 1))
+    for c in ans.citations:
+        assert f"[{c.n}]" in ans.body
+    assert "Sources:" in ans.answer and "[1] Requesting GPUs" in ans.answer
+    d = json.loads(json.dumps(ans.to_dict()))
+    for key in ("question", "answer", "refused", "citations", "recipes", "manifest"):
+        assert key in d
+    for key in ("n", "doc_id", "title", "section", "path", "source_urls"):
+        assert key in d["citations"][0]
+
+
+def test_refusal_below_threshold(tiny_settings):
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    tiny_settings.ingest["answer"]["refuse_below"] = 2.0  # nothing can reach it
+    ans = Engine(tiny_settings, embedder=emb).ask("how do I request a GPU")
+    assert ans.refused and ans.citations == [] and "does not cover" in ans.answer
+    assert len(ans.closest) <= 3
+
+
+def test_off_vocabulary_lowers_confidence(tiny_settings):
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    eng = Engine(tiny_settings, embedder=emb)
+    assert eng.confidence("sourdough hydration loaf", 0.6) < eng.confidence("gpu quota volumes", 0.6)
+
+
+def test_area_filter(tiny_settings):
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    tiny_settings.ingest["answer"]["refuse_below"] = -1.0
+    ans = Engine(tiny_settings, embedder=emb).ask("GPU", area="storage")
+    assert set(ans.retrieved) <= {"st-rwx"}
+
+
+def _ev(i, text, section="S"):
+    return Evidence(key=f"d{i}#s", doc_id=f"d{i}", title=f"T{i}", section=section, anchor="s", path=f"kb/x/d{i}.md",
+                    area="storage", source_urls=["https://x"], text=text, rank=i)
+
+
+def test_extractive_numbering_follows_first_use_and_skips_unused():
+    gen = ExtractiveGenerator(max_words=80)
+    ev = [_ev(0, "Quota caps GPUs with requests.nvidia.com/gpu. Extra words here."),
+          _ev(1, "Unrelated sentence about bread."),
+          _ev(2, "The quota key requests.nvidia.com/gpu counts GPU requests in a namespace.")]
+    out = gen.compose("gpu quota requests.nvidia.com/gpu", ev)
+    assert out.cited[0] == 0
+    assert 1 not in out.cited  # nothing from the bread section was used
+    assert "[1]" in out.text and ("[2]" in out.text) == (len(out.cited) == 2)
+
+
+def test_extractive_keeps_code_for_howto_only():
+    body = "Use this pod.\n\n```yaml\napiVersion: v1\nkind: Pod\n```\n"
+    gen = ExtractiveGenerator()
+    assert "```yaml" in gen.compose("how do I write the pod yaml", [_ev(0, body)]).text
+    assert "```yaml" not in gen.compose("why pod", [_ev(0, body)]).text
+
+
+def test_split_units_kinds():
+    units = split_units("First sentence. Second one.\n\n- item one\n- item two\n\n```bash\nls\n```\n\n| a | b |\n|---|---|\n")
+    assert [u.kind for u in units] == ["sent", "sent", "item", "item", "code", "table"]
+
+
+def test_word_budget_is_respected():
+    long = " ".join(f"Fact {i} about gpu quota." for i in range(100))
+    out = ExtractiveGenerator(max_words=60).compose("gpu quota", [_ev(0, long)])
+    words = [w for w in out.text.split() if not (w.startswith("[") and w.endswith("]"))]
+    assert 30 <= len(words) <= 60
