@@ -16,12 +16,14 @@ import typer
 from ..errors import GpukbError
 
 try:  # recent typer releases vendor their own copy of click (typer._click)
+    import typer.exceptions as _typer_exc
     from typer._click import exceptions as _vendored
-except ImportError:  # pragma: no cover - typer using the click package
-    _vendored = click.exceptions
-_EXIT = (click.exceptions.Exit, _vendored.Exit)
-_USAGE = (click.exceptions.UsageError, _vendored.UsageError)
-_ABORT = (click.exceptions.Abort, _vendored.Abort)
+
+    _EXIT: tuple = (click.exceptions.Exit, _typer_exc.Exit)
+    _USAGE: tuple = (click.exceptions.UsageError, _vendored.UsageError)
+    _ABORT: tuple = (click.exceptions.Abort, _typer_exc.Abort)
+except (ImportError, AttributeError):  # pragma: no cover - typer using the click package
+    _EXIT, _USAGE, _ABORT = (click.exceptions.Exit,), (click.exceptions.UsageError,), (click.exceptions.Abort,)
 
 app = typer.Typer(
     name="gpukb",

@@ -1,4 +1,129 @@
-"""Commands registered on the gpukb app (filled in by their module owners)."""
+"""``gpukb eval`` and ``gpukb bench``."""
+
 from __future__ import annotations
 
-from . import app  # noqa: F401
+import json
+import time
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from . import app
+from ._common import HomeOpt, JsonOpt, emit_json, settings
+
+
+def _report_markdown(rep, recipes: dict | None, calib: dict | None) -> str:
+    s = rep.summary
+    lines = ["# gpukb eval report", "", time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "",
+             "## Answers (hybrid retrieval + extractive answer)", "",
+             "| metric | value |", "|---|---|"]
+    for k in ("questions", "hit@1", "hit@5", "mrr", "ndcg@5", "must_include", "refusals_correct",
+              "false_refusals", "citations_valid", "median_words", "ask_p50_ms", "ask_p95_ms"):
+        if k in s:
+            lines.append(f"| {k} | {s[k]} |")
+    lines += ["", "## Retrieval side by side", "", "| mode | hit@1 | hit@3 | hit@5 | MRR | nDCG@5 |", "|---|---|---|---|---|---|"]
+    for mode, m in rep.retrieval_modes.items():
+        lines.append(f"| {mode} | {m['hit@1']} | {m['hit@3']} | {m['hit@5']} | {m['mrr']} | {m['ndcg@5']} |")
+    lines += ["", "## Per area", "", "| area | n | hit@5 | MRR | must_include | refusals / false refusals |",
+              "|---|---|---|---|---|---|"]
+    for area, b in rep.per_area.items():
+        ref = b.get("refusals_correct", b.get("false_refusals", ""))
+        lines.append(f"| {area} | {b['questions']} | {b.get('hit@5', '')} | {b.get('mrr', '')} | "
+                     f"{b.get('must_include', '')} | {ref} |")
+    if recipes:
+        lines += ["", "## Recipe generation", ""]
+        for k, v in recipes.items():
+            if not isinstance(v, (list, dict)):
+                lines.append(f"- {k}: {v}")
+    if calib:
+        lines += ["", "## Refusal calibration", "", f"- suggested `answer.refuse_below`: {calib['threshold']} "
+                  f"(refusals correct {calib['refusals_correct']}, false refusals {calib['false_refusals']})"]
+    failed = [r for r in rep.results if (r.expect_refuse and not r.refused) or (not r.expect_refuse and not r.must_include_ok)]
+    if failed:
+        lines += ["", "## Failures", ""]
+        for r in failed:
+            why = "not refused" if r.expect_refuse else ("refused" if r.refused else f"missing {r.missing}")
+            lines.append(f"- `{r.id}` {r.question!r}: {why}")
+    return "\n".join(lines) + "\n"
+
+
+@app.command("eval")
+def eval_cmd(
+    json_out: bool = JsonOpt,
+    questions: Optional[Path] = typer.Option(None, "--questions", help="Question set (default evals/questions.yaml)."),
+    requests: Optional[Path] = typer.Option(None, "--requests", help="Recipe requests (default evals/recipe_requests.yaml)."),
+    calibrate: bool = typer.Option(False, "--calibrate", help="Also suggest the refusal threshold from this run."),
+    no_report: bool = typer.Option(False, "--no-report", help="Do not write evals/reports/."),
+    home: Optional[Path] = HomeOpt,
+) -> None:
+    """Measure retrieval (BM25 vs vector vs hybrid), answers, refusals and recipe generation."""
+    from ..engine import Engine
+    from ..evals import calibrate_refusal, load_questions, run_eval
+
+    s = settings(home)
+    qs = load_questions(questions or s.root / "evals" / "questions.yaml")
+    engine = Engine(s)
+    rep = run_eval(engine, qs, baseline=_plain_llamaindex_baseline(engine), progress=not json_out)
+    recipes = None
+    req_path = requests or s.root / "evals" / "recipe_requests.yaml"
+    if req_path.exists():
+        from ..recipes import evaluate_requests
+
+        recipes = evaluate_requests(req_path)
+    rep.recipes = recipes
+    calib = calibrate_refusal(rep.results) if calibrate else None
+    out = rep.to_dict()
+    if calib:
+        out["calibration"] = calib
+    if not no_report:
+        rdir = s.root / "evals" / "reports"
+        rdir.mkdir(parents=True, exist_ok=True)
+        (rdir / "eval.json").write_text(json.dumps(out, indent=1, default=str))
+        (rdir / "eval.md").write_text(_report_markdown(rep, recipes, calib))
+    if json_out:
+        emit_json({k: v for k, v in out.items() if k != "results"} | {"results": out["results"]})
+    else:
+        typer.echo(_report_markdown(rep, recipes, calib))
+
+
+def _plain_llamaindex_baseline(engine):
+    """The vector retriever a user following the llama-index tutorial would
+    build: VectorStoreIndex over the same Chroma collection, top-k chunks."""
+    from llama_index.core import VectorStoreIndex
+
+    index = VectorStoreIndex.from_vector_store(engine.index.store.llama_vector_store(),
+                                               embed_model=engine.embedder.llama)
+    retriever = index.as_retriever(similarity_top_k=10)
+
+    def ranked(question: str) -> list[str]:
+        return [n.node.metadata.get("doc_id") for n in retriever.retrieve(question)]
+
+    return ranked
+
+
+@app.command()
+def bench(
+    json_out: bool = JsonOpt,
+    scale: int = typer.Option(1, "--scale", min=1, max=200, help="Multiply the KB this many times (synthetic, perturbed)."),
+    home: Optional[Path] = HomeOpt,
+    cold_runs: int = typer.Option(3, "--cold-runs", min=0, max=10, help="How many cold `gpukb ask` processes to time."),
+) -> None:
+    """Measure ingest and query speed against baselines run side by side."""
+    from ..bench import run_bench
+
+    s = settings(home)
+    res = run_bench(s, scale=scale, cold_runs=cold_runs, progress=not json_out)
+    rdir = s.root / "evals" / "reports"
+    rdir.mkdir(parents=True, exist_ok=True)
+    (rdir / f"bench-x{scale}.json").write_text(json.dumps(res, indent=1))
+    if json_out:
+        emit_json(res)
+        return
+    for section, values in res.items():
+        typer.echo(f"{section}:")
+        if isinstance(values, dict):
+            for k, v in values.items():
+                typer.echo(f"  {k}: {v}")
+        else:
+            typer.echo(f"  {values}")

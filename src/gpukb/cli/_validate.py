@@ -35,7 +35,7 @@ def _emit(report, fmt: str, *, rules: dict | None = None, tool: str = "gpukb") -
 
 @app.command("validate")
 def validate_cmd(
-    files: List[str] = typer.Argument(..., help="Manifest files or directories (*.yaml, *.yml, recursive); '-' reads stdin."),
+    files: List[str] = typer.Argument(..., metavar="FILE...", help="Manifest files or directories (*.yaml, *.yml, recursive); '-' reads stdin."),
     crd_dir: List[str] = typer.Option([], "--crd-dir", help="Folder of CustomResourceDefinition YAML to validate custom resources against (repeatable)."),
     crd: List[str] = typer.Option([], "--crd", help="One CustomResourceDefinition file (repeatable)."),
     k8s_version: Optional[str] = typer.Option(None, "--k8s-version", help="Kubernetes minor version of the core schemas, e.g. 1.30 (default: newest shipped)."),
@@ -56,7 +56,7 @@ def validate_cmd(
 
 @app.command("lint")
 def lint_cmd(
-    files: List[str] = typer.Argument(None, help="Manifest files or directories (*.yaml, *.yml, recursive); '-' reads stdin."),
+    files: List[str] = typer.Argument(None, metavar="[FILE...]", help="Manifest files or directories (*.yaml, *.yml, recursive); '-' reads stdin."),
     profile: Optional[str] = typer.Option(None, "--profile", help="Cluster profile YAML (MIG strategy, time-slicing, GPU taints, node labels, schedulers, namespaces)."),
     list_rules: bool = typer.Option(False, "--list-rules", help="List every lint rule (id, severity, what it checks, symptom, fix, KB doc) and exit."),
     as_json: bool = typer.Option(False, "--json", help="Print the report (or the rule list) as JSON."),

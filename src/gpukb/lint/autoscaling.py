@@ -72,7 +72,7 @@ def karpenter_gpu_nodepool_no_taint(ctx: LintContext) -> Iterable[Hit]:
     family="autoscaling",
     severity="warning",
     title="A Karpenter GPU NodePool has no limits (or none on GPUs)",
-    symptom="all available instance types exceed limits for nodepool",
+    symptom="Karpenter keeps launching GPU nodes while pods are Pending; nothing caps the pool",
     fix="Set spec.limits (e.g. nvidia.com/gpu: 32, cpu: 1000) so a burst of pending pods cannot buy unbounded GPU nodes.",
     doc_id="autoscaling-karpenter-gpu",
 )
