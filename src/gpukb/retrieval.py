@@ -6,8 +6,8 @@ Three modes share one index:
   collection and a llama-index BM25 retriever, fused by llama-index's
   ``QueryFusionRetriever``; chunks of one section collapse into one hit. The
   fusion mode and weights come from ``ingest/config.yaml`` (``retrieval``):
-  ``relative_score`` with weights 0.4 (vector) / 0.6 (BM25) measured best on
-  the dev set; ``reciprocal_rerank`` (RRF) is the alternative.
+  ``dist_based_score`` with equal weights measured best on the dev set;
+  ``reciprocal_rerank`` (RRF) and ``relative_score`` are the alternatives.
 * ``vector``: the vector retriever alone.
 * ``bm25``: the keyword retriever alone.
 """
@@ -52,7 +52,7 @@ def _recording(inner):
 
 class Retriever:
     def __init__(self, index: IndexHandle, embedder: Any, candidates: int = 20,
-                 fusion: str = "relative_score", weights: tuple[float, float] = (0.4, 0.6)):
+                 fusion: str = "dist_based_score", weights: tuple[float, float] = (0.5, 0.5)):
         from llama_index.core import VectorStoreIndex
         from llama_index.core.llms import MockLLM
         from llama_index.core.retrievers import QueryFusionRetriever

