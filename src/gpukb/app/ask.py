@@ -143,7 +143,7 @@ def render() -> None:
                                  max_chars=4000)
         col_area, col_go = st.columns([3, 1], vertical_alignment="bottom")
         area = col_area.selectbox("Area", [ALL_AREAS, *AREAS], index=0)
-        submitted = col_go.form_submit_button("Ask", type="primary", width="stretch")
+        submitted = col_go.form_submit_button("Ask", type="primary")
 
     if submitted:
         if not question.strip():

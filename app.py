@@ -1,0 +1,5 @@
+"""Streamlit entry point: ``streamlit run app.py``. The pages live in ``gpukb.app``."""
+
+from gpukb.app import main
+
+main()
