@@ -7,6 +7,7 @@ can then be called many times (the CLI's JSON Lines mode, the app, the bot).
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -53,6 +54,18 @@ def sources_block(citations: list[Citation]) -> str:
         where = f"{c.path}#{c.anchor}" if c.anchor else c.path
         lines.append(f"[{c.n}] {c.title} — {c.section} ({where})")
     return "\n".join(lines)
+
+
+_QUESTION = re.compile(r"^\s*(how|why|what|whats|when|where|which|who|can|could|does|do|is|are|should|will|"
+                       r"my|our|pods?|after|i|we)\b|\?\s*$|\b(pending|error|fail\w*|stuck|crash\w*|evicted)\b", re.I)
+
+
+def _asks_for_manifest(rmod, question: str, top_score: float) -> bool:
+    """An explicit request ("give me a ... yaml"), or a bare spec such as
+    "volcano job, 4 workers x 8 GPUs, queue research" that matches a recipe well."""
+    if rmod.wants_manifest(question):
+        return True
+    return top_score >= 3.0 and not _QUESTION.search(question)
 
 
 class Engine:
@@ -105,17 +118,21 @@ class Engine:
         if rmod is None or not self._recipes:
             return
         try:
-            matches = rmod.match_recipes(question, self._recipes, k=3)
+            matches = rmod.match_recipes(question, self._recipes, k=5)
         except Exception:
             matches = []
-        ans.recipes = [{"id": r.id, "title": r.title} for r, _ in matches]
-        if with_manifest and rmod.wants_manifest(question):
-            try:
-                g = rmod.generate(question, self._recipes)
-            except Exception:
-                return
-            ans.manifest = {"recipe": g.recipe, "params": g.params, "yaml": g.yaml, "valid": g.valid,
-                            "issues": list(g.issues)}
+        # Recipes that the best-matching KB sections explain rank first.
+        top_docs = set(list(dict.fromkeys(ans.retrieved))[:3])
+        ranked = sorted(matches, key=lambda m: -(m[1] * (1.5 if top_docs & set(m[0].docs) else 1.0)))[:3]
+        ans.recipes = [{"id": r.id, "title": r.title} for r, _ in ranked]
+        if not (with_manifest and ranked and _asks_for_manifest(rmod, question, ranked[0][1])):
+            return
+        try:
+            g = rmod.generate(question, [r for r, _ in ranked])
+        except Exception:
+            return
+        ans.manifest = {"recipe": g.recipe, "params": g.params, "yaml": g.yaml, "valid": g.valid,
+                        "issues": list(g.issues)}
 
     # -- answering ---------------------------------------------------------
     def confidence(self, question: str, top_vector: float) -> float:

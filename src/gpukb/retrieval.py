@@ -14,6 +14,7 @@ Three modes share one index:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,23 @@ from .backends.base import Evidence
 from .index import IndexHandle
 
 MODES = ("hybrid", "vector", "bm25")
+
+# Words that carry no topic in a chat question ("how do I give a pod one GPU").
+# BM25 would otherwise weight them as rare terms; the vector side keeps the
+# full question.
+_GENERIC = frozenset("""
+give gives giving one ones make makes let lets want wants need needs use using used get gets getting got put set
+run runs running way ways best thing things stuff work works working help know like just also really actually ok
+okay eg etc any anything able possible please pls plz thanks thx hi hey guys someone somebody correct right proper
+properly tell explain mean means doing done go going
+""".split())
+_WORD = re.compile(r"\S+")
+
+
+def keyword_query(question: str) -> str:
+    """The question without chat filler, for the keyword retriever."""
+    kept = [w for w in _WORD.findall(question) if w.lower().strip(".,;:!?()[]'\"") not in _GENERIC]
+    return " ".join(kept) or question
 
 
 @dataclass
@@ -80,7 +98,9 @@ class Retriever:
     def retrieve(self, question: str, k: int = 5, area: str | None = None, mode: str = "hybrid") -> Retrieved:
         from llama_index.core.schema import QueryBundle
 
-        qb = QueryBundle(query_str=question, embedding=self.embedder.embed_query(question))
+        # The vector retriever uses the embedding of the full question; the
+        # query string only reaches BM25.
+        qb = QueryBundle(query_str=keyword_query(question), embedding=self.embedder.embed_query(question))
         self.vector.last, self.bm25.last = [], []
         if mode == "hybrid":
             hits = self.fusion.retrieve(qb)

@@ -27,6 +27,7 @@ get got use using want need make one two k8s kubernetes
 """.split())
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9./_-]*[a-z0-9]|[a-z0-9]")
 _HOWTO = re.compile(r"\b(how|yaml|manifest|example|config|configure|set ?up|setup|create|write|give me|spec|enable|install|apply|command|cmd)\b", re.I)
+_WANTS_YAML = re.compile(r"\b(ya?ml|manifest|example|sample)\b", re.I)
 _SENT_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\[(])")
 
 
@@ -124,6 +125,8 @@ class ExtractiveGenerator:
             return Composed("", [])
         q = Counter(terms(question))
         howto = bool(_HOWTO.search(question))
+        # Someone asking for YAML gets a whole (longer) example.
+        code_lines = self.max_code_lines * 2 if _WANTS_YAML.search(question) else self.max_code_lines
         pool = list(evidence[: self.max_sections])
         per_sec = [split_units(e.text) for e in pool]
         # Document frequency of terms over all candidate units, for IDF weights.
@@ -151,7 +154,7 @@ class ExtractiveGenerator:
                     s += 0.8 * rank_w
                 if u.kind == "code":
                     n_lines = u.text.count("\n") + 1
-                    if not howto or n_lines > self.max_code_lines:
+                    if not howto or n_lines > code_lines:
                         continue
                     s += 1.5 * rank_w
                 if u.kind == "table":
