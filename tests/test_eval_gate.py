@@ -1,0 +1,55 @@
+"""The development eval set as a regression gate (real model, real index).
+
+Floors sit at the brief's targets where gpukb meets them (hit@5, MRR,
+refusals, false refusals, answer length, recipe generation) and at the last
+measured value for must_include facts, which is still below its 0.90 target.
+"""
+
+import pytest
+
+from conftest import REPO
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def report(real_index_home):
+    from gpukb.config import load_settings
+    from gpukb.engine import Engine
+    from gpukb.evals import load_questions, run_eval
+
+    engine = Engine(load_settings(home=real_index_home, root=REPO))
+    return run_eval(engine, load_questions(REPO / "evals" / "questions.yaml"), modes=("bm25", "hybrid"))
+
+
+def test_dev_set_size(report):
+    answerable = [r for r in report.results if not r.expect_refuse]
+    assert len(answerable) >= 150 and len(report.results) - len(answerable) >= 15
+
+
+def test_retrieval_targets(report):
+    s = report.summary
+    assert s["hit@5"] >= 0.95, s
+    assert s["mrr"] >= 0.80, s
+
+
+def test_answer_targets(report):
+    s = report.summary
+    assert s["refusals_correct"] >= 0.90, s
+    assert s["false_refusals"] <= 0.05, s
+    assert s["median_words"] <= 200, s
+    assert s["must_include"] >= 0.82, s  # regression floor; target 0.90
+
+
+def test_every_area_is_answerable(report):
+    for area, b in report.per_area.items():
+        if area == "out-of-scope":
+            continue
+        assert b["hit@5"] >= 0.85, (area, b)
+
+
+def test_recipe_requests():
+    from gpukb.recipes import evaluate_requests
+
+    res = evaluate_requests(REPO / "evals" / "recipe_requests.yaml")
+    assert res["fully_correct_rate"] >= 0.90 and res["valid_rate"] == 1.0, res
