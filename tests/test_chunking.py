@@ -14,9 +14,11 @@ def test_sections_carry_heading_path_anchor_and_metadata(tiny_root):
     assert c.embed_text.startswith("Requesting GPUs > Request a GPU in limits\n")
     for key in ("doc_id", "title", "area", "section", "anchor", "path", "source_urls"):
         assert key in c.metadata
-    # intro section exists and carries the tags as keywords
+    # the intro chunk is indexed with the tags as keywords; answers never quote them
     assert "dp-requesting#" in sections
-    assert "Keywords: test" in sections["dp-requesting#"]["text"]
+    assert "Keywords" not in sections["dp-requesting#"]["text"]
+    intro = next(c for c in chunks if c.id == "dp-requesting#~0")
+    assert "Keywords: test" in intro.embed_text
 
 
 def test_code_comment_is_not_a_heading(tiny_root):

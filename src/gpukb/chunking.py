@@ -20,6 +20,9 @@ from .knowledge import KbDoc, anchor_for
 __all__ = ["Chunk", "chunk_docs", "chunker_settings"]
 
 _EMBED_KEYS = ("heading",)
+# Aliases and tags are indexed with a doc's introduction but never quoted in answers.
+KEYWORDS_PREFIX = "Keywords: "
+_KEYWORDS_LINE = re.compile(r"(?m)^Keywords: .*$\n?")
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 
 
@@ -38,7 +41,7 @@ def chunker_settings(cfg: dict[str, Any]) -> dict[str, Any]:
         "parser": "llama-index MarkdownNodeParser + SentenceSplitter",
         "max_tokens": int(cfg.get("max_tokens", 230)),
         "overlap_tokens": int(cfg.get("overlap_tokens", 20)),
-        "version": 1,
+        "version": 3,
     }
 
 
@@ -115,7 +118,7 @@ def chunk_docs(
     for d in docs:
         intro_extra = ""
         if d.aliases or d.tags:
-            intro_extra = "\n\nKeywords: " + ", ".join([*d.aliases, *d.tags])
+            intro_extra = f"\n\n{KEYWORDS_PREFIX}" + ", ".join([*d.aliases, *d.tags])
         body = d.body
         # Put keywords into the introduction (before the first ## heading).
         m = re.search(r"^##\s", body, re.M)
@@ -133,11 +136,12 @@ def chunk_docs(
         md = node.metadata
         key = f"{md['doc_id']}#{md.get('anchor', '')}"
         if key in sections:  # two headings with the same text in one doc
-            sections[key]["text"] += "\n\n" + node.get_content()
+            sections[key]["text"] += "\n\n" + _KEYWORDS_LINE.sub("", node.get_content())
             continue
         sections[key] = {
             **{k: md[k] for k in ("doc_id", "title", "area", "path", "section", "anchor", "heading", "level")},
-            "source_urls": json.loads(md["source_urls"]), "text": node.get_content(),
+            "source_urls": json.loads(md["source_urls"]),
+            "text": _KEYWORDS_LINE.sub("", node.get_content()).strip("\n"),
         }
     nodes = splitter.run(nodes=section_nodes, show_progress=False)
     chunks: list[Chunk] = []

@@ -119,8 +119,9 @@ def ingest(
         reuse: dict[str, list[float]] = {}
         ident = {**embedding_identity(settings), "dim": embedder.dim}
         if old and not rebuild:
-            same_model = old.get("embedding") == {**ident, "model_id": embedder.model_id}
-            if same_model and old.get("chunker") == chunker and old.get("format") == FORMAT:
+            # An embedding depends only on the model and the chunk text (its sha),
+            # so it survives chunker and format changes.
+            if old.get("embedding") == {**ident, "model_id": embedder.model_id}:
                 try:
                     gen_dir = home / "generations" / old["generation"]
                     vs = old["vector_store"]
@@ -207,4 +208,4 @@ def _write_bm25(path: Path, stored) -> None:
     nodes = [TextNode(id_=c.id, text=c.text, metadata={k: c.metadata[k] for k in ("doc_id", "anchor", "area", "kind")})
              for c in stored]
     retriever = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=min(20, len(nodes)) or 1)
-    retriever.persist(str(path))
+    retriever.persist(str(path), show_progress=False)

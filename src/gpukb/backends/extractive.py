@@ -31,12 +31,20 @@ _WANTS_YAML = re.compile(r"\b(ya?ml|manifest|example|sample)\b", re.I)
 _SENT_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\[(])")
 
 
+_PARTS = re.compile(r"[./_-]+")
+
+
 def terms(text: str) -> list[str]:
+    """Normalised content terms. Compound names such as
+    ``scale-down-gpu-utilization-threshold`` or ``nvidia.com/gpu.memory`` count
+    as themselves and as their parts."""
     out = []
     for t in _TOKEN.findall(text.lower()):
         if t in _STOP or len(t) < 2:
             continue
         out.append(_stem(t))
+        if _PARTS.search(t):
+            out.extend(_stem(p) for p in _PARTS.split(t) if len(p) >= 2 and p not in _STOP)
     return out
 
 
@@ -115,7 +123,7 @@ def split_units(body: str) -> list[Unit]:
 class ExtractiveGenerator:
     name = "extractive"
 
-    def __init__(self, max_words: int = 170, max_sections: int = 3, max_code_lines: int = 24, **_):
+    def __init__(self, max_words: int = 190, max_sections: int = 4, max_code_lines: int = 30, **_):
         self.max_words = int(max_words)
         self.max_sections = int(max_sections)
         self.max_code_lines = int(max_code_lines)
@@ -152,16 +160,22 @@ class ExtractiveGenerator:
                     s += 2.5 * rank_w  # sections open with their direct answer
                 elif u.pos == 1:
                     s += 0.8 * rank_w
+                if si == 0 and overlap > 0:
+                    s += 1.0  # the best section is most likely the answer
                 if u.kind == "code":
                     n_lines = u.text.count("\n") + 1
-                    if not howto or n_lines > code_lines:
+                    # How-to questions get an example; others only when the
+                    # best section's code is about what was asked.
+                    relevant = howto or (si == 0 and sum(1 for t in q if t in ut) >= 2)
+                    if not relevant or n_lines > code_lines:
                         continue
                     s += 1.5 * rank_w
                 if u.kind == "table":
                     if u.text.count("\n") > 12:
                         continue
                     s *= 0.8
-                if si > 0 and overlap == 0:
+                hits = sum(1 for t in q if t in ut)
+                if si > 0 and hits < (1 if si == 1 else 2):
                     continue  # lower-ranked sections contribute only what matches
                 if any(t in heading_terms[si] for t in q):
                     s += 0.3
@@ -192,6 +206,17 @@ class ExtractiveGenerator:
             words += u.words
             if words >= self.max_words:
                 break
+
+        # A one-liner is rarely enough: continue the best section in order.
+        if words < self.max_words // 3:
+            taken = {(c[0], c[1].pos) for c in chosen}
+            for u in per_sec[0]:
+                if (0, u.pos) in taken or u.kind == "code" and (not howto or u.text.count("\n") >= code_lines):
+                    continue
+                if words + u.words > self.max_words // 2:
+                    break
+                chosen.append((0, u))
+                words += u.words
 
         # Number citations by first appearance, in section rank order.
         chosen.sort(key=lambda c: (c[0], c[1].pos))
