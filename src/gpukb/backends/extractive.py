@@ -32,6 +32,7 @@ _SENT_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\[(])")
 
 
 _PARTS = re.compile(r"[./_-]+")
+TERMS_VERSION = 2  # bump when terms() changes: stored vocabularies are then recomputed
 
 
 def terms(text: str) -> list[str]:
@@ -49,6 +50,8 @@ def terms(text: str) -> list[str]:
 
 
 def _stem(t: str) -> str:
+    if len(t) == 4 and t.endswith("s") and not t.endswith("ss"):
+        return t[:-1]
     if len(t) > 4 and "/" not in t and "." not in t:
         for suf in ("ing", "ies", "es", "s", "ed"):
             if t.endswith(suf) and len(t) - len(suf) >= 3:
@@ -145,6 +148,8 @@ class ExtractiveGenerator:
                 n_units += 1
                 df.update(set(terms(u.text)))
         heading_terms = [set(terms(f"{e.title} {e.section}")) for e in pool]
+        # Terms a section's own heading names (beyond its doc title) mark its key facts.
+        key_terms = [set(terms(e.section)) - set(terms(e.title)) for e in pool]
 
         def idf(t: str) -> float:
             return math.log(1 + (n_units + 1) / (df.get(t, 0) + 0.5))
@@ -162,6 +167,8 @@ class ExtractiveGenerator:
                     s += 0.8 * rank_w
                 if si == 0 and overlap > 0:
                     s += 1.0  # the best section is most likely the answer
+                if u.kind != "code":
+                    s += 0.6 * rank_w * min(3, len(key_terms[si] & ut))
                 if u.kind == "code":
                     n_lines = u.text.count("\n") + 1
                     # How-to questions get an example; others only when the
