@@ -56,8 +56,9 @@ def sources_block(citations: list[Citation]) -> str:
     return "\n".join(lines)
 
 
-_QUESTION = re.compile(r"^\s*(how|why|what|whats|when|where|which|who|can|could|does|do|is|are|should|will|"
-                       r"my|our|pods?|after|i|we)\b|\?\s*$|\b(pending|error|fail\w*|stuck|crash\w*|evicted)\b", re.I)
+_QUESTION = re.compile(
+    r"\?\s*$|\b(how|why|what|whats|when|where|which|who|can i|can we|could|should|does|do i|do we|is it|"
+    r"are there|pending|error|fail\w*|stuck|crash\w*|evicted|slow|faster|deadlock\w*)\b", re.I)
 
 
 def _asks_for_manifest(rmod, question: str, top_score: float) -> bool:

@@ -81,6 +81,15 @@ class Retriever:
 
         self.index = index
         self.embedder = embedder
+        # A doc whose introduction is only a title is represented by its first section.
+        self._stand_in: dict[str, str] = {}
+        first: dict[str, str] = {}
+        for key, sec in index.sections.items():
+            if sec["text"].strip() and sec["doc_id"] not in first:
+                first[sec["doc_id"]] = key
+        for key, sec in index.sections.items():
+            if not sec["text"].strip() and sec["doc_id"] in first:
+                self._stand_in[key] = first[sec["doc_id"]]
         self.heading_weight = float(heading_weight)
         self.rerank_depth = int(rerank_depth)
         self.candidates = candidates
@@ -143,6 +152,7 @@ class Retriever:
             if area and md.get("area") != area:
                 continue
             key = _key(md)
+            key = self._stand_in.get(key, key)
             if key in seen or key not in sections:
                 continue
             seen.add(key)
