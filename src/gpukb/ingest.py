@@ -126,7 +126,8 @@ def ingest(
                 except Exception:
                     reuse = {}  # unreadable previous index: embed everything
 
-        todo = [c for c in chunks if c.sha not in reuse]
+        # Each distinct text is embedded once, even if several chunks share it.
+        todo = list({c.sha: c for c in chunks if c.sha not in reuse}.values())
         fresh: dict[str, list[float]] = {}
         if todo:
             vectors = embedder.embed_documents([c.embed_text for c in todo], progress=bool(progress))

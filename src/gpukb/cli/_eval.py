@@ -108,15 +108,20 @@ def bench(
     scale: int = typer.Option(1, "--scale", min=1, max=200, help="Multiply the KB this many times (synthetic, perturbed)."),
     home: Optional[Path] = HomeOpt,
     cold_runs: int = typer.Option(3, "--cold-runs", min=0, max=10, help="How many cold `gpukb ask` processes to time."),
+    perturb: str = typer.Option("text", "--perturb", help="Scaled copies get new text (text) or only a new section order (order: no re-embedding)."),
 ) -> None:
     """Measure ingest and query speed against baselines run side by side."""
     from ..bench import run_bench
 
+    from ..errors import UsageError
+
+    if perturb not in ("text", "order"):
+        raise UsageError("--perturb must be text or order")
     s = settings(home)
-    res = run_bench(s, scale=scale, cold_runs=cold_runs, progress=not json_out)
+    res = run_bench(s, scale=scale, cold_runs=cold_runs, progress=not json_out, perturb=perturb)
     rdir = s.root / "evals" / "reports"
     rdir.mkdir(parents=True, exist_ok=True)
-    (rdir / f"bench-x{scale}.json").write_text(json.dumps(res, indent=1))
+    (rdir / f"bench-x{scale}-{perturb}.json").write_text(json.dumps(res, indent=1))
     if json_out:
         emit_json(res)
         return
