@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
-from .errors import KnowledgeError, KnowledgeErrors
+from .errors import ConfigError, KnowledgeError, KnowledgeErrors
 
 __all__ = ["KbDoc", "load_doc", "load_kb", "check_kb", "CheckResult", "anchor_for", "AREAS"]
 
@@ -139,7 +139,7 @@ def load_kb(kb_dir: Path | str) -> list[KbDoc]:
     :class:`KnowledgeErrors` (one line per bad file) if there are any."""
     kb_dir = Path(kb_dir)
     if not kb_dir.is_dir():
-        raise KnowledgeErrors([KnowledgeError(str(kb_dir), None, "knowledge base folder not found")])
+        raise ConfigError(f"{kb_dir}: knowledge base folder not found")
     root = kb_dir.resolve().parent
     docs: list[KbDoc] = []
     errors: list[KnowledgeError] = []

@@ -1,0 +1,27 @@
+"""Bad input on the command line: one `Error:` line, the right exit code, no traceback."""
+
+import subprocess
+
+import pytest
+
+from conftest import gpukb_cmd
+
+
+@pytest.mark.parametrize("args,code,text", [
+    (["ask", "x", "--home", "{tmp}/nohome"], 1, "no index at"),
+    (["ask", "x", "--k", "0", "--home", "{tmp}/nohome"], 2, "--k"),
+    (["ask", "x", "--area", "cooking", "--home", "{tmp}/nohome"], 2, "--area must be one of"),
+    (["ask", "x", "--mode", "magic", "--home", "{tmp}/nohome"], 2, "--mode must be one of"),
+    (["ingest", "--kb", "{tmp}/missing", "--home", "{tmp}/h"], 1, "knowledge base folder not found"),
+    (["eval", "--questions", "{tmp}/none.yaml", "--home", "{tmp}/nohome"], 1, "none.yaml"),
+    (["status", "--home", "{tmp}/nohome"], 1, None),
+    (["no-such-command"], 2, "No such command"),
+])
+def test_cli_error_lines(tmp_path, args, code, text):
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    res = subprocess.run(gpukb_cmd(*args), capture_output=True, text=True, timeout=120)
+    assert res.returncode == code, (res.stdout, res.stderr)
+    assert "Traceback" not in res.stderr + res.stdout
+    errors = [l for l in res.stderr.splitlines() if l.startswith("Error: ")]
+    if text:
+        assert len(errors) == 1 and text in errors[0], res.stderr
