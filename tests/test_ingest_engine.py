@@ -170,3 +170,12 @@ def test_word_budget_is_respected():
     out = ExtractiveGenerator(max_words=60).compose("gpu quota", [_ev(0, long)])
     words = [w for w in out.text.split() if not (w.startswith("[") and w.endswith("]"))]
     assert 30 <= len(words) <= 60
+
+
+def test_relative_links_are_rewritten_to_kb_paths():
+    from gpukb.backends.extractive import resolve_links
+
+    text = "See [MIG](../gpu-sharing/mig.md#profiles) and [quota](quota.md), [web](https://x.org/a.md)."
+    out = resolve_links(text, "kb/multi-tenancy/limits.md")
+    assert "(kb/gpu-sharing/mig.md#profiles)" in out and "(kb/multi-tenancy/quota.md)" in out
+    assert "(https://x.org/a.md)" in out

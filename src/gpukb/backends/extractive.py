@@ -9,6 +9,7 @@ of the best section leads, because KB sections open with their direct answer.
 from __future__ import annotations
 
 import math
+import posixpath
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -123,6 +124,16 @@ def split_units(body: str) -> list[Unit]:
     return units
 
 
+_REL_LINK = re.compile(r"\]\((?![a-z][a-z0-9+.-]*:|#|/)([^)\s]+)\)")
+
+
+def resolve_links(text: str, doc_path: str) -> str:
+    """Rewrite links between KB files relative to the project root, so that a
+    sentence quoted out of its doc still points at the right file."""
+    base = posixpath.dirname(doc_path)
+    return _REL_LINK.sub(lambda m: f"]({posixpath.normpath(posixpath.join(base, m.group(1)))})", text)
+
+
 class ExtractiveGenerator:
     name = "extractive"
 
@@ -139,7 +150,7 @@ class ExtractiveGenerator:
         # Someone asking for YAML gets a whole (longer) example.
         code_lines = self.max_code_lines * 2 if _WANTS_YAML.search(question) else self.max_code_lines
         pool = list(evidence[: self.max_sections])
-        per_sec = [split_units(e.text) for e in pool]
+        per_sec = [split_units(resolve_links(e.text, e.path)) for e in pool]
         # Document frequency of terms over all candidate units, for IDF weights.
         df: Counter[str] = Counter()
         n_units = 0
