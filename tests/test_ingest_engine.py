@@ -179,3 +179,15 @@ def test_relative_links_are_rewritten_to_kb_paths():
     out = resolve_links(text, "kb/multi-tenancy/limits.md")
     assert "(kb/gpu-sharing/mig.md#profiles)" in out and "(kb/multi-tenancy/quota.md)" in out
     assert "(https://x.org/a.md)" in out
+
+
+def test_store_reads_large_collections_in_pages(tmp_path):
+    from gpukb.backends.base import StoredChunk
+    from gpukb.backends.chroma import ChromaStore
+
+    store = ChromaStore("gpukb-paging", path=tmp_path / "c", create=True)
+    store.add([StoredChunk(id=f"c{i}", text=f"t{i}", metadata={"sha": str(i)}, embedding=[float(i % 7), 1.0, 0.5])
+               for i in range(23)])
+    got = store.get_all(page=5)
+    assert sorted(c.id for c in got) == sorted(f"c{i}" for i in range(23))
+    assert all(c.embedding is not None and len(c.embedding) == 3 for c in got)

@@ -70,16 +70,22 @@ class ChromaStore:
                 metadatas=[_flatten(c.metadata) for c in part],
             )
 
-    def get_all(self, include_embeddings: bool = True) -> list[StoredChunk]:
+    def get_all(self, include_embeddings: bool = True, page: int = 5000) -> list[StoredChunk]:
+        """Every stored chunk, read in pages (one large read fails on big collections)."""
         include = ["documents", "metadatas"] + (["embeddings"] if include_embeddings else [])
-        res = self.collection.get(include=include)
-        embs = res.get("embeddings") if include_embeddings else None
-        out = []
-        for i, cid in enumerate(res["ids"]):
-            out.append(StoredChunk(
-                id=cid, text=res["documents"][i], metadata=dict(res["metadatas"][i] or {}),
-                embedding=list(embs[i]) if embs is not None else None))
-        return out
+        out: list[StoredChunk] = []
+        offset = 0
+        while True:
+            res = self.collection.get(include=include, limit=page, offset=offset)
+            ids = res["ids"]
+            embs = res.get("embeddings") if include_embeddings else None
+            for i, cid in enumerate(ids):
+                out.append(StoredChunk(
+                    id=cid, text=res["documents"][i], metadata=dict(res["metadatas"][i] or {}),
+                    embedding=list(embs[i]) if embs is not None else None))
+            if len(ids) < page:
+                return out
+            offset += page
 
     def count(self) -> int:
         return self.collection.count()
