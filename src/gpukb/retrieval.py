@@ -100,7 +100,7 @@ class Retriever:
                 f"index at {index.settings.home} has {index.dim}-dimensional vectors, the embedding model "
                 f"gives {embedder.dim}; run `gpukb ingest --rebuild`")
         self.vector_index = VectorStoreIndex.from_vector_store(
-            index.store.llama_vector_store(), embed_model=embedder.llama)
+            index.store.llama_vector_store(), embed_model=embedder.llama, transformations=[])
         self.vector = _recording(self.vector_index.as_retriever(similarity_top_k=candidates))
         self.bm25_inner = BM25Retriever.from_persist_dir(str(index.dir / "bm25"))
         self.bm25_inner.similarity_top_k = min(candidates, index.manifest.get("chunks", candidates)) or 1

@@ -71,6 +71,13 @@ class Recipe:
         }
 
 
+def _safe_loader():
+    import yaml
+
+    # libyaml's C parser when PyYAML has it: same safe semantics, ~10x faster.
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def golden_path(recipe: Recipe, example: str) -> Path:
     return recipe.path.parent / GOLDEN_DIR / f"{recipe.id}--{example}.yaml"
 
@@ -110,7 +117,7 @@ def load_recipe_file(path: Path) -> Recipe:
     except (OSError, UnicodeDecodeError) as exc:
         raise RecipeError(f"cannot read ({exc.__class__.__name__})", path=spath) from None
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_safe_loader())
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark else ""
@@ -158,7 +165,7 @@ def load_recipe_file(path: Path) -> Recipe:
         if next(iter(t)) == "$include":
             frag = path.parent.parent / FRAGMENTS_DIR / str(t["$include"])
             try:
-                doc = yaml.safe_load(frag.read_text(encoding="utf-8"))
+                doc = yaml.load(frag.read_text(encoding="utf-8"), Loader=_safe_loader())
             except (OSError, yaml.YAMLError):
                 raise RecipeError(f"cannot read fragment {t['$include']!r}", path=spath, field=f"templates[{i}]") from None
             if not isinstance(doc, dict):
