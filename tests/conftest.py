@@ -27,6 +27,21 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
+def upstream_manifest_paths() -> list[str]:
+    """Every YAML file listed in ../shared/upstream/index.json; skips when absent."""
+    import json
+
+    index = UPSTREAM / "index.json"
+    if not index.is_file():
+        pytest.skip(f"upstream fixtures not found at {UPSTREAM}")
+    entries = json.loads(index.read_text())
+    return [str(UPSTREAM / e["path"]) for e in entries if e["path"].endswith((".yaml", ".yml"))]
+
+
+def upstream_rel(p: str) -> str:
+    return str(Path(p).relative_to(UPSTREAM))
+
+
 def make_hash_embedder(dim: int = 64):
     """A deterministic bag-of-words embedder: same text, same vector."""
     from llama_index.core.embeddings import BaseEmbedding

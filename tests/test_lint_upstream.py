@@ -3,27 +3,18 @@ every finding is one that was reviewed (listed below with the reason)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from gpukb.lint import lint_files
 
-UPSTREAM = Path(__file__).resolve().parents[1].parent / "shared" / "upstream"
+from conftest import UPSTREAM, upstream_manifest_paths, upstream_rel  # noqa: E402
 PROFILE = Path(__file__).resolve().parent / "fixtures" / "manifests" / "cluster-profile.yaml"
 
 
-def _paths() -> list[str]:
-    index = UPSTREAM / "index.json"
-    if not index.is_file():
-        pytest.skip(f"upstream fixtures not found at {UPSTREAM}")
-    entries = json.loads(index.read_text())
-    return [str(UPSTREAM / e["path"]) for e in entries if e["path"].endswith((".yaml", ".yml"))]
-
-
-def _rel(p: str) -> str:
-    return str(Path(p).relative_to(UPSTREAM))
+_paths = upstream_manifest_paths
+_rel = upstream_rel
 
 
 # Lint findings over every upstream manifest: each one reviewed.

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,7 @@ from gpukb.validate import validate_files
 from gpukb.validate.core import core_kinds, default_version
 from gpukb.validate.crd import builtin_crd_schemas
 
-UPSTREAM = Path(__file__).resolve().parents[1].parent / "shared" / "upstream"
+from conftest import UPSTREAM, upstream_manifest_paths, upstream_rel  # noqa: E402
 
 # Upstream manifests of in-scope kinds that do NOT validate, with the reason.
 # (file -> {(rule, path)})
@@ -58,16 +57,8 @@ KNOWN_INVALID = {
 }
 
 
-def _paths() -> list[str]:
-    index = UPSTREAM / "index.json"
-    if not index.is_file():
-        pytest.skip(f"upstream fixtures not found at {UPSTREAM}")
-    entries = json.loads(index.read_text())
-    return [str(UPSTREAM / e["path"]) for e in entries if e["path"].endswith((".yaml", ".yml"))]
-
-
-def _rel(p: str) -> str:
-    return str(Path(p).relative_to(UPSTREAM))
+_paths = upstream_manifest_paths
+_rel = upstream_rel
 
 
 def test_upstream_manifests_of_kinds_in_scope_validate_except_known_invalid():

@@ -66,7 +66,7 @@ def run_bench(settings: Settings, *, scale: int = 1, cold_runs: int = 3, progres
     from .backends import get_embedder
     from .chunking import chunk_docs
     from .engine import Engine
-    from .evals import load_questions
+    from .evals import llamaindex_vector_baseline, load_questions
     from .ingest import ingest
     from .knowledge import load_kb
 
@@ -116,9 +116,7 @@ def run_bench(settings: Settings, *, scale: int = 1, cold_runs: int = 3, progres
         # Warm query latency per retrieval mode and for the full ask.
         engine = Engine(s, embedder=embedder)
         qs = [q["question"] for q in load_questions(settings.root / "evals" / "questions.yaml")]
-        from .cli._eval import _plain_llamaindex_baseline
-
-        baseline = _plain_llamaindex_baseline(engine)
+        baseline = llamaindex_vector_baseline(engine)
         for q in qs[:5]:  # warm up
             engine.ask(q, with_manifest=False)
         lat: dict[str, list[float]] = {"bm25": [], "vector": [], "hybrid": [], "llamaindex_vector": [], "ask": []}

@@ -18,7 +18,8 @@ from typing import Any
 
 from .errors import ConfigError
 
-__all__ = ["load_questions", "QuestionResult", "EvalReport", "run_eval", "calibrate_refusal"]
+__all__ = ["load_questions", "QuestionResult", "EvalReport", "run_eval", "calibrate_refusal",
+           "llamaindex_vector_baseline"]
 
 
 def load_questions(path: Path | str) -> list[dict[str, Any]]:
@@ -126,6 +127,22 @@ def _mean(xs: list[float]) -> float:
     return round(sum(xs) / len(xs), 4) if xs else 0.0
 
 
+def llamaindex_vector_baseline(engine, k: int = 10):
+    """The vector retriever a user following the llama-index tutorial would
+    build: a VectorStoreIndex over the same Chroma collection, top-k chunks.
+    Returns ``question -> ranked doc ids``."""
+    from llama_index.core import VectorStoreIndex
+
+    index = VectorStoreIndex.from_vector_store(engine.index.store.llama_vector_store(),
+                                               embed_model=engine.embedder.llama)
+    retriever = index.as_retriever(similarity_top_k=k)
+
+    def ranked(question: str) -> list[str]:
+        return [n.node.metadata.get("doc_id") for n in retriever.retrieve(question)]
+
+    return ranked
+
+
 def run_eval(engine, questions: list[dict[str, Any]], *, modes: tuple[str, ...] = ("bm25", "vector", "hybrid"),
              baseline=None, progress: bool = False) -> EvalReport:
     """Run every question through the engine (hybrid) and each retrieval mode.
@@ -133,8 +150,6 @@ def run_eval(engine, questions: list[dict[str, Any]], *, modes: tuple[str, ...] 
     ``baseline`` (optional) is a callable ``question -> ranked doc ids`` for a
     plain llama-index vector retriever; it replaces gpukb's ``vector`` mode.
     """
-    from .backends.extractive import terms  # noqa: F401  (keeps import cost inside)
-
     results: list[QuestionResult] = []
     sections = engine.index.sections
     iterator = questions

@@ -227,11 +227,9 @@ def check_kb(kb_dir: Path | str, *, validate_manifests: bool = True) -> CheckRes
     except KnowledgeErrors as exc:
         return CheckResult(0, 0, [CheckProblem(e.path, e.field or "", e.message) for e in exc.errors])
     root = kb_dir.resolve().parent
-    anchors: dict[str, set[str]] = {}
+    sections = {d.id: _sections_of(d.body) for d in docs}
+    anchors = {str((root / d.path).resolve()): {anchor_for(h) for _, h, _ in sections[d.id]} for d in docs}
     n_sections = 0
-    for d in docs:
-        secs = _sections_of(d.body)
-        anchors[str((root / d.path).resolve())] = {anchor_for(h) for _, h, _ in secs}
     validate_documents = None
     if validate_manifests:
         try:
@@ -239,7 +237,7 @@ def check_kb(kb_dir: Path | str, *, validate_manifests: bool = True) -> CheckRes
         except ImportError:
             validate_documents = None
     for d in docs:
-        secs = _sections_of(d.body)
+        secs = sections[d.id]
         n_sections += len(secs)
         if not secs:
             problems.append(CheckProblem(d.path, "body", "no headings"))

@@ -47,7 +47,6 @@ def keyword_query(question: str) -> str:
 class Retrieved:
     evidence: list[Evidence]
     top_vector: float  # best cosine similarity of any chunk (refusal signal)
-    top_bm25: float
 
 
 def _recording(inner):
@@ -169,8 +168,7 @@ class Retriever:
         for i, e in enumerate(out):
             e.rank = i
         top_vec = max((score for _, score in self.vector.last), default=0.0)
-        top_bm = max((score for _, score in self.bm25.last), default=0.0)
-        return Retrieved(out, top_vec, top_bm)
+        return Retrieved(out, top_vec)
 
 
 def _key(md: dict[str, Any]) -> str:

@@ -59,12 +59,12 @@ def eval_cmd(
 ) -> None:
     """Measure retrieval (BM25 vs vector vs hybrid), answers, refusals and recipe generation."""
     from ..engine import Engine
-    from ..evals import calibrate_refusal, load_questions, run_eval
+    from ..evals import calibrate_refusal, llamaindex_vector_baseline, load_questions, run_eval
 
     s = settings(home)
     qs = load_questions(questions or s.root / "evals" / "questions.yaml")
     engine = Engine(s)
-    rep = run_eval(engine, qs, baseline=_plain_llamaindex_baseline(engine), progress=not json_out)
+    rep = run_eval(engine, qs, baseline=llamaindex_vector_baseline(engine), progress=not json_out)
     recipes = None
     req_path = requests or s.root / "evals" / "recipe_requests.yaml"
     if req_path.exists():
@@ -85,21 +85,6 @@ def eval_cmd(
         emit_json({k: v for k, v in out.items() if k != "results"} | {"results": out["results"]})
     else:
         typer.echo(_report_markdown(rep, recipes, calib))
-
-
-def _plain_llamaindex_baseline(engine):
-    """The vector retriever a user following the llama-index tutorial would
-    build: VectorStoreIndex over the same Chroma collection, top-k chunks."""
-    from llama_index.core import VectorStoreIndex
-
-    index = VectorStoreIndex.from_vector_store(engine.index.store.llama_vector_store(),
-                                               embed_model=engine.embedder.llama)
-    retriever = index.as_retriever(similarity_top_k=10)
-
-    def ranked(question: str) -> list[str]:
-        return [n.node.metadata.get("doc_id") for n in retriever.retrieve(question)]
-
-    return ranked
 
 
 @app.command()
