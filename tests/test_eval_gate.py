@@ -18,7 +18,7 @@ def report(real_index_home):
     from gpukb.evals import load_questions, run_eval
 
     engine = Engine(load_settings(home=real_index_home, root=REPO))
-    return run_eval(engine, load_questions(REPO / "evals" / "questions.yaml"), modes=("bm25", "hybrid"))
+    return run_eval(engine, load_questions(REPO / "evals" / "questions"), modes=("bm25", "hybrid"))
 
 
 def test_dev_set_size(report):
@@ -50,5 +50,5 @@ def test_every_area_is_answerable(report):
 def test_recipe_requests():
     from gpukb.recipes import evaluate_requests
 
-    res = evaluate_requests(REPO / "evals" / "recipe_requests.yaml")
+    res = evaluate_requests(REPO / "evals" / "requests")
     assert res["fully_correct_rate"] >= 0.90 and res["valid_rate"] == 1.0, res

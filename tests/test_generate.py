@@ -126,7 +126,7 @@ def test_resolve_path():
 
 
 def test_dev_set_target():
-    report = evaluate_requests(ROOT / "evals" / "recipe_requests.yaml", RECIPES)
+    report = evaluate_requests(ROOT / "evals" / "requests", RECIPES)
     assert report["cases"] >= 40
     failed = [(r["request"], r["failures"]) for r in report["results"] if not r["correct"]]
     assert report["fully_correct_rate"] >= 0.9, failed

@@ -115,7 +115,7 @@ def run_bench(settings: Settings, *, scale: int = 1, cold_runs: int = 3, progres
 
         # Warm query latency per retrieval mode and for the full ask.
         engine = Engine(s, embedder=embedder)
-        qs = [q["question"] for q in load_questions(settings.root / "evals" / "questions.yaml")]
+        qs = [q["question"] for q in load_questions(settings.root / "evals" / "questions")]
         baseline = llamaindex_vector_baseline(engine)
         for q in qs[:5]:  # warm up
             engine.ask(q, with_manifest=False)

@@ -1,4 +1,4 @@
-"""Answer-quality evaluation over a question set (``evals/questions.yaml``).
+"""Answer-quality evaluation over a question set (``evals/questions/*.yaml``).
 
 Retrieval metrics (hit@1/3/5, MRR, nDCG@5 on expected docs) are computed side
 by side for BM25 alone, a plain llama-index vector retriever, and gpukb's
@@ -22,36 +22,57 @@ __all__ = ["load_questions", "QuestionResult", "EvalReport", "run_eval", "calibr
            "llamaindex_vector_baseline"]
 
 
+def _yaml_files(path: Path) -> list[Path]:
+    """A YAML file, or every ``*.yaml`` file in a folder (sorted)."""
+    if path.is_dir():
+        files = sorted(path.glob("*.yaml"))
+        if not files:
+            raise ConfigError(f"{path}: no *.yaml files")
+        return files
+    return [path]
+
+
 def load_questions(path: Path | str) -> list[dict[str, Any]]:
+    """Questions from one YAML file or from every ``*.yaml`` in a folder.
+
+    Ids are unique across files. ``paraphrase_of`` names the question an item
+    rephrases; ``source`` says where it was written from (``upstream-issue``,
+    ``slack``...).
+    """
     import yaml
 
-    p = Path(path)
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"{p}: cannot read ({exc.strerror})") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{p}: invalid YAML ({getattr(exc, 'problem', exc)})") from None
-    if not isinstance(data, list):
-        raise ConfigError(f"{p}: must be a YAML list of questions")
-    seen = set()
-    for i, q in enumerate(data):
-        where = f"{p}: item {i}"
-        if not isinstance(q, dict) or not isinstance(q.get("question"), str):
-            raise ConfigError(f"{where}: field 'question' (a string) is required")
-        qid = q.get("id") or f"q{i}"
-        if qid in seen:
-            raise ConfigError(f"{where}: duplicate id {qid!r}")
-        seen.add(qid)
-        q["id"] = qid
-        if q.get("expect") == "refuse":
+    data: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for p in _yaml_files(Path(path)):
+        try:
+            items = yaml.safe_load(p.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ConfigError(f"{p}: cannot read ({exc.strerror})") from None
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{p}: invalid YAML ({getattr(exc, 'problem', exc)})") from None
+        if items is None:
             continue
-        if not isinstance(q.get("expected_docs"), list) or not q["expected_docs"]:
-            raise ConfigError(f"{p}: {qid}: field 'expected_docs' must be a non-empty list")
-        groups = q.get("must_include") or []
-        if not isinstance(groups, list):
-            raise ConfigError(f"{p}: {qid}: field 'must_include' must be a list of lists")
-        q["must_include"] = [g if isinstance(g, list) else [g] for g in groups]
+        if not isinstance(items, list):
+            raise ConfigError(f"{p}: must be a YAML list of questions")
+        for i, q in enumerate(items):
+            where = f"{p}: item {i}"
+            if not isinstance(q, dict) or not isinstance(q.get("question"), str):
+                raise ConfigError(f"{where}: field 'question' (a string) is required")
+            qid = str(q.get("id") or f"{p.stem}-q{i}")
+            if qid in seen:
+                raise ConfigError(f"{where}: duplicate id {qid!r}")
+            seen.add(qid)
+            q["id"] = qid
+            q.setdefault("file", p.name)
+            data.append(q)
+            if q.get("expect") == "refuse":
+                continue
+            if not isinstance(q.get("expected_docs"), list) or not q["expected_docs"]:
+                raise ConfigError(f"{p}: {qid}: field 'expected_docs' must be a non-empty list")
+            groups = q.get("must_include") or []
+            if not isinstance(groups, list):
+                raise ConfigError(f"{p}: {qid}: field 'must_include' must be a list of lists")
+            q["must_include"] = [g if isinstance(g, list) else [g] for g in groups]
     return data
 
 

@@ -23,6 +23,7 @@ __all__ = ["KbDoc", "load_doc", "load_kb", "check_kb", "CheckResult", "anchor_fo
 AREAS = (
     "gpu-operator", "device-plugin", "gpu-sharing", "scheduling", "training-jobs",
     "gang-scheduling", "multi-tenancy", "autoscaling", "storage", "inference", "troubleshooting",
+    "networking", "observability",
 )
 
 _FM_RE = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*\r?\n?", re.S)

@@ -51,8 +51,8 @@ def _report_markdown(rep, recipes: dict | None, calib: dict | None) -> str:
 @app.command("eval")
 def eval_cmd(
     json_out: bool = JsonOpt,
-    questions: Optional[Path] = typer.Option(None, "--questions", help="Question set (default evals/questions.yaml)."),
-    requests: Optional[Path] = typer.Option(None, "--requests", help="Recipe requests (default evals/recipe_requests.yaml)."),
+    questions: Optional[Path] = typer.Option(None, "--questions", help="Question set (default evals/questions/)."),
+    requests: Optional[Path] = typer.Option(None, "--requests", help="Recipe requests (default evals/requests/)."),
     calibrate: bool = typer.Option(False, "--calibrate", help="Also suggest the refusal threshold from this run."),
     no_report: bool = typer.Option(False, "--no-report", help="Do not write evals/reports/."),
     home: Optional[Path] = HomeOpt,
@@ -62,11 +62,11 @@ def eval_cmd(
     from ..evals import calibrate_refusal, llamaindex_vector_baseline, load_questions, run_eval
 
     s = settings(home)
-    qs = load_questions(questions or s.root / "evals" / "questions.yaml")
+    qs = load_questions(questions or s.root / "evals" / "questions")
     engine = Engine(s)
     rep = run_eval(engine, qs, baseline=llamaindex_vector_baseline(engine), progress=not json_out)
     recipes = None
-    req_path = requests or s.root / "evals" / "recipe_requests.yaml"
+    req_path = requests or s.root / "evals" / "requests"
     if req_path.exists():
         from ..recipes import evaluate_requests
 

@@ -1,6 +1,6 @@
 """Scoring plain-language generation against a set of requests with expected output.
 
-Each case of ``evals/recipe_requests.yaml``::
+Each case of ``evals/requests/*.yaml``::
 
     - request: "volcano job, 4 workers x 8 GPUs, queue research"
       recipe: volcano-job                  # expected recipe id
@@ -102,68 +102,25 @@ def _check(documents: list[Any], params: dict[str, Any], check: dict[str, Any]) 
 
 
 def load_cases(path: Path) -> list[dict[str, Any]]:
+    """Cases from one YAML file or from every ``*.yaml`` in a folder."""
     import yaml
 
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise RecipeError(f"cannot read ({exc.strerror or exc.__class__.__name__})", path=str(path)) from None
-    except yaml.YAMLError:
-        raise RecipeError("invalid YAML", path=str(path)) from None
-    cases = data.get("cases") if isinstance(data, dict) else data
-    if not isinstance(cases, list):
-        raise RecipeError("expected a list of cases (or a mapping with 'cases')", path=str(path))
-    for i, c in enumerate(cases):
-        if not isinstance(c, dict) or not isinstance(c.get("request"), str):
-            raise RecipeError("each case needs a 'request' string", path=str(path), field=f"cases[{i}]")
-    return cases
-
-
-def evaluate_requests(path: Path | None = None, recipes=None) -> dict[str, Any]:
-    """Run every case; returns per-case results and the summary figures."""
-    from .generation import generate
-    from .model import load_recipes
-
-    if path is None:
-        from ..config import load_settings
-
-        path = load_settings().root / "evals" / "recipe_requests.yaml"
-    cases = load_cases(Path(path))
-    recipes = load_recipes() if recipes is None else recipes
-    results = []
-    t0 = time.perf_counter()
-    for c in cases:
-        res: dict[str, Any] = {"request": c["request"], "expected_recipe": c.get("recipe")}
+    path = Path(path)
+    files = sorted(path.glob("*.yaml")) if path.is_dir() else [path]
+    out: list[dict[str, Any]] = []
+    for f in files:
         try:
-            g = generate(c["request"], recipes)
-        except GpukbError as exc:
-            res.update(recipe=None, recipe_ok=False, valid=False, failures=[str(exc)], correct=False)
-            results.append(res)
-            continue
-        failures = []
-        recipe_ok = c.get("recipe") in (None, g.recipe)
-        if not recipe_ok:
-            failures.append(f"recipe {g.recipe} != {c.get('recipe')}")
-        else:
-            for chk in c.get("checks") or []:
-                f = _check(g.documents, g.params, chk)
-                if f:
-                    failures.append(f)
-        if not g.valid:
-            failures.append("output does not validate: " + "; ".join(
-                f"{i.get('path')}: {i.get('message')}" for i in g.issues if i.get("severity") == "error")[:200])
-        res.update(recipe=g.recipe, recipe_ok=recipe_ok, valid=g.valid, failures=failures,
-                   correct=not failures, from_request=g.from_request)
-        results.append(res)
-    n = len(results)
-    elapsed = time.perf_counter() - t0
-    return {
-        "path": str(path),
-        "cases": n,
-        "fully_correct": sum(r["correct"] for r in results),
-        "fully_correct_rate": round(sum(r["correct"] for r in results) / n, 4) if n else 0.0,
-        "recipe_accuracy": round(sum(r["recipe_ok"] for r in results) / n, 4) if n else 0.0,
-        "valid_rate": round(sum(r["valid"] for r in results) / n, 4) if n else 0.0,
-        "ms_per_request": round(elapsed * 1000 / n, 2) if n else 0.0,
-        "results": results,
-    }
+            data = yaml.safe_load(f.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise RecipeError(f"cannot read ({exc.strerror or exc.__class__.__name__})", path=str(f)) from None
+        except yaml.YAMLError:
+            raise RecipeError("invalid YAML", path=str(f)) from None
+        cases = data.get("cases") if isinstance(data, dict) else data
+        if not isinstance(cases, list):
+            raise RecipeError("expected a list of cases (or a mapping with 'cases')", path=str(f))
+        for i, c in enumerate(cases):
+            if not isinstance(c, dict) or not isinstance(c.get("request"), str):
+                raise RecipeError("each case needs a 'request' string", path=str(f), field=f"cases[{i}]")
+            c.setdefault("file", f.name)
+        out.extend(cases)
+    return out
