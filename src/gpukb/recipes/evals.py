@@ -124,3 +124,53 @@ def load_cases(path: Path) -> list[dict[str, Any]]:
             c.setdefault("file", f.name)
         out.extend(cases)
     return out
+
+
+def evaluate_requests(path: Path | None = None, recipes=None) -> dict[str, Any]:
+    """Run every case; returns per-case results and the summary figures."""
+    from .generation import generate
+    from .model import load_recipes
+
+    if path is None:
+        from ..config import load_settings
+
+        path = load_settings().root / "evals" / "requests"
+    cases = load_cases(Path(path))
+    recipes = load_recipes() if recipes is None else recipes
+    results = []
+    t0 = time.perf_counter()
+    for c in cases:
+        res: dict[str, Any] = {"request": c["request"], "expected_recipe": c.get("recipe")}
+        try:
+            g = generate(c["request"], recipes)
+        except GpukbError as exc:
+            res.update(recipe=None, recipe_ok=False, valid=False, failures=[str(exc)], correct=False)
+            results.append(res)
+            continue
+        failures = []
+        recipe_ok = c.get("recipe") in (None, g.recipe)
+        if not recipe_ok:
+            failures.append(f"recipe {g.recipe} != {c.get('recipe')}")
+        else:
+            for chk in c.get("checks") or []:
+                f = _check(g.documents, g.params, chk)
+                if f:
+                    failures.append(f)
+        if not g.valid:
+            failures.append("output does not validate: " + "; ".join(
+                f"{i.get('path')}: {i.get('message')}" for i in g.issues if i.get("severity") == "error")[:200])
+        res.update(recipe=g.recipe, recipe_ok=recipe_ok, valid=g.valid, failures=failures,
+                   correct=not failures, from_request=g.from_request)
+        results.append(res)
+    n = len(results)
+    elapsed = time.perf_counter() - t0
+    return {
+        "path": str(path),
+        "cases": n,
+        "fully_correct": sum(r["correct"] for r in results),
+        "fully_correct_rate": round(sum(r["correct"] for r in results) / n, 4) if n else 0.0,
+        "recipe_accuracy": round(sum(r["recipe_ok"] for r in results) / n, 4) if n else 0.0,
+        "valid_rate": round(sum(r["valid"] for r in results) / n, 4) if n else 0.0,
+        "ms_per_request": round(elapsed * 1000 / n, 2) if n else 0.0,
+        "results": results,
+    }
