@@ -61,7 +61,7 @@ def test_bad_doc_leaves_previous_index(tiny_settings):
     with pytest.raises(KnowledgeErrors):
         ingest(tiny_settings, embedder=emb)
     assert current_generation(tiny_settings.home) == first.generation
-    tiny_settings.ingest["answer"]["refuse_below"] = -1.0
+    tiny_settings.answer.refuse_below = -1.0
     ans = Engine(tiny_settings, embedder=emb).ask("how do I request nvidia.com/gpu in limits")
     assert ans.citations
 
@@ -76,7 +76,7 @@ def test_crash_after_embedding_keeps_previous_index(tiny_settings):
     with pytest.raises(RuntimeError):
         ingest(tiny_settings, embedder=emb, rebuild=True, _after_embed=boom)
     assert current_generation(tiny_settings.home) == first.generation
-    tiny_settings.ingest["answer"]["refuse_below"] = -1.0
+    tiny_settings.answer.refuse_below = -1.0
     assert Engine(tiny_settings, embedder=emb).ask("nvidia.com/gpu limits").citations
 
 
@@ -85,10 +85,10 @@ def test_missing_and_mismatched_index(tiny_settings):
     with pytest.raises(IndexMissingError, match="gpukb ingest"):
         Engine(tiny_settings, embedder=emb)
     ingest(tiny_settings, embedder=emb)
-    tiny_settings.ingest["chunking"]["max_tokens"] = 100
+    tiny_settings.chunking.max_tokens = 100
     with pytest.raises(IndexMismatchError, match="ingest --rebuild"):
         Engine(tiny_settings, embedder=emb)
-    tiny_settings.ingest["chunking"]["max_tokens"] = 230
+    tiny_settings.chunking.max_tokens = 230
     with pytest.raises(IndexMismatchError, match="ingest --rebuild"):
         Engine(tiny_settings, embedder=make_hash_embedder(dim=32))
 
@@ -96,7 +96,7 @@ def test_missing_and_mismatched_index(tiny_settings):
 def test_answer_cites_what_it_uses(tiny_settings):
     emb = make_hash_embedder()
     ingest(tiny_settings, embedder=emb)
-    tiny_settings.ingest["answer"]["refuse_below"] = -1.0
+    tiny_settings.answer.refuse_below = -1.0
     eng = Engine(tiny_settings, embedder=emb)
     ans = eng.ask("how do I request a GPU: nvidia.com/gpu in limits?")
     assert not ans.refused
@@ -116,7 +116,7 @@ def test_answer_cites_what_it_uses(tiny_settings):
 def test_refusal_below_threshold(tiny_settings):
     emb = make_hash_embedder()
     ingest(tiny_settings, embedder=emb)
-    tiny_settings.ingest["answer"]["refuse_below"] = 2.0  # nothing can reach it
+    tiny_settings.answer.refuse_below = 2.0  # nothing can reach it
     ans = Engine(tiny_settings, embedder=emb).ask("how do I request a GPU")
     assert ans.refused and ans.citations == [] and "does not cover" in ans.answer
     assert len(ans.closest) <= 3
@@ -132,7 +132,7 @@ def test_off_vocabulary_lowers_confidence(tiny_settings):
 def test_area_filter(tiny_settings):
     emb = make_hash_embedder()
     ingest(tiny_settings, embedder=emb)
-    tiny_settings.ingest["answer"]["refuse_below"] = -1.0
+    tiny_settings.answer.refuse_below = -1.0
     ans = Engine(tiny_settings, embedder=emb).ask("GPU", area="storage")
     assert set(ans.retrieved) <= {"st-rwx"}
 

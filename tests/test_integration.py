@@ -147,7 +147,7 @@ def test_chroma_server_backend(tmp_path, tiny_root):
         s = load_settings(home=tmp_path / "home", root=tiny_root, chroma_url=f"http://127.0.0.1:{port}")
         emb = make_hash_embedder()
         first = ingest(s, embedder=emb)
-        s.ingest["answer"]["refuse_below"] = -1.0
+        s.answer.refuse_below = -1.0
         ans = Engine(s, embedder=emb).ask("request nvidia.com/gpu in limits")
         assert ans.citations and ans.citations[0].doc_id == "dp-requesting"
         second = ingest(s, embedder=emb, rebuild=True)

@@ -63,7 +63,7 @@ def scaled_kb(src: Path, dst: Path, scale: int, seed: int = 7, perturb: str = "t
 
 def run_bench(settings: Settings, *, scale: int = 1, cold_runs: int = 3, progress: bool = False,
               perturb: str = "text") -> dict[str, Any]:
-    from .backends import get_embedder
+    from .backends import embedder_for
     from .chunking import chunk_docs
     from .engine import Engine
     from .evals import llamaindex_vector_baseline, load_questions
@@ -79,9 +79,7 @@ def run_bench(settings: Settings, *, scale: int = 1, cold_runs: int = 3, progres
         s = load_settings(home=tmp / "home", root=root)
 
         t = time.perf_counter()
-        emb_cfg = s.embedding
-        embedder = get_embedder(emb_cfg.get("backend", "sentence-transformers"),
-                                batch_size=int(emb_cfg.get("batch_size", 32)))
+        embedder = embedder_for(s)
         model_load = time.perf_counter() - t
 
         # Raw encode throughput on exactly the chunks ingest embeds.
@@ -89,7 +87,7 @@ def run_bench(settings: Settings, *, scale: int = 1, cold_runs: int = 3, progres
         texts = list(dict.fromkeys(c.embed_text for c in chunks))  # distinct texts, as ingest embeds them
         model = embedder.llama._model
         t = time.perf_counter()
-        model.encode(texts, batch_size=int(emb_cfg.get("batch_size", 32)), normalize_embeddings=True)
+        model.encode(texts, batch_size=s.embedding.batch_size, normalize_embeddings=True)
         raw = time.perf_counter() - t
 
         t = time.perf_counter()

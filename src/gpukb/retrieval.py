@@ -22,26 +22,9 @@ from typing import Any
 
 from .backends.base import Evidence
 from .index import IndexHandle
+from .text import keyword_query, stemmer, terms
 
 MODES = ("hybrid", "vector", "bm25")
-
-# Words that carry no topic in a chat question ("how do I give a pod one GPU").
-# BM25 would otherwise weight them as rare terms; the vector side keeps the
-# full question.
-_GENERIC = frozenset("""
-give gives giving one ones make makes let lets want wants need needs use using used get gets getting got put set
-run runs running way ways best thing things stuff work works working help know like just also really actually ok
-okay eg etc any anything able possible please pls plz thanks thx hi hey guys someone somebody correct right proper
-properly tell explain mean means doing done go going
-""".split())
-_WORD = re.compile(r"\S+")
-
-
-def keyword_query(question: str) -> str:
-    """The question without chat filler, for the keyword retriever."""
-    kept = [w for w in _WORD.findall(question) if w.lower().strip(".,;:!?()[]'\"") not in _GENERIC]
-    return " ".join(kept) or question
-
 
 @dataclass
 class Retrieved:
@@ -102,6 +85,7 @@ class Retriever:
             index.store.llama_vector_store(), embed_model=embedder.llama, transformations=[])
         self.vector = _recording(self.vector_index.as_retriever(similarity_top_k=candidates))
         self.bm25_inner = BM25Retriever.from_persist_dir(str(index.dir / "bm25"))
+        self.bm25_inner.stemmer = stemmer()  # the stemmer the corpus was tokenized with
         self.bm25_inner.similarity_top_k = min(candidates, index.manifest.get("chunks", candidates)) or 1
         self.bm25 = _recording(self.bm25_inner)
         self.fusion = QueryFusionRetriever(
@@ -111,8 +95,6 @@ class Retriever:
     def _heading_rerank(self, question: str, evidence: list[Evidence]) -> list[Evidence]:
         """Field boost: sections whose heading path names the question's terms
         move up. Headings are written to carry the exact names users ask for."""
-        from .backends.extractive import terms
-
         q = set(terms(question))
         if not q or not evidence:
             return evidence

@@ -9,6 +9,7 @@ Extras can also register through the ``gpukb.embedders``,
 from __future__ import annotations
 
 from .registry import (
+    embedder_for,
     get_embedder,
     get_generator,
     get_vector_store,
@@ -18,6 +19,6 @@ from .registry import (
 )
 
 __all__ = [
-    "get_embedder", "get_generator", "get_vector_store",
+    "embedder_for", "get_embedder", "get_generator", "get_vector_store",
     "register_embedder", "register_generator", "register_vector_store",
 ]

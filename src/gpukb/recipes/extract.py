@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from ..text import STOPWORDS
 from .model import Recipe
 
 __all__ = ["extract_params", "Extraction", "normalise_text", "parse_number", "parse_size"]
@@ -29,8 +30,9 @@ _WORD_NUMBERS = {
 }
 _NUM = r"(\d+|" + "|".join(sorted((re.escape(w) for w in _WORD_NUMBERS), key=len, reverse=True)) + r")"
 
-# words that are never values of a name-like parameter
-_STOP = {
+# words that are never values of a name-like parameter: the shared stopwords
+# plus the nouns and verbs that frame a request
+_STOP = set(STOPWORDS) | {
     "a", "an", "the", "to", "in", "on", "for", "with", "and", "or", "of", "my", "our", "your", "this", "that",
     "each", "per", "is", "are", "be", "at", "as", "by", "from", "into", "using", "use", "via", "it", "its",
     "gpu", "gpus", "node", "nodes", "pod", "pods", "job", "jobs", "worker", "workers", "named", "called",

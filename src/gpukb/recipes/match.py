@@ -5,28 +5,21 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .model import Recipe
+from ..text import STOPWORDS, stem, words
+from .model import Recipe, library_of
 
 __all__ = ["match_recipes", "wants_manifest", "recipe_search_text", "tokenize"]
 
-_STOPWORDS = {
-    "a", "an", "the", "to", "in", "on", "for", "with", "and", "or", "of", "my", "our", "me", "i", "we",
-    "is", "are", "be", "it", "that", "this", "how", "do", "does", "can", "should", "what", "which",
+# Words that ask for a manifest but name no recipe.
+_REQUEST_WORDS = frozenset({
     "please", "give", "need", "want", "yaml", "manifest", "example", "sample", "create", "make",
-    "write", "generate", "show", "by", "at", "as", "from", "into", "each", "per", "x", "so", "some",
-}
-
-
-def _stem(w: str) -> str:
-    if len(w) > 4 and w.endswith("ies"):
-        return w[:-3] + "y"
-    if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
-        return w[:-1]
-    return w
+    "write", "generate", "show", "per", "x",
+})
 
 
 def tokenize(text: str) -> list[str]:
-    return [_stem(w) for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _STOPWORDS]
+    """Recipe-matching tokens: the shared word tokens and stemmer (:mod:`gpukb.text`)."""
+    return [stem(w) for w in words(text) if w not in STOPWORDS and w not in _REQUEST_WORDS]
 
 
 def recipe_search_text(recipe: Recipe) -> str:
@@ -70,17 +63,9 @@ class _Index:
         return out
 
 
-_INDEX: dict[tuple, _Index] = {}
-
-
 def _index_for(recipes: list[Recipe]) -> _Index:
-    key = tuple((r.id, id(r)) for r in recipes)
-    idx = _INDEX.get(key)
-    if idx is None:
-        if len(_INDEX) > 8:
-            _INDEX.clear()
-        idx = _INDEX[key] = _Index(recipes)
-    return idx
+    lib = library_of(recipes)
+    return lib.built("match-index", _Index) if lib is not None else _Index(recipes)
 
 
 def match_recipes(text: str, recipes: list[Recipe] | None = None, k: int = 3) -> list[tuple[Recipe, float]]:

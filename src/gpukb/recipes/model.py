@@ -15,6 +15,8 @@ from .template import DIRECTIVES, referenced_params
 __all__ = [
     "Recipe",
     "load_recipes",
+    "RecipeLibrary",
+    "library",
     "load_recipe_file",
     "find_recipe",
     "resolve_params",
@@ -247,38 +249,80 @@ def _schema_message(err) -> str:
     return err.message.replace("\n", " ")[:200]
 
 
-_CACHE: dict[Path, tuple[tuple, list[Recipe]]] = {}
+class RecipeLibrary:
+    """The recipes of one folder and everything built over them (the match
+    index). Reloads, and drops what it built, when a recipe file changes."""
+
+    def __init__(self, recipes_dir: Path):
+        self.dir = Path(recipes_dir)
+        self._stamp: tuple | None = None
+        self._recipes: list[Recipe] = []
+        self._built: dict[str, Any] = {}
+
+    def _current_stamp(self) -> tuple:
+        if not self.dir.is_dir():
+            raise RecipeError("recipes folder not found", path=str(self.dir))
+        files = sorted(p for p in self.dir.glob("*/*.yaml") if p.parent.name != FRAGMENTS_DIR)
+        stamp = tuple((str(p), p.stat().st_mtime_ns) for p in files)
+        frag = self.dir / FRAGMENTS_DIR
+        if frag.is_dir():
+            stamp += tuple((str(p), p.stat().st_mtime_ns) for p in sorted(frag.glob("*.yaml")))
+        return stamp
+
+    def recipes(self) -> list[Recipe]:
+        """Every recipe, sorted by id. Raises :class:`RecipeError` naming the broken file."""
+        stamp = self._current_stamp()
+        if stamp != self._stamp:
+            files = [Path(p) for p, _ in stamp if Path(p).parent.name != FRAGMENTS_DIR]
+            recipes = [load_recipe_file(p) for p in files]
+            seen: dict[str, Path] = {}
+            for r in recipes:
+                if r.id in seen:
+                    raise RecipeError(f"duplicate recipe id {r.id!r} (also in {seen[r.id]})", path=str(r.path),
+                                      field="id")
+                seen[r.id] = r.path
+                if r.path.parent.name != r.area:
+                    raise RecipeError(f"area {r.area!r} does not match its folder {r.path.parent.name!r}",
+                                      path=str(r.path), field="area")
+            recipes.sort(key=lambda r: r.id)
+            self._recipes, self._stamp, self._built = recipes, stamp, {}
+        return list(self._recipes)
+
+    def owns(self, recipes: list[Recipe]) -> bool:
+        """Are these exactly this library's current recipe objects?"""
+        return len(recipes) == len(self._recipes) and all(a is b for a, b in zip(recipes, self._recipes))
+
+    def built(self, name: str, factory):
+        """A structure built once over the current recipes (dropped on reload)."""
+        if name not in self._built:
+            self._built[name] = factory(self._recipes)
+        return self._built[name]
 
 
-def load_recipes(recipes_dir: Path | None = None) -> list[Recipe]:
-    """Every recipe under ``recipes_dir`` (default: the configured recipes folder), sorted by id."""
+_LIBRARIES: dict[Path, RecipeLibrary] = {}
+
+
+def library(recipes_dir: Path | None = None) -> RecipeLibrary:
+    """The :class:`RecipeLibrary` of ``recipes_dir`` (default: the configured folder)."""
     if recipes_dir is None:
         from ..config import load_settings
 
         recipes_dir = load_settings().recipes_dir
-    recipes_dir = Path(recipes_dir)
-    if not recipes_dir.is_dir():
-        raise RecipeError("recipes folder not found", path=str(recipes_dir))
-    files = sorted(p for p in recipes_dir.glob("*/*.yaml") if p.parent.name not in (FRAGMENTS_DIR,))
-    stamp = tuple((str(p), p.stat().st_mtime_ns) for p in files)
-    frag = recipes_dir / FRAGMENTS_DIR
-    if frag.is_dir():
-        stamp += tuple((str(p), p.stat().st_mtime_ns) for p in sorted(frag.glob("*.yaml")))
-    key = recipes_dir.resolve()
-    cached = _CACHE.get(key)
-    if cached and cached[0] == stamp:
-        return list(cached[1])
-    recipes = [load_recipe_file(p) for p in files]
-    seen: dict[str, Path] = {}
-    for r in recipes:
-        if r.id in seen:
-            raise RecipeError(f"duplicate recipe id {r.id!r} (also in {seen[r.id]})", path=str(r.path), field="id")
-        seen[r.id] = r.path
-        if r.path.parent.name != r.area:
-            raise RecipeError(f"area {r.area!r} does not match its folder {r.path.parent.name!r}", path=str(r.path), field="area")
-    recipes.sort(key=lambda r: r.id)
-    _CACHE[key] = (stamp, recipes)
-    return list(recipes)
+    key = Path(recipes_dir).resolve()
+    lib = _LIBRARIES.get(key)
+    if lib is None:
+        lib = _LIBRARIES[key] = RecipeLibrary(key)
+    return lib
+
+
+def library_of(recipes: list[Recipe]) -> RecipeLibrary | None:
+    """The library whose current recipes are exactly ``recipes``, if any."""
+    return next((lib for lib in _LIBRARIES.values() if lib.owns(recipes)), None)
+
+
+def load_recipes(recipes_dir: Path | None = None) -> list[Recipe]:
+    """Every recipe under ``recipes_dir`` (default: the configured recipes folder), sorted by id."""
+    return library(recipes_dir).recipes()
 
 
 def find_recipe(recipe_id: str, recipes: list[Recipe] | None = None) -> Recipe:

@@ -1,0 +1,126 @@
+"""Text normalisation shared by retrieval, BM25, the KB vocabulary, answers and
+recipe matching: one tokenizer, one stemmer, one stopword list.
+
+* :func:`words` splits text into lowercase word tokens (the pattern BM25 uses).
+* :func:`terms` gives content terms: word tokens without stopwords, stemmed
+  with the Snowball English stemmer (PyStemmer, the stemmer bm25s uses), plus
+  compound names such as ``nvidia.com/gpu`` or ``scale-down-delay-after-add``
+  kept whole, so a question that names one matches it exactly.
+* :func:`keyword_query` drops chat filler ("hey, can someone tell me...")
+  before a question reaches the keyword retriever.
+
+``TERMS_VERSION`` is stored with every index vocabulary; bump it whenever
+:func:`terms` changes so stored vocabularies are recomputed.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+__all__ = [
+    "STOPWORDS", "CHAT_FILLER", "TERMS_VERSION", "WORD_PATTERN",
+    "words", "stem", "terms", "keyword_query", "stemmer", "bm25_stopwords",
+]
+
+TERMS_VERSION = 3
+
+# Function words and words that carry no topic in a platform question.
+STOPWORDS = frozenset("""
+a about above after again against all am an and any are as at be because been before being below between both but by
+can could did do does doing down during each few for from further had has have having he her here hers how i if in into
+is it its itself just me more most my no nor not now of off on once only or other our out over own same she should so
+some such than that the their them then there these they this those through to too under until up very was we were what
+when where which while who whom why will with would you your yours im ive dont doesnt cant whats hows pls please thanks
+get got use using want need make one two k8s kubernetes
+""".split())
+
+# Chat filler: words that name no topic in a chat question ("how do I give a
+# pod one GPU"). BM25 would weight them as rare terms; the vector side keeps
+# the full question.
+CHAT_FILLER = frozenset("""
+give gives giving one ones make makes let lets want wants need needs use using used get gets getting got put set
+run runs running way ways best thing things stuff work works working help know like just also really actually ok
+okay eg etc any anything able possible please pls plz thanks thx hi hey guys someone somebody correct right proper
+properly tell explain mean means doing done go going
+""".split())
+
+# Word tokens, as bm25s and llama-index's BM25Retriever split text.
+WORD_PATTERN = r"(?u)\b\w\w+\b"
+_WORD = re.compile(WORD_PATTERN)
+# Tokens that may be compound names: nvidia.com/gpu, mig-1g.10gb, max_replicas.
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9./_-]*[a-z0-9]|[a-z0-9]")
+_PARTS = re.compile(r"[./_-]+")
+
+
+# Snowball keeps a final "s" after "u" (status, corpus), which would leave
+# "GPUs" apart from "GPU". Plural accelerator acronyms are singular first.
+_ACRONYM_PLURALS = {"gpus": "gpu", "cpus": "cpu", "tpus": "tpu", "npus": "npu", "dpus": "dpu", "vcpus": "vcpu",
+                    "hcas": "hca", "nics": "nic"}
+
+
+class Stemmer:
+    """The Snowball English stemmer (PyStemmer) with the acronym plurals above.
+
+    It has PyStemmer's ``stemWord``/``stemWords`` interface, so bm25s and
+    llama-index's BM25 retriever use it as they would PyStemmer itself."""
+
+    def __init__(self) -> None:
+        import Stemmer as _pystemmer
+
+        self._snowball = _pystemmer.Stemmer("english")
+
+    def stemWord(self, word: str) -> str:  # noqa: N802 (PyStemmer's name)
+        return self._snowball.stemWord(_ACRONYM_PLURALS.get(word, word))
+
+    def stemWords(self, words: list[str]) -> list[str]:  # noqa: N802
+        return [self.stemWord(w) for w in words]
+
+
+@lru_cache(maxsize=1)
+def stemmer() -> Stemmer:
+    """The one stemmer, shared by terms() and BM25."""
+    return Stemmer()
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    return stemmer().stemWord(word)
+
+
+def bm25_stopwords() -> list[str]:
+    """The stopword list handed to bm25s when it tokenizes the corpus."""
+    return sorted(STOPWORDS)
+
+
+def words(text: str) -> list[str]:
+    """Lowercase word tokens (letters, digits, underscore; two or more)."""
+    return _WORD.findall(text.lower())
+
+
+def terms(text: str) -> list[str]:
+    """Normalised content terms.
+
+    Plain words are stemmed; a compound name such as
+    ``scale-down-gpu-utilization-threshold`` or ``nvidia.com/gpu.memory``
+    counts as itself (unstemmed) and as its stemmed parts.
+    """
+    out: list[str] = []
+    for t in _TOKEN.findall(text.lower()):
+        if t in STOPWORDS:
+            continue
+        if _PARTS.search(t):
+            out.append(t)
+            out.extend(stem(p) for p in _PARTS.split(t) if len(p) >= 2 and p not in STOPWORDS)
+        elif len(t) >= 2:
+            out.append(stem(t))
+    return out
+
+
+_SPACE = re.compile(r"\S+")
+
+
+def keyword_query(question: str) -> str:
+    """The question without chat filler, for the keyword retriever."""
+    kept = [w for w in _SPACE.findall(question) if w.lower().strip(".,;:!?()[]'\"") not in CHAT_FILLER]
+    return " ".join(kept) or question
