@@ -10,7 +10,7 @@ import pytest
 
 from gpukb.errors import ConfigError, ManifestError
 from gpukb.lint import RULES, lint_documents, lint_files, load_profile, profile_from_dict
-from gpukb.lint.registry import FAMILIES
+from gpukb.rules.registry import FAMILIES
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "manifests"
 
@@ -185,7 +185,8 @@ CASES = {
     "time-slicing-product-label": ([pod(podspec(nodeSelector={"nvidia.com/gpu.product": "Tesla-T4"}))],
                                    [pod(podspec(nodeSelector={"nvidia.com/gpu.product": "Tesla-T4-SHARED"}))], TS),
     "gang-scheduling-missing": ([ptjob()], [ptjob({"runPolicy": {"schedulingPolicy": {"minAvailable": 4}}})], None),
-    "volcano-min-available": ([vjob(min_available=2)], [vjob(min_available=4)], None),
+    "volcano-min-available": ([vjob(min_available=5)], [vjob(min_available=4)], None),
+    "volcano-partial-gang": ([vjob(min_available=2)], [vjob(min_available=4)], None),
     "volcano-queue": ([vjob(queue=None)], [vjob(queue="research")], None),
     "coscheduling-label-without-scheduler": ([COSCHED_CFG, *cosched_pod_set(scheduler=None)],
                                              [COSCHED_CFG, *cosched_pod_set(scheduler="gang")], None),
@@ -227,12 +228,80 @@ def fired(docs, profile):
     return [(f.rule, f.severity, f.path) for r in lint_documents(_strip_none(docs), profile=profile) for f in r.findings]
 
 
+def _with(doc, fn):
+    d = copy.deepcopy(doc)
+    fn(d)
+    return d
+
+
+def _job(**spec):
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "ml"},
+            "spec": {"template": {"spec": podspec(restartPolicy="Never")}, **spec}}
+
+
+def _res(requests=None, limits=None):
+    return pod(podspec({"name": "c", "image": "i", "resources": {"requests": requests or {}, "limits": limits or {}}}))
+
+
+_PT = ptjob()
+_MPI = mpijob()
+
+# Admission rules (what the API server or a webhook rejects), same shape as CASES.
+CASES.update({
+    "invalid-quantity": ([_res(limits={"cpu": "two"})], [_res(limits={"cpu": "2"})], None),
+    "extended-resource-fractional": ([_res(limits={"example.com/fpga": "0.5"})], [_res(limits={"example.com/fpga": 1})], None),
+    "extended-resource-not-in-limits": ([_res(requests={"example.com/fpga": 1})], [_res(limits={"example.com/fpga": 1})], None),
+    "extended-resource-requests-not-equal-limits": ([_res({"example.com/fpga": 1}, {"example.com/fpga": 2})],
+                                                    [_res({"example.com/fpga": 2}, {"example.com/fpga": 2})], None),
+    "request-exceeds-limit": ([_res({"cpu": "4"}, {"cpu": "2"})], [_res({"cpu": "2"}, {"cpu": "4"})], None),
+    "duplicate-container-name": ([pod(podspec(container(name="a"), container(name="a")))],
+                                 [pod(podspec(container(name="a"), container(name="b")))], None),
+    "selector-mismatch": ([_with(deployment(), lambda d: d["spec"]["selector"]["matchLabels"].update(app="x"))],
+                          [deployment()], None),
+    "indexed-job-needs-completions": ([_job(completionMode="Indexed")], [_job(completionMode="Indexed", completions=2)], None),
+    "backoff-limit-per-index-needs-indexed": ([_job(backoffLimitPerIndex=1)],
+                                              [_job(backoffLimitPerIndex=1, completionMode="Indexed", completions=2)], None),
+    "job-restart-policy": ([_with(_job(), lambda d: d["spec"]["template"]["spec"].update(restartPolicy="Always"))],
+                           [_job()], None),
+    "volcano-no-tasks": ([_with(vjob(), lambda d: d["spec"].update(tasks=[]))], [vjob()], None),
+    "volcano-duplicate-task": ([_with(vjob(min_available=8), lambda d: d["spec"]["tasks"].append(copy.deepcopy(d["spec"]["tasks"][0])))],
+                               [vjob()], None),
+    "volcano-task-min-available": ([_with(vjob(), lambda d: d["spec"]["tasks"][0].update(minAvailable=5))],
+                                   [_with(vjob(), lambda d: d["spec"]["tasks"][0].update(minAvailable=4))], None),
+    "volcano-duplicate-policy": ([_with(vjob(), lambda d: d["spec"].update(policies=[{"event": "PodEvicted", "action": "RestartJob"},
+                                                                                      {"event": "PodEvicted", "action": "AbortJob"}]))],
+                                 [_with(vjob(), lambda d: d["spec"].update(policies=[{"event": "PodEvicted", "action": "RestartJob"}]))], None),
+    "pytorchjob-replica-specs": ([_with(_PT, lambda d: d["spec"].pop("pytorchReplicaSpecs"))], [_PT], None),
+    "pytorchjob-container-name": ([ptjob(name="trainer")], [_PT], None),
+    "pytorchjob-replica-type": ([_with(_PT, lambda d: d["spec"]["pytorchReplicaSpecs"].update(Chief=copy.deepcopy(d["spec"]["pytorchReplicaSpecs"]["Worker"])))],
+                                [_PT], None),
+    "pytorchjob-master-replicas": ([_with(_PT, lambda d: d["spec"]["pytorchReplicaSpecs"]["Master"].update(replicas=2))], [_PT], None),
+    "pytorchjob-worker-replicas": ([ptjob(worker_replicas=0)], [_PT], None),
+    "pytorchjob-elastic-needs-worker": ([_with(_PT, lambda d: (d["spec"].update(elasticPolicy={"minReplicas": 1}),
+                                                                d["spec"]["pytorchReplicaSpecs"].pop("Worker")))],
+                                        [_with(_PT, lambda d: d["spec"].update(elasticPolicy={"minReplicas": 1}))], None),
+    "pytorchjob-nproc-conflict": ([ptjob({"nprocPerNode": "1", "elasticPolicy": {"nProcPerNode": 1}})],
+                                  [ptjob({"nprocPerNode": "1"})], None),
+    "mpijob-launcher": ([_with(_MPI, lambda d: d["spec"]["mpiReplicaSpecs"].pop("Launcher"))], [_MPI], None),
+    "mpijob-launcher-replicas": ([_with(_MPI, lambda d: d["spec"]["mpiReplicaSpecs"]["Launcher"].update(replicas=2))], [_MPI], None),
+    "mpijob-worker-replicas": ([_with(_MPI, lambda d: d["spec"]["mpiReplicaSpecs"]["Worker"].update(replicas=0))], [_MPI], None),
+    "mpijob-replica-type": ([_with(_MPI, lambda d: d["spec"]["mpiReplicaSpecs"].update(Chief=copy.deepcopy(d["spec"]["mpiReplicaSpecs"]["Worker"])))],
+                            [_MPI], None),
+    "mpijob-restart-policy": ([_with(_MPI, lambda d: d["spec"]["mpiReplicaSpecs"]["Worker"].update(restartPolicy="Always"))],
+                              [_with(_MPI, lambda d: d["spec"]["mpiReplicaSpecs"]["Worker"].update(restartPolicy="OnFailure"))], None),
+    "mpijob-containers": ([_with(_MPI, lambda d: d["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"].update(containers=[]))],
+                          [_MPI], None),
+    "mpijob-slots": ([mpijob(slots=-1)], [_MPI], None),
+})
+
+
 def test_every_rule_has_a_case_and_the_registry_is_complete():
     assert set(CASES) == set(RULES)
     assert len(RULES) >= 25
     assert {r.family for r in RULES.values()} == set(FAMILIES)
     for r in RULES.values():
-        assert r.doc_id in KB_IDS, r.id
+        assert r.doc_id is None or r.doc_id in KB_IDS, r.id
+        assert r.doc_id or r.category == "admission", r.id
         assert r.severity in ("error", "warning", "info")
         assert r.title and r.symptom and r.fix, r.id
         assert r.id == r.id.lower() and " " not in r.id
@@ -401,9 +470,56 @@ def test_random_text_never_crashes_the_reader(tmp_path_factory, text):
     validate_files([str(p)])
 
 
-def test_reference_doc_lists_every_rule():
+def test_reference_doc_is_generated_from_the_registry():
+    from gpukb.output import rules_markdown
+
     doc = Path(__file__).resolve().parents[1] / "docs" / "lint-rules.md"
-    if not doc.is_file():
-        pytest.skip("docs/lint-rules.md not present")
-    text = doc.read_text()
-    assert [r for r in RULES if f"`{r}`" not in text] == []
+    rules = sorted(RULES.values(), key=lambda r: (r.category, r.family, r.id))
+    assert doc.read_text() == rules_markdown(rules), "regenerate: gpukb lint --list-rules --format markdown"
+
+
+def test_lint_runs_schemas_admission_and_advice_in_one_run():
+    bad = ptjob(name="trainer")  # the operator rejects it: no container named pytorch
+    bad["spec"]["bogusField"] = 1  # a schema error
+    rules = {f.rule for r in lint_documents([bad]) for f in r.findings}
+    assert {"pytorchjob-container-name", "schema"} <= rules
+
+
+def test_each_finding_once_with_every_container():
+    two = pod(podspec(container(name="a", cpu=False), container(name="b", cpu=False)))
+    found = [f for r in lint_documents([two]) for f in r.findings if f.rule == "gpu-container-no-cpu-memory-request"]
+    assert len(found) == 1 and "'a'" in found[0].message and "'b'" in found[0].message
+
+
+def test_rules_skipped_for_want_of_a_profile_are_named():
+    p = Path(__file__).resolve().parent / "fixtures" / "manifests"
+    report = lint_files(["-"], stdin=io.StringIO(yaml_dump([pod()])))
+    assert report.notices and "need a cluster profile" in report.notices[0]
+    with_profile = lint_files(["-"], stdin=io.StringIO(yaml_dump([pod()])), profile={"mig_strategy": "none"})
+    assert with_profile.notices == []
+    assert p.is_dir()
+
+
+def yaml_dump(docs):
+    import yaml
+
+    return yaml.safe_dump_all(docs)
+
+
+def test_cross_document_lookups_use_one_index_per_run(monkeypatch):
+    """Linear in documents: the run indexes every document once; rules never rescan the run."""
+    from gpukb.rules import context
+
+    built = []
+    orig = context.DocumentIndex.__init__
+
+    def counting(self, docs=()):
+        built.append(1)
+        orig(self, docs)
+
+    monkeypatch.setattr(context.DocumentIndex, "__init__", counting)
+    docs = [pod(ns=f"ns{i % 50}") for i in range(300)] + [quota("requests.nvidia.com/gpu")] \
+        + cosched_pod_set(replicas=2, min_member=4)
+    results = lint_documents(docs)
+    assert len(built) == 1
+    assert any(f.rule == "podgroup-min-member" for r in results for f in r.findings)

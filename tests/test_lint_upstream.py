@@ -23,7 +23,7 @@ _rel = upstream_rel
 #  * shm-missing: PyTorch or multi-GPU MPI pods without a memory-backed /dev/shm.
 #  * karpenter-gpu-nodepool-no-taint / -no-limits: GPU NodePool doc snippets without a taint or limits.
 #  * volcano-queue: the MindSpore GPU example submits to the implicit "default" queue.
-#  * volcano-min-available: negative fixture the webhook denies.
+#  (Admission findings, such as the webhook-deny fixtures, are compared with validate's below.)
 EXPECTED_LINT = {
     "NVIDIA__cloud-native-docs/gpu-operator/manifests/input/gpu-direct-rdma-demo-pod-1.yaml": {"gpu-container-no-cpu-memory-request"},
     "NVIDIA__cloud-native-docs/gpu-operator/manifests/input/gpu-direct-rdma-demo-pod-2.yaml": {"gpu-container-no-cpu-memory-request"},
@@ -41,7 +41,6 @@ EXPECTED_LINT = {
     "kubeflow__training-operator/examples/pytorch/mnist/v1/pytorch_job_mnist_gloo.yaml": {"gang-scheduling-missing", "gpu-container-no-cpu-memory-request", "shm-missing"},
     "kubeflow__training-operator/examples/pytorch/mnist/v1/pytorch_job_mnist_nccl.yaml": {"gang-scheduling-missing", "gpu-container-no-cpu-memory-request", "shm-missing"},
     "volcano-sh__volcano/example/MindSpore-example/mindspore_gpu/mindspore-gpu.yaml": {"gpu-container-no-cpu-memory-request", "volcano-queue"},
-    "volcano-sh__volcano/example/invalid_jobs/minAvailable-webhook-deny.yaml": {"volcano-min-available"},
 }
 
 # Extra findings with the example profile (GPU nodes tainted nvidia.com/gpu=true:NoSchedule,
@@ -74,17 +73,33 @@ EXPECTED_LINT_WITH_PROFILE_EXTRA = {
 }
 
 
-def _lint_rules(report) -> dict[str, set[str]]:
+def _lint_rules(report, advice_only: bool = True) -> dict[str, set[str]]:
+    from gpukb.rules import RULES
+
     got: dict[str, set[str]] = {}
     for f in report.files:
         for d in f.documents:
             for x in d.findings:
+                r = RULES.get(x.rule)
+                if advice_only and (r is None or r.category != "advice"):
+                    continue
                 got.setdefault(_rel(f.path), set()).add(x.rule)
     return got
 
 
 def test_lint_over_every_upstream_manifest_finds_only_reviewed_problems():
     assert _lint_rules(lint_files(_paths())) == EXPECTED_LINT
+
+
+def test_lint_reports_everything_validate_reports():
+    """One command is enough: lint's schema and admission findings are validate's."""
+    from gpukb.validate import validate_files
+
+    paths = _paths()
+    linted = _lint_rules(lint_files(paths), advice_only=False)
+    validated = _lint_rules(validate_files(paths), advice_only=False)
+    for path, rules in validated.items():
+        assert rules <= linted.get(path, set()), path
 
 
 def test_lint_with_the_example_profile_adds_only_reviewed_findings():

@@ -7,6 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+
+from conftest import require_upstream
 import yaml
 
 from gpukb.cli import main
@@ -84,8 +86,7 @@ def test_example_matches_golden_and_validates(case):
 
 @pytest.fixture(scope="module")
 def upstream_crd_schemas():
-    if not UPSTREAM.is_dir():
-        pytest.skip(f"upstream fixtures not found at {UPSTREAM}")
+    require_upstream()
     from gpukb.validate.crd import load_crd_schemas
 
     index = json.loads((UPSTREAM / "index.json").read_text(encoding="utf-8"))

@@ -13,8 +13,8 @@ from gpukb.errors import ManifestError, UsageError
 from gpukb.validate import Validator, available_versions, validate_documents, validate_files
 from gpukb.validate.core import core_kinds
 from gpukb.validate.crd import builtin_crd_schemas
-from gpukb.validate.quantity import parse_quantity
-from gpukb.validate.walk import iter_pod_specs, json_path
+from gpukb.k8s.quantity import parse_quantity
+from gpukb.k8s.walk import iter_pod_specs, json_path
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "manifests"
 
@@ -154,9 +154,9 @@ def test_parse_quantity_rejects(bad):
     [
         ({"limits": {"nvidia.com/gpu": "0.5"}}, "gpu-fractional", 'spec.containers[0].resources.limits["nvidia.com/gpu"]'),
         ({"limits": {"nvidia.com/gpu": "500m"}}, "gpu-fractional", None),
-        ({"requests": {"nvidia.com/gpu": 1}}, "gpu-not-in-limits", "spec.containers[0].resources.limits"),
-        ({"requests": {"nvidia.com/gpu": 1}, "limits": {"nvidia.com/gpu": 2}}, "gpu-requests-not-equal-limits", None),
-        ({"requests": {"nvidia.com/mig-1g.10gb": 1}}, "gpu-not-in-limits", None),
+        ({"requests": {"nvidia.com/gpu": 1}}, "gpu-request-without-limit", "spec.containers[0].resources.limits"),
+        ({"requests": {"nvidia.com/gpu": 1}, "limits": {"nvidia.com/gpu": 2}}, "gpu-request-limit-mismatch", None),
+        ({"requests": {"nvidia.com/mig-1g.10gb": 1}}, "gpu-request-without-limit", None),
         ({"requests": {"example.com/dongle": 1}}, "extended-resource-not-in-limits", None),
         ({"requests": {"cpu": "2"}, "limits": {"cpu": "1"}}, "request-exceeds-limit", "spec.containers[0].resources.requests.cpu"),
         ({"limits": {"memory": "lots"}}, "invalid-quantity", "spec.containers[0].resources.limits.memory"),
@@ -201,13 +201,13 @@ def test_gpu_rules_apply_inside_every_workload_kind():
          "spec": {"replicatedJobs": [{"name": "w", "template": {"spec": {"template": tpl}}}]}},
     ]
     for doc, res in zip(docs, validate_documents(docs, allow_unknown=True)):
-        assert "gpu-not-in-limits" in [f.rule for f in res.findings], doc["kind"]
+        assert "gpu-request-without-limit" in [f.rule for f in res.findings], doc["kind"]
 
 
 def test_trainjob_resources_per_node_are_checked():
     doc = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": {"name": "t"},
            "spec": {"trainer": {"resourcesPerNode": {"requests": {"nvidia.com/gpu": 2}}}}}
-    assert "gpu-not-in-limits" in rules(doc, allow_unknown=True)
+    assert "gpu-request-without-limit" in rules(doc, allow_unknown=True)
 
 
 # ---------------------------------------------------------------- walker
@@ -436,7 +436,7 @@ def test_validate_files_multi_document_and_index():
     r = validate_files([str(FIX / "bad-gpu-pod.yaml")])
     (f,) = r.files
     assert [d.index for d in f.documents] == [0, 1]
-    assert {x.rule for x in f.documents[0].findings} >= {"gpu-fractional", "gpu-not-in-limits"}
+    assert {x.rule for x in f.documents[0].findings} >= {"gpu-fractional", "gpu-request-without-limit"}
     assert r.errors >= 2
 
 

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+
+from conftest import require_upstream
 import yaml
 from jsonschema import Draft202012Validator
 
@@ -169,8 +171,7 @@ def test_crd_files_and_dirs_feed_validation(tmp_path):
 
 
 def _index():
-    if not (UPSTREAM / "index.json").is_file():
-        pytest.skip(f"upstream fixtures not found at {UPSTREAM}")
+    require_upstream()
     return json.loads((UPSTREAM / "index.json").read_text())
 
 

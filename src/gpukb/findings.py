@@ -50,6 +50,7 @@ class FileResult:
 @dataclass
 class Report:
     files: list[FileResult] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)  # e.g. rules skipped for want of a cluster profile
 
     @property
     def errors(self) -> int:
@@ -64,4 +65,5 @@ class Report:
             "files": [asdict(f) for f in self.files],
             "errors": self.errors,
             "warnings": self.warnings,
+            "notices": list(self.notices),
         }

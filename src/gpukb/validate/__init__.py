@@ -11,7 +11,7 @@
   ``extra_schemas`` (these win over built-ins). ``null`` map values of custom
   resources are pruned and schema defaults filled in before validation, as
   the API server does.
-* :mod:`gpukb.validate.semantic` adds the checks the API server or an
+* :mod:`gpukb.rules.admission` adds the checks the API server or an
   admission webhook applies beyond the schema (GPU limits, Indexed Jobs,
   Volcano minAvailable, PyTorchJob/MPIJob replica rules...).
 * Unparseable YAML becomes a ``yaml-parse`` finding on that file (the other
@@ -76,7 +76,7 @@ _PY_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int:
 
 
 def _error_findings(err: Any, prefix: str) -> list[Finding]:
-    from .walk import json_path
+    from ..k8s.walk import json_path
 
     path = json_path(prefix, *list(err.absolute_path)) if prefix else json_path("", *list(err.absolute_path))
     v = err.validator
@@ -136,10 +136,17 @@ class Validator:
         extra_schemas: dict | None = None,
         allow_unknown: bool = False,
         strict: bool = True,
+        categories: tuple[str, ...] = ("admission",),
+        profile: Any = None,
     ) -> None:
+        """``categories``: which rule categories run after the schemas
+        (``admission`` for validate; ``admission`` and ``advice`` for lint).
+        ``profile``: the cluster profile advice rules may read."""
         from .core import resolve_version
 
         self.version = resolve_version(k8s_version)
+        self.categories = tuple(categories)
+        self.profile = profile
         self.strict = strict
         self.allow_unknown = allow_unknown
         self.extra_schemas = dict(extra_schemas or {})
@@ -175,10 +182,13 @@ class Validator:
         return sorted(out)
 
     # -- validation ----------------------------------------------------
-    def findings(self, doc: Any, prefix: str = "") -> list[Finding]:
-        """Every finding for one document; paths are prefixed with ``prefix``."""
-        from .semantic import semantic_findings
-        from .walk import json_path
+    def findings(self, doc: Any, prefix: str = "", index: Any = None) -> list[Finding]:
+        """Every finding for one document; paths are prefixed with ``prefix``.
+
+        ``index`` (a :class:`~gpukb.rules.DocumentIndex`) holds the other
+        documents of the run for cross-document rules."""
+        from ..k8s.walk import json_path
+        from ..rules import run_rules
 
         if not isinstance(doc, dict):
             return [
@@ -193,7 +203,7 @@ class Validator:
         if kind == "List" and api == "v1" and isinstance(doc.get("items"), list):
             out: list[Finding] = []
             for i, item in enumerate(doc["items"]):
-                out.extend(self.findings(item, json_path(prefix, "items", i) if prefix else f"items[{i}]"))
+                out.extend(self.findings(item, json_path(prefix, "items", i) if prefix else f"items[{i}]", index))
             return out
         if not isinstance(api, str) or not api or not isinstance(kind, str) or not kind:
             missing = [k for k, v in (("apiVersion", api), ("kind", kind)) if not isinstance(v, str) or not v]
@@ -245,10 +255,8 @@ class Validator:
                 out.extend(_error_findings(err, prefix))
             if custom and isinstance(instance.get("metadata"), dict):
                 out.extend(self._metadata_findings(instance["metadata"], json_path(prefix, "metadata") if prefix else "metadata"))
-        for f in semantic_findings(doc):
-            if prefix:
-                f.path = json_path(prefix, f.path) if not f.path.startswith("[") else prefix + f.path
-            out.append(f)
+        if self.categories:
+            out.extend(run_rules(doc, index=index, profile=self.profile, categories=self.categories, prefix=prefix))
         return out
 
     def _metadata_findings(self, meta: dict[str, Any], path: str) -> list[Finding]:
@@ -268,15 +276,37 @@ class Validator:
             out.extend(_error_findings(err, path))
         return out
 
-    def document_result(self, doc: Any, index: int) -> DocumentResult:
+    def document_result(self, doc: Any, index: int, docs: Any = None) -> DocumentResult:
         d = doc if isinstance(doc, dict) else {}
         return DocumentResult(
             index=index,
             apiVersion=_str_or_none(d.get("apiVersion")),
             kind=_str_or_none(d.get("kind")),
             name=_doc_name(d),
-            findings=self.findings(doc),
+            findings=self.findings(doc, index=docs),
         )
+
+
+def _flat(doc: Any) -> list[dict[str, Any]]:
+    """The objects of a document; a v1 List yields its items."""
+    if isinstance(doc, dict) and doc.get("kind") == "List" and isinstance(doc.get("items"), list):
+        return [i for i in doc["items"] if isinstance(i, dict)]
+    return [doc] if isinstance(doc, dict) else []
+
+
+def _notices(objects: list[dict[str, Any]], categories: tuple[str, ...], profile: Any) -> list[str]:
+    if "advice" not in categories:
+        return []
+    from ..k8s.walk import group_of
+    from ..rules import skipped_for_profile
+
+    kinds = {(group_of(o)[0], o["kind"]) for o in objects if isinstance(o.get("kind"), str)}
+    skipped = skipped_for_profile(kinds, profile)
+    if not skipped:
+        return []
+    ids = ", ".join(r.id for r in skipped)
+    return [f"{len(skipped)} rule{'s' if len(skipped) != 1 else ''} need a cluster profile and were skipped: {ids} "
+            "(see `gpukb lint --help`, option --profile)"]
 
 
 def validate_documents(
@@ -286,15 +316,23 @@ def validate_documents(
     extra_schemas: dict | None = None,
     allow_unknown: bool = False,
     strict: bool = True,
+    categories: tuple[str, ...] = ("admission",),
+    profile: Any = None,
 ) -> list[DocumentResult]:
     """Validate parsed documents; one :class:`DocumentResult` per document, ``index`` = position.
 
     ``extra_schemas`` maps ``(group, version, kind)`` to a JSON Schema (for
     example from :func:`load_crd_schemas`); it wins over the built-in schemas.
-    Raises :class:`~gpukb.errors.UsageError` for an unknown ``k8s_version``.
+    ``categories`` selects the rules run after the schemas (see
+    :mod:`gpukb.rules`). Raises :class:`~gpukb.errors.UsageError` for an
+    unknown ``k8s_version``.
     """
-    v = Validator(k8s_version=k8s_version, extra_schemas=extra_schemas, allow_unknown=allow_unknown, strict=strict)
-    return [v.document_result(doc, i) for i, doc in enumerate(docs)]
+    from ..rules import DocumentIndex
+
+    v = Validator(k8s_version=k8s_version, extra_schemas=extra_schemas, allow_unknown=allow_unknown, strict=strict,
+                  categories=categories, profile=profile)
+    index = DocumentIndex(o for d in docs for o in _flat(d))
+    return [v.document_result(doc, i, index) for i, doc in enumerate(docs)]
 
 
 def validate_files(
@@ -306,27 +344,37 @@ def validate_files(
     allow_unknown: bool = False,
     stdin: TextIO | None = None,
     strict: bool = True,
+    categories: tuple[str, ...] = ("admission",),
+    profile: Any = None,
 ) -> Report:
     """Validate manifest files (``-`` = stdin; directories recursively, ``*.yaml``/``*.yml``).
 
-    Raises :class:`~gpukb.errors.ManifestError` for a missing/unreadable path or
-    a broken CRD file, :class:`~gpukb.errors.UsageError` for an unknown version.
+    Schemas first, then the rules of ``categories`` (``admission`` by
+    default; ``gpukb lint`` adds ``advice``). Cross-document rules see the
+    documents of all files together. Raises
+    :class:`~gpukb.errors.ManifestError` for a missing/unreadable path or a
+    broken CRD file, :class:`~gpukb.errors.UsageError` for an unknown version.
     Unparseable YAML is reported as a ``yaml-parse`` finding.
     """
-    from .manifests import load_paths
+    from ..k8s.manifests import load_paths
+    from ..rules import DocumentIndex
 
     extra: dict = {}
     crd_sources = [*crd_dirs, *crd_files]
     if crd_sources:
         extra.update(load_crd_schemas(crd_sources, strict=strict))
-    v = Validator(k8s_version=k8s_version, extra_schemas=extra, allow_unknown=allow_unknown, strict=strict)
-    report = Report()
-    for loaded in load_paths(paths, stdin=stdin):
+    v = Validator(k8s_version=k8s_version, extra_schemas=extra, allow_unknown=allow_unknown, strict=strict,
+                  categories=categories, profile=profile)
+    loaded_files = load_paths(paths, stdin=stdin)
+    objects = [o for f in loaded_files for d in f.documents if d.parse_error is None for o in _flat(d.data)]
+    index = DocumentIndex(objects)
+    report = Report(notices=_notices(objects, tuple(categories), profile))
+    for loaded in loaded_files:
         fr = FileResult(path=loaded.path)
         for d in loaded.documents:
             if d.parse_error is not None:
                 fr.documents.append(DocumentResult(d.index, None, None, None, [d.parse_error]))
             else:
-                fr.documents.append(v.document_result(d.data, d.index))
+                fr.documents.append(v.document_result(d.data, d.index, index))
         report.files.append(fr)
     return report

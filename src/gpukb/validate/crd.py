@@ -218,7 +218,7 @@ def load_crd_schemas(paths: Iterable[str | Path], *, strict: bool = True) -> dic
     Documents that are not CRDs are ignored; a CRD that cannot be converted or
     a file that cannot be parsed raises :class:`ManifestError` naming the file.
     """
-    from .manifests import load_text
+    from ..k8s.manifests import load_text
 
     out: dict[GVK, dict[str, Any]] = {}
     for f in _iter_crd_files(paths):

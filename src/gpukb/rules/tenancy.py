@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ..validate.quantity import is_gpu_resource, parse_quantity
-from ..validate.walk import json_path
+from ..k8s.quantity import is_gpu_resource, parse_quantity
+from ..k8s.walk import json_path
 from .context import LintContext
 from .registry import Hit, rule
 

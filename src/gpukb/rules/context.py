@@ -7,12 +7,14 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Any, Iterable, Iterator
 
-from ..validate.quantity import is_gpu_resource, parse_quantity
-from ..validate.walk import ContainerRef, PodSpecRef, group_of, iter_containers, iter_pod_specs
+from ..k8s.quantity import is_gpu_resource, parse_quantity
+from ..k8s.walk import ContainerRef, PodSpecRef, group_of, iter_containers, iter_pod_specs
 from .profile import ClusterProfile
 
 __all__ = [
     "LintContext",
+    "DocumentIndex",
+    "POD_GROUP_LABEL",
     "container_gpus",
     "pod_gpus",
     "tolerates",
@@ -104,11 +106,51 @@ def selector_terms(pod_spec: dict[str, Any], base: str) -> Iterator[tuple[str, s
                     )
 
 
+class DocumentIndex:
+    """Every document of a run, indexed once for cross-document rules, so a
+    run stays linear in the number of documents."""
+
+    def __init__(self, docs: Iterable[dict[str, Any]] = ()):
+        self.docs = [d for d in docs if isinstance(d, dict)]
+        self._by_kind: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for d in self.docs:
+            k = d.get("kind")
+            if isinstance(k, str):
+                self._by_kind.setdefault((group_of(d)[0], k), []).append(d)
+
+    def of_kind(self, group: str, kind: str) -> list[dict[str, Any]]:
+        return self._by_kind.get((group, kind), [])
+
+    @cached_property
+    def pod_group_members(self) -> dict[tuple[str, str], int]:
+        """(namespace, pod group name) -> pods labelled with it, over every document."""
+        out: dict[tuple[str, str], int] = {}
+        for d in self.docs:
+            ns = LintContext.ns_of(d)
+            for pod in iter_pod_specs(d):
+                name = pod.labels.get(POD_GROUP_LABEL)
+                if isinstance(name, str):
+                    out[(ns, name)] = out.get((ns, name), 0) + (pod.replicas or 0)
+        return out
+
+
+POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
+
+
 @dataclass
 class LintContext:
     doc: dict[str, Any]
-    docs: list[dict[str, Any]] = field(default_factory=list)  # every document of the run (Lists expanded)
+    index: DocumentIndex | list[dict[str, Any]] = field(default_factory=list)  # every document of the run
     profile: ClusterProfile | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.index, DocumentIndex):
+            self.index = DocumentIndex(self.index)
+
+    @property
+    def docs(self) -> list[dict[str, Any]]:
+        assert isinstance(self.index, DocumentIndex)
+        return self.index.docs
 
     @cached_property
     def group(self) -> str:
@@ -153,9 +195,8 @@ class LintContext:
         return sum((p.replicas or 0) for p in (self.pods if pods is None else pods))
 
     def others(self, group: str, kind: str) -> Iterator[dict[str, Any]]:
-        for d in self.docs:
-            if isinstance(d, dict) and d.get("kind") == kind and group_of(d)[0] == group:
-                yield d
+        assert isinstance(self.index, DocumentIndex)
+        yield from self.index.of_kind(group, kind)
 
     @staticmethod
     def ns_of(doc: dict[str, Any]) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
-from ..validate.quantity import is_gpu_resource
+from ..k8s.quantity import is_gpu_resource
 from .context import LintContext
 from .registry import Hit, rule
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ..validate.walk import iter_containers, json_path
+from ..k8s.walk import iter_containers, json_path
 from .context import SERVING_KINDS, LintContext, container_gpus, pod_gpus
 from .registry import Hit, rule
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from ..validate.walk import iter_containers, json_path
+from ..k8s.walk import iter_containers, json_path
 from .context import LintContext, container_gpus, selector_terms
 from .registry import Hit, rule
 

@@ -1,12 +1,25 @@
-"""Render a :class:`~gpukb.findings.Report` as a text table, JSON or SARIF 2.1.0."""
+"""Output formats for check reports: a text table, JSON, SARIF 2.1.0, and the
+Markdown rule reference (``docs/lint-rules.md``).
+
+Everything printed passes through :func:`clean`: terminal control characters
+from manifest values never reach the terminal.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterable
 
-from ..findings import Report
+from .findings import Report
 
-__all__ = ["render_text", "to_sarif", "FORMATS"]
+__all__ = ["render_text", "to_sarif", "rules_markdown", "clean", "FORMATS"]
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean(text: str) -> str:
+    """``text`` without terminal control characters (escape sequences, bells)."""
+    return _CONTROL.sub("\ufffd", text)
 
 FORMATS = ("text", "json", "sarif")
 
@@ -30,20 +43,26 @@ def render_text(report: Report, *, console: Any = None, title: str = "findings")
     if console is None:
         import shutil
 
-        console = Console(width=max(100, shutil.get_terminal_size((160, 24)).columns), highlight=False)
+        console = Console(width=max(80, shutil.get_terminal_size((160, 24)).columns), highlight=False)
     rows = list(_rows(report))
     ndocs = sum(len(f.documents) for f in report.files)
     if rows:
-        table = Table(show_lines=False, header_style="bold")
-        for col in ("file", "doc", "kind/name", "path", "rule", "message"):
-            table.add_column(col, overflow="fold")
+        table = Table(show_lines=False, header_style="bold", expand=False)
+        # Ids never wrap (people search for them); free text folds.
+        table.add_column("file", overflow="fold", ratio=2)
+        table.add_column("doc", no_wrap=True)
+        table.add_column("kind/name", overflow="fold", ratio=2)
+        table.add_column("path", overflow="fold", ratio=3)
+        table.add_column("rule", no_wrap=True)
+        table.add_column("message", overflow="fold", ratio=5)
         style = {"error": "red", "warning": "yellow", "info": "cyan"}
         for path, idx, what, f in rows:
             msg = f.message + (f"\nfix: {f.fix}" if f.fix else "") + (f"\nsee: {f.doc_id}" if f.doc_id else "")
-            table.add_row(
-                Text(path), idx, Text(what), Text(f.path or "-"), Text(f.rule, style=style.get(f.severity, "")), Text(msg)
-            )
+            table.add_row(Text(clean(path)), idx, Text(clean(what)), Text(clean(f.path or "-")),
+                          Text(f.rule, style=style.get(f.severity, "")), Text(clean(msg)))
         console.print(table)
+    for note in report.notices:
+        console.print(Text("note: " + clean(note), style="cyan"))
     infos = sum(1 for *_, f in rows if f.severity == "info")
     summary = (
         f"{report.errors} error(s), {report.warnings} warning(s)"
@@ -59,7 +78,7 @@ def to_sarif(report: Report, *, tool: str = "gpukb", rules: dict[str, dict[str, 
     ``rules`` maps rule id -> {"title", "fix", "doc_id", "severity"} for the
     rule metadata (the linter passes its registry).
     """
-    from .. import __version__
+    from . import __version__
 
     rules = rules or {}
     used: dict[str, dict[str, Any]] = {}
@@ -106,3 +125,35 @@ def to_sarif(report: Report, *, tool: str = "gpukb", rules: dict[str, dict[str, 
             }
         ],
     }
+
+
+def rules_markdown(rules: Iterable[Any]) -> str:
+    """The rule reference as Markdown, grouped by category then family."""
+    rules = list(rules)
+    lines = [
+        "# gpukb rules",
+        "",
+        "Every check gpukb runs on a manifest is a rule in one registry (`src/gpukb/rules/`, one module per family).",
+        "`gpukb validate` runs the schemas and the **admission** rules (what the API server or an operator's webhook",
+        "rejects). `gpukb lint` runs the schemas, the admission rules and the **advice** rules (what is accepted but",
+        "leaves GPU pods Pending, wastes GPUs or lets tenants interfere), so one command is enough.",
+        "`gpukb lint --list-rules [--json]` prints this table; `gpukb lint --list-rules --format markdown` regenerates",
+        "this file. Exit code 1 when any finding reaches `--fail-on` (default `error`).",
+        "",
+        "Rules marked *profile* need facts about the cluster (`--profile cluster.yaml`; the format is in the README).",
+        "Without a profile they are skipped, and the output says which were skipped.",
+        "",
+        "Schema findings use the ids `schema`, `unknown-kind`, `missing-kind`, `not-an-object` and `yaml-parse`.",
+    ]
+    for cat in ("admission", "advice"):
+        fams = sorted({r.family for r in rules if r.category == cat})
+        for fam in fams:
+            lines += ["", f"## {cat}: {fam}", "",
+                      "| id | severity | checks | symptom (as the cluster reports it) | fix | KB doc |",
+                      "| --- | --- | --- | --- | --- | --- |"]
+            for r in sorted((r for r in rules if r.category == cat and r.family == fam), key=lambda r: r.id):
+                sev = r.severity + (", *profile*" if r.needs_profile else "")
+                cells = [f"`{r.id}`", sev, r.title, f"`{r.symptom}`" if r.symptom else "", r.fix,
+                         f"`{r.doc_id}`" if r.doc_id else ""]
+                lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines) + "\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ..validate.walk import as_int, iter_containers, json_path
+from ..k8s.walk import as_int, iter_containers, json_path
 from .context import SERVING_KINDS, LintContext, container_gpus
 from .registry import Hit, rule
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ..validate.walk import as_int, iter_containers, json_path
-from .context import LintContext, container_gpus, pod_gpus
+from ..k8s.walk import as_int, iter_containers, json_path
+from .context import DocumentIndex, LintContext, container_gpus, pod_gpus
 from .registry import Hit, rule
 
 POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
@@ -56,13 +56,14 @@ def gang_scheduling_missing(ctx: LintContext) -> Iterable[Hit]:
 
 
 @rule(
-    "volcano-min-available",
+    "volcano-partial-gang",
     family="gang",
-    severity="error",
-    title="Volcano Job minAvailable is above the task replicas, or below them for a job whose workers must all run",
-    symptom="job 'minAvailable' should not be greater than total replicas in tasks",
+    severity="warning",
+    title="A Volcano training Job's minAvailable is below its task replicas, so it starts partially",
+    symptom="pods Running while the rest stay Pending; the job waits at rendezvous holding GPUs",
     fix="Set spec.minAvailable to the sum of task replicas for distributed training (the default when omitted).",
     doc_id="gang-volcano",
+    kinds=("batch.volcano.sh/Job",),
 )
 def volcano_min_available(ctx: LintContext) -> Iterable[Hit]:
     if not ctx.is_kind("batch.volcano.sh", "Job"):
@@ -73,8 +74,7 @@ def volcano_min_available(ctx: LintContext) -> Iterable[Hit]:
     if m is None:
         return
     if m > total:
-        yield Hit("spec.minAvailable", f"minAvailable {m} > {total} task replicas: the admission webhook rejects the job")
-        return
+        return  # an admission error (volcano-min-available)
     plugins = ctx.spec.get("plugins") if isinstance(ctx.spec.get("plugins"), dict) else {}
     if m < total and ctx.gpu_pods and set(plugins) & {"pytorch", "mpi", "tensorflow"}:
         yield Hit(
@@ -189,16 +189,10 @@ def podgroup_min_member(ctx: LintContext) -> Iterable[Hit]:
     mm = as_int(ctx.spec.get("minMember"))
     if not name or mm is None:
         return
-    members = 0
-    found = False
-    for d in ctx.docs:
-        if d is ctx.doc or ctx.ns_of(d) != ctx.namespace:
-            continue
-        sub = LintContext(d, ctx.docs, ctx.profile)
-        for pod in sub.pods:
-            if pod.labels.get(POD_GROUP_LABEL) == name:
-                found = True
-                members += pod.replicas or 0
+    assert isinstance(ctx.index, DocumentIndex)
+    key = (ctx.namespace, name)
+    found = key in ctx.index.pod_group_members
+    members = ctx.index.pod_group_members.get(key, 0)
     if found and members < mm:
         yield Hit("spec.minMember", f"minMember {mm} but only {members} pod(s) carry {POD_GROUP_LABEL}={name}")
 

@@ -1,25 +1,10 @@
-"""Checks the API server or an operator's admission webhook applies beyond the schema.
+"""Family of admission rules: what the API server or an operator's webhook
+rejects beyond the schema.
 
-Each check returns findings with a short rule id, and the message quotes the
-server's or webhook's own wording where there is one, so users can match it
-against what ``kubectl apply`` printed.
-
-Rules:
-
-``invalid-quantity``             a resource quantity that does not parse
-``gpu-fractional``               a GPU (``nvidia.com/*`` ...) quantity that is not a whole number
-``gpu-not-in-limits``            a GPU in requests but not in limits
-``gpu-requests-not-equal-limits`` GPU requests differ from limits
-``extended-resource-*``          the same three rules for other extended resources
-``request-exceeds-limit``        cpu/memory/ephemeral-storage request above its limit
-``duplicate-container-name``     two containers of one pod share a name
-``selector-mismatch``            a workload's selector does not match its template labels
-``job-restart-policy``           a Job pod template without restartPolicy Never/OnFailure
-``indexed-job-needs-completions`` completionMode Indexed without completions
-``backoff-limit-per-index-needs-indexed`` backoffLimitPerIndex outside Indexed mode
-``volcano-*``                    Volcano Job admission rules (tasks, minAvailable, policies)
-``pytorchjob-*``                 Kubeflow PyTorchJob webhook rules
-``mpijob-*``                     Kubeflow MPIJob validation rules
+Messages quote the server's or webhook's own wording where there is one, so
+users can match them against what ``kubectl apply`` printed. The checks are
+registered in the one rule registry (:mod:`gpukb.rules.registry`) with
+category ``admission``; ``gpukb validate`` and ``gpukb lint`` both run them.
 """
 
 from __future__ import annotations
@@ -27,8 +12,9 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ..findings import Finding
-from .quantity import QUANTITY_RX, is_extended_resource, is_gpu_resource, parse_quantity
-from .walk import (
+from .registry import Hit, rule_group
+from ..k8s.quantity import QUANTITY_RX, is_extended_resource, is_gpu_resource, parse_quantity
+from ..k8s.walk import (
     KUBEFLOW_REPLICA_FIELDS,
     ContainerRef,
     as_int,
@@ -38,7 +24,7 @@ from .walk import (
     json_path,
 )
 
-__all__ = ["semantic_findings", "check_container_resources", "check_resource_requirements"]
+__all__ = ["semantic_findings", "check_container_resources", "check_resource_requirements", "ADMISSION"]
 
 _STANDARD = ("cpu", "memory", "ephemeral-storage")
 
@@ -87,13 +73,15 @@ def check_resource_requirements(resources: Any, path: str) -> list[Finding]:
         ext = is_extended_resource(name) or name.startswith("hugepages-")
         gpu = is_gpu_resource(name)
         prefix = "gpu" if gpu else "extended-resource"
+        mismatch_id = "gpu-request-limit-mismatch" if gpu else "extended-resource-requests-not-equal-limits"
+        missing_id = "gpu-request-without-limit" if gpu else "extended-resource-not-in-limits"
         doc = "device-plugin-requesting-gpus" if gpu else None
         if name in parsed["limits"]:
             limit = parsed["limits"][name]
             if ext and q != limit:
                 out.append(
                     _err(
-                        f"{prefix}-requests-not-equal-limits",
+                        mismatch_id,
                         json_path(path, "requests", name),
                         f"must be equal to {name} limit of {lim[name]} (request is {req[name]})",
                         doc_id=doc,
@@ -111,7 +99,7 @@ def check_resource_requirements(resources: Any, path: str) -> list[Finding]:
         elif ext and name not in lim:
             out.append(
                 _err(
-                    f"{prefix}-not-in-limits",
+                    missing_id,
                     json_path(path, "limits"),
                     f"Limit must be set for non overcommitable resources ({name} is only in requests)",
                     doc_id=doc,
@@ -500,3 +488,130 @@ def semantic_findings(doc: Any) -> list[Finding]:
     for check in _CHECKS:
         out.extend(check(doc))
     return out
+
+
+_RES = "device-plugin-requesting-gpus"
+_PYT = "jobs-pytorchjob"
+_MPI = "jobs-mpijob"
+_VOL = "gang-volcano"
+_JOB = "jobs-indexed-job"
+_PYT_KINDS = ("kubeflow.org/PyTorchJob", "kubeflow.org/TFJob", "kubeflow.org/XGBoostJob", "kubeflow.org/PaddleJob",
+              "kubeflow.org/JAXJob", "kubeflow.org/MXJob")
+
+ADMISSION: dict[str, dict[str, object]] = {
+    "invalid-quantity": dict(
+        family="resources", title="A resource quantity does not parse",
+        symptom="quantities must match the regular expression", doc_id=_RES,
+        fix="Write quantities as Kubernetes does: 1, 500m, 16Gi."),
+    "gpu-fractional": dict(
+        family="resources", title="A GPU quantity is not a whole number (0.5, 500m)", symptom="must be an integer",
+        fix="Request whole GPUs. To share a GPU use time-slicing, MPS or a MIG slice (nvidia.com/mig-1g.10gb).",
+        doc_id=_RES),
+    "extended-resource-fractional": dict(
+        family="resources", title="An extended resource quantity is not a whole number", symptom="must be an integer",
+        fix="Request whole devices.", doc_id=_RES),
+    "gpu-request-without-limit": dict(
+        family="resources", title="A GPU resource is in resources.requests but not in resources.limits",
+        symptom="Limit must be set for non overcommitable resources", doc_id=_RES,
+        fix="Put the GPU count in resources.limits (the request is copied from the limit); keep requests only if equal."),
+    "extended-resource-not-in-limits": dict(
+        family="resources", title="An extended resource is requested without a limit",
+        symptom="Limit must be set for non overcommitable resources", doc_id=_RES,
+        fix="Put the count in resources.limits."),
+    "gpu-request-limit-mismatch": dict(
+        family="resources", title="GPU requests differ from GPU limits",
+        symptom="must be equal to nvidia.com/gpu limit of 1", doc_id=_RES,
+        fix="Extended resources cannot be overcommitted: make requests equal to limits, or drop requests."),
+    "extended-resource-requests-not-equal-limits": dict(
+        family="resources", title="Extended resource requests differ from limits",
+        symptom="must be equal to ... limit", doc_id=_RES, fix="Make requests equal to limits, or drop requests."),
+    "request-exceeds-limit": dict(
+        family="resources", title="A cpu, memory or ephemeral-storage request is above its limit",
+        symptom="must be less than or equal to cpu limit", doc_id="tenancy-limitrange",
+        fix="Lower the request or raise the limit."),
+    "duplicate-container-name": dict(
+        family="workloads", title="Two containers of one pod share a name", symptom="Duplicate value", doc_id=None,
+        fix="Give every container of a pod its own name."),
+    "selector-mismatch": dict(
+        family="workloads", title="A workload's selector does not match its pod template labels",
+        symptom="`selector` does not match template `labels`", doc_id=None,
+        kinds=("apps/Deployment", "apps/StatefulSet", "apps/DaemonSet", "apps/ReplicaSet"),
+        fix="Make spec.selector.matchLabels a subset of spec.template.metadata.labels."),
+    "indexed-job-needs-completions": dict(
+        family="training", title="An Indexed Job without completions", symptom="Required value: when completion mode is Indexed",
+        doc_id=_JOB, fix="Set completions (usually equal to parallelism)."),
+    "backoff-limit-per-index-needs-indexed": dict(
+        family="training", title="backoffLimitPerIndex or maxFailedIndexes outside their required setup",
+        symptom="requires indexed completion mode", doc_id=_JOB,
+        fix="Use completionMode: Indexed, and set backoffLimitPerIndex before maxFailedIndexes."),
+    "job-restart-policy": dict(
+        family="training", title="A Job pod template without restartPolicy Never or OnFailure",
+        symptom='Required value: valid values: "OnFailure", "Never"', doc_id=_JOB,
+        fix="Set restartPolicy: Never (or OnFailure) in the Job's pod template."),
+    "volcano-no-tasks": dict(family="gang", title="A Volcano Job without tasks", symptom="No task specified in job spec",
+                             doc_id=_VOL, fix="Add at least one task.", kinds=("batch.volcano.sh/Job",)),
+    "volcano-duplicate-task": dict(family="gang", title="Two Volcano tasks share a name", symptom="duplicated task name",
+                                   doc_id=_VOL, fix="Name every task differently.", kinds=("batch.volcano.sh/Job",)),
+    "volcano-task-min-available": dict(
+        family="gang", title="A Volcano task's minAvailable is above its replicas",
+        symptom="'minAvailable' is greater than 'replicas' in task", doc_id=_VOL,
+        fix="Set the task's minAvailable to at most its replicas.", kinds=("batch.volcano.sh/Job",)),
+    "volcano-min-available": dict(
+        family="gang", title="A Volcano Job's minAvailable is above the sum of its task replicas",
+        symptom="job 'minAvailable' should not be greater than total replicas in tasks", doc_id=_VOL,
+        fix="Set spec.minAvailable to at most the sum of task replicas (the default when omitted).",
+        kinds=("batch.volcano.sh/Job",)),
+    "volcano-duplicate-policy": dict(family="gang", title="A Volcano event policy is given twice",
+                                     symptom="duplicated job event policies", doc_id=_VOL,
+                                     fix="List each event once per policies list.", kinds=("batch.volcano.sh/Job",)),
+    "pytorchjob-replica-specs": dict(family="training", title="A Kubeflow job without replica specs",
+                                     symptom="Required value", doc_id=_PYT, fix="Add Master/Worker replica specs.",
+                                     kinds=_PYT_KINDS),
+    "pytorchjob-container-name": dict(
+        family="training", title="A Kubeflow job replica has no container with the framework's name",
+        symptom="There is no container named pytorch", doc_id=_PYT, kinds=_PYT_KINDS,
+        fix="Name the training container pytorch (tensorflow, xgboost...); the operator injects its environment there."),
+    "pytorchjob-replica-type": dict(family="training", title="A PyTorchJob replica type other than Master or Worker",
+                                    symptom="supported values: \"Master\", \"Worker\"", doc_id=_PYT,
+                                    fix="Use Master and Worker.", kinds=("kubeflow.org/PyTorchJob",)),
+    "pytorchjob-master-replicas": dict(family="training", title="A PyTorchJob with more than one Master",
+                                       symptom="There must be only 1 master replica", doc_id=_PYT,
+                                       fix="Use one Master and put the other pods in Worker.",
+                                       kinds=("kubeflow.org/PyTorchJob",)),
+    "pytorchjob-worker-replicas": dict(family="training", title="A PyTorchJob Worker with fewer than one replica",
+                                       symptom="must be at least 1", doc_id=_PYT, fix="Give Worker at least one replica.",
+                                       kinds=("kubeflow.org/PyTorchJob",)),
+    "pytorchjob-elastic-needs-worker": dict(family="training", title="An elastic PyTorchJob without Worker replicas",
+                                            symptom="must be configured if elastic policy is used", doc_id=_PYT,
+                                            fix="Add a Worker replica spec.", kinds=("kubeflow.org/PyTorchJob",)),
+    "pytorchjob-nproc-conflict": dict(family="training", title="nProcPerNode set both in elasticPolicy and spec",
+                                      symptom="must not be used with spec.nprocPerNode", doc_id=_PYT,
+                                      fix="Set spec.nprocPerNode only.", kinds=("kubeflow.org/PyTorchJob",)),
+    "mpijob-launcher": dict(family="training", title="An MPIJob without a Launcher", symptom="must have Launcher replica spec",
+                            doc_id=_MPI, fix="Add a Launcher replica spec.", kinds=("kubeflow.org/MPIJob",)),
+    "mpijob-launcher-replicas": dict(family="training", title="An MPIJob Launcher with replicas other than 1",
+                                     symptom="must be 1", doc_id=_MPI, fix="Use one Launcher replica.",
+                                     kinds=("kubeflow.org/MPIJob",)),
+    "mpijob-worker-replicas": dict(family="training", title="An MPIJob Worker with fewer than one replica",
+                                   symptom="must be greater than or equal to 1", doc_id=_MPI,
+                                   fix="Give Worker at least one replica.", kinds=("kubeflow.org/MPIJob",)),
+    "mpijob-replica-type": dict(family="training", title="An MPIJob replica type other than Launcher or Worker",
+                                symptom="supported values: \"Launcher\", \"Worker\"", doc_id=_MPI,
+                                fix="Use Launcher and Worker.", kinds=("kubeflow.org/MPIJob",)),
+    "mpijob-restart-policy": dict(family="training", title="An MPIJob replica restartPolicy other than Never or OnFailure",
+                                  symptom="supported values: \"Never\", \"OnFailure\"", doc_id=_MPI,
+                                  fix="Use Never or OnFailure.", kinds=("kubeflow.org/MPIJob",)),
+    "mpijob-containers": dict(family="training", title="An MPIJob replica without containers",
+                              symptom="must define at least one container", doc_id=_MPI, fix="Add a container.",
+                              kinds=("kubeflow.org/MPIJob",)),
+    "mpijob-slots": dict(family="training", title="A negative MPIJob slotsPerWorker",
+                         symptom="must be greater than or equal to 0", doc_id=_MPI,
+                         fix="Set slotsPerWorker to the GPUs per worker.", kinds=("kubeflow.org/MPIJob",)),
+}
+
+
+@rule_group(ADMISSION, family="resources", category="admission")
+def admission_checks(ctx) -> Iterable[Hit]:
+    """Every admission rule, in one pass over the document."""
+    for f in semantic_findings(ctx.doc):
+        yield Hit(f.path, f.message, None, f.rule)
