@@ -43,6 +43,7 @@ bench: venv
 	$(BIN)/gpukb bench
 
 check: venv
+	$(BIN)/mypy
 	$(BIN)/gpukb kb check
 	$(BIN)/gpukb recipe validate --all
 

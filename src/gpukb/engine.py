@@ -7,6 +7,7 @@ can then be called many times (the CLI's JSON Lines mode, the app, the bot).
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -14,6 +15,8 @@ from typing import Any
 from .config import Settings, load_settings
 
 __all__ = ["Engine", "Answer", "Citation"]
+
+log = logging.getLogger(__name__)
 
 REFUSAL = "I don't know: the gpukb knowledge base does not cover this."
 
@@ -43,6 +46,7 @@ class Answer:
     confidence: float = 0.0
     retrieved: list[str] = field(default_factory=list)  # doc ids in rank order (for evals)
     seconds: float = 0.0
+    notices: list[str] = field(default_factory=list)  # e.g. a broken recipe file that kept recipes out
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -96,29 +100,30 @@ class Engine:
         self.refuse_below = a.refuse_below
         self.oov_weight = a.oov_weight
         self.generator = generator or get_generator(a.generator, max_words=a.max_words)
-        self._recipes: list[Any] | None = None
 
     # -- recipes -----------------------------------------------------------
-    def _recipe_support(self):
+    def recipes(self) -> tuple[list[Any], str | None]:
+        """The current recipes (reloaded when a file changes) and, if a recipe
+        file is broken, the one-line error that kept them out."""
+        from . import recipes as rmod
+        from .errors import RecipeError
+
         try:
-            from . import recipes as rmod
-        except ImportError:
-            return None
-        if self._recipes is None:
-            try:
-                self._recipes = rmod.load_recipes(self.settings.recipes_dir)
-            except Exception:
-                self._recipes = []
-        return rmod
+            return rmod.load_recipes(self.settings.recipes_dir), None
+        except RecipeError as exc:
+            log.warning("recipes unavailable: %s", exc)
+            return [], f"recipes unavailable: {exc}"
 
     def _attach_recipes(self, ans: Answer, question: str, with_manifest: bool) -> None:
-        rmod = self._recipe_support()
-        if rmod is None or not self._recipes:
+        from . import recipes as rmod
+        from .errors import GpukbError
+
+        recipes, problem = self.recipes()
+        if problem:
+            ans.notices.append(problem)
+        if not recipes:
             return
-        try:
-            matches = rmod.match_recipes(question, self._recipes, k=5)
-        except Exception:
-            matches = []
+        matches = rmod.match_recipes(question, recipes, k=5)
         # Recipes that the best-matching KB sections explain rank first.
         top_docs = set(list(dict.fromkeys(ans.retrieved))[:3])
         ranked = sorted(matches, key=lambda m: -(m[1] * (1.5 if top_docs & set(m[0].docs) else 1.0)))[:3]
@@ -127,7 +132,9 @@ class Engine:
             return
         try:
             g = rmod.generate(question, [r for r, _ in ranked])
-        except Exception:
+        except GpukbError as exc:  # e.g. a value in the question the recipe's schema rejects
+            log.info("no manifest for %r: %s", question[:80], exc)
+            ans.notices.append(f"no manifest: {exc}")
             return
         ans.manifest = {"recipe": g.recipe, "params": g.params, "yaml": g.yaml, "valid": g.valid,
                         "issues": list(g.issues)}

@@ -159,7 +159,7 @@ def llamaindex_vector_baseline(engine, k: int = 10):
     retriever = index.as_retriever(similarity_top_k=k)
 
     def ranked(question: str) -> list[str]:
-        return [n.node.metadata.get("doc_id") for n in retriever.retrieve(question)]
+        return [str(n.node.metadata.get("doc_id")) for n in retriever.retrieve(question)]
 
     return ranked
 

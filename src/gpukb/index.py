@@ -16,6 +16,8 @@ kill at any point leaves the previous generation answering.
 
 from __future__ import annotations
 
+import logging
+
 import json
 import os
 import secrets
@@ -33,6 +35,8 @@ from .errors import IndexMismatchError, IndexMissingError, UsageError
 FORMAT = 2
 REBUILD_HINT = "run `gpukb ingest --rebuild`"
 
+
+log = logging.getLogger(__name__)
 
 def embedding_identity(settings: Settings) -> dict[str, Any]:
     e = settings.embedding
@@ -98,7 +102,7 @@ def collection_name(generation: str) -> str:
 
 def garbage_collect(home: Path, keep: set[str], chroma_url: str | None = None) -> list[str]:
     """Remove generations not in ``keep`` (unfinished ones from killed ingests too)."""
-    removed = []
+    removed: list[str] = []
     gdir = home / "generations"
     if not gdir.is_dir():
         return removed
@@ -110,8 +114,8 @@ def garbage_collect(home: Path, keep: set[str], chroma_url: str | None = None) -
                 from .backends import get_vector_store
 
                 get_vector_store("chroma", collection_name=collection_name(child.name), url=chroma_url).drop()
-            except Exception:
-                pass
+            except Exception as exc:  # the server may be gone; the folder is removed regardless
+                log.warning("could not drop collection of generation %s: %s", child.name, exc)
         shutil.rmtree(child, ignore_errors=True)
         removed.append(child.name)
     return removed

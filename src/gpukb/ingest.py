@@ -7,6 +7,8 @@ sections. A no-op ingest (nothing changed) returns before loading the model.
 
 from __future__ import annotations
 
+import logging
+
 import json
 import sys
 import time
@@ -28,6 +30,8 @@ from .index import (
     write_json_atomic,
 )
 from .knowledge import KbDoc, corpus_hash, load_kb
+
+log = logging.getLogger(__name__)
 
 __all__ = ["ingest", "IngestSummary", "index_status"]
 
@@ -124,8 +128,9 @@ def ingest(
                         sha = c.metadata.get("sha")
                         if sha and c.embedding is not None:
                             reuse[sha] = c.embedding
-                except Exception:
-                    reuse = {}  # unreadable previous index: embed everything
+                except Exception as exc:  # any backend failure: the previous index is only a cache here
+                    log.warning("previous index unreadable, embedding everything: %s", exc)
+                    reuse = {}
 
         # Each distinct text is embedded once, even if several chunks share it.
         todo = list({c.sha: c for c in chunks if c.sha not in reuse}.values())
@@ -187,6 +192,7 @@ def _write_bm25(path: Path, stored) -> None:
 
     nodes = [TextNode(id_=c.id, text=c.text, metadata={k: c.metadata[k] for k in ("doc_id", "anchor", "area", "kind")})
              for c in stored]
-    retriever = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=min(20, len(nodes)) or 1,
-                                           stemmer=stemmer(), language=bm25_stopwords())
+    retriever = BM25Retriever.from_defaults(nodes=list[Any](nodes), similarity_top_k=min(20, len(nodes)) or 1,
+                                           stemmer=stemmer(),  # type: ignore[arg-type]
+                                           language=bm25_stopwords())  # type: ignore[arg-type]  # bm25s takes a list
     retriever.persist(str(path), show_progress=False)

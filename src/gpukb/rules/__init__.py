@@ -58,9 +58,10 @@ def run_rules(
     for check, rules in by_check.items():
         wanted = {r.id: r for r in rules}
         for hit in check(ctx):
-            r = wanted.get(hit.rule or rules[0].id)
-            if r is None:
+            found = wanted.get(hit.rule or rules[0].id)
+            if found is None:
                 continue
+            r = found
             path = hit.path
             if prefix:
                 path = (prefix + path if path.startswith("[") else f"{prefix}.{path}") if path else prefix

@@ -29,6 +29,10 @@ __all__ = ["semantic_findings", "check_container_resources", "check_resource_req
 _STANDARD = ("cpu", "memory", "ephemeral-storage")
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _err(rule: str, path: str, message: str, doc_id: str | None = None, fix: str | None = None) -> Finding:
     return Finding(rule=rule, severity="error", path=path, message=message, doc_id=doc_id, fix=fix)
 
@@ -38,8 +42,8 @@ def check_resource_requirements(resources: Any, path: str) -> list[Finding]:
     out: list[Finding] = []
     if not isinstance(resources, dict):
         return out
-    req = resources.get("requests") if isinstance(resources.get("requests"), dict) else {}
-    lim = resources.get("limits") if isinstance(resources.get("limits"), dict) else {}
+    req = _dict(resources.get("requests"))
+    lim = _dict(resources.get("limits"))
     parsed: dict[str, dict[str, Any]] = {"requests": {}, "limits": {}}
     for which, mapping in (("requests", req), ("limits", lim)):
         for name, value in mapping.items():
@@ -133,11 +137,11 @@ def _selector_check(doc: dict[str, Any]) -> Iterable[Finding]:
     group, _ = group_of(doc)
     if group != "apps" or kind not in ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"):
         return
-    spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+    spec = _dict(doc.get("spec"))
     sel = spec.get("selector")
-    tpl = spec.get("template") if isinstance(spec.get("template"), dict) else {}
-    meta = tpl.get("metadata") if isinstance(tpl.get("metadata"), dict) else {}
-    labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else {}
+    tpl = _dict(spec.get("template"))
+    meta = _dict(tpl.get("metadata"))
+    labels = _dict(meta.get("labels"))
     if not isinstance(sel, dict):
         if "selector" not in spec:
             yield _err("selector-mismatch", "spec.selector", "Required value (apps/v1 workloads need spec.selector)")
@@ -160,9 +164,9 @@ def _selector_check(doc: dict[str, Any]) -> Iterable[Finding]:
             key, op, values = e.get("key"), e.get("operator"), e.get("values") or []
             ok = True
             if op == "In":
-                ok = labels.get(key) in values
+                ok = labels.get(str(key)) in values
             elif op == "NotIn":
-                ok = labels.get(key) not in values
+                ok = labels.get(str(key)) not in values
             elif op == "Exists":
                 ok = key in labels
             elif op == "DoesNotExist":
@@ -202,7 +206,7 @@ def _batch_job_spec_checks(job_spec: Any, base: str) -> Iterable[Finding]:
             "Invalid value: cannot set maxFailedIndexes when backoffLimitPerIndex is unset",
             doc_id="jobs-indexed-job",
         )
-    tpl = job_spec.get("template") if isinstance(job_spec.get("template"), dict) else {}
+    tpl = _dict(job_spec.get("template"))
     pod = tpl.get("spec") if isinstance(tpl.get("spec"), dict) else None
     if pod is not None and pod.get("restartPolicy") not in ("Never", "OnFailure"):
         got = pod.get("restartPolicy")
@@ -218,11 +222,11 @@ def _batch_job_spec_checks(job_spec: Any, base: str) -> Iterable[Finding]:
 def _job_checks(doc: dict[str, Any]) -> Iterable[Finding]:
     kind = doc.get("kind")
     group, _ = group_of(doc)
-    spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+    spec = _dict(doc.get("spec"))
     if group == "batch" and kind == "Job":
         yield from _batch_job_spec_checks(spec, "spec")
     elif group == "batch" and kind == "CronJob":
-        jt = spec.get("jobTemplate") if isinstance(spec.get("jobTemplate"), dict) else {}
+        jt = _dict(spec.get("jobTemplate"))
         yield from _batch_job_spec_checks(jt.get("spec"), "spec.jobTemplate.spec")
     elif group == "jobset.x-k8s.io" and kind == "JobSet":
         for i, rj in enumerate(spec.get("replicatedJobs") or []):
@@ -265,7 +269,7 @@ def _volcano_checks(doc: dict[str, Any]) -> Iterable[Finding]:
     group, _ = group_of(doc)
     if group != "batch.volcano.sh" or doc.get("kind") != "Job":
         return
-    spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+    spec = _dict(doc.get("spec"))
     tasks = spec.get("tasks")
     if not isinstance(tasks, list) or not tasks:
         yield _err("volcano-no-tasks", "spec.tasks", "No task specified in job spec", doc_id="gang-volcano")
@@ -315,9 +319,9 @@ def _replica_specs(spec: dict[str, Any], field: str) -> dict[str, Any]:
 
 
 def _container_names(rs: Any) -> list[str]:
-    tpl = rs.get("template") if isinstance(rs, dict) and isinstance(rs.get("template"), dict) else {}
-    pod = tpl.get("spec") if isinstance(tpl.get("spec"), dict) else {}
-    return [c.get("name") for c in pod.get("containers") or [] if isinstance(c, dict)]
+    tpl = _dict(rs.get("template")) if isinstance(rs, dict) else {}
+    pod = _dict(tpl.get("spec"))
+    return [str(c.get("name")) for c in pod.get("containers") or [] if isinstance(c, dict)]
 
 
 def _pytorch_checks(doc: dict[str, Any]) -> Iterable[Finding]:
@@ -326,7 +330,7 @@ def _pytorch_checks(doc: dict[str, Any]) -> Iterable[Finding]:
     if group != "kubeflow.org" or kind not in KUBEFLOW_REPLICA_FIELDS:
         return
     field = KUBEFLOW_REPLICA_FIELDS[kind]
-    spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+    spec = _dict(doc.get("spec"))
     specs = _replica_specs(spec, field)
     default_container = {
         "PyTorchJob": "pytorch",
@@ -406,7 +410,7 @@ def _mpi_checks(doc: dict[str, Any]) -> Iterable[Finding]:
     group, version = group_of(doc)
     if group != "kubeflow.org" or doc.get("kind") != "MPIJob" or version != "v2beta1":
         return
-    spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+    spec = _dict(doc.get("spec"))
     specs = _replica_specs(spec, "mpiReplicaSpecs")
     base = "spec.mpiReplicaSpecs"
     launcher = specs.get("Launcher")
@@ -471,8 +475,8 @@ def _trainjob_checks(doc: dict[str, Any]) -> Iterable[Finding]:
     group, _ = group_of(doc)
     if group != "trainer.kubeflow.org" or doc.get("kind") != "TrainJob":
         return
-    spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
-    trainer = spec.get("trainer") if isinstance(spec.get("trainer"), dict) else {}
+    spec = _dict(doc.get("spec"))
+    trainer = _dict(spec.get("trainer"))
     if isinstance(trainer.get("resourcesPerNode"), dict):
         yield from check_resource_requirements(trainer["resourcesPerNode"], "spec.trainer.resourcesPerNode")
 

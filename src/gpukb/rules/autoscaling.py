@@ -7,6 +7,7 @@ from typing import Any, Iterable
 
 from ..k8s.quantity import is_gpu_resource
 from .context import LintContext
+from ..k8s.walk import as_dict
 from .registry import Hit, rule
 
 _GPU_FAMILY = re.compile(r"^(g\d|p\d|gr\d)")  # AWS GPU instance families: g4dn, g5, g6e, p4d, p5...
@@ -19,7 +20,7 @@ _GPU_KEYS = {
 
 
 def _np_spec(ctx: LintContext) -> dict[str, Any]:
-    tpl = ctx.spec.get("template") if isinstance(ctx.spec.get("template"), dict) else {}
+    tpl = as_dict(ctx.spec.get("template"))
     s = tpl.get("spec")
     return s if isinstance(s, dict) else {}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ..k8s.walk import as_int, iter_containers, json_path
+from ..k8s.walk import as_dict, as_int, iter_containers, json_path
 from .context import DocumentIndex, LintContext, container_gpus, pod_gpus
 from .registry import Hit, rule
 
@@ -22,7 +22,7 @@ def _has_gang(ctx: LintContext) -> bool:
     gang_schedulers = {"volcano", "scheduler-plugins-scheduler"} | (cosched_schedulers(ctx) - {"default-scheduler"})
     if ctx.is_kind("batch.volcano.sh", "Job"):
         return True
-    run_policy = ctx.spec.get("runPolicy") if isinstance(ctx.spec.get("runPolicy"), dict) else {}
+    run_policy = as_dict(ctx.spec.get("runPolicy"))
     if isinstance(run_policy.get("schedulingPolicy"), dict):
         return True
     if KUEUE_LABEL in _labels(ctx.doc):
@@ -75,7 +75,7 @@ def volcano_min_available(ctx: LintContext) -> Iterable[Hit]:
         return
     if m > total:
         return  # an admission error (volcano-min-available)
-    plugins = ctx.spec.get("plugins") if isinstance(ctx.spec.get("plugins"), dict) else {}
+    plugins = as_dict(ctx.spec.get("plugins"))
     if m < total and ctx.gpu_pods and set(plugins) & {"pytorch", "mpi", "tensorflow"}:
         yield Hit(
             "spec.minAvailable",
@@ -118,7 +118,7 @@ def cosched_schedulers(ctx: LintContext) -> set[str]:
         for prof in cfg.get("profiles") or []:
             if not isinstance(prof, dict):
                 continue
-            plugins = prof.get("plugins") if isinstance(prof.get("plugins"), dict) else {}
+            plugins = as_dict(prof.get("plugins"))
             enabled = [
                 p.get("name")
                 for point in plugins.values()
@@ -214,7 +214,7 @@ def pytorch_nproc_per_node(ctx: LintContext) -> Iterable[Hit]:
     if not ctx.is_kind("kubeflow.org", "PyTorchJob"):
         return
     raw = ctx.spec.get("nprocPerNode")
-    elastic = ctx.spec.get("elasticPolicy") if isinstance(ctx.spec.get("elasticPolicy"), dict) else {}
+    elastic = as_dict(ctx.spec.get("elasticPolicy"))
     path = "spec.nprocPerNode"
     if raw is None and elastic.get("nProcPerNode") is not None:
         raw, path = elastic.get("nProcPerNode"), "spec.elasticPolicy.nProcPerNode"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ..k8s.walk import iter_containers, json_path
+from ..k8s.walk import as_dict, iter_containers, json_path
 from .context import SERVING_KINDS, LintContext, container_gpus, pod_gpus
 from .registry import Hit, rule
 
@@ -43,7 +43,7 @@ def emptydir_no_size_limit(ctx: LintContext) -> Iterable[Hit]:
         for i, v in enumerate(pod.spec.get("volumes") or []):
             if not isinstance(v, dict) or "emptyDir" not in v:
                 continue
-            ed = v.get("emptyDir") if isinstance(v.get("emptyDir"), dict) else {}
+            ed = as_dict(v.get("emptyDir"))
             if ed.get("medium") != "Memory" and not ed.get("sizeLimit"):
                 yield Hit(json_path(pod.path, "volumes", i, "emptyDir"), f"emptyDir {v.get('name')!r} can fill the node's disk")
 
@@ -81,7 +81,7 @@ def shm_missing(ctx: LintContext) -> Iterable[Hit]:
 def _pvc_modes(ctx: LintContext) -> dict[tuple[str, str], list[str]]:
     out: dict[tuple[str, str], list[str]] = {}
     for d in ctx.others("", "PersistentVolumeClaim"):
-        spec = d.get("spec") if isinstance(d.get("spec"), dict) else {}
+        spec = as_dict(d.get("spec"))
         modes = spec.get("accessModes")
         name = ctx.name_of(d)
         if name and isinstance(modes, list):

@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Iterable
 
 from ..k8s.quantity import is_gpu_resource, parse_quantity
-from ..k8s.walk import json_path
+from ..k8s.walk import as_dict, json_path
 from .context import LintContext
 from .registry import Hit, rule
 
 
 def _quota_gpu_keys(doc) -> list[str]:
-    spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
-    hard = spec.get("hard") if isinstance(spec.get("hard"), dict) else {}
+    spec = as_dict(doc.get("spec"))
+    hard = as_dict(spec.get("hard"))
     return [str(k) for k in hard]
 
 
@@ -61,8 +61,8 @@ def gpu_pod_without_priority_class(ctx: LintContext) -> Iterable[Hit]:
         return
     if ctx.is_kind("batch.volcano.sh", "Job") and ctx.spec.get("priorityClassName"):
         return
-    run_policy = ctx.spec.get("runPolicy") if isinstance(ctx.spec.get("runPolicy"), dict) else {}
-    sp = run_policy.get("schedulingPolicy") if isinstance(run_policy.get("schedulingPolicy"), dict) else {}
+    run_policy = as_dict(ctx.spec.get("runPolicy"))
+    sp = as_dict(run_policy.get("schedulingPolicy"))
     if sp.get("priorityClass"):
         return
     for pod in ctx.gpu_pods:
@@ -110,8 +110,8 @@ def limitrange_gpu_request_mismatch(ctx: LintContext) -> Iterable[Hit]:
     if not ctx.is_kind("", "LimitRange"):
         return
     for i, item in _limitrange_items(ctx):
-        d = item.get("default") if isinstance(item.get("default"), dict) else {}
-        r = item.get("defaultRequest") if isinstance(item.get("defaultRequest"), dict) else {}
+        d = as_dict(item.get("default"))
+        r = as_dict(item.get("defaultRequest"))
         for name in set(d) | set(r):
             if not is_gpu_resource(str(name)):
                 continue

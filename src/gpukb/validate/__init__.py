@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, TextIO
 
-from ..findings import DocumentResult, FileResult, Finding, Report
+from ..findings import DocumentResult, FileResult, Finding, Report, Severity
 from .crd import crd_to_jsonschema, load_crd_schemas
 
 __all__ = [
@@ -207,7 +207,7 @@ class Validator:
             return out
         if not isinstance(api, str) or not api or not isinstance(kind, str) or not kind:
             missing = [k for k, v in (("apiVersion", api), ("kind", kind)) if not isinstance(v, str) or not v]
-            sev = "info" if self.allow_unknown else "error"
+            sev: Severity = "info" if self.allow_unknown else "error"
             return [
                 Finding(
                     "missing-kind",
