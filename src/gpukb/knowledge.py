@@ -8,6 +8,7 @@ index chunks.
 
 from __future__ import annotations
 
+import datetime as _dt
 import hashlib
 import json
 import re
@@ -18,13 +19,15 @@ from typing import Any, Iterable
 
 from .errors import ConfigError, KnowledgeError, KnowledgeErrors
 
-__all__ = ["KbDoc", "load_doc", "load_kb", "check_kb", "CheckResult", "anchor_for", "AREAS"]
+__all__ = ["KbDoc", "load_doc", "load_kb", "check_kb", "CheckResult", "anchor_for", "AREAS", "DEFAULT_MAX_AGE_DAYS"]
 
 AREAS = (
     "gpu-operator", "device-plugin", "gpu-sharing", "scheduling", "training-jobs",
     "gang-scheduling", "multi-tenancy", "autoscaling", "storage", "inference", "troubleshooting",
     "networking", "observability",
 )
+
+DEFAULT_MAX_AGE_DAYS = 365
 
 _FM_RE = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*\r?\n?", re.S)
 
@@ -42,6 +45,21 @@ class KbDoc:
     body: str  # Markdown without front matter
     sha: str  # sha256 of the file bytes
     aliases: list[str] = field(default_factory=list)
+
+    def reviewed_date(self) -> _dt.date | None:
+        """The ``reviewed`` front matter field as a date (None if it is not a real date)."""
+        try:
+            return _dt.date.fromisoformat(self.reviewed)
+        except (TypeError, ValueError):
+            return None
+
+    def is_stale(self, today: _dt.date | None = None, max_age_days: int = DEFAULT_MAX_AGE_DAYS) -> bool:
+        """True when the doc was last reviewed more than ``max_age_days`` before ``today``."""
+        reviewed = self.reviewed_date()
+        if reviewed is None:
+            return False
+        today = today or _dt.date.today()
+        return (today - reviewed).days > max_age_days
 
 
 @lru_cache(maxsize=1)
@@ -111,6 +129,8 @@ def load_doc(path: Path, root: Path | None = None) -> KbDoc:
         line = f" at line {mark.line + 2}" if mark else ""
         problem = getattr(exc, "problem", None) or "unreadable YAML"
         raise KnowledgeError(shown, "front matter", f"invalid YAML{line}: {problem}") from None
+    except ValueError as exc:  # an unquoted date that does not exist, e.g. reviewed: 2026-02-30
+        raise KnowledgeError(shown, "front matter", f"invalid date: {exc}") from None
     if not isinstance(meta, dict):
         raise KnowledgeError(shown, "front matter", "must be a YAML mapping")
     # YAML turns 2026-11-29 into a date; the schema wants the ISO string.
@@ -184,6 +204,10 @@ class CheckResult:
     docs: int
     sections: int
     problems: list[CheckProblem] = field(default_factory=list)
+    # findings that do not fail the check (stale docs, odd "Seen upstream" lines)
+    warnings: list[CheckProblem] = field(default_factory=list)
+    # troubleshooting entries (sections ending with a "> Seen upstream: ..." line) per component
+    entries_by_component: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -193,6 +217,8 @@ class CheckResult:
         return {
             "docs": self.docs, "sections": self.sections, "ok": self.ok,
             "problems": [p.__dict__ for p in self.problems],
+            "warnings": [p.__dict__ for p in self.warnings],
+            "entries_by_component": dict(self.entries_by_component),
         }
 
 
@@ -215,14 +241,80 @@ def _sections_of(body: str) -> list[tuple[int, str, str]]:
     return [(lvl, h, "\n".join(lines)) for lvl, h, lines in out]
 
 
-def check_kb(kb_dir: Path | str, *, validate_manifests: bool = True) -> CheckResult:
+# The start of an applies_to value: an optional comparison, then a version such as
+# v1.2, 1.26+, v0.8.x or v2 (free text may follow: "v0.8.x (API kubeflow.org/v2beta1)").
+_VERSION_START_RE = re.compile(r"^\s*(?:[<>]=?|[=~^])?\s*v?\d+(?:\.(?:\d+|x|\*))*(?![\w])")
+
+# The closing line of a troubleshooting entry (see docs/kb-format.md).
+_SEEN_UPSTREAM_RE = re.compile(
+    r"^>\s*Seen upstream:\s*\S.*?\s·\s*component:\s*([a-z0-9][a-z0-9-]*)\s*·\s*versions:\s*\S.*$")
+
+COMPONENT_SLUGS = frozenset({
+    "gpu-operator", "device-plugin", "gfd", "mig-manager", "dcgm-exporter", "kubernetes", "volcano",
+    "coscheduling", "kueue", "jobset", "training-operator", "trainer", "mpi-operator",
+    "cluster-autoscaler", "karpenter", "fsx-csi", "storage-scale-csi", "dra", "network-operator",
+})
+
+
+def check_freshness(doc: KbDoc, today: _dt.date, max_age_days: int) -> tuple[list[CheckProblem], list[CheckProblem]]:
+    """(problems, warnings) about ``reviewed`` and ``applies_to`` of one doc."""
+    problems: list[CheckProblem] = []
+    warnings: list[CheckProblem] = []
+    reviewed = doc.reviewed_date()
+    if reviewed is None:
+        problems.append(CheckProblem(doc.path, "reviewed", f"{doc.reviewed!r} is not a valid date (YYYY-MM-DD)"))
+    elif reviewed > today:
+        problems.append(CheckProblem(doc.path, "reviewed", f"{doc.reviewed} is in the future"))
+    elif doc.is_stale(today, max_age_days):
+        age = (today - reviewed).days
+        warnings.append(CheckProblem(
+            doc.path, "reviewed", f"stale: last reviewed {doc.reviewed}, {age} days ago (limit {max_age_days})"))
+    for component, value in doc.applies_to.items():
+        if not isinstance(value, str) or not _VERSION_START_RE.match(value):
+            problems.append(CheckProblem(
+                doc.path, f"applies_to.{component}",
+                f"{value!r} does not look like a version or range (for example v1.2+, 1.26+, v0.8.x)"))
+    return problems, warnings
+
+
+def count_entries(doc: KbDoc, sections: list[tuple[int, str, str]]) -> tuple[dict[str, int], list[CheckProblem]]:
+    """Troubleshooting entries per component: sections whose last line is a
+    ``> Seen upstream: ... · component: X · versions: ...`` line."""
+    counts: dict[str, int] = {}
+    warnings: list[CheckProblem] = []
+    for _, heading, text in sections:
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+        for i, line in enumerate(lines):
+            if not re.match(r"^>\s*Seen upstream:", line):
+                continue
+            m = _SEEN_UPSTREAM_RE.match(line)
+            if not m:
+                warnings.append(CheckProblem(doc.path, f"section '{heading}'", "malformed 'Seen upstream' line "
+                                             "(expected: > Seen upstream: [link](url) · component: <slug> · versions: <range>)"))
+            elif i != len(lines) - 1:
+                warnings.append(CheckProblem(doc.path, f"section '{heading}'", "'Seen upstream' line is not the section's last line"))
+            else:
+                comp = m.group(1)
+                if comp not in COMPONENT_SLUGS:
+                    warnings.append(CheckProblem(doc.path, f"section '{heading}'", f"unknown component slug {comp!r}"))
+                counts[comp] = counts.get(comp, 0) + 1
+    return counts, warnings
+
+
+def check_kb(kb_dir: Path | str, *, validate_manifests: bool = True, max_age_days: int = DEFAULT_MAX_AGE_DAYS,
+             today: _dt.date | None = None) -> CheckResult:
     """Quality checks over the whole KB: front matter, unique ids, internal
     links and anchors, sources, empty sections, YAML blocks that parse (and
-    validate, when the validator is available)."""
+    validate, when the validator is available), ``reviewed`` dates (valid, not
+    in the future; older than ``max_age_days`` is a stale warning) and
+    ``applies_to`` versions. Also counts troubleshooting entries per component."""
     import yaml
 
     kb_dir = Path(kb_dir)
+    today = today or _dt.date.today()
     problems: list[CheckProblem] = []
+    warnings: list[CheckProblem] = []
+    entries: dict[str, int] = {}
     try:
         docs = load_kb(kb_dir)
     except KnowledgeErrors as exc:
@@ -244,6 +336,13 @@ def check_kb(kb_dir: Path | str, *, validate_manifests: bool = True) -> CheckRes
             problems.append(CheckProblem(d.path, "body", "no headings"))
         if len(d.sources) < 1:
             problems.append(CheckProblem(d.path, "sources", "no upstream source URL"))
+        fresh_problems, fresh_warnings = check_freshness(d, today, max_age_days)
+        problems += fresh_problems
+        warnings += fresh_warnings
+        counts, entry_warnings = count_entries(d, secs)
+        warnings += entry_warnings
+        for comp, n in counts.items():
+            entries[comp] = entries.get(comp, 0) + n
         for i, (lvl, h, text) in enumerate(secs):
             has_children = i + 1 < len(secs) and secs[i + 1][0] > lvl
             if not text.strip() and not has_children:
@@ -276,7 +375,7 @@ def check_kb(kb_dir: Path | str, *, validate_manifests: bool = True) -> CheckRes
                             problems.append(CheckProblem(
                                 d.path, f"yaml block at body line {line}",
                                 f"{res.kind}/{res.name or '?'} {f.path}: {f.message}"))
-    return CheckResult(len(docs), n_sections, problems)
+    return CheckResult(len(docs), n_sections, problems, warnings, dict(sorted(entries.items())))
 
 
 def corpus_hash(items: Iterable[tuple[str, str]]) -> str:

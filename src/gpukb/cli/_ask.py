@@ -131,17 +131,27 @@ def kb_check(
     json_out: bool = JsonOpt,
     kb: Optional[Path] = typer.Option(None, "--kb", help="Knowledge base folder (default: kb/ of the project)."),
     no_validate: bool = typer.Option(False, "--no-validate", help="Only parse YAML blocks; do not schema-validate them."),
+    max_age_days: int = typer.Option(365, "--max-age-days", min=1, help="Warn about docs reviewed longer ago than this."),
 ) -> None:
-    """Check front matter, ids, links, sources, empty sections and YAML blocks."""
+    """Check front matter, ids, links, sources, empty sections, YAML blocks,
+    reviewed dates and applies_to versions; count troubleshooting entries."""
     from ..config import load_settings
     from ..knowledge import check_kb
 
     s = load_settings(kb_dir=kb)
-    res = check_kb(s.kb_dir, validate_manifests=not no_validate)
+    res = check_kb(s.kb_dir, validate_manifests=not no_validate, max_age_days=max_age_days)
     if json_out:
         emit_json(res)
     else:
         for p in res.problems:
             typer.echo(f"{p.path}: {p.field}: {p.message}")
-        typer.echo(f"{res.docs} docs, {res.sections} sections, {len(res.problems)} problem(s)")
+        for p in res.warnings:
+            typer.echo(f"warning: {p.path}: {p.field}: {p.message}")
+        if res.entries_by_component:
+            typer.echo("troubleshooting entries by component:")
+            width = max(map(len, res.entries_by_component))
+            for comp, n in res.entries_by_component.items():
+                typer.echo(f"  {comp:<{width}}  {n}")
+        typer.echo(f"{res.docs} docs, {res.sections} sections, {len(res.problems)} problem(s), "
+                   f"{len(res.warnings)} warning(s), {sum(res.entries_by_component.values())} troubleshooting entries")
     raise typer.Exit(0 if res.ok else 1)
