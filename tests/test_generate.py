@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from gpukb.cli import main
-from gpukb.errors import GpukbError
+from gpukb.errors import GpukbError, ParameterError
 from gpukb.recipes import generate, load_recipes, match_recipes, recipe_search_text, wants_manifest
 from gpukb.recipes.evals import evaluate_requests, resolve_path
 from gpukb.recipes.extract import extract_params
@@ -159,3 +159,44 @@ def test_cli_generate_no_match(capsys):
     rc = main(["generate", "bake a chocolate cake", "--recipes-dir", str(ROOT / "recipes")])
     err = capsys.readouterr().err
     assert rc == 1 and err.startswith("Error: no recipe matches")
+
+
+# ------------------------------------------------------- used / unused / missing
+
+
+def test_every_detail_is_used_or_reported():
+    g = generate("pytorchjob elastic with 8 workers, image my/img:1", RECIPES)
+    assert g.used["workers"] == "8 workers" and "image" in g.used
+    assert any("elastic" in u for u in g.unused)
+    assert {m["param"] for m in g.missing} >= {"gpus"}
+    assert all({"param", "question", "default"} <= set(m) for m in g.missing)
+
+
+def test_a_request_naming_only_the_recipe_has_nothing_unused():
+    g = generate("volcano job, 4 workers x 8 GPUs, queue research", RECIPES)
+    assert g.unused == [] and set(g.used) == {"workers", "gpus", "queue"}
+
+
+def test_a_user_value_is_never_changed_a_conflict_is_an_error():
+    with pytest.raises(ParameterError) as e:
+        generate("volcano job with 2 workers, minAvailable 5", RECIPES)
+    msg = str(e.value)
+    assert "min_available=5" in msg and "minAvailable 5" in msg and "\n" not in msg
+
+
+def test_parameter_names_work_as_cues_and_booleans_read_negation():
+    g = generate("volcano job 2 workers max_retry 7 no ssh", RECIPES)
+    assert g.params["max_retry"] == 7 and g.params["ssh"] is False
+    assert g.used["ssh"] == "no ssh"
+
+
+def test_negated_tool_does_not_pick_its_recipe():
+    from gpukb.recipes import match_recipes
+
+    top = match_recipes("gang scheduling without volcano, using the coscheduling plugin, 4 pods", RECIPES, k=1)
+    assert top[0][0].id == "coscheduling-podgroup"
+
+
+def test_generate_json_has_the_contract_keys():
+    d = generate("indexed job with 4 completions", RECIPES).to_dict()
+    assert {"recipe", "params", "yaml", "valid", "issues", "used", "unused", "missing"} <= set(d)

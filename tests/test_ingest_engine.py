@@ -191,3 +191,10 @@ def test_store_reads_large_collections_in_pages(tmp_path):
     got = store.get_all(page=5)
     assert sorted(c.id for c in got) == sorted(f"c{i}" for i in range(23))
     assert all(c.embedding is not None and len(c.embedding) == 3 for c in got)
+
+
+def test_provenance_lines_never_reach_an_answer():
+    from gpukb.backends.extractive import split_units
+
+    body = "The fix is to set `sizeLimit`.\n\n> Seen upstream: [a/b#1](https://github.com/a/b/issues/1) · component: kubernetes · versions: 1.30+\n"
+    assert [u.text for u in split_units(body)] == ["The fix is to set `sizeLimit`."]

@@ -20,10 +20,10 @@ from functools import lru_cache
 
 __all__ = [
     "STOPWORDS", "CHAT_FILLER", "TERMS_VERSION", "WORD_PATTERN",
-    "words", "stem", "terms", "keyword_query", "stemmer", "bm25_stopwords",
+    "words", "stem", "terms", "keyword_query", "stemmer", "bm25_stopwords", "mask_negated",
 ]
 
-TERMS_VERSION = 3
+TERMS_VERSION = 4
 
 # Function words and words that carry no topic in a platform question.
 STOPWORDS = frozenset("""
@@ -59,6 +59,9 @@ _ACRONYM_PLURALS = {"gpus": "gpu", "cpus": "cpu", "tpus": "tpu", "npus": "npu", 
                     "hcas": "hca", "nics": "nic"}
 
 
+_MODEL_PLURAL = re.compile(r"^[a-z]{1,3}\d+[a-z]?s$")
+
+
 class Stemmer:
     """The Snowball English stemmer (PyStemmer) with the acronym plurals above.
 
@@ -71,7 +74,10 @@ class Stemmer:
         self._snowball = _pystemmer.Stemmer("english")
 
     def stemWord(self, word: str) -> str:  # noqa: N802 (PyStemmer's name)
-        return self._snowball.stemWord(_ACRONYM_PLURALS.get(word, word))
+        word = _ACRONYM_PLURALS.get(word, word)
+        if _MODEL_PLURAL.match(word):  # "a100s", "h100s", "t4s": GPU model names in the plural
+            return word[:-1]
+        return self._snowball.stemWord(word)
 
     def stemWords(self, words: list[str]) -> list[str]:  # noqa: N802
         return [self.stemWord(w) for w in words]
@@ -118,6 +124,15 @@ def terms(text: str) -> list[str]:
 
 
 _SPACE = re.compile(r"\S+")
+_NEGATED = re.compile(r"\b(?:without|not|no|never|instead of|rather than|except|other than|non)\s+"
+                      r"(?:the\s+|a\s+|an\s+|any\s+|using\s+)?([\w./-]+)", re.I)
+
+
+def mask_negated(text: str) -> str:
+    """``text`` with the word each negation governs blanked out ("gang scheduling
+    without volcano" -> "gang scheduling without        "), so that word does
+    not count as something asked for. Offsets are preserved."""
+    return _NEGATED.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + " " * len(m.group(1)), text)
 
 
 def keyword_query(question: str) -> str:

@@ -20,6 +20,7 @@ from .base import Composed, Evidence
 
 _HOWTO = re.compile(r"\b(how|yaml|manifest|example|config|configure|set ?up|setup|create|write|give me|spec|enable|install|apply|command|cmd)\b", re.I)
 _WANTS_YAML = re.compile(r"\b(ya?ml|manifest|example|sample)\b", re.I)
+_PROVENANCE = re.compile(r"^>\s*Seen upstream:", re.I)
 _SENT_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\[(])")
 
 
@@ -50,6 +51,10 @@ def split_units(body: str) -> list[Unit]:
     while i < len(lines):
         line = lines[i]
         stripped = line.strip()
+        if _PROVENANCE.match(stripped):  # "> Seen upstream: ..." is provenance, cited through the sources
+            flush()
+            i += 1
+            continue
         if stripped.startswith(("```", "~~~")):
             flush()
             fence = stripped[:3]

@@ -247,10 +247,7 @@ def generate_cmd(
     if json_:
         emit_json(g.to_dict())
     else:
-        src = ", ".join(f"{k}={json.dumps(v)}" for k, v in g.from_request.items()) or "nothing"
-        sys.stdout.write(f"# recipe: {g.recipe} ({g.title})\n# from your request: {src}\n")
-        if g.defaults:
-            sys.stdout.write("# defaults: " + ", ".join(f"{k}={json.dumps(v)}" for k, v in g.defaults.items()) + "\n")
+        sys.stdout.write(_generated_header(g))
         sys.stdout.write(g.yaml)
         for i in g.issues:
             if i.get("severity") != "error":
@@ -260,6 +257,27 @@ def generate_cmd(
             if i.get("severity") == "error":
                 _err(f"document {i.get('index')} ({i.get('kind')}) {i.get('path') or '(root)'}: {i.get('message')}")
         raise typer.Exit(1)
+
+
+def _generated_header(g) -> str:
+    """What was used, not understood and assumed, as YAML comments above the manifest."""
+    from ..output import clean
+
+    lines = [f"# recipe: {g.recipe} ({g.title})"]
+    if g.used:
+        lines.append("# from your request: " + ", ".join(
+            f"{k}={json.dumps(g.from_request.get(k))} (\"{clean(w)}\")" for k, w in g.used.items()))
+    else:
+        lines.append("# from your request: nothing beyond the recipe")
+    if g.unused:
+        lines.append("# Not understood: " + "; ".join(f"\"{clean(u)}\"" for u in g.unused)
+                     + " (the manifest below does not reflect this)")
+    for m in g.missing:
+        lines.append(f"# Missing: {m['question']} (used {json.dumps(m['default'])})")
+    other = {k: v for k, v in g.defaults.items() if k not in {m["param"] for m in g.missing}}
+    if other:
+        lines.append("# defaults: " + ", ".join(f"{k}={json.dumps(v)}" for k, v in other.items()))
+    return "\n".join(lines) + "\n"
 
 
 __all__ = ["recipe_app", "ParameterError"]

@@ -126,9 +126,65 @@ def load_cases(path: Path) -> list[dict[str, Any]]:
     return out
 
 
+def split_of(case: dict[str, Any]) -> str:
+    """``tune`` or ``test``: a case's own ``split`` field, else a stable third of
+    the cases by a hash of the request text, so the split never follows the results."""
+    import zlib
+
+    if case.get("split") in ("tune", "test"):
+        return str(case["split"])
+    return "test" if zlib.crc32(case["request"].encode("utf-8")) % 3 == 0 else "tune"
+
+
+def _summary(results: list[dict[str, Any]]) -> dict[str, Any]:
+    n = len(results)
+    if not n:
+        return {"cases": 0}
+    ms = sorted(r.get("extract_ms", 0.0) for r in results)
+    return {
+        "cases": n,
+        "fully_correct": sum(r["correct"] for r in results),
+        "fully_correct_rate": round(sum(r["correct"] for r in results) / n, 4),
+        "recipe_accuracy": round(sum(r["recipe_ok"] for r in results) / n, 4),
+        "valid_rate": round(sum(r["valid"] for r in results if r.get("recipe")) / max(1, sum(
+            1 for r in results if r.get("recipe"))), 4),
+        "silent_drops": sum(r.get("silent_drops", 0) for r in results),
+        "changed_values": sum(r.get("changed_values", 0) for r in results),
+        "extract_ms_p95": round(ms[min(n - 1, int(0.95 * n))], 2),
+    }
+
+
+def _drops(case: dict[str, Any], g: Any) -> tuple[int, int, list[str]]:
+    """Silent drops and changed values against the case's annotations.
+
+    ``params: {name: value}`` lists what the request states; ``unsupported: [..]``
+    lists details no recipe supports (they must show up in ``unused``)."""
+    silent, changed, notes = 0, 0, []
+    for name, want in (case.get("params") or {}).items():
+        got = g.params.get(name)
+        if got == want or str(got) == str(want):
+            continue
+        if name in g.from_request:
+            changed += 1
+            notes.append(f"{name}: request said {want!r}, manifest has {got!r}")
+        elif not g.unused:
+            silent += 1
+            notes.append(f"{name}={want!r} silently dropped (got {got!r})")
+        else:
+            notes.append(f"{name}={want!r} not used, reported as not understood")
+    for detail in case.get("unsupported") or []:
+        if not any(str(detail).lower() in u.lower() for u in g.unused):
+            silent += 1
+            notes.append(f"unsupported detail {detail!r} not reported in unused")
+    return silent, changed, notes
+
+
 def evaluate_requests(path: Path | None = None, recipes=None) -> dict[str, Any]:
-    """Run every case; returns per-case results and the summary figures."""
+    """Run every case; returns the summary (all, tune and test parts, per recipe)
+    and per-case results."""
+    from .extract import extract_params
     from .generation import generate
+    from .match import match_recipes
     from .model import load_recipes
 
     if path is None:
@@ -138,16 +194,29 @@ def evaluate_requests(path: Path | None = None, recipes=None) -> dict[str, Any]:
     cases = load_cases(Path(path))
     recipes = load_recipes() if recipes is None else recipes
     results = []
+    if cases:  # warm the caches (match index, compiled patterns) before timing
+        for r, _ in match_recipes(cases[0]["request"], recipes, k=len(recipes)):
+            extract_params(r, cases[0]["request"])
     t0 = time.perf_counter()
     for c in cases:
-        res: dict[str, Any] = {"request": c["request"], "expected_recipe": c.get("recipe")}
+        res: dict[str, Any] = {"request": c["request"], "expected_recipe": c.get("recipe"), "split": split_of(c),
+                               "file": c.get("file")}
+        t = time.perf_counter()
+        ranked = match_recipes(c["request"], recipes, k=1)
+        if ranked:
+            extract_params(ranked[0][0], c["request"])
+        res["extract_ms"] = (time.perf_counter() - t) * 1000
         try:
             g = generate(c["request"], recipes)
         except GpukbError as exc:
-            res.update(recipe=None, recipe_ok=False, valid=False, failures=[str(exc)], correct=False)
+            ok = bool(c.get("expect_error"))
+            res.update(recipe=None, recipe_ok=ok, valid=ok, failures=[] if ok else [str(exc)], correct=ok,
+                       silent_drops=0, changed_values=0)
             results.append(res)
             continue
         failures = []
+        if c.get("expect_error"):
+            failures.append("expected an error naming the conflict")
         recipe_ok = c.get("recipe") in (None, g.recipe)
         if not recipe_ok:
             failures.append(f"recipe {g.recipe} != {c.get('recipe')}")
@@ -156,21 +225,23 @@ def evaluate_requests(path: Path | None = None, recipes=None) -> dict[str, Any]:
                 f = _check(g.documents, g.params, chk)
                 if f:
                     failures.append(f)
+        silent, changed, notes = _drops(c, g) if recipe_ok else (0, 0, [])
+        failures += [n for n in notes if "reported as not understood" not in n]
         if not g.valid:
             failures.append("output does not validate: " + "; ".join(
                 f"{i.get('path')}: {i.get('message')}" for i in g.issues if i.get("severity") == "error")[:200])
         res.update(recipe=g.recipe, recipe_ok=recipe_ok, valid=g.valid, failures=failures,
-                   correct=not failures, from_request=g.from_request)
+                   correct=not failures, from_request=g.from_request, used=g.used, unused=g.unused,
+                   silent_drops=silent, changed_values=changed)
         results.append(res)
-    n = len(results)
     elapsed = time.perf_counter() - t0
-    return {
-        "path": str(path),
-        "cases": n,
-        "fully_correct": sum(r["correct"] for r in results),
-        "fully_correct_rate": round(sum(r["correct"] for r in results) / n, 4) if n else 0.0,
-        "recipe_accuracy": round(sum(r["recipe_ok"] for r in results) / n, 4) if n else 0.0,
-        "valid_rate": round(sum(r["valid"] for r in results) / n, 4) if n else 0.0,
-        "ms_per_request": round(elapsed * 1000 / n, 2) if n else 0.0,
-        "results": results,
-    }
+    per_recipe: dict[str, list[dict[str, Any]]] = {}
+    for r in results:
+        per_recipe.setdefault(str(r.get("expected_recipe") or r.get("recipe")), []).append(r)
+    out = {"path": str(path), **_summary(results),
+           "ms_per_request": round(elapsed * 1000 / len(results), 2) if results else 0.0,
+           "tune": _summary([r for r in results if r["split"] == "tune"]),
+           "test": _summary([r for r in results if r["split"] == "test"]),
+           "per_recipe": {k: _summary(v) for k, v in sorted(per_recipe.items())},
+           "results": results}
+    return out

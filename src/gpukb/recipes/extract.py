@@ -46,7 +46,7 @@ _STOP = set(STOPWORDS) | {
 
 _GPU_MODELS = ["h100", "h200", "a100", "a10g", "a10", "l40s", "l40", "l4", "t4", "v100", "b200", "gb200", "a6000", "rtx"]
 
-_TOKEN = r"[\"'`]?([A-Za-z0-9][\w./:@+-]*[\w])[\"'`]?"
+_TOKEN = r"[\"'`]?([A-Za-z0-9](?:[\w./:@+-]*[\w])?)[\"'`]?"
 _IMAGE_RE = (
     r"(?<![\w./:-])(?!nvidia\.com/|[\w.-]*k8s\.io/|kubernetes\.io/)"
     r"((?:[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?/)?[a-z0-9._-]+(?:/[a-z0-9._-]+)*:[A-Za-z0-9._-]+"
@@ -88,6 +88,30 @@ class Extraction:
     values: dict[str, Any] = field(default_factory=dict)
     spans: dict[str, tuple[int, int]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    text: str = ""  # the normalised request the spans index into
+    covered: list[tuple[int, int]] = field(default_factory=list)  # words that were understood
+    cues: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # per parameter: its cue words
+
+    def used(self) -> dict[str, str]:
+        """parameter -> the words of the request its value came from."""
+        out = {}
+        for name, (a, b) in self.spans.items():
+            lo, hi = self._widen(a, b, self.cues.get(name, []))
+            out[name] = self.text[lo:hi].strip(" ,;") or str(self.values.get(name))
+        return out
+
+    @staticmethod
+    def _widen(a: int, b: int, cues: list[tuple[int, int]]) -> tuple[int, int]:
+        """The value's span grown over its own cue words touching it ("8" -> "8 GPUs")."""
+        lo, hi = a, b
+        changed = True
+        while changed:
+            changed = False
+            for x, y in cues:
+                if x <= hi + 1 and y >= lo - 1 and (x < lo or y > hi) and (y - x) < 60:
+                    lo, hi = min(lo, x), max(hi, y)
+                    changed = True
+        return lo, min(hi, a + 80)
 
 
 def normalise_text(text: str) -> str:
@@ -156,12 +180,33 @@ def _prop_validator(spec_json: str):
     return Draft202012Validator(json.loads(spec_json))
 
 
+def name_variants(name: str) -> list[str]:
+    """How a parameter name shows up in text: min_available, minAvailable, min available, min-available."""
+    parts = [p for p in re.split(r"_+", name) if p]
+    camel = parts[0] + "".join(p[:1].upper() + p[1:] for p in parts[1:]) if parts else name
+    out = {name, camel, " ".join(parts), "-".join(parts)}
+    return sorted((v for v in out if v), key=len, reverse=True)
+
+
+_NEGATION = r"(?:no|not|without|disable[sd]?|disabling|skip|skipping|don'?t|do not|never|off|false|turn off)"
+_AFFIRM = r"(?:with|enable[sd]?|enabling|turn on|on|true|add|include|including|use|using)"
+
+
+def _schema_rules(name: str, spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """Rules every parameter gets from its schema, tried after the recipe's own rules."""
+    variants = name_variants(name)
+    t = spec.get("type")
+    if t == "boolean":
+        return [{"boolean": variants}]
+    return [{"after": variants}]
+
+
 class _Extractor:
     def __init__(self, recipe: Recipe, text: str):
         self.recipe = recipe
         self.text = normalise_text(text)
         self.used: list[tuple[int, int]] = []
-        self.result = Extraction()
+        self.result = Extraction(text=self.text)
 
     # ---------------------------------------------------------- helpers
     def _free(self, span: tuple[int, int]) -> bool:
@@ -383,6 +428,18 @@ class _Extractor:
                     return val, m.span(1)
         return None
 
+    def rule_boolean(self, name: str, rule: dict[str, Any]):
+        """A boolean from plain words: "no X", "without X", "X: false" -> False; "with X", "X=true" -> True."""
+        words = _words_alt(rule["boolean"])
+        for value, pat in ((False, rf"\b{_NEGATION}\s+(?:the\s+|a\s+|any\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:false|no|off|disabled?)\b"),
+                           (True, rf"\b{_AFFIRM}\s+(?:the\s+|a\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:true|yes|on|enabled?)\b")):
+            m = _compile(pat).search(self.text)
+            if m and self._free(m.span()):
+                ok, val = self._ok(name, value)
+                if ok:
+                    return val, m.span()
+        return None
+
     def rule_pairs(self, name: str, rule: dict[str, Any]):
         """A regex with two groups, (count, key) or (key, count), collected into a mapping."""
         rx = _compile(rule["pairs"])
@@ -427,14 +484,15 @@ class _Extractor:
             if name in self.result.values:
                 continue
             found = self.recipe.extract.get(name)
-            name_rules: list[dict[str, Any]] = list(_DEFAULT_RULES.get(name, [])) if found is None else found
+            name_rules: list[dict[str, Any]] = list(_DEFAULT_RULES.get(name, [])) if found is None else list(found)
             if found is None:
                 enum = props[name].get("enum")
                 if enum and all(isinstance(v, str) for v in enum):
                     name_rules.append({"enum": {v: [v] for v in enum if len(v) >= 3}})
+            name_rules += _schema_rules(name, props[name])
             for rule in name_rules:
                 kind = next(k for k in ("count", "after", "before", "name", "size", "duration", "enum",
-                                        "flag", "regex", "list", "pairs") if k in rule)
+                                        "flag", "regex", "list", "pairs", "boolean") if k in rule)
                 got = getattr(self, f"rule_{kind}")(name, rule)
                 if got is not None:
                     value, span = got
@@ -442,7 +500,37 @@ class _Extractor:
                     self.result.spans[name] = span
                     self.used.append(span)
                     break
+        self._cover()
         return self.result
+
+    # ---------------------------------------------------- what was understood
+    def _phrases_of(self, name: str) -> list[str]:
+        """Words that introduce or qualify a parameter: its name, units, cue words, enum phrases."""
+        out = list(name_variants(name))
+        rules = list(self.recipe.extract.get(name) or _DEFAULT_RULES.get(name, []))
+        for rule in rules:
+            for key in ("count", "after", "before", "near", "flag", "list", "boolean"):
+                v = rule.get(key)
+                if isinstance(v, list):
+                    out += [str(x) for x in v]
+            if isinstance(rule.get("enum"), dict):
+                for phrases in rule["enum"].values():
+                    out += [str(x) for x in phrases]
+        desc = str(self.recipe.properties.get(name, {}).get("description", ""))
+        out += [w for w in re.findall(r"[A-Za-z][\w.-]{3,}", desc.split(".")[0]) if w.lower() not in _STOP]
+        return out
+
+    def _cover(self) -> None:
+        covered = list(self.used)
+        for name, (a, b) in self.result.spans.items():
+            lo, hi = max(0, a - 40), min(len(self.text), b + 40)
+            phrases = [p for p in self._phrases_of(name) if p.strip()]
+            if phrases:
+                spans = [m.span() for m in _compile(_words_alt(phrases)).finditer(self.text, lo, hi)]
+                covered += spans
+                self.result.cues[name] = spans
+        # Quoted or "named" values and "x" in "4 x 8" are structure, not content.
+        self.result.covered = covered
 
 
 def extract_params(recipe: Recipe, text: str) -> Extraction:

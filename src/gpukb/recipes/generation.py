@@ -2,18 +2,39 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ParameterError, RecipeError
-from .extract import extract_params
+from ..text import STOPWORDS
+from .extract import Extraction, extract_params, name_variants
 from .match import match_recipes
 from .model import Recipe, load_recipes
 from .render import render_recipe
 
-__all__ = ["Generated", "generate", "MIN_SCORE"]
+__all__ = ["Generated", "generate", "MIN_SCORE", "understood", "KEY_PARAMETERS"]
 
 MIN_SCORE = 1.0
+
+# Words that frame a request ("give me a yaml for ...") and carry no detail.
+_FRAME = frozenset("""
+give need want create make write generate render produce draft please pls yaml yml manifest manifests spec specs
+example sample template config configuration set setup up k8s kubernetes cluster new simple basic quick just
+x thanks thx hi hey can could would you me us our my we i a an the for with and or of in on to each per
+""".split()) | STOPWORDS
+
+# Details a request should state; when it does not, the default used is reported
+# as a question. A recipe can name its own with ``x-ask`` on a parameter.
+KEY_PARAMETERS = {
+    "gpus": "How many GPUs per pod?",
+    "workers": "How many workers?",
+    "nodes": "How many nodes (pods)?",
+    "replicas": "How many replicas?",
+    "image": "Which container image?",
+}
+
+_TOKEN = re.compile(r"[A-Za-z0-9][\w./:@+-]*")
 
 
 @dataclass
@@ -29,9 +50,15 @@ class Generated:
     title: str = ""
     alternatives: list[dict[str, Any]] = field(default_factory=list)
     documents: list[Any] = field(default_factory=list, repr=False)
+    used: dict[str, str] = field(default_factory=dict)  # parameter -> the words it came from
+    unused: list[str] = field(default_factory=list)  # request fragments that were not understood
+    missing: list[dict[str, Any]] = field(default_factory=list)  # {param, question, default}
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "used": self.used,
+            "unused": self.unused,
+            "missing": self.missing,
             "recipe": self.recipe,
             "title": self.title,
             "params": self.params,
@@ -59,22 +86,18 @@ def generate(request: str, recipes: list[Recipe] | None = None) -> Generated:
     recipe, score = ranked[0]
     ext = extract_params(recipe, request)
     found = dict(ext.values)
+    used = ext.used()
     notes: list[dict[str, Any]] = []
-    rendered = None
-    for _ in range(len(found) + 1):
-        try:
-            rendered = render_recipe(recipe, found)
-            break
-        except ParameterError as exc:
-            bad = exc.parameter
-            if bad not in found:
-                raise
-            notes.append({"rule": "param-ignored", "severity": "warning", "path": f"params.{bad}",
-                          "message": f"ignored {bad}={found[bad]!r} from the request: {exc.message}",
-                          "doc_id": None})
-            del found[bad]
-    if rendered is None:  # pragma: no cover - loop always renders or raises
-        raise RecipeError(f"could not render recipe {recipe.id}")
+    try:
+        rendered = render_recipe(recipe, found)
+    except ParameterError as exc:
+        # A value the request gave is never changed or dropped: say what conflicts.
+        bad = exc.parameter
+        words = f" (from \"{used[bad]}\")" if bad in used else ""
+        raise ParameterError(f"the request's {bad}={found.get(bad)!r}{words} cannot be used: {exc.message}",
+                             parameter=bad) from None
+    if found:
+        _refuse_conflicts(rendered.documents, rendered.issues, found, used)
     defaults = {k: v for k, v in rendered.params.items() if k not in found}
     return Generated(
         recipe=recipe.id,
@@ -88,4 +111,85 @@ def generate(request: str, recipes: list[Recipe] | None = None) -> Generated:
         score=score,
         alternatives=[{"id": r.id, "title": r.title, "score": s} for r, s in ranked[1:]],
         documents=rendered.documents,
+        used=used,
+        unused=understood(recipe, ext),
+        missing=_missing(recipe, found, rendered.params),
     )
+
+
+def _refuse_conflicts(documents: list[Any], issues: list[dict[str, Any]], found: dict[str, Any],
+                      used: dict[str, str]) -> None:
+    """Values from the request that make a manifest the cluster would reject (or
+    that cannot work, such as minMember above the pods) are an error naming
+    them, never a silently different manifest."""
+    from ..lint import lint_documents
+
+    errors = [i for i in issues if i.get("severity") == "error"]
+    for res in lint_documents(documents):
+        errors += [{"message": f.message, "rule": f.rule} for f in res.findings
+                   if f.severity == "error" and f.rule not in {e.get("rule") for e in errors}]
+    if not errors:
+        return
+    given = ", ".join(f"{k}={found[k]!r}" + (f' ("{used[k]}")' if k in used else "") for k in found)
+    first = str(errors[0].get("message", ""))[:200]
+    raise ParameterError(f"the request's values ({given}) give a manifest that cannot work: {first}")
+
+
+def _missing(recipe: Recipe, found: dict[str, Any], params: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for name, spec in recipe.properties.items():
+        question = spec.get("x-ask") if isinstance(spec, dict) else None
+        question = question or KEY_PARAMETERS.get(name)
+        if question and name not in found and name in params:
+            out.append({"param": name, "question": question, "default": params[name]})
+    return out
+
+
+def _recipe_phrases(recipe: Recipe) -> list[re.Pattern[str]]:
+    words = [*recipe.keywords, *recipe.kinds, recipe.id.replace("-", " "), *recipe.id.split("-"), recipe.title]
+    pats = []
+    for w in words:
+        parts = [re.escape(p) + r"(?:s|es)?" for p in re.split(r"[\s-]+", w.strip().lower()) if p]
+        if parts:
+            pats.append(re.compile(r"(?<![\w-])" + r"[\s-]?".join(parts) + r"(?![\w-])", re.I))
+    # single title words count too ("Kubeflow PyTorchJob for distributed GPU training")
+    for t in re.findall(r"[A-Za-z][\w.-]+", recipe.title):
+        if t.lower() not in _FRAME:
+            pats.append(re.compile(r"(?<![\w-])" + re.escape(t) + r"(?:s|es)?(?![\w-])", re.I))
+    return pats
+
+
+def understood(recipe: Recipe, ext: Extraction) -> list[str]:
+    """Fragments of the request that no parameter used and that do not just name
+    the recipe: what the user asked for that the manifest does not reflect."""
+    text = ext.text
+    covered = list(ext.covered)
+    for rx in _recipe_phrases(recipe):
+        covered += [m.span() for m in rx.finditer(text)]
+    for name in recipe.properties:  # a parameter's own name alone ("queue") is not a lost detail
+        for v in name_variants(name):
+            covered += [m.span() for m in re.finditer(r"(?<![\w-])" + re.escape(v) + r"(?![\w-])", text, re.I)]
+
+    def is_covered(a: int, b: int) -> bool:
+        return any(x < b and a < y for x, y in covered)
+
+    fragments: list[list[str]] = []
+    current: list[str] = []
+    for m in _TOKEN.finditer(text):
+        tok = m.group(0).rstrip(".,;:)")
+        low = tok.lower()
+        if is_covered(*m.span()) or (low in _FRAME and not current):
+            if current:
+                fragments.append(current)
+                current = []
+            continue
+        current.append(tok)
+    if current:
+        fragments.append(current)
+    out = []
+    for frag in fragments:
+        while frag and frag[-1].lower() in _FRAME:
+            frag = frag[:-1]
+        if frag and any(w.lower() not in _FRAME for w in frag):
+            out.append(" ".join(frag))
+    return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..text import STOPWORDS, stem, words
+from ..text import STOPWORDS, mask_negated, stem, words
 from .model import Recipe, library_of
 
 __all__ = ["match_recipes", "wants_manifest", "recipe_search_text", "tokenize"]
@@ -15,6 +15,11 @@ _REQUEST_WORDS = frozenset({
     "please", "give", "need", "want", "yaml", "manifest", "example", "sample", "create", "make",
     "write", "generate", "show", "per", "x",
 })
+
+
+_MODIFIER = re.compile(r"\b(?:in|on|into|onto|to|from|under|behind)\s+(?:the\s+|a\s+|an\s+|our\s+|my\s+)?"
+                       r"(?:[\w.-]+\s+)?$", re.I)
+_MODIFIER_WEIGHT = 0.4
 
 
 def tokenize(text: str) -> list[str]:
@@ -57,8 +62,11 @@ class _Index:
         for i, pats in enumerate(self.phrases):
             bonus = 0.0
             for rx, w in pats:
-                if rx.search(text):
-                    bonus += w
+                m = rx.search(text)
+                if m:
+                    # "... in the prod queue": a phrase after a preposition names where or
+                    # with what, not the object asked for.
+                    bonus += w * (_MODIFIER_WEIGHT if _MODIFIER.search(text, 0, m.start()) else 1.0)
             out.append(float(base[i]) + 1.5 * min(bonus, 6.0))
         return out
 
@@ -78,7 +86,7 @@ def match_recipes(text: str, recipes: list[Recipe] | None = None, k: int = 3) ->
         return []
     from .extract import normalise_text
 
-    text = normalise_text(text)
+    text = mask_negated(normalise_text(text))
     idx = _index_for(recipes)
     scores = idx.scores(text)
     ranked = sorted(range(len(recipes)), key=lambda i: (-scores[i], recipes[i].id))
