@@ -368,6 +368,13 @@ MINIMAL = {
         "role": "KarpenterNodeRole", "amiSelectorTerms": [{"alias": "al2023@latest"}],
         "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "c"}}],
         "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "c"}}]}},
+    ("monitoring.coreos.com", "v1", "ServiceMonitor"): {"spec": {
+        "selector": {"matchLabels": {"app": "nvidia-dcgm-exporter"}}, "endpoints": [{"port": "gpu-metrics"}]}},
+    ("monitoring.coreos.com", "v1", "PrometheusRule"): {"spec": {"groups": [
+        {"name": "gpu", "rules": [{"alert": "GPUXidError", "expr": "DCGM_FI_DEV_XID_ERRORS > 0"}]}]}},
+    ("keda.sh", "v1alpha1", "ScaledObject"): {"spec": {"scaleTargetRef": {"name": "llm-server"}, "triggers": [
+        {"type": "prometheus", "metadata": {"serverAddress": "http://prometheus-operated.monitoring.svc:9090",
+                                            "query": "sum(vllm:num_requests_waiting)", "threshold": "5"}}]}},
 }
 
 
