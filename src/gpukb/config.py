@@ -60,7 +60,7 @@ class RetrievalConfig(_Strict):
 
 class AnswerConfig(_Strict):
     generator: str = "extractive"
-    max_words: int = Field(180, ge=20, le=2000, description="Prose words of an answer at most.")
+    max_words: int = Field(120, ge=20, le=2000, description="Prose words of an answer at most.")
     oov_weight: float = Field(0.3, ge=0.0, le=2.0, description="Confidence lost per share of unknown terms.")
     refuse_below: float = Field(0.5613, ge=-2.0, le=2.0, description="Refuse when confidence is lower.")
 

@@ -65,12 +65,45 @@ _QUESTION = re.compile(
     r"are there|pending|error|fail\w*|stuck|crash\w*|evicted|slow|faster|deadlock\w*)\b", re.I)
 
 
-def _asks_for_manifest(rmod, question: str, top_score: float) -> bool:
-    """An explicit request ("give me a ... yaml"), or a bare spec such as
-    "volcano job, 4 workers x 8 GPUs, queue research" that matches a recipe well."""
+def _asks_for_manifest(rmod, question: str, top_score: float) -> str | None:
+    """``explicit`` for a request ("give me a ... yaml"), ``spec`` for a bare spec
+    such as "volcano job, 4 workers x 8 GPUs, queue research" that matches a
+    recipe well (it must then carry details, checked after extraction), else None."""
     if rmod.wants_manifest(question):
-        return True
-    return top_score >= 3.0 and not _QUESTION.search(question)
+        return "explicit"
+    if top_score >= 3.0 and not _QUESTION.search(question) and not _PASTED.search(question):
+        return "spec"
+    return None
+
+
+# Pasted cluster output is a symptom, never a spec.
+_PASTED = re.compile(r"\b(?:insufficient|failedscheduling|nodes are available|untolerated|error|warning|"
+                     r"backoff|crashloop|evicted|unschedulable|denied|forbidden|timeout|timed out)\b", re.I)
+
+# Infrastructure-as-code tools gpukb does not write.
+_OTHER_TOOLS = re.compile(
+    r"\b(terraform|pulumi|cloudformation|aws cdk|cdk|ansible|bicep|arm template|crossplane composition|"
+    r"opentofu|chef|puppet|salt ?stack)\b", re.I)
+_WRITE = re.compile(r"\b(write|generate|give|create|make|need|want|module|program|playbook|stack|template|"
+                    r"code|script|resource|provision)\b", re.I)
+
+
+def other_tool(question: str) -> str | None:
+    """The infrastructure-as-code tool a question asks gpukb to write for, if any."""
+    m = _OTHER_TOOLS.search(question)
+    if m and _WRITE.search(question):
+        names = {"cdk": "AWS CDK", "aws cdk": "AWS CDK", "cloudformation": "CloudFormation", "opentofu": "OpenTofu"}
+        return names.get(m.group(1).lower(), m.group(1).capitalize())
+    return None
+
+
+def _manifest_sentence(g: Any) -> str:
+    """One sentence describing the attached manifest from its rendered parameters."""
+    import json
+
+    given = ", ".join(f"{k}={json.dumps(g.params.get(k))}" for k in g.used) or "the recipe defaults"
+    extra = f" Not understood: {'; '.join(g.unused)}." if g.unused else ""
+    return f"The manifest below renders the `{g.recipe}` recipe ({g.title}) with {given}.{extra}"
 
 
 class Engine:
@@ -114,7 +147,8 @@ class Engine:
             log.warning("recipes unavailable: %s", exc)
             return [], f"recipes unavailable: {exc}"
 
-    def _attach_recipes(self, ans: Answer, question: str, with_manifest: bool) -> None:
+    def _attach_recipes(self, ans: Answer, question: str, with_manifest: bool) -> Any:
+        """Related recipes, and the generated manifest when the question asks for one."""
         from . import recipes as rmod
         from .errors import GpukbError
 
@@ -122,22 +156,27 @@ class Engine:
         if problem:
             ans.notices.append(problem)
         if not recipes:
-            return
+            return None
         matches = rmod.match_recipes(question, recipes, k=5)
         # Recipes that the best-matching KB sections explain rank first.
         top_docs = set(list(dict.fromkeys(ans.retrieved))[:3])
         ranked = sorted(matches, key=lambda m: -(m[1] * (1.5 if top_docs & set(m[0].docs) else 1.0)))[:3]
         ans.recipes = [{"id": r.id, "title": r.title} for r, _ in ranked]
-        if not (with_manifest and ranked and _asks_for_manifest(rmod, question, ranked[0][1])):
-            return
+        asked = _asks_for_manifest(rmod, question, ranked[0][1]) if ranked else None
+        if not (with_manifest and asked):
+            return None
         try:
             g = rmod.generate(question, [r for r, _ in ranked])
         except GpukbError as exc:  # e.g. a value in the question the recipe's schema rejects
             log.info("no manifest for %r: %s", question[:80], exc)
-            ans.notices.append(f"no manifest: {exc}")
-            return
+            if asked == "explicit":
+                ans.notices.append(f"no manifest: {exc}")
+            return None
+        if asked == "spec" and (not g.used or len(g.unused) > 1):
+            return None  # a bare phrase that carries no details is a question, not a spec
         ans.manifest = {"recipe": g.recipe, "params": g.params, "yaml": g.yaml, "valid": g.valid,
-                        "issues": list(g.issues)}
+                        "issues": list(g.issues), "used": g.used, "unused": g.unused, "missing": g.missing}
+        return g
 
     # -- answering ---------------------------------------------------------
     def confidence(self, question: str, top_vector: float) -> float:
@@ -180,15 +219,28 @@ class Engine:
             ans.answer = REFUSAL + (f"\nClosest topics: {'; '.join(ans.closest)}." if ans.closest else "")
             ans.seconds = round(time.perf_counter() - t0, 4)
             return ans
-        composed = self.generator.compose(q, got.evidence)
+        tool = other_tool(q)
+        g = None if tool else self._attach_recipes(ans, q, with_manifest)
+        if g is not None and getattr(self.generator, "name", "") == "extractive":
+            composed = self.generator.compose(q, got.evidence, manifest_params=g.params)
+        else:
+            composed = self.generator.compose(q, got.evidence)
         cites = []
         for n, idx in enumerate(composed.cited, start=1):
             e = got.evidence[idx]
             cites.append(Citation(n=n, doc_id=e.doc_id, title=e.title, section=e.section, path=e.path,
                                   source_urls=e.source_urls, anchor=e.anchor, area=e.area))
         ans.citations = cites
-        ans.body = composed.text
-        ans.answer = composed.text + ("\n\n" + sources_block(cites) if cites else "")
-        self._attach_recipes(ans, q, with_manifest)
+        body = composed.text
+        if tool:
+            if not ans.recipes:
+                self._attach_recipes(ans, q, with_manifest=False)
+            closest = f" The closest manifest recipe is `{ans.recipes[0]['id']}` ({ans.recipes[0]['title']}), " \
+                      f"which you can render with `gpukb recipe render {ans.recipes[0]['id']}`." if ans.recipes else ""
+            body = f"gpukb writes Kubernetes manifests, not {tool} code.{closest}\n\n{body}"
+        elif g is not None:
+            body = _manifest_sentence(g) + "\n\n" + body
+        ans.body = body
+        ans.answer = body + ("\n\n" + sources_block(cites) if cites else "")
         ans.seconds = round(time.perf_counter() - t0, 4)
         return ans

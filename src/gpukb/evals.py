@@ -10,6 +10,7 @@ from the same runs.
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
@@ -112,8 +113,13 @@ class QuestionResult:
     missing: list[list[str]] = field(default_factory=list)
     forbidden: list[str] = field(default_factory=list)
     citations_valid: bool | None = None
-    words: int = 0
+    words: int = 0  # prose words (code and YAML not counted)
     seconds: float = 0.0
+    split: str = "tune"
+    paraphrase_of: str | None = None
+    defects: list[str] = field(default_factory=list)
+    manifest: bool = False
+    manifest_unasked: bool = False
 
 
 @dataclass
@@ -142,6 +148,89 @@ def _answer_checks(q: dict[str, Any], ans, sections: dict[str, dict[str, Any]]) 
         if not any(t in text for t in tokens):
             valid = False
     return (not missing and not forbidden), missing, forbidden, valid
+
+
+_LONE_MARKER = re.compile(r"^\s*(?:\[\d+\]\s*)+$")
+_ENDS = re.compile(r"[.!?:)`'\"*]\s*(?:\[\d+\])?\s*$")
+_POINTER = re.compile(r"\b(?:below|the following|as follows|this block|these blocks|as shown|shown here|"
+                      r"above|more in)\b", re.I)
+_ASKS_YAML = re.compile(r"\b(?:ya?ml|manifest|example|sample|template|spec|give me|write|generate|create|"
+                        r"render|show me)\b", re.I)
+
+
+def answer_defects(body: str, manifest_params: dict[str, Any] | None = None) -> list[str]:
+    """What reads as broken in an answer: lone citation markers, unbalanced code
+    marks, cut sentences, sentences pointing at something that is not there,
+    and numbers that contradict an attached manifest."""
+    out: list[str] = []
+    if body.count("```") % 2:
+        out.append("unbalanced code fence")
+    blocks = re.split(r"(```.*?```)", body, flags=re.S)
+    paras: list[tuple[str, str]] = []  # (kind, text)
+    for b in blocks:
+        if b.startswith("```"):
+            paras.append(("code", b))
+            continue
+        for para in re.split(r"\n\s*\n", b):
+            if para.strip():
+                kind = "list" if re.match(r"^\s*(?:[-*+]|\d+[.)])\s", para) else \
+                    "table" if para.strip().startswith("|") else "prose"
+                paras.append((kind, para.strip()))
+    for i, (kind, text) in enumerate(paras):
+        if kind == "code":
+            continue
+        for line in text.splitlines():
+            if _LONE_MARKER.match(line):
+                out.append(f"lone citation marker: {line.strip()}")
+        if kind != "prose" or text.startswith("Related:"):
+            continue
+        if text.count("`") % 2:
+            out.append(f"unbalanced backtick: {text[:60]}")
+        if not _ENDS.search(text):
+            out.append(f"cut sentence: ...{text[-60:]}")
+        nxt = paras[i + 1][0] if i + 1 < len(paras) else None
+        if re.search(r":\s*(?:\[\d+\])?\s*$", text) and nxt not in ("code", "list", "table"):
+            out.append(f"points at nothing: ...{text[-60:]}")
+        m = _POINTER.search(re.sub(r"\[[^\]]*\]\([^)]*\)", "", text))
+        if m and m.group(0).lower() in ("above", "more in"):
+            out.append(f"points elsewhere ({m.group(0)}): {text[:60]}")
+        elif m and nxt not in ("code", "list", "table"):
+            out.append(f"points at nothing ({m.group(0)}): {text[:60]}")
+    if manifest_params is not None:
+        allowed = {str(v) for v in _flat(manifest_params)}
+        prose = " ".join(t for k, t in paras[1:] if k == "prose" and not t.startswith("Related:"))
+        prose = re.sub(r"\[\d+\]|\]\([^)]*\)|`[^`]*`", " ", prose)
+        for n in re.findall(r"(?<![\w.])(\d+)(?![\w.%])", prose):
+            if int(n) > 1 and n not in allowed:
+                out.append(f"number {n} not in the attached manifest")
+    return out
+
+
+def _flat(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _flat(v)]
+    if isinstance(value, list):
+        return [x for v in value for x in _flat(v)]
+    return [value]
+
+
+def cluster_of(q: dict[str, Any], by_id: dict[str, dict[str, Any]] | None = None) -> str:
+    """The topic cluster of a question: its first expected doc (a paraphrase
+    takes its original's), or its own id for questions to refuse."""
+    if q.get("paraphrase_of") and by_id and q["paraphrase_of"] in by_id:
+        q = by_id[q["paraphrase_of"]]
+    docs = q.get("expected_docs") or []
+    return str(docs[0]) if docs else f"refuse:{q.get('id')}"
+
+
+def split_of(q: dict[str, Any], by_id: dict[str, dict[str, Any]] | None = None) -> str:
+    """``tune`` or ``test`` by topic cluster: a stable third of the clusters is
+    held out, so no tuning on a topic ever sees its test questions."""
+    import zlib
+
+    if q.get("split") in ("tune", "test"):
+        return str(q["split"])
+    return "test" if zlib.crc32(cluster_of(q, by_id).encode("utf-8")) % 3 == 0 else "tune"
 
 
 def _mean(xs: list[float]) -> float:
@@ -178,12 +267,20 @@ def run_eval(engine, questions: list[dict[str, Any]], *, modes: tuple[str, ...] 
         from tqdm import tqdm
 
         iterator = tqdm(questions, desc="eval", unit="q")
+    by_id = {q["id"]: q for q in questions}
     for q in iterator:
         refuse = q.get("expect") == "refuse"
-        ans = engine.ask(q["question"], with_manifest=False)
+        ans = engine.ask(q["question"])
+        from .backends.extractive import prose_words
+
+        body = ans.body.split("\n\nRelated:")[0]
         r = QuestionResult(id=q["id"], area=q.get("area", "?"), question=q["question"], expect_refuse=refuse,
-                           refused=ans.refused, confidence=ans.confidence, words=len(ans.body.split()),
-                           seconds=ans.seconds)
+                           refused=ans.refused, confidence=ans.confidence, words=prose_words(body),
+                           seconds=ans.seconds, split=split_of(q, by_id), paraphrase_of=q.get("paraphrase_of"),
+                           manifest=ans.manifest is not None,
+                           manifest_unasked=ans.manifest is not None and not _ASKS_YAML.search(q["question"]))
+        if not ans.refused:
+            r.defects = answer_defects(ans.body, ans.manifest["params"] if ans.manifest else None)
         if not refuse:
             for mode in modes:
                 # Every mode is ranked over the same depth (10 sections).
@@ -216,7 +313,15 @@ def summarize(results: list[QuestionResult]) -> EvalReport:
                 "false_refusals": _mean([float(r.refused) for r in answerable]),
                 "citations_valid": _mean([float(bool(r.citations_valid)) for r in answerable]),
                 "median_words": statistics.median([r.words for r in answerable if not r.refused] or [0]),
+                "defects": sum(1 for r in rs if r.defects),
+                "manifests_unasked": _mean([float(r.manifest_unasked) for r in rs]),
             })
+            paras = [r for r in answerable if r.paraphrase_of]
+            originals = {r.paraphrase_of for r in paras}
+            orig = [r for r in answerable if r.id in originals]
+            if paras and orig:
+                out["paraphrase_gap"] = round(_mean([float(bool(r.must_include_ok)) for r in orig])
+                                              - _mean([float(bool(r.must_include_ok)) for r in paras]), 4)
         if refuse:
             out["refusals_correct"] = _mean([float(r.refused) for r in refuse])
         return out
@@ -234,6 +339,8 @@ def summarize(results: list[QuestionResult]) -> EvalReport:
     if lat:
         summary["ask_p50_ms"] = round(1000 * lat[len(lat) // 2], 1)
         summary["ask_p95_ms"] = round(1000 * lat[min(len(lat) - 1, int(0.95 * len(lat)))], 1)
+    summary["tune"] = block([r for r in results if r.split == "tune"])
+    summary["test"] = block([r for r in results if r.split == "test"])
     return EvalReport(questions=len(results), summary=summary,
                       per_area={a: block(rs) for a, rs in sorted(by_area.items())},
                       retrieval_modes=modes, results=results)

@@ -42,7 +42,14 @@ def split_units(body: str) -> list[Unit]:
     def flush():
         if para:
             text = " ".join(s.strip() for s in para).strip()
+            pieces: list[str] = []
             for s in _SENT_SPLIT.split(text):
+                # A split inside inline code (odd backticks so far) is not a sentence end.
+                if pieces and pieces[-1].count("`") % 2:
+                    pieces[-1] += " " + s
+                else:
+                    pieces.append(s)
+            for s in pieces:
                 s = s.strip()
                 if s:
                     units.append(Unit("sent", s, len(units), len(s.split())))
@@ -102,132 +109,224 @@ def resolve_links(text: str, doc_path: str) -> str:
     return _REL_LINK.sub(lambda m: f"]({posixpath.normpath(posixpath.join(base, m.group(1)))})", text)
 
 
+# A sentence that points elsewhere is used only together with what it points to.
+_POINTS_ON = re.compile(
+    r"(:\s*$|\b(?:below|the following|as follows|follows:|this (?:block|snippet|example|table|manifest|file|yaml)|"
+    r"these (?:blocks|lines|fields|settings)|as shown|shown here|for example:|e\.g\.:)\b)", re.I)
+_POINTS_BACK = re.compile(r"^(?:this|these|that|those|such|it|they|both|here|then|also|otherwise|instead)\b", re.I)
+_POINTS_AWAY = re.compile(r"\b(?:above|more in|see (?:also )?(?:below|above)|described (?:below|above)|"
+                          r"in the (?:next|previous) section)\b", re.I)
+_COMPARE = re.compile(r"\b(?:vs\.?|versus|or|difference|differences|compare|comparison|choose|which|better|"
+                      r"instead of|rather than|pros|cons|trade-?offs?)\b", re.I)
+_NUMBER = re.compile(r"(?<![\w.])(\d+)(?![\w.])")
+
+# Tuning constants of the composer (named, in one place).
+LEAD_BONUS = 2.5  # sections open with their direct answer
+SECOND_SENTENCE_BONUS = 0.8
+KEY_TERM_WEIGHT = 0.6  # terms the section heading names mark its key facts
+MIN_UNIT_SCORE = 0.5  # below this a unit adds nothing
+MAX_RELATED = 3
+
+
+def prose_words(text: str) -> int:
+    """Words outside code blocks (the length users read)."""
+    return len(re.sub(r"```.*?```", " ", text, flags=re.S).split())
+
+
 class ExtractiveGenerator:
+    """Composes an answer from the best section: its direct answer first, then the
+    steps, command or YAML from the same section; a second section only when the
+    question needs it (a comparison, or terms the first section does not cover).
+    Other relevant sections become a short Related list of links."""
+
     name = "extractive"
 
-    def __init__(self, max_words: int = 190, max_sections: int = 4, max_code_lines: int = 30, **_):
+    def __init__(self, max_words: int = 120, max_sections: int = 4, max_code_lines: int = 30, **_):
         self.max_words = int(max_words)
         self.max_sections = int(max_sections)
         self.max_code_lines = int(max_code_lines)
 
-    def compose(self, question: str, evidence: Sequence[Evidence]) -> Composed:
+    # ------------------------------------------------------------ scoring
+    @staticmethod
+    def _idf(pool_units: list[list[Unit]]):
+        df: Counter[str] = Counter()
+        n = 0
+        for units in pool_units:
+            for u in units:
+                n += 1
+                df.update(set(terms(u.text)))
+        return lambda t: math.log(1 + (n + 1) / (df.get(t, 0) + 0.5))
+
+    def _unit_scores(self, q: Counter, units: list[Unit], key: set[str], idf) -> dict[int, float]:
+        out = {}
+        for u in units:
+            ut = set(terms(u.text))
+            s = sum(idf(t) for t in q if t in ut)
+            if u.pos == 0:
+                s += LEAD_BONUS
+            elif u.pos == 1:
+                s += SECOND_SENTENCE_BONUS
+            if u.kind != "code":
+                s += KEY_TERM_WEIGHT * min(3, len(key & ut))
+            out[u.pos] = s
+        return out
+
+    # ------------------------------------------------------------ selection
+    def _select(self, units: list[Unit], scores: dict[int, float], q: Counter, budget: int, howto: bool,
+                code_lines: int, allow_code: bool, numbers_ok: set[str] | None) -> list[Unit]:
+        """Units of one section in document order: the lead, then what scores, within the budget."""
+        chosen: dict[int, Unit] = {}
+        words = 0
+
+        def fits_numbers(u: Unit) -> bool:
+            if numbers_ok is None or u.kind == "code":
+                return True
+            return all(n in numbers_ok for n in _NUMBER.findall(u.text) if int(n) > 1)
+
+        lead = next((u for u in units if u.kind != "code"), None)
+        if lead is not None and fits_numbers(lead):
+            chosen[lead.pos] = lead
+            words += lead.words
+        ranked = sorted(units, key=lambda u: -scores.get(u.pos, 0.0))
+        code_taken = False
+        for u in ranked:
+            if u.pos in chosen or scores.get(u.pos, 0.0) <= MIN_UNIT_SCORE or not fits_numbers(u):
+                continue
+            if u.kind == "code":
+                n_lines = u.text.count("\n") + 1
+                hits = sum(1 for t in q if t in set(terms(u.text)))
+                if code_taken or not allow_code or n_lines > code_lines or not (howto or hits >= 2):
+                    continue
+                code_taken = True
+                chosen[u.pos] = u
+                continue
+            if u.kind == "table" and u.text.count("\n") > 12:
+                continue
+            if words + u.words > budget:
+                continue
+            chosen[u.pos] = u
+            words += u.words
+        return self._whole(units, chosen)
+
+    @staticmethod
+    def _whole(units: list[Unit], chosen: dict[int, Unit]) -> list[Unit]:
+        """Drop what would dangle: a sentence pointing at a block that is not
+        there, or one that leans on a sentence that is not there."""
+        by_pos = {u.pos: u for u in units}
+        out: list[Unit] = []
+        for pos in sorted(chosen):
+            u = chosen[pos]
+            if u.kind in ("sent", "item"):
+                nxt = by_pos.get(pos + 1)
+                if _POINTS_ON.search(u.text) and not (nxt is not None and nxt.pos in chosen
+                                                        and nxt.kind in ("code", "item", "table")):
+                    continue
+                if _POINTS_AWAY.search(u.text):
+                    continue
+                if u.kind == "sent" and pos > 0 and _POINTS_BACK.match(u.text) and (pos - 1) not in chosen:
+                    continue
+                if u.text.count("`") % 2:
+                    continue
+            if u.kind == "code" and not out:
+                continue  # a block is never the whole answer from its section
+            out.append(u)
+        return out
+
+    # ------------------------------------------------------------ compose
+    def compose(self, question: str, evidence: Sequence[Evidence], *, manifest_params: dict | None = None) -> Composed:
         if not evidence:
             return Composed("", [])
         q = Counter(terms(question))
         howto = bool(_HOWTO.search(question))
-        # Someone asking for YAML gets a whole (longer) example.
         code_lines = self.max_code_lines * 2 if _WANTS_YAML.search(question) else self.max_code_lines
         pool = list(evidence[: self.max_sections])
         per_sec = [split_units(resolve_links(e.text, e.path)) for e in pool]
-        # Document frequency of terms over all candidate units, for IDF weights.
-        df: Counter[str] = Counter()
-        n_units = 0
-        for units in per_sec:
-            for u in units:
-                n_units += 1
-                df.update(set(terms(u.text)))
-        heading_terms = [set(terms(f"{e.title} {e.section}")) for e in pool]
-        # Terms a section's own heading names (beyond its doc title) mark its key facts.
-        key_terms = [set(terms(e.section)) - set(terms(e.title)) for e in pool]
+        idf = self._idf(per_sec)
+        keys = [set(terms(e.section)) - set(terms(e.title)) for e in pool]
+        # With a manifest attached, the text must not quote another example's numbers
+        # or YAML: numbers are kept only when the manifest has them.
+        numbers_ok = None
+        if manifest_params is not None:
+            numbers_ok = {str(v) for v in _flat_values(manifest_params)}
+        allow_code = manifest_params is None
 
-        def idf(t: str) -> float:
-            return math.log(1 + (n_units + 1) / (df.get(t, 0) + 0.5))
+        scores0 = self._unit_scores(q, per_sec[0], keys[0], idf)
+        first = self._select(per_sec[0], scores0, q, self.max_words, howto, code_lines, allow_code, numbers_ok)
+        parts: list[tuple[int, list[Unit]]] = [(0, first)] if first else []
+        used_words = sum(u.words for u in first if u.kind != "code")
 
-        scored: list[tuple[float, int, Unit]] = []
-        for si, units in enumerate(per_sec):
-            rank_w = 1.0 / (1 + 0.6 * si)
-            for u in units:
-                ut = set(terms(u.text))
-                overlap = sum(idf(t) for t in q if t in ut)
-                s = overlap * rank_w
-                if u.pos == 0:
-                    s += 2.5 * rank_w  # sections open with their direct answer
-                elif u.pos == 1:
-                    s += 0.8 * rank_w
-                if si == 0 and overlap > 0:
-                    s += 1.0  # the best section is most likely the answer
-                if u.kind != "code":
-                    s += 0.6 * rank_w * min(3, len(key_terms[si] & ut))
-                if u.kind == "code":
-                    n_lines = u.text.count("\n") + 1
-                    # How-to questions get an example; others only when the
-                    # best section's code is about what was asked.
-                    relevant = howto or (si == 0 and sum(1 for t in q if t in ut) >= 2)
-                    if not relevant or n_lines > code_lines:
-                        continue
-                    s += 1.5 * rank_w
-                if u.kind == "table":
-                    if u.text.count("\n") > 12:
-                        continue
-                    s *= 0.8
-                hits = sum(1 for t in q if t in ut)
-                if si > 0 and hits < (1 if si == 1 else 2):
-                    continue  # lower-ranked sections contribute only what matches
-                if any(t in heading_terms[si] for t in q):
-                    s += 0.3
-                scored.append((s, si, u))
-        scored.sort(key=lambda x: -x[0])
+        # A second section only when the question needs it.
+        covered = set().union(*(set(terms(u.text)) | set(terms(pool[0].section)) for u in first)) if first else set()
+        missing = {t for t in q if t not in covered}
+        if len(pool) > 1 and (not parts or _COMPARE.search(question) or len(missing) >= max(2, len(q) // 2)):
+            best, gain = None, 0
+            for si in range(1, len(pool)):
+                sec_terms = set().union(*(set(terms(u.text)) for u in per_sec[si])) | set(terms(pool[si].section))
+                g = len(missing & sec_terms)
+                if g > gain:
+                    best, gain = si, g
+            if best is not None and (gain >= 1 or not parts):
+                budget = max(25, self.max_words - used_words) if parts else self.max_words
+                sc = self._unit_scores(q, per_sec[best], keys[best], idf)
+                second = self._select(per_sec[best], sc, q, budget, howto, code_lines,
+                                      allow_code and not any(u.kind == "code" for u in first), numbers_ok)
+                if second:
+                    parts.append((best, second))
 
-        chosen: list[tuple[int, Unit]] = []
-        words = 0
-        code_taken = False
-        # The best section's opening sentence always leads.
-        if per_sec[0]:
-            lead = per_sec[0][0]
-            if lead.kind != "code":
-                chosen.append((0, lead))
-                words += lead.words
-        for s, si, u in scored:
-            if (si, u.pos) in {(c[0], c[1].pos) for c in chosen}:
-                continue
-            if u.kind == "code":
-                if code_taken:
-                    continue
-                code_taken = True
-            if words + u.words > self.max_words and chosen:
-                continue
-            if s <= 0.5 and chosen:
-                continue
-            chosen.append((si, u))
-            words += u.words
-            if words >= self.max_words:
-                break
-
-        # A one-liner is rarely enough: continue the best section in order.
-        if words < self.max_words // 3:
-            taken = {(c[0], c[1].pos) for c in chosen}
-            for u in per_sec[0]:
-                if (0, u.pos) in taken or u.kind == "code" and (not howto or u.text.count("\n") >= code_lines):
-                    continue
-                if words + u.words > self.max_words // 2:
-                    break
-                chosen.append((0, u))
-                words += u.words
-
-        # Number citations by first appearance, in section rank order.
-        chosen.sort(key=lambda c: (c[0], c[1].pos))
-        order: list[int] = []
-        for si, _ in chosen:
-            if si not in order:
-                order.append(si)
+        order = [si for si, _ in parts]
         num = {si: n + 1 for n, si in enumerate(order)}
-        parts: list[str] = []
-        prev_kind = None
-        for i, (si, u) in enumerate(chosen):
-            tag = f"[{num[si]}]"
-            nxt = chosen[i + 1] if i + 1 < len(chosen) else None
-            if u.kind in ("code", "table"):
-                parts.append(f"\n{u.text}\n{tag}\n")
+        text = "\n\n".join(self._render(units, num[si]) for si, units in parts)
+        related = [e for i, e in enumerate(pool) if i not in order][:MAX_RELATED]
+        if related:
+            links = "; ".join(f"[{e.section}]({e.path}#{e.anchor})" for e in related)
+            text += f"\n\nRelated: {links}"
+        return Composed(text=text.strip(), cited=order)
+
+    @staticmethod
+    def _render(units: list[Unit], n: int) -> str:
+        """Prose with one [n] at the end of each paragraph; lists and code keep their form.
+        A marker never stands alone on a line."""
+        tag = f"[{n}]"
+        out: list[str] = []
+        para: list[str] = []
+
+        def close_para():
+            if para:
+                out.append(" ".join(para) + f" {tag}")
+                para.clear()
+
+        items: list[str] = []
+
+        def close_items():
+            if items:
+                items[-1] = items[-1] + f" {tag}"
+                out.append("\n".join(f"- {t}" for t in items))
+                items.clear()
+
+        for u in units:
+            if u.kind == "sent":
+                close_items()
+                para.append(u.text)
             elif u.kind == "item":
-                parts.append(f"{'' if prev_kind == 'item' else chr(10)}- {u.text} {tag}\n")
-            else:
-                # One marker closes a run of sentences from the same section.
-                same_run = nxt is not None and nxt[0] == si and nxt[1].kind == "sent"
-                sep = "\n" if prev_kind in ("item", "code", "table") else ""
-                parts.append(f"{sep}{u.text} " if same_run else f"{sep}{u.text} {tag}\n")
-            prev_kind = u.kind
-        text = re.sub(r"\n{3,}", "\n\n", "".join(parts)).strip()
-        return Composed(text=text, cited=order)
+                close_para()
+                items.append(u.text)
+            else:  # code and tables follow the prose that introduced them
+                close_para()
+                close_items()
+                out.append(u.text)
+        close_para()
+        close_items()
+        if out and not re.search(r"\[\d+\]", "\n".join(out)):
+            out[0] = out[0] + f" {tag}" if not out[0].startswith(("```", "|")) else out[0]
+        return "\n\n".join(out)
+
+
+def _flat_values(value) -> list:
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _flat_values(v)]
+    if isinstance(value, list):
+        return [x for v in value for x in _flat_values(v)]
+    return [value]
 
 
 def extractive(**options) -> ExtractiveGenerator:

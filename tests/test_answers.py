@@ -1,0 +1,91 @@
+"""Composed answers: the direct answer first, nothing dangling, manifests only when asked."""
+
+from __future__ import annotations
+
+from gpukb.backends.base import Evidence
+from gpukb.backends.extractive import ExtractiveGenerator, prose_words
+from gpukb.engine import other_tool
+from gpukb.evals import answer_defects, split_of
+
+
+def ev(i, section, text, doc="doc-a", title="Doc A"):
+    return Evidence(key=f"{doc}#{section}", doc_id=doc, title=title, section=section, anchor=section.lower(),
+                    path=f"kb/x/{doc}.md", area="x", source_urls=["https://example.org"], text=text, rank=i)
+
+
+SEC_QUOTA = """Cap a namespace's GPUs with a ResourceQuota on `requests.nvidia.com/gpu`. Extended resources take the `requests.` prefix only.
+
+Apply this quota:
+
+```yaml
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: gpu, namespace: team-a}
+spec:
+  hard:
+    requests.nvidia.com/gpu: "8"
+```
+
+This block goes in the namespace of the team. More in [limits](other.md)."""
+
+SEC_OTHER = "PriorityClass values order pods for preemption. Higher values preempt lower ones."
+
+
+def test_answer_leads_with_the_direct_answer_and_keeps_its_block_whole():
+    c = ExtractiveGenerator().compose("how do I cap team-a at 8 GPUs yaml", [ev(0, "Quota", SEC_QUOTA),
+                                                                             ev(1, "Prio", SEC_OTHER, "doc-b")])
+    assert c.text.startswith("Cap a namespace's GPUs")
+    assert "```yaml" in c.text and "Apply this quota:" in c.text
+    assert answer_defects(c.text) == []
+    assert c.cited == [0]
+    assert "Related: [Prio]" in c.text
+
+
+def test_a_pointing_sentence_without_its_block_is_dropped():
+    c = ExtractiveGenerator().compose("why is the quota key requests.nvidia.com/gpu",
+                                      [ev(0, "Quota", SEC_QUOTA)])
+    assert "Apply this quota:" not in c.text or "```" in c.text
+    assert "This block goes" not in c.text and "More in" not in c.text
+    assert answer_defects(c.text) == []
+
+
+def test_no_lone_markers_and_a_second_section_only_for_comparisons():
+    ts = ev(0, "Time-slicing", "Time-slicing shares a GPU between pods with no memory isolation. It suits notebooks.")
+    mig = ev(1, "MIG", "MIG splits an A100 or H100 into isolated instances with their own memory.", "doc-mig")
+    c = ExtractiveGenerator().compose("time-slicing or MIG for notebooks?", [ts, mig])
+    assert c.cited == [0, 1] and "[2]" in c.text
+    one = ExtractiveGenerator().compose("what is time-slicing", [ts, mig])
+    assert one.cited == [0]
+    for text in (c.text, one.text):
+        assert answer_defects(text) == []
+
+
+def test_numbers_from_another_example_stay_out_when_a_manifest_is_attached():
+    sec = ev(0, "Volcano", "A Volcano Job gang-schedules its pods. For example four pods x 8 GPUs give WORLD_SIZE 32.")
+    c = ExtractiveGenerator().compose("volcano job 2 workers", [sec], manifest_params={"workers": 2, "gpus": 4})
+    assert "32" not in c.text and c.text.startswith("A Volcano Job")
+
+
+def test_defect_checker_catches_each_kind():
+    assert any("lone" in d for d in answer_defects("Text. [1]\n\n[1]"))
+    assert any("cut" in d for d in answer_defects("families: More patterns"))
+    assert any("points" in d for d in answer_defects("Add gang scheduling (below). [1]"))
+    assert any("backtick" in d for d in answer_defects("Set `foo to bar. [1]"))
+    assert any("manifest" in d for d in answer_defects("Intro.\n\nUse four pods x 8 GPUs = 32. [1]", {"gpus": 4}))
+    assert answer_defects("Set `foo` to bar. [1]\n\n```yaml\na: 1\n```") == []
+
+
+def test_prose_words_do_not_count_code():
+    assert prose_words("one two\n\n```yaml\na: b c d e f\n```") == 2
+
+
+def test_other_infrastructure_tools_are_named():
+    assert other_tool("terraform module for a GKE node pool with A100 GPUs") == "Terraform"
+    assert other_tool("pulumi program for an EKS GPU node group") == "Pulumi"
+    assert other_tool("how does karpenter pick a g5") is None
+
+
+def test_split_follows_topic_clusters_and_paraphrases_follow_their_original():
+    qs = {"a": {"id": "a", "expected_docs": ["doc-x"]}, "b": {"id": "b", "paraphrase_of": "a", "expected_docs": ["doc-y"]}}
+    assert split_of(qs["b"], qs) == split_of(qs["a"], qs)
+    assert {split_of({"id": str(i), "expected_docs": [f"d{i}"]}) for i in range(30)} == {"tune", "test"}
