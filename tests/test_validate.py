@@ -375,6 +375,13 @@ MINIMAL = {
     ("keda.sh", "v1alpha1", "ScaledObject"): {"spec": {"scaleTargetRef": {"name": "llm-server"}, "triggers": [
         {"type": "prometheus", "metadata": {"serverAddress": "http://prometheus-operated.monitoring.svc:9090",
                                             "query": "sum(vllm:num_requests_waiting)", "threshold": "5"}}]}},
+    ("kueue.x-k8s.io", "v1beta2", "ResourceFlavor"): {"spec": {"nodeLabels": {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"}}},
+    ("kueue.x-k8s.io", "v1beta2", "ClusterQueue"): {"spec": {"cohortName": "research", "namespaceSelector": {}, "resourceGroups": [
+        {"coveredResources": ["nvidia.com/gpu"], "flavors": [{"name": "a100", "resources": [
+            {"name": "nvidia.com/gpu", "nominalQuota": 8, "borrowingLimit": 4}]}]}]}},
+    ("kueue.x-k8s.io", "v1beta2", "LocalQueue"): {"spec": {"clusterQueue": "team-a-cq"}},
+    ("leaderworkerset.x-k8s.io", "v1", "LeaderWorkerSet"): {"spec": {"replicas": 1, "leaderWorkerTemplate": {
+        "size": 2, "workerTemplate": {"spec": {"containers": [{"name": "w", "image": "i"}]}}}}},
 }
 
 

@@ -253,6 +253,7 @@ COMPONENT_SLUGS = frozenset({
     "gpu-operator", "device-plugin", "gfd", "mig-manager", "dcgm-exporter", "kubernetes", "volcano",
     "coscheduling", "kueue", "jobset", "training-operator", "trainer", "mpi-operator",
     "cluster-autoscaler", "karpenter", "fsx-csi", "storage-scale-csi", "dra", "network-operator",
+    "vllm", "lws", "kserve", "triton", "nccl", "efa",
 })
 
 
