@@ -192,9 +192,29 @@ _NEGATION = r"(?:no|not|without|disable[sd]?|disabling|skip|skipping|don'?t|do n
 _AFFIRM = r"(?:with|enable[sd]?|enabling|turn on|on|true|add|include|including|use|using)"
 
 
-def _schema_rules(name: str, spec: dict[str, Any]) -> list[dict[str, Any]]:
-    """Rules every parameter gets from its schema, tried after the recipe's own rules."""
-    variants = name_variants(name)
+def distinctive_cues(name: str, all_names: list[str]) -> list[str]:
+    """Parts of a parameter's name that no other parameter of the recipe shares:
+    in an HPA recipe "min" means min_replicas and "target" target_value, while
+    "replicas" means neither. Long parts also match by their first four letters
+    ("temp" for temperature_celsius)."""
+    def parts(n: str) -> list[str]:
+        return [p for p in n.split("_") if len(p) >= 3 and p not in _STOP]
+
+    others = {p for n in all_names if n != name for p in parts(n)}
+    out = []
+    for part in parts(name):
+        if part in others or part == name:
+            continue
+        out.append(part)
+        if len(part) >= 7 and not any(o.startswith(part[:4]) for o in others):
+            out.append(part[:4])
+    return out
+
+
+def _schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | None = None) -> list[dict[str, Any]]:
+    """Rules every parameter gets from its schema, tried after the recipe's own rules:
+    its own name (snake, camel, spaced) and its distinctive name parts as cues."""
+    variants = name_variants(name) + distinctive_cues(name, all_names or [name])
     t = spec.get("type")
     if t == "boolean":
         return [{"boolean": variants}]
@@ -480,6 +500,7 @@ class _Extractor:
                         self.result.spans[name] = got[1]
                         self.used.append(got[1])
                         break
+        self._shapes()
         for name in order:
             if name in self.result.values:
                 continue
@@ -489,7 +510,7 @@ class _Extractor:
                 enum = props[name].get("enum")
                 if enum and all(isinstance(v, str) for v in enum):
                     name_rules.append({"enum": {v: [v] for v in enum if len(v) >= 3}})
-            name_rules += _schema_rules(name, props[name])
+            name_rules += _schema_rules(name, props[name], list(props))
             for rule in name_rules:
                 kind = next(k for k in ("count", "after", "before", "name", "size", "duration", "enum",
                                         "flag", "regex", "list", "pairs", "boolean") if k in rule)
@@ -502,6 +523,47 @@ class _Extractor:
                     break
         self._cover()
         return self.result
+
+    # ------------------------------------------------- shapes across parameters
+    def _take(self, name: str, value: Any, span: tuple[int, int]) -> bool:
+        if name in self.result.values or not self._free(span):
+            return False
+        ok, val = self._ok(name, value)
+        if ok:
+            self.result.values[name] = val
+            self.result.spans[name] = span
+            self.used.append(span)
+        return ok
+
+    def _shapes(self) -> None:
+        """Shapes that fill two parameters at once: "4x8 H100" (pods x GPUs each) and
+        "1 to 10 replicas" (a min_/max_ pair)."""
+        props = self.recipe.properties
+        count = next((n for n in ("nodes", "replicas", "workers") if n in props), None)
+        if count and "gpus" in props:
+            rx = _compile(rf"(?<![\w.]){_NUM}\s*[x*]\s*{_NUM}(?![\w.])(?:\s*(?:[A-Za-z][\w.-]*\s+)?gpus?)?")
+            models = "|".join(_GPU_MODELS)
+            for m in rx.finditer(self.text):
+                tail = self.text[m.end(): m.end() + 12].lower()
+                if "gpu" not in m.group(0).lower() and not _compile(rf"^\s*(?:{models})").match(tail):
+                    continue
+                a, b = parse_number(m.group(1)), parse_number(m.group(2))
+                if a is not None and b is not None and self._free(m.span()):
+                    if self._take(count, a, m.span(1)):
+                        self._take("gpus", b, m.span(2))
+                    break
+        for lo_name in [n for n in props if n.startswith("min_")]:
+            hi_name = "max_" + lo_name[4:]
+            if hi_name not in props:
+                continue
+            unit = _phrase_re(lo_name[4:].replace("_", " "))
+            rx = _compile(rf"(?<![\w.]){_NUM}\s*(?:to|-|\.\.|–)\s*{_NUM}\s*{unit}")
+            m = rx.search(self.text)
+            if m:
+                a, b = parse_number(m.group(1)), parse_number(m.group(2))
+                if a is not None and b is not None:
+                    self._take(lo_name, a, m.span(1))
+                    self._take(hi_name, b, m.span(2))
 
     # ---------------------------------------------------- what was understood
     def _phrases_of(self, name: str) -> list[str]:

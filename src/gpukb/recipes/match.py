@@ -20,6 +20,7 @@ _REQUEST_WORDS = frozenset({
 _MODIFIER = re.compile(r"\b(?:in|on|into|onto|to|from|under|behind)\s+(?:the\s+|a\s+|an\s+|our\s+|my\s+)?"
                        r"(?:[\w.-]+\s+)?$", re.I)
 _MODIFIER_WEIGHT = 0.4
+_LATE_DISCOUNT = 0.5  # a phrase at the very end of a request weighs half
 
 
 def tokenize(text: str) -> list[str]:
@@ -65,8 +66,10 @@ class _Index:
                 m = rx.search(text)
                 if m:
                     # "... in the prod queue": a phrase after a preposition names where or
-                    # with what, not the object asked for.
-                    bonus += w * (_MODIFIER_WEIGHT if _MODIFIER.search(text, 0, m.start()) else 1.0)
+                    # with what, not the object asked for. The object is usually named
+                    # first; later mentions are more often details of it.
+                    where = _MODIFIER_WEIGHT if _MODIFIER.search(text, 0, m.start()) else 1.0
+                    bonus += w * where * (1.0 - _LATE_DISCOUNT * m.start() / max(1, len(text)))
             out.append(float(base[i]) + 1.5 * min(bonus, 6.0))
         return out
 
