@@ -126,11 +126,18 @@ def test_resolve_path():
 
 
 def test_dev_set_target():
+    """Floors, not targets: the tuned core set stays at 90 %+; the requests written
+    by others (natural.yaml) must not regress below their measured level; every
+    output validates and no stated detail is silently dropped more than measured."""
     report = evaluate_requests(ROOT / "evals" / "requests", RECIPES)
-    assert report["cases"] >= 40
-    failed = [(r["request"], r["failures"]) for r in report["results"] if not r["correct"]]
-    assert report["fully_correct_rate"] >= 0.9, failed
+    assert report["cases"] >= 200
     assert report["valid_rate"] == 1.0
+    assert report["silent_drops"] <= 3, [r["request"] for r in report["results"] if r.get("silent_drops")]
+    core = [r for r in report["results"] if r["file"] == "core.yaml"]
+    failed = [(r["request"], r["failures"]) for r in core if not r["correct"]]
+    assert sum(r["correct"] for r in core) / len(core) >= 0.9, failed
+    natural = [r for r in report["results"] if r["file"] == "natural.yaml"]
+    assert sum(r["correct"] for r in natural) / len(natural) >= 0.55
 
 
 def test_cli_generate_json(capsys):
