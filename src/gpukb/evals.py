@@ -153,7 +153,7 @@ def _answer_checks(q: dict[str, Any], ans, sections: dict[str, dict[str, Any]]) 
 _LONE_MARKER = re.compile(r"^\s*(?:\[\d+\]\s*)+$")
 _ENDS = re.compile(r"[.!?:)`'\"*]\s*(?:\[\d+\])?\s*$")
 _POINTER = re.compile(r"\b(?:below|the following|as follows|this block|these blocks|as shown|shown here|"
-                      r"above|more in)\b", re.I)
+                      r"above|more in|(?:next|previous) (?:section|step|example)s?)\b", re.I)
 _ASKS_YAML = re.compile(r"\b(?:ya?ml|manifest|example|sample|template|spec|give me|write|generate|create|"
                         r"render|show me)\b", re.I)
 
@@ -192,7 +192,7 @@ def answer_defects(body: str, manifest_params: dict[str, Any] | None = None) -> 
         if re.search(r":\s*(?:\[\d+\])?\s*$", text) and nxt not in ("code", "list", "table"):
             out.append(f"points at nothing: ...{text[-60:]}")
         m = _POINTER.search(re.sub(r"\[[^\]]*\]\([^)]*\)", "", text))
-        if m and m.group(0).lower() in ("above", "more in"):
+        if m and (m.group(0).lower() in ("above", "more in") or re.match(r"(?:next|previous) ", m.group(0), re.I)):
             out.append(f"points elsewhere ({m.group(0)}): {text[:60]}")
         elif m and nxt not in ("code", "list", "table"):
             out.append(f"points at nothing ({m.group(0)}): {text[:60]}")
