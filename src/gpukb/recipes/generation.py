@@ -29,6 +29,8 @@ class Generated:
     title: str = ""
     alternatives: list[dict[str, Any]] = field(default_factory=list)
     documents: list[Any] = field(default_factory=list, repr=False)
+    llm_filled: dict[str, Any] = field(default_factory=dict)  # values the model added to the rule-based reading
+    notices: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -42,11 +44,17 @@ class Generated:
             "defaults": self.defaults,
             "score": self.score,
             "alternatives": self.alternatives,
+            "llm_filled": self.llm_filled,
+            "notices": self.notices,
         }
 
 
-def generate(request: str, recipes: list[Recipe] | None = None) -> Generated:
+def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = None) -> Generated:
     """Pick a recipe for ``request``, fill its parameters from the text, render and validate.
+
+    With a language model configured (``llm=None`` reads the configuration;
+    ``False`` turns it off; or pass a client), the model chooses among the best
+    matches and fills parameters too (:mod:`.llm_extract`).
 
     Raises RecipeError when no recipe matches the request.
     """
@@ -59,6 +67,14 @@ def generate(request: str, recipes: list[Recipe] | None = None) -> Generated:
     recipe, score = ranked[0]
     ext = extract_params(recipe, request)
     found = dict(ext.values)
+    understood = None
+    if llm is not False:
+        from .llm_extract import understand
+
+        understood = understand(request, recipes, recipe, found, score=score, client=llm)
+        if understood is not None:
+            recipe, score, found = understood.recipe, understood.score, dict(understood.values)
+            ranked = [(recipe, score), *[(r, s) for r, s in ranked if r is not recipe]]
     notes: list[dict[str, Any]] = []
     rendered = None
     for _ in range(len(found) + 1):
@@ -86,6 +102,8 @@ def generate(request: str, recipes: list[Recipe] | None = None) -> Generated:
         from_request=found,
         defaults=defaults,
         score=score,
-        alternatives=[{"id": r.id, "title": r.title, "score": s} for r, s in ranked[1:]],
+        alternatives=[{"id": r.id, "title": r.title, "score": s} for r, s in ranked[1:3]],
         documents=rendered.documents,
+        llm_filled={k: v for k, v in (understood.llm_filled if understood else {}).items() if k in found},
+        notices=list(understood.notices) if understood else [],
     )
