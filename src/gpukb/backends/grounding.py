@@ -108,11 +108,10 @@ _REFUSAL_TEXT = re.compile(
 _URL = re.compile(r"\bhttps?://[^\s<>()\[\]`'\"]+", re.I)
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _INJECTION = re.compile(
-    r"\b(?:ignore|disregard|forget|override)\b[^.\n]{0,60}\b(?:instructions?|prompts?|rules|guidelines|"
-    r"above|previous|prior|system)\b"
-    r"|\b(?:you\s+are\s+now|act\s+as|pretend\s+to\s+be|system\s+prompt|new\s+instructions?|"
-    r"(?:reply|respond|answer)\s+only\s+with|say\s+exactly|(?:tell|instruct)\s+(?:the\s+)?users?\s+to|"
-    r"do\s+not\s+cite|language\s+model|assistant\s*:|as\s+an\s+ai)\b", re.I)
+    r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+)?(?:previous|prior|above|earlier|"
+    r"preceding|your|these|those|system|original)\s+(?:instructions?|prompts?|rules|directions|guidelines|messages?)"
+    r"|\b(?:you\s+are\s+now|system\s+prompt|new\s+instructions?\s*:|(?:reply|respond|answer)\s+only\s+with|"
+    r"say\s+exactly|(?:tell|instruct)\s+(?:the\s+)?users?\s+to|do\s+not\s+cite)\b", re.I)
 _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\[(\"'])")
 
 

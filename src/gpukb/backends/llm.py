@@ -112,10 +112,26 @@ class LlmGenerator:
 
     def _fallback(self, question: str, evidence: Sequence[Evidence], reason: str,
                   notices: Sequence[str] = ()) -> Composed:
-        c = self.fallback.compose(question, evidence)
+        c = self.fallback.compose(question, _without_instructions(evidence))
         extra = list(getattr(c, "notices", None) or [])
         return Composed(c.text, list(c.cited), notices=[*notices, f"{reason}; showing the extractive answer instead",
                                                         *extra], generator=FALLBACK)
+
+
+def _without_instructions(evidence: Sequence[Evidence]) -> list[Evidence]:
+    """Evidence without the passages that read like instructions to a language
+    model, so that a fallback answer does not quote them either."""
+    import dataclasses
+
+    from .grounding import instruction_like
+
+    out = []
+    for e in evidence:
+        text = e.text
+        for p in instruction_like(text):
+            text = text.replace(p, "")
+        out.append(e if text == e.text else dataclasses.replace(e, text=text))
+    return out
 
 
 def llm(**options: Any) -> LlmGenerator:
