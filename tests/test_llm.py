@@ -585,3 +585,42 @@ def test_slack_streams_with_at_most_one_update_a_second(llm_index, server):
     assert all(b - a >= 0.99 for a, b in zip(times, times[1:])), times
     final = updates[-1][2]
     assert final["ts"] == "111.222" and "nvidia.com/gpu" in final["text"] and final.get("blocks")
+
+
+def test_app_streams_then_shows_the_checked_answer(llm_index, server, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    settings, _ = llm_index
+    server.script = lambda seen: Reply(text=GOOD.replace("refused [1].", "refused [1][9]."))
+    monkeypatch.setenv("GPUKB_TEST_HOME", str(settings.home))
+    monkeypatch.setenv("GPUKB_TEST_ROOT", str(settings.root))
+    monkeypatch.setenv("GPUKB_TEST_LLM_URL", server.openai_url)
+    monkeypatch.setenv("GPUKB_TESTS_DIR", str(REPO / "tests"))
+    script = textwrap.dedent("""\
+        import os, sys
+        sys.path.insert(0, os.environ["GPUKB_TESTS_DIR"])
+        from conftest import make_hash_embedder
+        from gpukb.backends.llm import LlmGenerator
+        from gpukb.config import LlmConfig, load_settings
+        from gpukb.engine import Engine
+        from gpukb.llm import LlmClient
+        import gpukb.app.state as state
+        from gpukb.app import ask
+        s = load_settings(home=os.environ["GPUKB_TEST_HOME"], root=os.environ["GPUKB_TEST_ROOT"])
+        s.answer.refuse_below = -1.0
+        gen = LlmGenerator(client=LlmClient(LlmConfig(base_url=os.environ["GPUKB_TEST_LLM_URL"], model="m")))
+        eng = Engine(s, embedder=make_hash_embedder(), generator=gen)
+        state.get_engine = lambda: eng
+        ask.get_engine = lambda: eng
+        ask.render()
+        """)
+    at = AppTest.from_string(script, default_timeout=60)
+    at.run()
+    at.text_input[0].input(QUESTION)
+    at.button[0].click()
+    at.run()
+    assert not at.exception
+    shown = "\n".join(m.value for m in at.markdown)
+    assert "Set `nvidia.com/gpu`" in shown and "[9]" not in shown
+    assert any("removed citation" in c.value and "9" in c.value for c in at.caption), [c.value for c in at.caption]
+    assert server.seen[-1].body.get("stream") is True

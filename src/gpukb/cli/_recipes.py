@@ -251,6 +251,11 @@ def generate_cmd(
         sys.stdout.write(f"# recipe: {g.recipe} ({g.title})\n# from your request: {src}\n")
         if g.defaults:
             sys.stdout.write("# defaults: " + ", ".join(f"{k}={json.dumps(v)}" for k, v in g.defaults.items()) + "\n")
+        if g.llm_filled:
+            sys.stdout.write("# filled by the language model (check them): "
+                             + ", ".join(f"{k}={json.dumps(v)}" for k, v in g.llm_filled.items()) + "\n")
+        for n in g.notices:
+            sys.stderr.write(f"note: {n}\n")
         sys.stdout.write(g.yaml)
         for i in g.issues:
             if i.get("severity") != "error":

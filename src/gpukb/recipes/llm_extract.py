@@ -303,9 +303,6 @@ def understand(request: str, recipes: list[Recipe], recipe: Recipe, found: dict[
             continue  # the default applies anyway
         values[name] = value
         filled[name] = value
-    if filled:
-        notices.append("filled by the language model (check them): "
-                       + ", ".join(f"{k}={_short(v)}" for k, v in filled.items()))
     new_score = next((s for r, s in ranked if r is chosen), score)
     return Understanding(recipe=chosen, score=new_score, values=values, llm_filled=filled, notices=notices,
                          by=label)
