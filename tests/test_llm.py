@@ -624,3 +624,14 @@ def test_app_streams_then_shows_the_checked_answer(llm_index, server, monkeypatc
     assert "Set `nvidia.com/gpu`" in shown and "[9]" not in shown
     assert any("removed citation" in c.value and "9" in c.value for c in at.caption), [c.value for c in at.caption]
     assert server.seen[-1].body.get("stream") is True
+
+
+def test_checks_keep_code_blocks_as_written(server):
+    answer = ("Apply this quota [1]:\n\n```yaml\nkind: ResourceQuota\nmetadata:\n  name: gpu-quota\nspec:\n"
+              "  hard:\n    requests.nvidia.com/gpu: \"8\"\n```\n[1][6]")
+    server.script = lambda seen: Reply(text=answer)
+    ev = [_ev(0, "Apply this quota:\n\n```yaml\nkind: ResourceQuota\nmetadata:\n  name: gpu-quota\nspec:\n  hard:\n"
+                 "    requests.nvidia.com/gpu: \"4\"\n```")]
+    out = _generator(server).compose("how do I cap team-a at 8 GPUs", ev)
+    assert out.generator == "openai:test-model"
+    assert out.text == answer.replace("[1][6]", "[1]")

@@ -158,7 +158,7 @@ class LlmClient:
             raise
         except Exception as exc:
             err = self.error(exc)
-            log.warning("%s", err)
+            log.info("%s", err)
             raise err from None
         return LlmReply(text=str(text), tool_calls=calls, seconds=time.perf_counter() - t0)
 
@@ -182,11 +182,9 @@ class LlmClient:
                     break
         except ConfigError:
             raise
-        except GeneratorExit:
-            raise
         except Exception as exc:
             err = self.error(exc)
-            log.warning("%s", err)
+            log.info("%s", err)
             raise err from None
 
 

@@ -210,6 +210,21 @@ def _code_tokens(line: str) -> list[str]:
     return [t for t in re.findall(r"[a-z0-9][a-z0-9_.\-/]*[a-z0-9]", line.lower()) if not t.isdigit()]
 
 
+def _tidy(text: str) -> str:
+    """Tidy what removed markers leave behind in prose; code blocks stay as written."""
+    out: list[str] = []
+    in_code = False
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            in_code = not in_code
+        elif not in_code:
+            line = re.sub(r"(?<=\S)[ \t]+([.,;:!?])(?=\s|$)", r"\1", line)
+            line = re.sub(r"(?<=\S)[ \t]{2,}", " ", line.rstrip())
+            line = re.sub(r"\(\s*\)", "", line)
+        out.append(line)
+    return "\n".join(out).strip()
+
+
 def check_answer(raw: str, question: str, evidence: Sequence[Evidence]) -> Checked:
     """Check and renumber a generated answer against the sources it was given."""
     n = len(evidence)
@@ -245,10 +260,7 @@ def check_answer(raw: str, question: str, evidence: Sequence[Evidence]) -> Check
                        f"{'s' if n != 1 else ''}")
     num = {s: i + 1 for i, s in enumerate(order)}
     text = re.sub(r"\x00(\d+)\x00", lambda m: f"[{num[int(m.group(1))]}]", text)
-    # Tidy what removed markers leave behind.
-    text = re.sub(r"[ \t]+([.,;:!?])", r"\1", text)
-    text = re.sub(r"[ \t]{2,}", " ", text)
-    text = re.sub(r"\(\s*\)|\[\s*\]", "", text).strip()
+    text = _tidy(text)
 
     if not order:
         if _REFUSAL_TEXT.search(text):
