@@ -635,3 +635,52 @@ def test_checks_keep_code_blocks_as_written(server):
     out = _generator(server).compose("how do I cap team-a at 8 GPUs", ev)
     assert out.generator == "openai:test-model"
     assert out.text == answer.replace("[1][6]", "[1]")
+
+
+@pytest.mark.slow
+def test_cli_ask_and_eval_with_a_model(real_index_home, server, tmp_path):
+    """`gpukb ask` and `gpukb eval --generator openai` over the real index, the model a scripted server."""
+    import os
+    import subprocess
+
+    from conftest import gpukb_cmd
+
+    server.script = lambda seen: Reply(text="NOT_IN_SOURCES") if "France" in seen.user else Reply(status=503)
+    env = {**os.environ, "GPUKB_HOME": str(real_index_home), "GPUKB_ROOT": str(REPO), "GPUKB_LLM": "openai",
+           "GPUKB_LLM_BASE_URL": server.openai_url, "GPUKB_LLM_MODEL": "m", "GPUKB_LLM_API_KEY": KEY}
+    res = subprocess.run(gpukb_cmd("ask", "how do I cap team-a at 8 GPUs", "--json"), env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    d = json.loads(res.stdout)
+    assert d["generator"] == "extractive (fallback)" and d["citations"] and not d["refused"]
+    assert any("answered HTTP 503" in n for n in d["notices"])
+    assert KEY not in res.stdout + res.stderr and "Traceback" not in res.stderr
+    qs = tmp_path / "q.yaml"
+    qs.write_text(yaml.safe_dump([
+        {"id": "q1", "question": "how do I cap team-a at 8 GPUs", "expected_docs": ["tenancy-resourcequota-gpu"],
+         "must_include": [["requests.nvidia.com/gpu"]]},
+        {"id": "q2", "question": "what is the capital of France?", "expect": "refuse"}]))
+    res = subprocess.run(gpukb_cmd("eval", "--questions", str(qs), "--requests", str(tmp_path / "none"),
+                                   "--generator", "openai", "--no-report", "--json"),
+                         env=env, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr
+    gens = json.loads(res.stdout)["generators"]
+    assert set(gens) == {"extractive", "openai"}
+    assert gens["openai"]["fallbacks"] == 0.5 and gens["extractive"]["fallbacks"] == 0.0
+
+
+def test_without_configuration_no_model_code_loads(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom gpukb.recipes import load_recipes, generate\n"
+            f"g = generate('volcano job, 4 workers x 8 GPUs, queue research', load_recipes({str(REPO / 'recipes')!r}))\n"
+            "assert g.llm_filled == {} and g.notices == []\n"
+            "print(sorted(m for m in ('openai', 'ollama', 'gpukb.llm', 'llama_index.llms.openai') if m in sys.modules))")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUKB_LLM")}
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "src"), *filter(None, [env.get("PYTHONPATH")])])
+    res = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env={**env, "GPUKB_ROOT": str(REPO)},
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "[]"

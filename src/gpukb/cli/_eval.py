@@ -29,10 +29,11 @@ def _side_by_side_markdown(compared: dict) -> list[str]:
     return lines
 
 
-def _report_markdown(rep, recipes: dict | None, calib: dict | None, compared: dict | None = None) -> str:
+def _report_markdown(rep, recipes: dict | None, calib: dict | None, compared: dict | None = None,
+                     generator: str = "extractive") -> str:
     s = rep.summary
     lines = ["# gpukb eval report", "", time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "",
-             "## Answers (hybrid retrieval + extractive answer)", "",
+             f"## Answers (hybrid retrieval + {generator} answer)", "",
              "| metric | value |", "|---|---|"]
     for k in ("questions", "hit@1", "hit@5", "mrr", "ndcg@5", "must_include", "refusals_correct",
               "false_refusals", "citations_valid", "median_words", "ask_p50_ms", "ask_p95_ms"):
@@ -86,6 +87,7 @@ def eval_cmd(
     s = settings(home)
     qs = load_questions(questions or s.root / "evals" / "questions")
     engine = Engine(s)
+    gen_label = getattr(engine.generator, "label", None) or getattr(engine.generator, "name", "extractive")
     compared = None
     if generator:
         gens = {"extractive": generator_for(s, "extractive")}
@@ -111,11 +113,11 @@ def eval_cmd(
         rdir = s.root / "evals" / "reports"
         rdir.mkdir(parents=True, exist_ok=True)
         (rdir / "eval.json").write_text(json.dumps(out, indent=1, default=str))
-        (rdir / "eval.md").write_text(_report_markdown(rep, recipes, calib, compared))
+        (rdir / "eval.md").write_text(_report_markdown(rep, recipes, calib, compared, gen_label))
     if json_out:
         emit_json({k: v for k, v in out.items() if k != "results"} | {"results": out["results"]})
     else:
-        typer.echo(_report_markdown(rep, recipes, calib, compared))
+        typer.echo(_report_markdown(rep, recipes, calib, compared, gen_label))
 
 
 @app.command()
