@@ -24,8 +24,13 @@ from .errors import ConfigError
 
 __all__ = [
     "Settings", "load_settings", "find_root", "IngestConfig", "ChunkingConfig", "EmbeddingConfig",
-    "RetrievalConfig", "AnswerConfig", "KbConfig", "parse_config",
+    "RetrievalConfig", "AnswerConfig", "KbConfig", "LlmConfig", "parse_config", "LLM_GENERATORS",
 ]
+
+# Answer generators that call a language model; they read the ``llm`` section.
+LLM_GENERATORS = ("llm", "openai", "ollama")
+_LLM_OFF = ("", "off", "none", "no", "0", "false", "extractive")
+_DEFAULT_BASE_URLS = {"openai": "http://127.0.0.1:8000/v1", "ollama": "http://127.0.0.1:11434"}
 
 _PKG_ROOT = Path(__file__).resolve().parents[2]
 
@@ -65,6 +70,43 @@ class AnswerConfig(_Strict):
     refuse_below: float = Field(0.5613, ge=-2.0, le=2.0, description="Refuse when confidence is lower.")
 
 
+class LlmConfig(_Strict):
+    """A language model behind an OpenAI-compatible (``/v1/chat/completions``:
+    vLLM, TGI, llama.cpp server, OpenAI) or Ollama (``/api/chat``) endpoint.
+
+    Used only when ``answer.generator`` is ``llm``, ``openai`` or ``ollama``, or
+    ``GPUKB_LLM=openai|ollama`` is set. Environment overrides:
+    ``GPUKB_LLM`` (provider; ``off`` disables), ``GPUKB_LLM_BASE_URL``,
+    ``GPUKB_LLM_MODEL``, and the API key in ``GPUKB_LLM_API_KEY`` (or the
+    variable ``api_key_env`` names); the key is never read from this file.
+    """
+
+    provider: Literal["openai", "ollama"] = "openai"
+    base_url: str | None = Field(None, description="Default: http://127.0.0.1:8000/v1 (openai), "
+                                                    "http://127.0.0.1:11434 (ollama).")
+    model: str | None = Field(None, description="Model name as the server knows it (required).")
+    timeout: float = Field(60.0, gt=0, le=600, description="Seconds for a whole answer; on expiry the "
+                                                          "extractive answer is shown.")
+    max_tokens: int = Field(700, ge=16, le=16384, description="Tokens the model may generate.")
+    temperature: float = Field(0.1, ge=0.0, le=2.0)
+    context_window: int = Field(8192, ge=512, le=1_048_576, description="The model's context length.")
+    max_source_chars: int = Field(2400, ge=200, le=20000, description="Characters of each source in the prompt.")
+    api_key_env: str = Field("GPUKB_LLM_API_KEY", description="Environment variable holding the API key.")
+    understand_requests: bool = Field(True, description="`gpukb generate` asks the model to pick the recipe "
+                                                        "and fill its parameters.")
+    structured_output: Literal["auto", "tools", "json_schema"] = Field(
+        "auto", description="How request understanding asks for JSON: tools (function calling) or a "
+                            "response format / Ollama `format` schema; auto: tools for openai, "
+                            "json_schema for ollama.")
+
+    @property
+    def url(self) -> str:
+        return (self.base_url or _DEFAULT_BASE_URLS[self.provider]).rstrip("/")
+
+    def api_key(self) -> str | None:
+        return os.environ.get(self.api_key_env) or None
+
+
 class KbConfig(_Strict):
     stale_after_days: int = Field(365, ge=1, description="A doc reviewed longer ago than this is stale.")
 
@@ -79,6 +121,7 @@ class IngestConfig(_Strict):
     embedding: EmbeddingConfig = EmbeddingConfig()
     retrieval: RetrievalConfig = RetrievalConfig()
     answer: AnswerConfig = AnswerConfig()
+    llm: LlmConfig = LlmConfig()
     kb: KbConfig = KbConfig()
 
 
@@ -145,6 +188,45 @@ class Settings:
     @property
     def answer(self) -> AnswerConfig:
         return self.config.answer
+
+    @property
+    def generator_name(self) -> str:
+        """The answer generator in effect: ``GPUKB_LLM`` (``openai``, ``ollama``
+        or ``off``) overrides ``answer.generator``."""
+        env = os.environ.get("GPUKB_LLM")
+        if env is None:
+            return self.config.answer.generator
+        value = env.strip().lower()
+        if value in _LLM_OFF:
+            return "extractive" if self.config.answer.generator in LLM_GENERATORS else self.config.answer.generator
+        if value in ("openai", "ollama"):
+            return value
+        raise ConfigError(f"GPUKB_LLM must be openai, ollama or off, not {env[:40]!r}")
+
+    @property
+    def llm_enabled(self) -> bool:
+        return self.generator_name in LLM_GENERATORS
+
+    @property
+    def llm(self) -> LlmConfig:
+        """The ``llm`` section with the environment applied (provider from the
+        generator name or ``GPUKB_LLM``, ``GPUKB_LLM_BASE_URL``, ``GPUKB_LLM_MODEL``)."""
+        cfg = self.config.llm
+        updates: dict[str, Any] = {}
+        name = self.generator_name
+        if name in ("openai", "ollama") and name != cfg.provider:
+            updates["provider"] = name
+        if os.environ.get("GPUKB_LLM_BASE_URL"):
+            updates["base_url"] = os.environ["GPUKB_LLM_BASE_URL"].strip()
+        if os.environ.get("GPUKB_LLM_MODEL"):
+            updates["model"] = os.environ["GPUKB_LLM_MODEL"].strip()
+        if not updates:
+            return cfg
+        try:
+            return LlmConfig.model_validate({**cfg.model_dump(), **updates})
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            raise ConfigError(f"llm.{'.'.join(map(str, err.get('loc', ())))}: {err.get('msg')}") from None
 
     def with_config(self, **sections: Any) -> "Settings":
         """A copy with some config sections replaced (``answer={"refuse_below": 0.4}``)."""

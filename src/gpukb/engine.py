@@ -3,6 +3,8 @@ compose a cited answer, and attach recipes and a manifest when asked for.
 
 An :class:`Engine` loads the embedding model and opens the index once; ``ask``
 can then be called many times (the CLI's JSON Lines mode, the app, the bot).
+``ask_stream`` yields the answer text as a streaming generator (a language
+model) writes it, then the final :class:`Answer`.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 from .config import Settings, load_settings
 
@@ -47,6 +49,7 @@ class Answer:
     retrieved: list[str] = field(default_factory=list)  # doc ids in rank order (for evals)
     seconds: float = 0.0
     notices: list[str] = field(default_factory=list)  # e.g. a broken recipe file that kept recipes out
+    generator: str = ""  # what wrote the answer: "extractive", "openai:MODEL", "extractive (fallback)"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -110,7 +113,7 @@ class Engine:
     """Loads the model and the published index once; answers many questions."""
 
     def __init__(self, settings: Settings | None = None, *, embedder: Any = None, generator: Any = None):
-        from .backends import embedder_for, get_generator
+        from .backends import embedder_for, generator_for
         from .index import open_index
         from .retrieval import Retriever
 
@@ -132,7 +135,12 @@ class Engine:
         a = self.settings.answer
         self.refuse_below = a.refuse_below
         self.oov_weight = a.oov_weight
-        self.generator = generator or get_generator(a.generator, max_words=a.max_words)
+        self.generator = generator or generator_for(self.settings)
+
+    @property
+    def streams(self) -> bool:
+        """Does the answer generator stream (see :meth:`ask_stream`)?"""
+        return callable(getattr(self.generator, "stream", None))
 
     # -- recipes -----------------------------------------------------------
     def recipes(self) -> tuple[list[Any], str | None]:
@@ -189,8 +197,8 @@ class Engine:
         oov = (sum(1 for t in qt if t not in vocab) / len(qt)) if qt and vocab else 0.0
         return top_vector - self.oov_weight * oov
 
-    def ask(self, question: str, *, k: int | None = None, area: str | None = None,
-            mode: str = "hybrid", with_manifest: bool = True) -> Answer:
+    def _retrieve(self, question: str, k: int | None, area: str | None, mode: str) -> tuple[Answer, list[Any], float]:
+        """Retrieve evidence; the answer is already a refusal when the KB does not cover the question."""
         import time
 
         from .errors import UsageError
@@ -209,32 +217,43 @@ class Engine:
         ans = Answer(question=q, answer="", refused=False, confidence=round(confidence, 4),
                      retrieved=[e.doc_id for e in got.evidence])
         if not got.evidence or confidence < self.refuse_below:
-            ans.refused = True
-            seen: list[str] = []
-            for e in got.evidence:
-                if e.title not in seen:
-                    seen.append(e.title)
-            ans.closest = seen[:3]
-            ans.body = REFUSAL
-            ans.answer = REFUSAL + (f"\nClosest topics: {'; '.join(ans.closest)}." if ans.closest else "")
+            self._refuse(ans, got.evidence)
+            ans.seconds = round(time.perf_counter() - t0, 4)
+        return ans, list(got.evidence), t0
+
+    @staticmethod
+    def _refuse(ans: Answer, evidence: list[Any]) -> None:
+        ans.refused = True
+        seen: list[str] = []
+        for e in evidence:
+            if e.title not in seen:
+                seen.append(e.title)
+        ans.closest = seen[:3]
+        ans.citations = []
+        ans.body = REFUSAL
+        ans.answer = REFUSAL + (f"\nClosest topics: {'; '.join(ans.closest)}." if ans.closest else "")
+
+    def _finish(self, ans: Answer, evidence: list[Any], composed: Any, with_manifest: bool, t0: float,
+                tool: str | None = None, g: Any = None) -> Answer:
+        import time
+
+        ans.notices.extend(getattr(composed, "notices", None) or [])
+        ans.generator = getattr(composed, "generator", "") or getattr(self.generator, "label", "") \
+            or getattr(self.generator, "name", "")
+        if getattr(composed, "refused", False):
+            self._refuse(ans, evidence)
             ans.seconds = round(time.perf_counter() - t0, 4)
             return ans
-        tool = other_tool(q)
-        g = None if tool else self._attach_recipes(ans, q, with_manifest)
-        if g is not None and getattr(self.generator, "name", "") == "extractive":
-            composed = self.generator.compose(q, got.evidence, manifest_params=g.params)
-        else:
-            composed = self.generator.compose(q, got.evidence)
         cites = []
         for n, idx in enumerate(composed.cited, start=1):
-            e = got.evidence[idx]
+            e = evidence[idx]
             cites.append(Citation(n=n, doc_id=e.doc_id, title=e.title, section=e.section, path=e.path,
                                   source_urls=e.source_urls, anchor=e.anchor, area=e.area))
         ans.citations = cites
         body = composed.text
         if tool:
             if not ans.recipes:
-                self._attach_recipes(ans, q, with_manifest=False)
+                self._attach_recipes(ans, ans.question, with_manifest=False)
             closest = f" The closest manifest recipe is `{ans.recipes[0]['id']}` ({ans.recipes[0]['title']}), " \
                       f"which you can render with `gpukb recipe render {ans.recipes[0]['id']}`." if ans.recipes else ""
             body = f"gpukb writes Kubernetes manifests, not {tool} code.{closest}\n\n{body}"
@@ -244,3 +263,48 @@ class Engine:
         ans.answer = body + ("\n\n" + sources_block(cites) if cites else "")
         ans.seconds = round(time.perf_counter() - t0, 4)
         return ans
+
+    def ask(self, question: str, *, k: int | None = None, area: str | None = None,
+            mode: str = "hybrid", with_manifest: bool = True) -> Answer:
+        ans, evidence, t0 = self._retrieve(question, k, area, mode)
+        if ans.refused:
+            return ans
+        tool, g = self._prepare(ans, with_manifest)
+        composed = self._compose(ans.question, evidence, g)
+        return self._finish(ans, evidence, composed, with_manifest, t0, tool, g)
+
+    def _prepare(self, ans: Answer, with_manifest: bool) -> tuple[str | None, Any]:
+        """Before composing: is this a request for another tool's code, and is a
+        manifest asked for (then the text must describe that manifest)?"""
+        tool = other_tool(ans.question)
+        g = None if tool else self._attach_recipes(ans, ans.question, with_manifest)
+        return tool, g
+
+    def _compose(self, question: str, evidence: list[Any], g: Any) -> Any:
+        if g is not None and getattr(self.generator, "name", "") == "extractive":
+            return self.generator.compose(question, evidence, manifest_params=g.params)
+        return self.generator.compose(question, evidence)
+
+    def ask_stream(self, question: str, *, k: int | None = None, area: str | None = None,
+                   mode: str = "hybrid", with_manifest: bool = True) -> Iterator[str | Answer]:
+        """Like :meth:`ask`, but yields text deltas while the generator writes
+        (only a streaming generator does), then the final, checked
+        :class:`Answer` last. The streamed text is provisional: show the final
+        answer's ``body`` in its place."""
+        ans, evidence, t0 = self._retrieve(question, k, area, mode)
+        if ans.refused:
+            yield ans
+            return
+        tool, g = self._prepare(ans, with_manifest)
+        composed = None
+        stream = getattr(self.generator, "stream", None)
+        if callable(stream):
+            for item in stream(ans.question, evidence):
+                if isinstance(item, str):
+                    if item:
+                        yield item
+                else:
+                    composed = item
+        if composed is None:
+            composed = self._compose(ans.question, evidence, g)
+        yield self._finish(ans, evidence, composed, with_manifest, t0, tool, g)

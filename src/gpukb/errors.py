@@ -15,6 +15,7 @@ library itself never prints and never exits.
     │   ├── IndexMissingError   no index yet: run ``gpukb ingest``
     │   └── IndexMismatchError  built with other settings: ``gpukb ingest --rebuild``
     ├── BackendError            a backend (embedder, vector store, generator) failed
+    │   └── LlmError            a language model call failed (timeout, HTTP error, bad output)
     ├── RecipeError             a recipe file is malformed (file and field named)
     │   └── ParameterError      a recipe parameter breaks its schema
     └── ManifestError           a manifest file cannot be read or parsed
@@ -32,6 +33,7 @@ __all__ = [
     "IndexMissingError",
     "IndexMismatchError",
     "BackendError",
+    "LlmError",
     "RecipeError",
     "ParameterError",
     "ManifestError",
@@ -100,6 +102,11 @@ class IndexMismatchError(IndexError_):
 
 class BackendError(GpukbError):
     """A backend (embedder, vector store, answer generator) failed."""
+
+
+class LlmError(BackendError):
+    """A language model call failed: timeout, connection, HTTP status, or a
+    malformed or empty response. The message never contains the API key."""
 
 
 class RecipeError(GpukbError):

@@ -4,7 +4,8 @@ Retrieval metrics (hit@1/3/5, MRR, nDCG@5 on expected docs) are computed side
 by side for BM25 alone, a plain llama-index vector retriever, and gpukb's
 hybrid retrieval. Answer metrics (must_include, refusals, citation validity)
 use the full engine. :func:`calibrate_refusal` picks the refusal threshold
-from the same runs.
+from the same runs. :func:`compare_generators` runs the same questions through
+several answer generators (extractive, a language model) side by side.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 from .errors import ConfigError
 
 __all__ = ["load_questions", "QuestionResult", "EvalReport", "run_eval", "calibrate_refusal",
-           "llamaindex_vector_baseline"]
+           "llamaindex_vector_baseline", "compare_generators"]
 
 
 def _yaml_files(path: Path) -> list[Path]:
@@ -153,7 +154,7 @@ def _answer_checks(q: dict[str, Any], ans, sections: dict[str, dict[str, Any]]) 
 _LONE_MARKER = re.compile(r"^\s*(?:\[\d+\]\s*)+$")
 _ENDS = re.compile(r"[.!?:)`'\"*]\s*(?:\[\d+\])?\s*$")
 _POINTER = re.compile(r"\b(?:below|the following|as follows|this block|these blocks|as shown|shown here|"
-                      r"above|more in)\b", re.I)
+                      r"above|more in|(?:next|previous) (?:section|step|example)s?)\b", re.I)
 _ASKS_YAML = re.compile(r"\b(?:ya?ml|manifest|example|sample|template|spec|give me|write|generate|create|"
                         r"render|show me)\b", re.I)
 
@@ -192,7 +193,7 @@ def answer_defects(body: str, manifest_params: dict[str, Any] | None = None) -> 
         if re.search(r":\s*(?:\[\d+\])?\s*$", text) and nxt not in ("code", "list", "table"):
             out.append(f"points at nothing: ...{text[-60:]}")
         m = _POINTER.search(re.sub(r"\[[^\]]*\]\([^)]*\)", "", text))
-        if m and m.group(0).lower() in ("above", "more in"):
+        if m and (m.group(0).lower() in ("above", "more in") or re.match(r"(?:next|previous) ", m.group(0), re.I)):
             out.append(f"points elsewhere ({m.group(0)}): {text[:60]}")
         elif m and nxt not in ("code", "list", "table"):
             out.append(f"points at nothing ({m.group(0)}): {text[:60]}")
@@ -372,3 +373,64 @@ def calibrate_refusal(results: list[QuestionResult], max_false_refusal: float = 
     if above:
         t = (t + min(above)) / 2
     return {"threshold": round(t, 4), "refusals_correct": round(rc, 4), "false_refusals": round(fr, 4)}
+
+
+def _percentile(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else 0.0
+
+
+def compare_generators(engine, questions: list[dict[str, Any]], generators: dict[str, Any], *,
+                       progress: bool = False) -> dict[str, dict[str, Any]]:
+    """The same questions through each answer generator (same retrieval and
+    refusal threshold), with answer metrics side by side: must_include,
+    refusals, citation validity, dangling text, prose length, latency, and
+    how often a language model's answer was replaced by the fallback."""
+    from .backends.grounding import dangling, prose_words
+
+    sections = engine.index.sections
+    saved = engine.generator
+    out: dict[str, dict[str, Any]] = {}
+    try:
+        for name, gen in generators.items():
+            engine.generator = gen
+            rows: list[dict[str, Any]] = []
+            iterator = questions
+            if progress:
+                from tqdm import tqdm
+
+                iterator = tqdm(questions, desc=f"eval {name}", unit="q")
+            for q in iterator:
+                refuse = q.get("expect") == "refuse"
+                ans = engine.ask(q["question"], with_manifest=False)
+                row: dict[str, Any] = {"id": q["id"], "expect_refuse": refuse, "refused": ans.refused,
+                                       "seconds": ans.seconds, "generator": ans.generator,
+                                       "notices": list(ans.notices), "words": prose_words(ans.body),
+                                       "dangling": dangling(ans.body) if not ans.refused else []}
+                if not refuse and not ans.refused:
+                    ok, missing, _forbidden, valid = _answer_checks(q, ans, sections)
+                    row.update(must_include_ok=ok, missing=missing, citations_valid=valid)
+                elif not refuse:
+                    row.update(must_include_ok=False, missing=q.get("must_include", []), citations_valid=True)
+                rows.append(row)
+            answerable = [r for r in rows if not r["expect_refuse"]]
+            answered = [r for r in answerable if not r["refused"]]
+            to_refuse = [r for r in rows if r["expect_refuse"]]
+            lat = [r["seconds"] for r in rows]
+            out[name] = {
+                "questions": len(rows),
+                "must_include": _mean([float(bool(r.get("must_include_ok"))) for r in answerable]),
+                "refusals_correct": _mean([float(r["refused"]) for r in to_refuse]) if to_refuse else None,
+                "false_refusals": _mean([float(r["refused"]) for r in answerable]),
+                "citations_valid": _mean([float(bool(r.get("citations_valid"))) for r in answered]),
+                "dangling": _mean([float(bool(r["dangling"])) for r in answered]),
+                "median_words": statistics.median([r["words"] for r in answered] or [0]),
+                "p50_ms": round(1000 * _percentile(lat, 0.5), 1),
+                "p95_ms": round(1000 * _percentile(lat, 0.95), 1),
+                "fallbacks": _mean([float(r["generator"].endswith("(fallback)")) for r in rows]),
+                "notices": sum(len(r["notices"]) for r in rows),
+                "results": rows,
+            }
+    finally:
+        engine.generator = saved
+    return out

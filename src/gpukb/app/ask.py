@@ -66,6 +66,35 @@ def _ask(engine: Any, question: str, area: str | None) -> dict[str, Any]:
     return {"question": question, "answer": ans}
 
 
+def _ask_streaming(engine: Any, question: str, area: str | None) -> dict[str, Any]:
+    """Like ``_ask``, showing the text while a streaming generator writes it;
+    the finished, checked answer then replaces it."""
+    from gpukb.errors import GpukbError
+
+    box = st.empty()
+    final: dict[str, Any] = {}
+
+    def deltas():
+        for item in engine.ask_stream(question, area=area):
+            if isinstance(item, str):
+                yield item
+            else:
+                final["answer"] = item
+
+    try:
+        with box.container():
+            st.write_stream(deltas())
+    except GpukbError as exc:
+        return {"question": question, "error": str(exc)}
+    except Exception as exc:  # never let a traceback reach the page
+        return {"question": question, "error": f"{type(exc).__name__}: {exc}".splitlines()[0]}
+    finally:
+        box.empty()
+    if "answer" not in final:
+        return {"question": question, "error": "no answer"}
+    return {"question": question, "answer": final["answer"]}
+
+
 def _render_sources(engine: Any, citations: list[Any]) -> None:
     st.subheader("Sources")
     for c in citations:
@@ -110,6 +139,8 @@ def _render_result(engine: Any, result: dict[str, Any]) -> None:
         st.caption(f"{ans.seconds:.2f} s")
         return
     st.markdown(answer_markdown(ans.body))
+    for notice in getattr(ans, "notices", None) or []:
+        st.caption(f":material/info: {escape_label(str(notice))}")
     st.caption(f"{ans.seconds:.2f} s · {len(ans.citations)} source(s)")
     if ans.citations:
         _render_sources(engine, ans.citations)
@@ -150,9 +181,13 @@ def render() -> None:
             st.session_state.pop(_RESULT_KEY, None)
             st.warning("Type a question first.")
             return
-        with st.spinner("Searching the knowledge base…"):
-            st.session_state[_RESULT_KEY] = _ask(engine, question.strip(),
-                                                 None if area == ALL_AREAS else area)
+        if getattr(engine, "streams", False):
+            st.session_state[_RESULT_KEY] = _ask_streaming(engine, question.strip(),
+                                                           None if area == ALL_AREAS else area)
+        else:
+            with st.spinner("Searching the knowledge base…"):
+                st.session_state[_RESULT_KEY] = _ask(engine, question.strip(),
+                                                     None if area == ALL_AREAS else area)
 
     result = st.session_state.get(_RESULT_KEY)
     if result:

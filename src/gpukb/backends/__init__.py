@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .registry import (
     embedder_for,
+    generator_for,
     get_embedder,
     get_generator,
     get_vector_store,
@@ -19,6 +20,6 @@ from .registry import (
 )
 
 __all__ = [
-    "embedder_for", "get_embedder", "get_generator", "get_vector_store",
+    "embedder_for", "generator_for", "get_embedder", "get_generator", "get_vector_store",
     "register_embedder", "register_generator", "register_vector_store",
 ]

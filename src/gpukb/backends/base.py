@@ -5,13 +5,16 @@
 * Vector store: :class:`VectorStore` below; the built-in is Chroma
   (embedded on disk, or a Chroma server for teams).
 * Answer generator: :class:`AnswerGenerator` below; the built-in is extractive
-  and needs no LLM.
+  and needs no LLM. A generator that can stream also implements
+  :class:`StreamingAnswerGenerator`: ``stream`` yields text deltas (``str``)
+  and then, last, the checked :class:`Composed` answer, which may differ from
+  the streamed text (citations removed, or a fallback answer).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Sequence, runtime_checkable
+from typing import Any, Iterator, Protocol, Sequence, runtime_checkable
 
 
 @dataclass
@@ -65,9 +68,21 @@ class Composed:
 
     text: str
     cited: list[int] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)  # shown to the user (e.g. a fallback and why)
+    refused: bool = False  # the generator found no answer in the evidence
+    generator: str = ""  # what produced the text, when not the generator's own name (e.g. a fallback)
 
 
 class AnswerGenerator(Protocol):
     name: str
 
     def compose(self, question: str, evidence: Sequence[Evidence]) -> Composed: ...
+
+
+@runtime_checkable
+class StreamingAnswerGenerator(Protocol):
+    name: str
+
+    def compose(self, question: str, evidence: Sequence[Evidence]) -> Composed: ...
+
+    def stream(self, question: str, evidence: Sequence[Evidence]) -> Iterator[str | Composed]: ...

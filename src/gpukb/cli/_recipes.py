@@ -248,6 +248,11 @@ def generate_cmd(
         emit_json(g.to_dict())
     else:
         sys.stdout.write(_generated_header(g))
+        if g.llm_filled:
+            sys.stdout.write("# filled by the language model (check them): "
+                             + ", ".join(f"{k}={json.dumps(v)}" for k, v in g.llm_filled.items()) + "\n")
+        for n in g.notices:
+            sys.stderr.write(f"note: {n}\n")
         sys.stdout.write(g.yaml)
         for i in g.issues:
             if i.get("severity") != "error":

@@ -53,6 +53,8 @@ class Generated:
     used: dict[str, str] = field(default_factory=dict)  # parameter -> the words it came from
     unused: list[str] = field(default_factory=list)  # request fragments that were not understood
     missing: list[dict[str, Any]] = field(default_factory=list)  # {param, question, default}
+    llm_filled: dict[str, Any] = field(default_factory=dict)  # values the model added to the rule-based reading
+    notices: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -69,11 +71,17 @@ class Generated:
             "defaults": self.defaults,
             "score": self.score,
             "alternatives": self.alternatives,
+            "llm_filled": self.llm_filled,
+            "notices": self.notices,
         }
 
 
-def generate(request: str, recipes: list[Recipe] | None = None) -> Generated:
+def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = None) -> Generated:
     """Pick a recipe for ``request``, fill its parameters from the text, render and validate.
+
+    With a language model configured (``llm=None`` reads the configuration;
+    ``False`` turns it off; or pass a client), the model chooses among the best
+    matches and fills parameters too (:mod:`.llm_extract`).
 
     Raises RecipeError when no recipe matches the request.
     """
@@ -86,7 +94,19 @@ def generate(request: str, recipes: list[Recipe] | None = None) -> Generated:
     recipe, score = ranked[0]
     ext = extract_params(recipe, request)
     found = dict(ext.values)
+    reading = None
+    if llm is not False:
+        from .llm_extract import understand
+
+        reading = understand(request, recipes, recipe, found, score=score, client=llm)
+        if reading is not None:
+            if reading.recipe is not recipe:
+                ext = extract_params(reading.recipe, request)
+            recipe, score, found = reading.recipe, reading.score, dict(reading.values)
+            ranked = [(recipe, score), *[(r, s) for r, s in ranked if r is not recipe]]
     used = ext.used()
+    for k in found:
+        used.setdefault(k, "(read by the language model)")
     notes: list[dict[str, Any]] = []
     try:
         rendered = render_recipe(recipe, found)
@@ -109,11 +129,13 @@ def generate(request: str, recipes: list[Recipe] | None = None) -> Generated:
         from_request=found,
         defaults=defaults,
         score=score,
-        alternatives=[{"id": r.id, "title": r.title, "score": s} for r, s in ranked[1:]],
+        alternatives=[{"id": r.id, "title": r.title, "score": s} for r, s in ranked[1:3]],
         documents=rendered.documents,
         used=used,
         unused=understood(recipe, ext),
         missing=_missing(recipe, found, rendered.params),
+        llm_filled={k: v for k, v in (reading.llm_filled if reading else {}).items() if k in found},
+        notices=list(reading.notices) if reading else [],
     )
 
 

@@ -31,9 +31,9 @@ from .format import (
     refusal_text,
 )
 from .guards import RateLimiter, TTLSet
-from .mrkdwn import escape, unescape
+from .mrkdwn import SECTION_LIMIT, escape, to_mrkdwn, unescape
 
-__all__ = ["Bot", "EngineHolder", "build_app", "extract_manifests", "clean_text", "looks_like_question"]
+__all__ = ["Bot", "EngineHolder", "StreamingReply", "build_app", "extract_manifests", "clean_text", "looks_like_question"]
 
 log = logging.getLogger("gpukb.slack")
 
@@ -120,6 +120,78 @@ class EngineHolder:
         engine = self.get()
         with self._ask_lock:
             return engine.ask(question)
+
+    def ask_streaming(self, question: str, on_text: Callable[[str], None]) -> Any:
+        """Like :meth:`ask`; with a streaming generator, ``on_text`` gets the
+        text written so far after each delta."""
+        engine = self.get()
+        with self._ask_lock:
+            if not getattr(engine, "streams", False):
+                return engine.ask(question)
+            text, final = "", None
+            for item in engine.ask_stream(question):
+                if isinstance(item, str):
+                    text += item
+                    on_text(text)
+                else:
+                    final = item
+            return final
+
+
+class StreamingReply:
+    """An answer posted while it is written: the first text is posted in the
+    thread, then the message is updated with ``chat.update`` at most once every
+    ``interval`` seconds, and finally replaced by the finished answer."""
+
+    def __init__(self, client: Any, channel: str, thread_ts: str | None, *, interval: float = 1.0):
+        self.client = client
+        self.channel = channel
+        self.thread_ts = thread_ts
+        self.interval = interval
+        self.ts: str | None = None
+        self.last = 0.0
+        self.failed = False
+
+    def update(self, text: str) -> None:
+        if self.failed or not text.strip():
+            return
+        now = time.monotonic()
+        if self.ts is not None and now - self.last < self.interval:
+            return
+        body = to_mrkdwn(text)
+        body = body[: SECTION_LIMIT - 10] + " …"
+        try:
+            if self.ts is None:
+                resp = self.client.chat_postMessage(channel=self.channel, thread_ts=self.thread_ts, text=body,
+                                                    unfurl_links=False, unfurl_media=False)
+                self.ts = resp.get("ts") if resp is not None else None
+                if not self.ts:
+                    self.failed = True
+            else:
+                self.client.chat_update(channel=self.channel, ts=self.ts, text=body)
+        except Exception as exc:
+            log.warning("streaming the answer to %s failed: %s", self.channel, _api_error(exc))
+            self.failed = True
+        self.last = time.monotonic()
+
+    def finish(self, messages: list[dict[str, Any]]) -> bool:
+        """Replace the streamed message with the first finished message and post
+        the rest; False when nothing was streamed (post them as usual)."""
+        if self.ts is None or not messages:
+            return False
+        wait = self.interval - (time.monotonic() - self.last)
+        if wait > 0:
+            time.sleep(wait)
+        first, rest = messages[0], messages[1:]
+        try:
+            self.client.chat_update(channel=self.channel, ts=self.ts, text=first["text"], blocks=first["blocks"])
+        except Exception as exc:
+            log.warning("chat.update of the streamed answer failed (%s); posting it", _api_error(exc))
+            rest = messages
+        for m in rest:
+            self.client.chat_postMessage(channel=self.channel, thread_ts=self.thread_ts, text=m["text"],
+                                         blocks=m["blocks"], unfurl_links=False, unfurl_media=False)
+        return True
 
 
 # -- the bot -------------------------------------------------------------------------
@@ -208,25 +280,29 @@ class Bot:
             return
         t0 = time.perf_counter()
         reacted = self._react(client, "reactions_add", channel, ts)
+        streamer = StreamingReply(client, channel, thread_ts)
         try:
-            messages, upload = self.reply_for(event, client, bot_user_id=bot_user_id)
-            self._post(client, channel, thread_ts, messages)
+            messages, upload = self.reply_for(event, client, bot_user_id=bot_user_id, streamer=streamer)
+            if not streamer.finish(messages):
+                self._post(client, channel, thread_ts, messages)
             if upload:
                 self._upload(client, channel, thread_ts, **upload)
             log.info("answered event %s in %s in %.2fs", event_id or "-", channel, time.perf_counter() - t0)
         except Exception:
             log.exception("failed to answer event %s in %s", event_id or "-", channel)
             try:
-                self._post(client, channel, thread_ts, build_messages(APOLOGY))
+                if not streamer.finish(build_messages(APOLOGY)):
+                    self._post(client, channel, thread_ts, build_messages(APOLOGY))
             except Exception:
                 log.exception("could not post the apology in %s", channel)
         finally:
             if reacted:
                 self._react(client, "reactions_remove", channel, ts)
 
-    def reply_for(self, event: dict[str, Any], client: Any, *, bot_user_id: str | None = None
-                  ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-        """The reply messages for one message, and a file to upload (or None)."""
+    def reply_for(self, event: dict[str, Any], client: Any, *, bot_user_id: str | None = None,
+                  streamer: StreamingReply | None = None) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+        """The reply messages for one message, and a file to upload (or None).
+        With a ``streamer`` and a streaming generator, the answer is shown while it is written."""
         raw = event.get("text") or ""
         manifests, rest = extract_manifests(unescape(_MENTION.sub(" ", raw))) if self.config.lint_pasted_yaml else ([], raw)
         question = clean_text(rest)
@@ -245,7 +321,7 @@ class Bot:
             question, first = self.thread_question(client, event, question, bot_user_id)
             if first:
                 context_note = f"Read together with the thread's first question: “{escape(first[:300])}”"
-        ans = self.engine.ask(question)
+        ans = self.engine.ask_streaming(question, streamer.update) if streamer is not None else self.engine.ask(question)
         upload = None
         if ans.refused and manifests:
             # the words around a pasted manifest ("can you check this?") are not a KB question

@@ -127,6 +127,9 @@ def manifest_text(m: Any, *, heading: str, include_yaml: bool = True) -> str:
     missing = [str(q) for q in (get("missing") or [])]
     if missing:
         lines.append(":memo: Still to decide:\n" + "\n".join(f"• {escape(q)}" for q in missing))
+    filled = get("llm_filled") or {}
+    if filled:
+        lines.append(":robot_face: Filled by the language model (check them): " + _params(filled))
     lines += _issue_lines(get("issues") or [])
     text = "\n".join(lines)
     if include_yaml and get("yaml"):
@@ -146,6 +149,9 @@ def answer_text(ans: Any, *, include_manifest: bool = True) -> str:
                      + f"\nRender one with `/gpukb recipe {escape(recipes[0]['id'])} key=value ...`")
     if include_manifest and getattr(ans, "manifest", None):
         parts.append(manifest_text(ans.manifest, heading="Manifest"))
+    notices = [str(n) for n in (getattr(ans, "notices", None) or []) if n]
+    if notices:
+        parts.append("\n".join(f":information_source: _{escape(n)}_" for n in notices[:5]))
     return "\n\n".join(p for p in parts if p)
 
 
