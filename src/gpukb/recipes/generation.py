@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ParameterError, RecipeError
+from ..errors import ParameterError, RecipeError, UsageError
 from .extract import extract_params
 from .match import match_recipes
 from .model import Recipe, load_recipes
@@ -48,10 +48,10 @@ class Generated:
 def generate(request: str, recipes: list[Recipe] | None = None) -> Generated:
     """Pick a recipe for ``request``, fill its parameters from the text, render and validate.
 
-    Raises RecipeError when no recipe matches the request.
+    Raises RecipeError when no recipe matches the request, UsageError when it is empty.
     """
     if not isinstance(request, str) or not request.strip():
-        raise RecipeError("empty request: describe the manifest you want, e.g. \"volcano job, 4 workers x 8 GPUs\"")
+        raise UsageError("empty request: describe the manifest you want, e.g. \"volcano job, 4 workers x 8 GPUs\"")
     recipes = load_recipes() if recipes is None else recipes
     ranked = match_recipes(request, recipes, k=3)
     if not ranked or ranked[0][1] < MIN_SCORE:
