@@ -77,6 +77,7 @@ def short(value: Any, limit: int = 60) -> str:
     return text if complete else text[: max(0, limit - 3)] + "..."
 
 FORMATS = ("text", "json", "sarif")
+TABLE_ROWS = 300  # more findings than this print one line each instead of a table
 
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
@@ -101,7 +102,17 @@ def render_text(report: Report, *, console: Any = None, title: str = "findings")
         console = Console(width=max(80, shutil.get_terminal_size((160, 24)).columns), highlight=False)
     rows = list(_rows(report))
     ndocs = sum(len(f.documents) for f in report.files)
-    if rows:
+    if len(rows) > TABLE_ROWS:
+        # A table measures every cell before printing; past a few hundred rows
+        # one line per finding is as readable and takes milliseconds.
+        write = console.file.write
+        for path, idx, what, f in rows:
+            line = f"{path}[{idx}] {what} {f.path or '-'}: {f.severity} {f.rule}: {f.message}"
+            write(clean(line).replace("\n", " ") + "\n")
+        rows_printed = True
+    else:
+        rows_printed = False
+    if rows and not rows_printed:
         table = Table(show_lines=False, header_style="bold", expand=False)
         # Ids never wrap (people search for them); free text folds.
         table.add_column("file", overflow="fold", ratio=2)

@@ -218,6 +218,19 @@ def _loader() -> Any:
         builds only JSON shapes and records duplicate keys."""
 
         duplicates: list[tuple[str, int, int]]
+        _tags: dict[str, str] = {}
+
+        def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+            # The implicit tag of a plain scalar depends on its text only, and
+            # manifests repeat the same short texts (keys, enums) all the time.
+            if kind is yaml.ScalarNode and implicit[0] and len(value) <= 64:
+                tag = self._tags.get(value)
+                if tag is None:
+                    tag = super().resolve(kind, value, implicit)
+                    if len(self._tags) < 50_000:
+                        self._tags[value] = tag
+                return tag
+            return super().resolve(kind, value, implicit)
 
         def construct_mapping(self, node: Any, deep: bool = False) -> Any:
             if isinstance(node, yaml.MappingNode):
@@ -255,17 +268,22 @@ def _loader() -> Any:
         yield data
         data.update(loader.construct_mapping(node))
 
+    def _filled(gen: Any) -> Any:
+        """What one of PyYAML's two-step constructors builds, once filled in."""
+        value = next(gen)
+        for _ in gen:
+            pass
+        return value
+
     def _omap(loader: Any, node: Any) -> Any:
         data: dict[Any, Any] = {}
         yield data
-        for pair in yaml.SafeLoader.construct_yaml_omap(loader, node):
-            data.update(pair)
+        data.update(_filled(yaml.SafeLoader.construct_yaml_omap(loader, node)))
 
     def _pairs(loader: Any, node: Any) -> Any:
         data: list[Any] = []
         yield data
-        for pairs in yaml.SafeLoader.construct_yaml_pairs(loader, node):
-            data.extend([list(p) for p in pairs])
+        data.extend([list(p) for p in _filled(yaml.SafeLoader.construct_yaml_pairs(loader, node))])
 
     ManifestLoader.add_constructor("tag:yaml.org,2002:value", _as_str)
     ManifestLoader.add_constructor("tag:yaml.org,2002:timestamp", _as_str)
@@ -324,6 +342,104 @@ def _measure(root: Any, limits: Limits) -> tuple[int, int]:
     return size[id(root)], len(size)
 
 
+class _Fallback(Exception):
+    """A document needs PyYAML's own constructor (merge keys, !!set, unknown tags)."""
+
+
+_CORE = "tag:yaml.org,2002:"
+_STR, _MAP, _SEQ, _MERGE = _CORE + "str", _CORE + "map", _CORE + "seq", _CORE + "merge"
+_SLOW_TAGS = {_CORE + "set", _CORE + "omap", _CORE + "pairs"}
+
+
+def _build(root: Any, loader: Any, limits: Limits) -> tuple[Any, int, int, list[tuple[str, int, int]]]:
+    """Construct a composed document in one pass that also measures it:
+    ``(data, values as expanded, distinct values, duplicate keys)``.
+
+    Aliased nodes become shared objects (nothing is expanded) and their sizes
+    are memoised, so the count of values as expanded costs nothing extra.
+    Scalars use the loader's constructors, so values are exactly what the
+    loader makes. Raises :class:`_Refused` for a cycle or a document nested
+    too deep and :class:`_Fallback` for what only the full constructor
+    handles."""
+    import yaml
+    from yaml.constructor import ConstructorError
+
+    seq, mapping = yaml.SequenceNode, yaml.MappingNode
+    constructors = loader.yaml_constructors
+    obj: dict[int, Any] = {}
+    size: dict[int, int] = {}
+    height: dict[int, int] = {}
+    open_: set[int] = set()
+    dups: list[tuple[str, int, int]] = []
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        i = id(node)
+        cls = node.__class__
+        if done:
+            open_.discard(i)
+            s, h = 1, 0
+            if cls is mapping:
+                d: dict[Any, Any] = {}
+                for k, v in node.value:
+                    ki, vi = id(k), id(v)
+                    s += size[ki] + size[vi]
+                    hk = max(height[ki], height[vi])
+                    if hk > h:
+                        h = hk
+                    key = obj[ki]
+                    try:
+                        if key in d:
+                            first = next(n.start_mark.line + 1 for n, _ in node.value if obj[id(n)] == key)
+                            dups.append((str(key), k.start_mark.line + 1, first))
+                        d[key] = obj[vi]
+                    except TypeError:
+                        raise ConstructorError("while constructing a mapping", node.start_mark,
+                                               "found unhashable key", k.start_mark) from None
+                obj[i] = d
+            else:
+                items = []
+                for v in node.value:
+                    vi = id(v)
+                    s += size[vi]
+                    if height[vi] > h:
+                        h = height[vi]
+                    items.append(obj[vi])
+                obj[i] = items
+            size[i], height[i] = s, h + 1
+            if h + 1 > limits.max_depth:
+                raise _Refused(f"line {node.start_mark.line + 1}: nested more than {limits.max_depth} levels deep")
+            continue
+        if i in obj:
+            continue
+        tag = node.tag
+        if cls is not seq and cls is not mapping:
+            if tag == _STR:
+                obj[i] = node.value
+            else:
+                fn = constructors.get(tag)
+                if fn is None or tag in _SLOW_TAGS:
+                    raise _Fallback
+                obj[i] = fn(loader, node)
+            size[i] = height[i] = 1
+            continue
+        if i in open_:
+            raise _Refused(f"line {node.start_mark.line + 1}: an alias refers to a value that contains it")
+        if tag != (_MAP if cls is mapping else _SEQ):
+            raise _Fallback
+        open_.add(i)
+        stack.append((node, True))
+        if cls is mapping:
+            for k, v in node.value:
+                if k.tag == _MERGE:
+                    raise _Fallback
+                stack.append((k, False))
+                stack.append((v, False))
+        else:
+            stack.extend((v, False) for v in node.value)
+    return obj[id(root)], size[id(root)], len(size), dups
+
+
 def _parse_finding(exc: Exception) -> Finding:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     problem = getattr(exc, "problem", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
@@ -355,17 +471,24 @@ def load_text(text: str, path: str = "<string>", *, limits: Limits | None = None
         while loader.check_node():
             node = loader.get_node()
             if node is not None:
-                expanded, distinct = _measure(node, limits)
+                try:
+                    data, expanded, distinct, dups = _build(node, loader, limits)
+                    fallback = False
+                except _Fallback:
+                    expanded, distinct = _measure(node, limits)
+                    fallback = True
                 alias_budget -= expanded - distinct
                 if alias_budget < 0:
                     raise _Refused(
                         f"aliases expand this document to {expanded:,} values; at most "
                         f"{limits.max_alias_values:,} may come from aliases (Kubernetes refuses excessive "
                         "aliasing too)")
-                loader.duplicates = []
-                data = loader.construct_document(node)
+                if fallback:
+                    loader.duplicates = []
+                    data = loader.construct_document(node)
+                    dups = loader.duplicates
                 if data is not None:
-                    problems = [_duplicate_finding(*d) for d in loader.duplicates]
+                    problems = [_duplicate_finding(*d) for d in dups]
                     out.documents.append(LoadedDocument(index=index, data=data, problems=problems))
             index += 1
     except yaml.YAMLError as exc:

@@ -248,7 +248,7 @@ class Validator:
         group, _, version = api.rpartition("/")
         gvk = (group, version, kind)
         out = []
-        from .core import core_validator
+        from .core import core_fast_check, core_validator
 
         validator = None
         custom = False
@@ -278,7 +278,11 @@ class Validator:
                 instance = apply_defaults(_prune_nulls(doc), validator.schema)
             else:
                 instance = doc
-            errors = sorted(validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path])
+            fast = None if custom else core_fast_check(self.version, self.strict, *gvk)
+            if fast is not None and fast(instance):
+                errors = []  # certainly valid: jsonschema would find nothing
+            else:
+                errors = sorted(validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path])
             for err in errors:
                 out.extend(_error_findings(err, prefix))
             if custom and isinstance(instance.get("metadata"), dict):
