@@ -11,9 +11,10 @@ same way (:class:`Limits`):
 * **Encoding.** Strict UTF-8; the error names the byte offset of the first
   bad byte. A leading byte-order mark is dropped.
 * **Aliases.** YAML aliases are counted as they would be expanded: a document
-  whose aliases add more than ``max_alias_values`` values to an input is
-  refused (Kubernetes' YAML decoder refuses excessive aliasing too), and so is
-  an alias that refers to a value containing it. Everything downstream
+  whose aliases add more than ``max_alias_values`` values or
+  ``max_alias_chars`` characters to an input is refused (Kubernetes' YAML
+  decoder refuses excessive aliasing too), and so is an alias that refers to
+  a value containing it. Everything downstream
   (schemas, rules, error messages) then sees a bounded tree.
 * **Depth.** Values nested more than ``max_depth`` levels deep are refused
   with a message naming the limit (real manifests and CRDs stay under 50).
@@ -79,6 +80,7 @@ class Limits:
 
     max_bytes: int = 16 * 2**20
     max_alias_values: int = 100_000  # values aliases may add to one input
+    max_alias_chars: int = 4 * 2**20  # characters of text aliases may add to one input
     max_depth: int = 100  # nesting levels of one document
     max_list_depth: int = 5  # kind: List inside kind: List
     max_list_items: int = 100_000  # objects one kind: List may hold
@@ -296,14 +298,17 @@ def _loader() -> Any:
     return _LOADER
 
 
-def _measure(root: Any, limits: Limits) -> tuple[int, int]:
-    """``(values as expanded, distinct values)`` of a composed document, without
-    expanding anything: aliased nodes are shared, so sizes are memoised.
-    Raises :class:`_Refused` for a cycle or a document nested too deep."""
+def _measure(root: Any, limits: Limits) -> tuple[int, int, int, int]:
+    """``(values as expanded, distinct values, characters as expanded, distinct
+    characters)`` of a composed document, without expanding anything: aliased
+    nodes are shared, so sizes are memoised. Raises :class:`_Refused` for a
+    cycle or a document nested too deep."""
     import yaml
 
     seq, mapping = yaml.SequenceNode, yaml.MappingNode
     size: dict[int, int] = {}
+    chars: dict[int, int] = {}
+    own_chars = 0
     height: dict[int, int] = {}
     open_: set[int] = set()
     stack: list[tuple[Any, bool]] = [(root, False)]
@@ -314,18 +319,23 @@ def _measure(root: Any, limits: Limits) -> tuple[int, int]:
         if done:
             open_.discard(i)
             kids = [x for kv in node.value for x in kv] if cls is mapping else node.value
-            s, h = 1, 0
+            s, c, h = 1, 1, 0
             for k in kids:
                 j = id(k)
                 s += size[j]
+                c += chars[j]
                 if height[j] > h:
                     h = height[j]
-            size[i], height[i] = s, h + 1
+            size[i], chars[i], height[i] = s, c, h + 1
+            own_chars += 1
             if h + 1 > limits.max_depth:
                 raise _Refused(f"line {node.start_mark.line + 1}: nested more than {limits.max_depth} levels deep")
             continue
         if cls is not seq and cls is not mapping:
-            size[i] = height[i] = 1
+            if i not in size:
+                size[i] = height[i] = 1
+                chars[i] = 1 + len(node.value)
+                own_chars += chars[i]
             continue
         if i in size:
             continue
@@ -339,7 +349,7 @@ def _measure(root: Any, limits: Limits) -> tuple[int, int]:
                 stack.append((v, False))
         else:
             stack.extend((v, False) for v in node.value)
-    return size[id(root)], len(size)
+    return size[id(root)], len(size), chars[id(root)], own_chars
 
 
 class _Fallback(Exception):
@@ -351,9 +361,9 @@ _STR, _MAP, _SEQ, _MERGE = _CORE + "str", _CORE + "map", _CORE + "seq", _CORE + 
 _SLOW_TAGS = {_CORE + "set", _CORE + "omap", _CORE + "pairs"}
 
 
-def _build(root: Any, loader: Any, limits: Limits) -> tuple[Any, int, int, list[tuple[str, int, int]]]:
+def _build(root: Any, loader: Any, limits: Limits) -> tuple[Any, tuple[int, int, int, int], list[tuple[str, int, int]]]:
     """Construct a composed document in one pass that also measures it:
-    ``(data, values as expanded, distinct values, duplicate keys)``.
+    ``(data, sizes, duplicate keys)``; sizes as :func:`_measure` gives them.
 
     Aliased nodes become shared objects (nothing is expanded) and their sizes
     are memoised, so the count of values as expanded costs nothing extra.
@@ -368,6 +378,8 @@ def _build(root: Any, loader: Any, limits: Limits) -> tuple[Any, int, int, list[
     constructors = loader.yaml_constructors
     obj: dict[int, Any] = {}
     size: dict[int, int] = {}
+    chars: dict[int, int] = {}
+    own_chars = 0
     height: dict[int, int] = {}
     open_: set[int] = set()
     dups: list[tuple[str, int, int]] = []
@@ -378,12 +390,13 @@ def _build(root: Any, loader: Any, limits: Limits) -> tuple[Any, int, int, list[
         cls = node.__class__
         if done:
             open_.discard(i)
-            s, h = 1, 0
+            s, c, h = 1, 1, 0
             if cls is mapping:
                 d: dict[Any, Any] = {}
                 for k, v in node.value:
                     ki, vi = id(k), id(v)
                     s += size[ki] + size[vi]
+                    c += chars[ki] + chars[vi]
                     hk = max(height[ki], height[vi])
                     if hk > h:
                         h = hk
@@ -402,11 +415,13 @@ def _build(root: Any, loader: Any, limits: Limits) -> tuple[Any, int, int, list[
                 for v in node.value:
                     vi = id(v)
                     s += size[vi]
+                    c += chars[vi]
                     if height[vi] > h:
                         h = height[vi]
                     items.append(obj[vi])
                 obj[i] = items
-            size[i], height[i] = s, h + 1
+            size[i], chars[i], height[i] = s, c, h + 1
+            own_chars += 1
             if h + 1 > limits.max_depth:
                 raise _Refused(f"line {node.start_mark.line + 1}: nested more than {limits.max_depth} levels deep")
             continue
@@ -422,6 +437,8 @@ def _build(root: Any, loader: Any, limits: Limits) -> tuple[Any, int, int, list[
                     raise _Fallback
                 obj[i] = fn(loader, node)
             size[i] = height[i] = 1
+            chars[i] = 1 + len(node.value)
+            own_chars += chars[i]
             continue
         if i in open_:
             raise _Refused(f"line {node.start_mark.line + 1}: an alias refers to a value that contains it")
@@ -437,7 +454,8 @@ def _build(root: Any, loader: Any, limits: Limits) -> tuple[Any, int, int, list[
                 stack.append((v, False))
         else:
             stack.extend((v, False) for v in node.value)
-    return obj[id(root)], size[id(root)], len(size), dups
+    r = id(root)
+    return obj[r], (size[r], len(size), chars[r], own_chars), dups
 
 
 def _parse_finding(exc: Exception) -> Finding:
@@ -465,23 +483,30 @@ def load_text(text: str, path: str = "<string>", *, limits: Limits | None = None
         raise _too_large(path, limits)
     loader = _loader()(text)
     loader.duplicates = []
-    alias_budget = limits.max_alias_values
+    alias_values, alias_chars = limits.max_alias_values, limits.max_alias_chars
     index = 0
     try:
         while loader.check_node():
             node = loader.get_node()
             if node is not None:
                 try:
-                    data, expanded, distinct, dups = _build(node, loader, limits)
+                    data, sizes, dups = _build(node, loader, limits)
                     fallback = False
                 except _Fallback:
-                    expanded, distinct = _measure(node, limits)
+                    sizes = _measure(node, limits)
                     fallback = True
-                alias_budget -= expanded - distinct
-                if alias_budget < 0:
+                expanded, distinct, expanded_chars, distinct_chars = sizes
+                alias_values -= expanded - distinct
+                alias_chars -= expanded_chars - distinct_chars
+                if alias_values < 0:
                     raise _Refused(
                         f"aliases expand this document to {expanded:,} values; at most "
                         f"{limits.max_alias_values:,} may come from aliases (Kubernetes refuses excessive "
+                        "aliasing too)")
+                if alias_chars < 0:
+                    raise _Refused(
+                        f"aliases expand this document to {expanded_chars:,} characters; at most "
+                        f"{limits.max_alias_chars:,} may come from aliases (Kubernetes refuses excessive "
                         "aliasing too)")
                 if fallback:
                     loader.duplicates = []
