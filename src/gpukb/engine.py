@@ -143,11 +143,11 @@ class Engine:
     def confidence(self, question: str, top_vector: float) -> float:
         """Evidence strength: the best chunk's cosine similarity, lowered by the
         share of the question's terms that appear nowhere in the KB."""
-        from .questions import FOREIGN_SHARE_REFUSE, foreign_share
+        from .questions import FOREIGN_SHARE_REFUSE, NO_EVIDENCE, foreign_share
         from .text import terms
 
         if foreign_share(question) > FOREIGN_SHARE_REFUSE:
-            return -1.0  # mostly another script: the KB is English, any match is on a few shared terms
+            return NO_EVIDENCE  # mostly another script: the KB is English, any match is on a few shared terms
         qt = set(terms(question))
         vocab = self.index.vocabulary
         oov = (sum(1 for t in qt if t not in vocab) / len(qt)) if qt and vocab else 0.0

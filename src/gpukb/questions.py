@@ -17,11 +17,13 @@ import unicodedata
 
 from .errors import InputError, UsageError
 
-__all__ = ["MAX_QUESTION_CHARS", "FOREIGN_SHARE_REFUSE", "check_question", "foreign_share"]
+__all__ = ["MAX_QUESTION_CHARS", "FOREIGN_SHARE_REFUSE", "NO_EVIDENCE", "check_question", "foreign_share"]
 
 MAX_QUESTION_CHARS = 4000
 # Refuse when more than this share of a question's words are in another script.
 FOREIGN_SHARE_REFUSE = 0.5
+# The confidence of such a question: below any refuse_below the settings allow (-2 to 2).
+NO_EVIDENCE = -3.0
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _LETTERS = re.compile(r"[^\W\d_]+")
