@@ -163,5 +163,56 @@ def run_bench(settings: Settings, *, scale: int = 1, cold_runs: int = 3, progres
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+LINT_DOCS = 8000
+LINT_TARGET_S = 3.0
+
+
+def run_lint_bench(n: int = LINT_DOCS) -> dict[str, Any]:
+    """``gpukb lint --json`` on one file of ``n`` documents (a cold process,
+    as a CI job runs it): linear in documents, target ``LINT_TARGET_S``."""
+    from .hostile import many_documents
+
+    tmp = Path(tempfile.mkdtemp(prefix="gpukb-bench-lint-"))
+    try:
+        out: dict[str, Any] = {"documents": n}
+        for size in (n // 8, n):
+            f = tmp / f"docs-{size}.yaml"
+            f.write_text(many_documents(size), encoding="utf-8")
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t = time.perf_counter()
+            res = subprocess.run([sys.executable, "-m", "gpukb", "lint", "--json", str(f)], capture_output=True,
+                                 timeout=600)
+            wall = time.perf_counter() - t
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            out[f"lint_{size}_docs_s"] = round(wall, 2)
+            out[f"lint_{size}_docs_cpu_s"] = round(cpu, 2)
+            if res.returncode not in (0, 1):
+                out["error"] = res.stderr.decode("utf-8", "replace")[-300:]
+        small, big = out[f"lint_{n // 8}_docs_cpu_s"], out[f"lint_{n}_docs_cpu_s"]
+        out["cpu_ratio_8x_docs"] = round(big / small, 2) if small else None  # about 8 when linear
+        out["target_s"] = LINT_TARGET_S
+        out["meets_target"] = out[f"lint_{n}_docs_s"] <= LINT_TARGET_S
+        return out
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run_robustness_bench() -> dict[str, Any]:
+    """Every hostile input of :mod:`gpukb.hostile`: time, peak memory, how it ended."""
+    from .hostile import CASES, MEMORY_LIMIT_MB, TIME_LIMIT_S, run_case, write_inputs
+
+    tmp = Path(tempfile.mkdtemp(prefix="gpukb-bench-hostile-"))
+    try:
+        inputs = tmp / "in"
+        write_inputs(inputs)
+        env = {"GPUKB_HOME": str(tmp / "home")}
+        cases = [run_case(c, inputs, env=env, timeout=60) for c in CASES]
+        return {"target": f"<= {TIME_LIMIT_S:g} s, <= {MEMORY_LIMIT_MB} MB, an Error: line or a finding",
+                "cases": cases, "all_ok": all(c["ok"] for c in cases)}
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 if __name__ == "__main__":  # pragma: no cover
     print(json.dumps(run_bench(load_settings()), indent=1))

@@ -190,8 +190,11 @@ class Engine:
     def confidence(self, question: str, top_vector: float) -> float:
         """Evidence strength: the best chunk's cosine similarity, lowered by the
         share of the question's terms that appear nowhere in the KB."""
+        from .questions import FOREIGN_SHARE_REFUSE, NO_EVIDENCE, foreign_share
         from .text import terms
 
+        if foreign_share(question) > FOREIGN_SHARE_REFUSE:
+            return NO_EVIDENCE  # mostly another script: the KB is English, any match is on a few shared terms
         qt = set(terms(question))
         vocab = self.index.vocabulary
         oov = (sum(1 for t in qt if t not in vocab) / len(qt)) if qt and vocab else 0.0
@@ -202,13 +205,10 @@ class Engine:
         import time
 
         from .errors import UsageError
+        from .questions import check_question
 
         t0 = time.perf_counter()
-        q = (question or "").strip()
-        if not q:
-            raise UsageError("the question is empty")
-        if len(q) > 4000:
-            q = q[:4000]
+        q = check_question(question)
         k = int(k or self.k)
         if k < 1 or k > 50:
             raise UsageError("--k must be between 1 and 50")

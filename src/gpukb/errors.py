@@ -8,11 +8,13 @@ library itself never prints and never exits.
 
     GpukbError
     ├── UsageError              bad arguments or options (CLI exit code 2)
+    ├── InputError              input that is not valid text (a question, a request)
     ├── ConfigError             a bad configuration file or setting
     ├── KnowledgeError          a KB doc cannot be loaded (file and field named)
     │   └── KnowledgeErrors     several bad docs at once (one line each)
     ├── IndexError_             the search index cannot be used
     │   ├── IndexMissingError   no index yet: run ``gpukb ingest``
+    │   ├── IndexDamagedError   files missing or changed: ``gpukb ingest`` rebuilds it
     │   └── IndexMismatchError  built with other settings: ``gpukb ingest --rebuild``
     ├── BackendError            a backend (embedder, vector store, generator) failed
     │   └── LlmError            a language model call failed (timeout, HTTP error, bad output)
@@ -26,11 +28,13 @@ from __future__ import annotations
 __all__ = [
     "GpukbError",
     "UsageError",
+    "InputError",
     "ConfigError",
     "KnowledgeError",
     "KnowledgeErrors",
     "IndexError_",
     "IndexMissingError",
+    "IndexDamagedError",
     "IndexMismatchError",
     "BackendError",
     "LlmError",
@@ -57,6 +61,10 @@ class UsageError(GpukbError):
     """The caller passed arguments that make no sense (exit code 2)."""
 
     exit_code = 2
+
+
+class InputError(GpukbError):
+    """Input that cannot be used as given: not valid UTF-8 text, for example (exit code 1)."""
 
 
 class ConfigError(GpukbError):
@@ -94,6 +102,10 @@ class IndexError_(GpukbError):
 
 class IndexMissingError(IndexError_):
     """No index has been built in the configured home."""
+
+
+class IndexDamagedError(IndexError_):
+    """Files of the published index are missing, truncated or changed."""
 
 
 class IndexMismatchError(IndexError_):

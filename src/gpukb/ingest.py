@@ -3,6 +3,10 @@
 Incremental by content hash: a chunk whose embedded text is unchanged keeps
 its stored embedding, so editing one doc re-embeds only that doc's changed
 sections. A no-op ingest (nothing changed) returns before loading the model.
+
+Every ingest first removes what a killed ingest left behind, and verifies the
+published generation: a damaged one (a file missing, truncated or changed) is
+rebuilt rather than reported up to date.
 """
 
 from __future__ import annotations
@@ -19,13 +23,16 @@ from typing import Any, Callable
 from .config import Settings
 from .index import (
     FORMAT,
+    check_index,
     collection_name,
+    data_files,
     embedding_identity,
     garbage_collect,
     ingest_lock,
     new_generation_id,
     publish,
-    read_manifest,
+    reader_copy,
+    remove_partial_generations,
     vocabulary,
     write_json_atomic,
 )
@@ -51,6 +58,7 @@ class IngestSummary:
     added_docs: list[str] = field(default_factory=list)
     changed_docs: list[str] = field(default_factory=list)
     removed_docs: list[str] = field(default_factory=list)
+    repaired: list[str] = field(default_factory=list)  # what was wrong with the index this ingest replaced
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -68,15 +76,20 @@ def _corpus(settings: Settings, docs: list[KbDoc]) -> str:
     return corpus_hash(items)
 
 
-def index_status(settings: Settings) -> dict[str, Any]:
-    """Is the index missing, stale or current? Cheap: never loads the model."""
-    manifest = read_manifest(settings.home)
-    if manifest is None:
+def index_status(settings: Settings, *, deep: bool = False) -> dict[str, Any]:
+    """Is the index missing, damaged, stale or current? Cheap: never loads the
+    model. Verifies the published files' sizes (and sha256 with ``deep``)."""
+    check = check_index(settings.home, deep=deep)
+    if check.state == "missing":
         return {"state": "missing", "home": str(settings.home)}
+    if check.state == "damaged":
+        return {"state": "damaged", "home": str(settings.home), "generation": check.generation,
+                "problems": check.problems}
+    manifest = check.manifest or {}
     docs = load_kb(settings.kb_dir)
-    state = "current" if manifest.get("corpus_hash") == _corpus(settings, docs) else "stale"
-    return {"state": state, "home": str(settings.home), "generation": manifest.get("generation"),
-            "docs": len(docs), "chunks": manifest.get("chunks")}
+    fresh = manifest.get("format") == FORMAT and manifest.get("corpus_hash") == _corpus(settings, docs)
+    return {"state": "current" if fresh else "stale", "home": str(settings.home),
+            "generation": manifest.get("generation"), "docs": len(docs), "chunks": manifest.get("chunks")}
 
 
 def ingest(
@@ -85,10 +98,12 @@ def ingest(
     rebuild: bool = False,
     progress: bool | None = None,
     embedder: Any = None,
+    wait: bool = False,
     _after_embed: Callable[[], None] | None = None,
 ) -> IngestSummary:
     """Build or update the index. Raises :class:`KnowledgeErrors` on bad docs
-    (the published index is left untouched)."""
+    (the published index is left untouched). Another ingest running on the
+    same home is an error, or with ``wait`` is waited for."""
     from .backends import embedder_for, get_vector_store
     from .backends.base import StoredChunk
     from .chunking import chunk_docs, chunker_settings
@@ -96,12 +111,18 @@ def ingest(
     t0 = time.perf_counter()
     home = settings.home
     progress = sys.stderr.isatty() if progress is None else progress
-    with ingest_lock(home):
+    with ingest_lock(home, wait=wait):
+        remove_partial_generations(home, settings.chroma_url)
         docs = load_kb(settings.kb_dir)  # raises before anything is written
         chash = _corpus(settings, docs)
-        old = read_manifest(home)
+        check = check_index(home)
+        old = check.manifest if check.generation else None
+        repaired = list(check.problems) if check.state == "damaged" else []
+        if repaired:
+            log.info("the published index is damaged and is rebuilt: %s", check.summary())
         old_docs: dict[str, Any] = (old or {}).get("docs", {})
-        if old and not rebuild and old.get("corpus_hash") == chash and old.get("format") == FORMAT:
+        if (old and not repaired and not rebuild and old.get("corpus_hash") == chash
+                and old.get("format") == FORMAT):
             return IngestSummary(
                 docs=len(docs), chunks=int(old.get("chunks", 0)), embedded=0, skipped=int(old.get("chunks", 0)),
                 removed=0, seconds=round(time.perf_counter() - t0, 3), generation=old["generation"], noop=True,
@@ -115,15 +136,17 @@ def ingest(
         # Reuse embeddings of unchanged chunks from the published generation.
         reuse: dict[str, list[float]] = {}
         ident = {**embedding_identity(settings), "dim": embedder.dim}
-        if old and not rebuild:
+        # Damaged vectors are not reused; other damage leaves them a good cache.
+        vectors_ok = not any(p.startswith("chroma/") or "chroma/ " in p for p in repaired)
+        if old and not rebuild and vectors_ok:
             # An embedding depends only on the model and the chunk text (its sha),
             # so it survives chunker and format changes.
             if old.get("embedding") == {**ident, "model_id": embedder.model_id}:
                 try:
-                    gen_dir = home / "generations" / old["generation"]
                     vs = old["vector_store"]
+                    path = None if vs.get("url") else reader_copy(home, old["generation"])
                     prev = get_vector_store(vs.get("backend", "chroma"), collection_name=vs["collection"],
-                                            path=None if vs.get("url") else gen_dir / "chroma", url=vs.get("url"))
+                                            path=path, url=vs.get("url"))
                     for c in prev.get_all(include_embeddings=True):
                         sha = c.metadata.get("sha")
                         if sha and c.embedding is not None:
@@ -169,18 +192,26 @@ def ingest(
             "docs": per_doc, "chunks": len(chunks), "sections": len(sections),
             "vector_store": {"backend": "chroma", "collection": coll, "url": settings.chroma_url or None},
             "bm25": {"backend": "llama-index BM25Retriever (bm25s)", "path": "bm25"},
+            "files": data_files(gen_dir),
         }
         write_json_atomic(gen_dir / "manifest.json", manifest)
         publish(home, gen)
-        # Keep the previous generation: a running app may still be reading it.
-        garbage_collect(home, {gen, *([old["generation"]] if old else [])}, settings.chroma_url)
+        # Keep the previous generation (a running app may still be reading it),
+        # unless it is damaged.
+        keep = {gen, *([old["generation"]] if old and not repaired else [])}
+        garbage_collect(home, keep, settings.chroma_url)
+        if not settings.chroma_url:
+            try:  # readers then start without copying
+                reader_copy(home, gen)
+            except Exception as exc:  # a reader makes it later
+                log.warning("could not prepare the readers' copy of %s: %s", gen, exc)
         return IngestSummary(
             docs=len(docs), chunks=len(chunks), embedded=len(todo), skipped=len(chunks) - len(todo),
             removed=len(removed_docs), seconds=round(time.perf_counter() - t0, 3), generation=gen,
             sections=len(sections), home=str(home),
             added_docs=sorted(set(per_doc) - set(old_docs)),
             changed_docs=sorted(k for k in per_doc if k in old_docs and old_docs[k].get("sha") != per_doc[k]["sha"]),
-            removed_docs=removed_docs,
+            removed_docs=removed_docs, repaired=repaired,
         )
 
 

@@ -7,21 +7,77 @@ from manifest values never reach the terminal.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Iterable
 
 from .findings import Report
 
-__all__ = ["render_text", "to_sarif", "rules_markdown", "clean", "FORMATS"]
+__all__ = ["render_text", "to_sarif", "rules_markdown", "clean", "short", "json_text", "FORMATS"]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_C1 = re.compile(r"[\x7f-\x9f\u2028\u2029]")
 
 
 def clean(text: str) -> str:
     """``text`` without terminal control characters (escape sequences, bells)."""
     return _CONTROL.sub("\ufffd", text)
 
+
+def json_text(obj: Any, *, indent: int | None = 2) -> str:
+    """JSON with non-ASCII kept readable, but C1 control characters (which some
+    terminals obey like escape sequences) and line separators escaped."""
+    text = json.dumps(obj, ensure_ascii=False, indent=indent, default=str)
+    return _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def short(value: Any, limit: int = 60) -> str:
+    """A one-line quote of ``value`` for a message, at most about ``limit``
+    characters. Only the part shown is ever formatted, so a value of any size
+    (a huge string, a deeply aliased tree) costs no more than ``limit``."""
+    out: list[str] = []
+    room = [max(8, limit)]
+
+    def put(text: str) -> bool:
+        if room[0] <= 0:
+            return False
+        if len(text) > room[0]:
+            out.append(text[: room[0]])
+            room[0] = 0
+            return False
+        out.append(text)
+        room[0] -= len(text)
+        return True
+
+    def walk(v: Any) -> bool:
+        if isinstance(v, str):
+            return put(repr(v[: room[0] + 2]) if len(v) > room[0] else repr(v))
+        if isinstance(v, bool) or v is None or isinstance(v, float):
+            return put(repr(v))
+        if isinstance(v, int):
+            return put(repr(v) if v.bit_length() < 200 else f"<{v.bit_length()}-bit integer>")
+        if isinstance(v, dict):
+            if not put("{"):
+                return False
+            for n, (k, x) in enumerate(v.items()):
+                if (n and not put(", ")) or not walk(k) or not put(": ") or not walk(x):
+                    return False
+            return put("}")
+        if isinstance(v, (list, tuple)):
+            if not put("["):
+                return False
+            for n, x in enumerate(v):
+                if (n and not put(", ")) or not walk(x):
+                    return False
+            return put("]")
+        return put(f"<{type(v).__name__}>")
+
+    complete = walk(value)
+    text = clean("".join(out)).replace("\n", "\\n")
+    return text if complete else text[: max(0, limit - 3)] + "..."
+
 FORMATS = ("text", "json", "sarif")
+TABLE_ROWS = 300  # more findings than this print one line each instead of a table
 
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
@@ -46,7 +102,17 @@ def render_text(report: Report, *, console: Any = None, title: str = "findings")
         console = Console(width=max(80, shutil.get_terminal_size((160, 24)).columns), highlight=False)
     rows = list(_rows(report))
     ndocs = sum(len(f.documents) for f in report.files)
-    if rows:
+    if len(rows) > TABLE_ROWS:
+        # A table measures every cell before printing; past a few hundred rows
+        # one line per finding is as readable and takes milliseconds.
+        write = console.file.write
+        for path, idx, what, f in rows:
+            line = f"{path}[{idx}] {what} {f.path or '-'}: {f.severity} {f.rule}: {f.message}"
+            write(clean(line).replace("\n", " ") + "\n")
+        rows_printed = True
+    else:
+        rows_printed = False
+    if rows and not rows_printed:
         table = Table(show_lines=False, header_style="bold", expand=False)
         # Ids never wrap (people search for them); free text folds.
         table.add_column("file", overflow="fold", ratio=2)

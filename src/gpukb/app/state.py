@@ -31,10 +31,12 @@ def get_engine() -> Any:
 
 def index_hint(exc: BaseException) -> str | None:
     """A next step for index errors, or ``None``."""
-    from gpukb.errors import IndexMismatchError, IndexMissingError
+    from gpukb.errors import IndexDamagedError, IndexMismatchError, IndexMissingError
 
     if isinstance(exc, IndexMissingError):
         return "Build the index with `make ingest` (or `gpukb ingest`), then reload this page."
+    if isinstance(exc, IndexDamagedError):
+        return "Rebuild the index with `gpukb ingest` (it repairs a damaged index), then reload this page."
     if isinstance(exc, IndexMismatchError):
         return "Rebuild the index with `gpukb ingest --rebuild`, then reload this page."
     return None

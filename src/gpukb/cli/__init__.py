@@ -39,7 +39,12 @@ from . import _ask, _eval, _feedback, _mcp, _recipes, _slack, _validate  # noqa:
 
 
 def _error(line: str) -> None:
-    sys.stderr.write(f"Error: {line}\n")
+    from ..output import clean
+
+    text = " ".join(str(line).split("\n"))
+    if len(text) > 2000:
+        text = text[:1997] + "..."
+    sys.stderr.write(f"Error: {clean(text)}\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -69,6 +74,6 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # last line of defence: never show a traceback
         if os.environ.get("GPUKB_DEBUG"):
             raise
-        msg = str(exc).splitlines()[0] if str(exc) else ""
+        msg = str(exc)[:300].splitlines()[0] if str(exc) else ""
         _error(f"internal error ({type(exc).__name__}{': ' + msg if msg else ''}); set GPUKB_DEBUG=1 for details")
         return 1

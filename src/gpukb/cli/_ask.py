@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import os
 import sys
 from pathlib import Path
 from typing import Optional
@@ -11,9 +11,12 @@ import typer
 from rich.console import Console
 from rich.markdown import Markdown
 
-from ..errors import GpukbError, UsageError
+from rich.text import Text
+
+from ..errors import BackendError, GpukbError, IndexError_, InputError, UsageError
+from ..output import clean
 from . import app
-from ._common import HomeOpt, JsonOpt, emit_json, settings
+from ._common import HomeOpt, JsonOpt, emit_json, printable, settings, stdin_lines
 
 kb_app = typer.Typer(help="Check the curated knowledge base.", no_args_is_help=True)
 app.add_typer(kb_app, name="kb")
@@ -25,16 +28,19 @@ def ingest(
     json_out: bool = JsonOpt,
     home: Optional[Path] = HomeOpt,
     kb: Optional[Path] = typer.Option(None, "--kb", help="Knowledge base folder (default: kb/ of the project)."),
+    wait: bool = typer.Option(False, "--wait", help="If another ingest is running on this home, wait for it instead of failing."),
 ) -> None:
-    """Build or update the search index (incremental by content hash)."""
+    """Build or update the search index (incremental by content hash). A damaged index is rebuilt."""
     from ..config import load_settings
     from ..ingest import ingest as run
 
     s = load_settings(home=home, kb_dir=kb)
-    summary = run(s, rebuild=rebuild, progress=None if not json_out else False)
+    summary = run(s, rebuild=rebuild, progress=None if not json_out else False, wait=wait)
     if json_out:
         emit_json(summary)
         return
+    if summary.repaired:
+        typer.echo(clean(f"The index was damaged ({'; '.join(summary.repaired[:3])}); rebuilt it."))
     if summary.noop:
         typer.echo(f"Index is up to date: {summary.docs} docs, {summary.chunks} chunks ({summary.seconds:.2f}s).")
     else:
@@ -44,42 +50,55 @@ def ingest(
 
 
 @app.command()
-def status(json_out: bool = JsonOpt, home: Optional[Path] = HomeOpt) -> None:
-    """Say whether the index is missing, stale or current (does not load the model)."""
+def status(
+    json_out: bool = JsonOpt,
+    home: Optional[Path] = HomeOpt,
+    verify: bool = typer.Option(False, "--verify", help="Also compare every index file with its sha256 (reads them all)."),
+) -> None:
+    """Say whether the index is missing, damaged, stale or current (does not load the model).
+    Exit 0 only when current."""
     from ..ingest import index_status
 
-    st = index_status(settings(home))
+    st = index_status(settings(home), deep=verify)
     if json_out:
         emit_json(st)
     else:
-        typer.echo(f"{st['state']}: {st['home']}")
+        typer.echo(clean(f"{st['state']}: {st['home']}"))
+        for problem in st.get("problems", []):
+            typer.echo(clean(f"  {problem}"))
+        if st["state"] == "damaged":
+            typer.echo("run `gpukb ingest` to rebuild it")
     raise typer.Exit(0 if st["state"] == "current" else 1)
 
 
 def _print_notices(ans) -> None:
     for n in getattr(ans, "notices", None) or []:
-        sys.stderr.write(f"note: {n}\n")
+        sys.stderr.write(f"note: {clean(str(n))}\n")
+
+
+def _say(console: Console, text: str) -> None:
+    """Print text as is: never read as Rich markup, control characters removed."""
+    console.print(Text(clean(text)), highlight=False)
 
 
 def _print_answer(ans, console: Console) -> None:
     _print_notices(ans)
     if ans.refused:
-        console.print(ans.answer)
+        _say(console, ans.answer)
         return
-    console.print(Markdown(ans.body))
+    console.print(Markdown(clean(ans.body)))
     console.print()
     for c in ans.citations:
         where = f"{c.path}#{c.anchor}" if c.anchor else c.path
-        console.print(f"[{c.n}] {c.title} — {c.section} ({where})", markup=False, highlight=False)
+        _say(console, f"[{c.n}] {c.title} — {c.section} ({where})")
         for u in c.source_urls[:3]:
-            console.print(f"     {u}", markup=False, highlight=False)
+            _say(console, f"     {u}")
     if ans.recipes:
-        console.print("\nRecipes: " + ", ".join(f"{r['id']} ({r['title']})" for r in ans.recipes),
-                      markup=False, highlight=False)
+        _say(console, "\nRecipes: " + ", ".join(f"{r['id']} ({r['title']})" for r in ans.recipes))
     if ans.manifest:
-        console.print(f"\nManifest from recipe {ans.manifest['recipe']} "
-                      f"({'valid' if ans.manifest['valid'] else 'INVALID'}):", markup=False)
-        console.print(ans.manifest["yaml"], markup=False, highlight=False)
+        _say(console, f"\nManifest from recipe {ans.manifest['recipe']} "
+                      f"({'valid' if ans.manifest['valid'] else 'INVALID'}):")
+        _say(console, ans.manifest["yaml"])
 
 
 @app.command()
@@ -92,44 +111,62 @@ def ask(
     home: Optional[Path] = HomeOpt,
 ) -> None:
     """Answer a question from the knowledge base, with numbered citations."""
-    from ..engine import Engine
     from ..knowledge import AREAS
+    from ..questions import check_question
     from ..retrieval import MODES
 
     if area is not None and area not in AREAS:
         raise UsageError(f"--area must be one of: {', '.join(AREAS)}")
     if mode not in MODES:
         raise UsageError(f"--mode must be one of: {', '.join(MODES)}")
-    engine = Engine(settings(home))
-    console = Console()
+    console = Console(highlight=False)
     if question != "-":
-        ans = engine.ask(question, k=k, area=area, mode=mode)
+        q = check_question(question)  # before the model and the index load
+        ans = _engine(home).ask(q, k=k, area=area, mode=mode)
         if json_out:
             emit_json(ans)
         else:
             _print_answer(ans, console)
         return
     failed = 0
-    for line in sys.stdin:
-        q = line.strip()
-        if not q:
-            continue
+    engine = None
+    for n, line, problem in stdin_lines():
+        q = ""
         try:
+            if problem is not None:
+                raise InputError(f"line {n}: {problem}")
+            if not line.strip():
+                continue
+            q = check_question(line)
+            if engine is None:
+                engine = _engine(home)
             ans = engine.ask(q, k=k, area=area, mode=mode)
-        except GpukbError as exc:
+        except (IndexError_, BackendError):
+            raise  # the index or the model is unusable: no later line can do better
+        except Exception as exc:  # one bad line never ends the batch
+            if not isinstance(exc, GpukbError):
+                if os.environ.get("GPUKB_DEBUG"):
+                    raise
+                exc = GpukbError(f"internal error ({type(exc).__name__}: {printable(str(exc), 120)})")
             failed += 1
             if json_out:
-                sys.stdout.write(json.dumps({"question": q, "error": str(exc)}) + "\n")
+                emit_json({"question": q or printable(line or ""), "line": n, "error": str(exc)}, lines=True)
             else:
-                sys.stderr.write(f"Error: {exc}\n")
+                sys.stderr.write(clean(f"Error: {exc}") + "\n")
             continue
         if json_out:
             emit_json(ans, lines=True)
         else:
-            console.rule(q)
+            console.rule(Text(clean(q)))
             _print_answer(ans, console)
     if failed:
         raise typer.Exit(1)
+
+
+def _engine(home: Optional[Path]):
+    from ..engine import Engine
+
+    return Engine(settings(home))
 
 
 @kb_app.command("check")
@@ -150,9 +187,9 @@ def kb_check(
         emit_json(res)
     else:
         for p in res.problems:
-            typer.echo(f"{p.path}: {p.field}: {p.message}")
+            typer.echo(clean(f"{p.path}: {p.field}: {p.message}"))
         for p in res.warnings:
-            typer.echo(f"warning: {p.path}: {p.field}: {p.message}")
+            typer.echo(clean(f"warning: {p.path}: {p.field}: {p.message}"))
         if res.entries_by_component:
             typer.echo("troubleshooting entries by component:")
             width = max(map(len, res.entries_by_component))

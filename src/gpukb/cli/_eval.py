@@ -127,19 +127,30 @@ def bench(
     home: Optional[Path] = HomeOpt,
     cold_runs: int = typer.Option(3, "--cold-runs", min=0, max=10, help="How many cold `gpukb ask` processes to time."),
     perturb: str = typer.Option("text", "--perturb", help="Scaled copies get new text (text) or only a new section order (order: no re-embedding)."),
+    only: str = typer.Option("all", "--only", help="all (default), index (ingest and queries), lint (8,000 documents) or robustness (hostile inputs)."),
 ) -> None:
-    """Measure ingest and query speed against baselines run side by side."""
-    from ..bench import run_bench
+    """Measure ingest and query speed against baselines run side by side, lint speed
+    on 8,000 documents, and time and memory on hostile inputs."""
+    from ..bench import run_bench, run_lint_bench, run_robustness_bench
 
     from ..errors import UsageError
 
     if perturb not in ("text", "order"):
         raise UsageError("--perturb must be text or order")
+    if only not in ("all", "index", "lint", "robustness"):
+        raise UsageError("--only must be all, index, lint or robustness")
     s = settings(home)
-    res = run_bench(s, scale=scale, cold_runs=cold_runs, progress=not json_out, perturb=perturb)
+    res: dict = {}
+    if only in ("all", "index"):
+        res = run_bench(s, scale=scale, cold_runs=cold_runs, progress=not json_out, perturb=perturb)
+    if only in ("all", "lint"):
+        res["lint"] = run_lint_bench()
+    if only in ("all", "robustness"):
+        res["robustness"] = run_robustness_bench()
     rdir = s.root / "evals" / "reports"
     rdir.mkdir(parents=True, exist_ok=True)
-    (rdir / f"bench-x{scale}-{perturb}.json").write_text(json.dumps(res, indent=1))
+    name = f"bench-x{scale}-{perturb}" if only == "all" else f"bench-{only}"
+    (rdir / f"{name}.json").write_text(json.dumps(res, indent=1))
     if json_out:
         emit_json(res)
         return
@@ -147,6 +158,11 @@ def bench(
         typer.echo(f"{section}:")
         if isinstance(values, dict):
             for k, v in values.items():
-                typer.echo(f"  {k}: {v}")
+                if isinstance(v, list) and v and isinstance(v[0], dict):
+                    typer.echo(f"  {k}:")
+                    for item in v:
+                        typer.echo("    " + ", ".join(f"{a}={b}" for a, b in item.items()))
+                else:
+                    typer.echo(f"  {k}: {v}")
         else:
             typer.echo(f"  {values}")

@@ -8,9 +8,10 @@ from typing import List, Optional
 
 import typer
 
-from ..errors import GpukbError, ManifestError, ParameterError, UsageError
+from ..errors import GpukbError, InputError, ManifestError, ParameterError, UsageError
+from ..output import clean
 from . import app
-from ._common import JsonOpt, emit_json
+from ._common import JsonOpt, emit_json, printable, stdin_lines
 
 recipe_app = typer.Typer(
     name="recipe",
@@ -31,7 +32,12 @@ def _recipes(recipes_dir: Optional[Path]):
 
 
 def _err(line: str) -> None:
-    sys.stderr.write(f"Error: {line}\n")
+    sys.stderr.write(clean(f"Error: {line}") + "\n")
+
+
+def _out(text: str) -> None:
+    """Write text for a terminal: control characters removed (YAML keeps its own escapes)."""
+    sys.stdout.write(clean(text))
 
 
 @recipe_app.command("list")
@@ -47,7 +53,7 @@ def list_cmd(
         return
     width = max((len(r.id) for r in recipes), default=10)
     for r in recipes:
-        sys.stdout.write(f"{r.id:<{width}}  {r.area:<16} {r.title}\n")
+        _out(f"{r.id:<{width}}  {r.area:<16} {r.title}\n")
 
 
 @recipe_app.command("show")
@@ -86,7 +92,7 @@ def show_cmd(
         if ex.get("request"):
             out.append(f"      gpukb generate {json.dumps(ex['request'])}")
     out += ["", "docs: " + ", ".join(r.docs)]
-    sys.stdout.write("\n".join(out) + "\n")
+    _out("\n".join(out) + "\n")
 
 
 def _set_text(v) -> str:
@@ -100,17 +106,9 @@ def _set_text(v) -> str:
 
 
 def _load_values(path: Path) -> dict:
-    import yaml
+    from ..k8s.manifests import load_document
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ManifestError(str(path), f"cannot read values file ({exc.strerror or exc.__class__.__name__})") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise ManifestError(str(path), f"invalid YAML{f' at line {mark.line + 1}' if mark else ''}") from None
+    data = load_document(path, what="values")
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -152,7 +150,7 @@ def render_cmd(
     if json_:
         emit_json(rendered.to_dict())
     elif output is None:
-        sys.stdout.write(rendered.yaml)
+        _out(rendered.yaml)
     if not rendered.valid:
         for i in rendered.issues:
             if i.get("severity") == "error":
@@ -189,13 +187,24 @@ def validate_cmd(
         raise typer.Exit(1)
 
 
+def _check_request(request: str) -> str:
+    """A request to generate from: UsageError when empty, InputError when not valid UTF-8."""
+    try:
+        request.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError("the request is not valid UTF-8 text") from None
+    if not request.strip():
+        raise UsageError('empty request: describe the manifest you want, e.g. "volcano job, 4 workers x 8 GPUs"')
+    return request
+
+
 def _gen_one(request: str, recipes) -> tuple[dict, bool]:
     from ..recipes import generate
 
     try:
-        g = generate(request, recipes)
+        g = generate(_check_request(request), recipes)
     except GpukbError as exc:
-        return {"request": request, "error": str(exc)}, False
+        return {"request": printable(request), "error": str(exc)}, False
     d = g.to_dict()
     d["request"] = request
     return d, g.valid
@@ -210,10 +219,19 @@ def generate_cmd(
     """Turn a plain-language request into a rendered, validated manifest."""
     from ..recipes import generate
 
+    if request != "-":
+        request = _check_request(request)  # before the recipes load
     recipes = _recipes(recipes_dir)
     if request == "-":
         ok_all = True
-        for n, line in enumerate(sys.stdin, 1):
+        for n, line, problem in stdin_lines():
+            if problem is not None:
+                if json_:
+                    emit_json({"line": n, "request": printable(line), "error": f"line {n}: {problem}"}, lines=True)
+                else:
+                    _err(f"line {n}: {problem}")
+                ok_all = False
+                continue
             line = line.strip()
             if not line:
                 continue
@@ -221,7 +239,7 @@ def generate_cmd(
             if line[0] in "\"{":
                 try:
                     obj = json.loads(line)
-                except ValueError:
+                except (ValueError, RecursionError):
                     emit_json({"line": n, "error": f"line {n}: not valid JSON"}, lines=True)
                     ok_all = False
                     continue
@@ -235,11 +253,11 @@ def generate_cmd(
             if json_:
                 emit_json(result, lines=True)
             else:
-                sys.stdout.write(f"# {text}\n")
+                _out(f"# {printable(text)}\n")
                 if "error" in result:
                     _err(result["error"])
                 else:
-                    sys.stdout.write(result["yaml"])
+                    _out(result["yaml"])
         if not ok_all:
             raise typer.Exit(1)
         return
@@ -247,16 +265,16 @@ def generate_cmd(
     if json_:
         emit_json(g.to_dict())
     else:
-        sys.stdout.write(_generated_header(g))
+        _out(_generated_header(g))
         if g.llm_filled:
-            sys.stdout.write("# filled by the language model (check them): "
-                             + ", ".join(f"{k}={json.dumps(v)}" for k, v in g.llm_filled.items()) + "\n")
+            _out("# filled by the language model (check them): "
+                 + ", ".join(f"{k}={json.dumps(v)}" for k, v in g.llm_filled.items()) + "\n")
         for n in g.notices:
-            sys.stderr.write(f"note: {n}\n")
-        sys.stdout.write(g.yaml)
+            sys.stderr.write(clean(f"note: {n}") + "\n")
+        _out(g.yaml)
         for i in g.issues:
             if i.get("severity") != "error":
-                sys.stderr.write(f"note: {i.get('message')}\n")
+                sys.stderr.write(clean(f"note: {i.get('message')}") + "\n")
     if not g.valid:
         for i in g.issues:
             if i.get("severity") == "error":

@@ -35,12 +35,12 @@ def _rule_meta() -> dict:
 
 
 def _emit(report, fmt: str, *, rules: dict | None = None, tool: str = "gpukb", fail_on: str = "error") -> int:
-    from ..output import render_text, to_sarif
+    from ..output import json_text, render_text, to_sarif
 
     if fmt == "json":
-        sys.stdout.write(json.dumps(report.to_dict(), ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(json_text(report.to_dict()) + "\n")
     elif fmt == "sarif":
-        sys.stdout.write(json.dumps(to_sarif(report, tool=tool, rules=rules), ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(json_text(to_sarif(report, tool=tool, rules=rules)) + "\n")
     else:
         render_text(report)
     sys.stdout.flush()

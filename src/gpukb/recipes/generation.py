@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ParameterError, RecipeError
+from ..errors import ParameterError, RecipeError, UsageError
 from ..text import STOPWORDS
 from .extract import Extraction, extract_params, name_variants
 from .match import match_recipes
@@ -83,10 +83,10 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
     ``False`` turns it off; or pass a client), the model chooses among the best
     matches and fills parameters too (:mod:`.llm_extract`).
 
-    Raises RecipeError when no recipe matches the request.
+    Raises RecipeError when no recipe matches the request, UsageError when it is empty.
     """
     if not isinstance(request, str) or not request.strip():
-        raise RecipeError("empty request: describe the manifest you want, e.g. \"volcano job, 4 workers x 8 GPUs\"")
+        raise UsageError("empty request: describe the manifest you want, e.g. \"volcano job, 4 workers x 8 GPUs\"")
     recipes = load_recipes() if recipes is None else recipes
     ranked = match_recipes(request, recipes, k=3)
     if not ranked or ranked[0][1] < MIN_SCORE:

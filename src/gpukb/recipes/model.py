@@ -102,9 +102,10 @@ def _json_path(parts) -> str:
 
 
 def _short(v: Any, n: int = 60) -> str:
-    s = json.dumps(v, ensure_ascii=False, default=str) if not isinstance(v, str) else repr(v)
-    s = s.replace("\n", "\\n")
-    return s if len(s) <= n else s[: n - 3] + "..."
+    """A short quote of a value; only the part shown is formatted, whatever its size."""
+    from ..output import short
+
+    return short(v, n)
 
 
 def load_recipe_file(path: Path) -> Recipe:
@@ -246,7 +247,7 @@ def _schema_message(err) -> str:
     if v in ("pattern", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
              "minLength", "maxLength", "multipleOf", "minItems", "maxItems", "uniqueItems", "type", "format"):
         return f"{_short(err.instance)} breaks {v} {_short(err.validator_value, 80)}"
-    return err.message.replace("\n", " ")[:200]
+    return err.message[:200].replace("\n", " ")
 
 
 class RecipeLibrary:
@@ -357,9 +358,10 @@ def resolve_params(recipe: Recipe, params: dict[str, Any] | None) -> dict[str, A
         if k not in props:
             import difflib
 
-            close = difflib.get_close_matches(str(k), list(props), n=1)
+            name = k if isinstance(k, str) and len(k) <= 80 else _short(k)
+            close = difflib.get_close_matches(name, list(props), n=1)
             hint = f"; did you mean '{close[0]}'?" if close else f"; known: {', '.join(props)}"
-            raise ParameterError(f"unknown parameter{hint}", recipe=recipe.id, parameter=str(k))
+            raise ParameterError(f"unknown parameter{hint}", recipe=recipe.id, parameter=name)
     full = {**recipe.defaults(), **{k: v for k, v in params.items() if v is not None}}
     validator = _validator_for(json.dumps(recipe.parameters, sort_keys=True))
     errs = sorted(validator.iter_errors(full), key=lambda e: (list(map(str, e.absolute_path)), e.validator))
@@ -387,9 +389,10 @@ def parse_param_value(recipe: Recipe, name: str, raw: str) -> Any:
     if spec is None:
         import difflib
 
-        close = difflib.get_close_matches(name, list(recipe.properties), n=1)
+        shown = name if len(name) <= 80 else _short(name)
+        close = difflib.get_close_matches(shown, list(recipe.properties), n=1)
         hint = f"; did you mean '{close[0]}'?" if close else f"; known: {', '.join(recipe.properties)}"
-        raise ParameterError(f"unknown parameter{hint}", recipe=recipe.id, parameter=name)
+        raise ParameterError(f"unknown parameter{hint}", recipe=recipe.id, parameter=shown)
     return _parse_typed(recipe, name, spec, raw)
 
 

@@ -50,13 +50,8 @@ def run_rules(
     group = group_of(doc)[0]
     kind = doc["kind"]
     ctx = LintContext(doc, index if index is not None else DocumentIndex([doc]), profile)
-    by_check: dict[Any, list[Rule]] = {}
-    for r in rules_of(categories):
-        if r.applies_to(group, kind):
-            by_check.setdefault(r.check, []).append(r)
     out: list[Finding] = []
-    for check, rules in by_check.items():
-        wanted = {r.id: r for r in rules}
+    for check, rules, wanted in _checks_for(group, kind, tuple(categories)):
         for hit in check(ctx):
             found = wanted.get(hit.rule or rules[0].id)
             if found is None:
@@ -68,6 +63,26 @@ def run_rules(
             out.append(Finding(rule=r.id, severity=hit.severity or r.severity, path=path, message=hit.message,
                                doc_id=r.doc_id, fix=r.fix))
     return merge_containers(out)
+
+
+_Checks = list[tuple[Any, list[Rule], dict[str, Rule]]]
+_CHECKS: dict[tuple[str, str, tuple[str, ...], int], _Checks] = {}
+
+
+def _checks_for(group: str, kind: str, categories: tuple[str, ...]) -> _Checks:
+    """The check functions (with their rules, by id) that apply to a kind,
+    worked out once per kind and registry size instead of once per document."""
+    key = (group, kind, categories, len(RULES))
+    found = _CHECKS.get(key)
+    if found is None:
+        by_check: dict[Any, list[Rule]] = {}
+        for r in rules_of(categories):
+            if r.applies_to(group, kind):
+                by_check.setdefault(r.check, []).append(r)
+        if len(_CHECKS) > 4096:
+            _CHECKS.clear()
+        found = _CHECKS[key] = [(check, rules, {r.id: r for r in rules}) for check, rules in by_check.items()]
+    return found
 
 
 _CONTAINER = re.compile(r"^container '([^']*)'(?::\s*|\s+)")

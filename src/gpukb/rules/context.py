@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from ..k8s.quantity import is_gpu_resource, parse_quantity
 from ..k8s.walk import ContainerRef, PodSpecRef, group_of, iter_containers, iter_pod_specs
@@ -112,6 +112,7 @@ class DocumentIndex:
 
     def __init__(self, docs: Iterable[dict[str, Any]] = ()):
         self.docs = [d for d in docs if isinstance(d, dict)]
+        self._derived: dict[str, Any] = {}
         self._by_kind: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for d in self.docs:
             k = d.get("kind")
@@ -120,6 +121,14 @@ class DocumentIndex:
 
     def of_kind(self, group: str, kind: str) -> list[dict[str, Any]]:
         return self._by_kind.get((group, kind), [])
+
+    def derived(self, name: str, build: Callable[["DocumentIndex"], Any]) -> Any:
+        """``build(self)``, computed once per run: a rule that needs a fact about
+        other documents (quota namespaces, claims) reads it here instead of
+        scanning them again for every document."""
+        if name not in self._derived:
+            self._derived[name] = build(self)
+        return self._derived[name]
 
     @cached_property
     def pod_group_members(self) -> dict[tuple[str, str], int]:

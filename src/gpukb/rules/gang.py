@@ -114,7 +114,14 @@ def cosched_schedulers(ctx: LintContext) -> set[str]:
     names: set[str] = set()
     if ctx.profile and ctx.profile.coscheduling_scheduler:
         names.add(ctx.profile.coscheduling_scheduler)
-    for cfg in ctx.others("kubescheduler.config.k8s.io", "KubeSchedulerConfiguration"):
+    assert isinstance(ctx.index, DocumentIndex)
+    return names | ctx.index.derived("coscheduling-schedulers", _configured_cosched)
+
+
+def _configured_cosched(index: DocumentIndex) -> set[str]:
+    """Scheduler names a KubeSchedulerConfiguration among the inputs gives the Coscheduling plugin."""
+    names: set[str] = set()
+    for cfg in index.of_kind("kubescheduler.config.k8s.io", "KubeSchedulerConfiguration"):
         for prof in cfg.get("profiles") or []:
             if not isinstance(prof, dict):
                 continue

@@ -112,9 +112,11 @@ def profile_from_dict(data: Any, source: str = "<profile>") -> ClusterProfile:
         data = {}
     errors = sorted(Draft202012Validator(PROFILE_SCHEMA).iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
+        from ..output import short
+
         err = errors[0]
-        where = ".".join(str(p) for p in err.absolute_path) or "(top level)"
-        msg = err.message
+        where = ".".join(str(p) if len(str(p)) <= 80 else short(p) for p in err.absolute_path) or "(top level)"
+        msg = _message(err, short)
         if err.validator == "additionalProperties":
             allowed = ", ".join(sorted((err.schema.get("properties") or {}).keys()))
             msg = f"{msg}; allowed keys: {allowed}"
@@ -135,19 +137,30 @@ def profile_from_dict(data: Any, source: str = "<profile>") -> ClusterProfile:
     )
 
 
+def _message(err: Any, short: Any) -> str:
+    """A schema error in words, quoting the offending value in short form."""
+    v, value = err.validator, short(err.instance)
+    if v == "type":
+        return f"{value} is not of type {short(err.validator_value)}"
+    if v == "enum":
+        return f"{value} is not one of {short(err.validator_value)}"
+    if v == "additionalProperties" and isinstance(err.instance, dict):
+        known = set(err.schema.get("properties") or {})
+        extra = [k for k in err.instance if k not in known][:5]
+        return "unknown key" + ("s " if len(extra) > 1 else " ") + ", ".join(short(k) for k in extra)
+    if v in ("anyOf", "oneOf"):
+        return f"{value} is not a valid value here"
+    msg = err.message
+    return msg if len(msg) <= 200 else msg[:197] + "..."
+
+
 def load_profile(path: str | Path) -> ClusterProfile:
     """Read a profile YAML file. Raises ConfigError (file, field) on any problem."""
-    import yaml
+    from ..errors import ManifestError
+    from ..k8s.manifests import load_document
 
-    p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read profile: {getattr(exc, 'strerror', None) or exc}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}:" if mark is not None else ""
-        raise ConfigError(f"{path}:{where} invalid YAML") from None
+        data = load_document(path, what="profile")
+    except ManifestError as exc:
+        raise ConfigError(f"cluster profile {exc}") from None
     return profile_from_dict(data, str(path))

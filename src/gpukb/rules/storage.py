@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ..k8s.walk import as_dict, iter_containers, json_path
-from .context import SERVING_KINDS, LintContext, container_gpus, pod_gpus
+from .context import SERVING_KINDS, DocumentIndex, LintContext, container_gpus, pod_gpus
 from .registry import Hit, rule
 
 
@@ -79,14 +79,19 @@ def shm_missing(ctx: LintContext) -> Iterable[Hit]:
 
 
 def _pvc_modes(ctx: LintContext) -> dict[tuple[str, str], list[str]]:
-    out: dict[tuple[str, str], list[str]] = {}
-    for d in ctx.others("", "PersistentVolumeClaim"):
-        spec = as_dict(d.get("spec"))
-        modes = spec.get("accessModes")
-        name = ctx.name_of(d)
-        if name and isinstance(modes, list):
-            out[(ctx.ns_of(d), name)] = [str(m) for m in modes]
-    return out
+    """(namespace, claim name) -> access modes of the PVCs among the inputs (once per run)."""
+    def build(index: DocumentIndex) -> dict[tuple[str, str], list[str]]:
+        out: dict[tuple[str, str], list[str]] = {}
+        for d in index.of_kind("", "PersistentVolumeClaim"):
+            spec = as_dict(d.get("spec"))
+            modes = spec.get("accessModes")
+            name = ctx.name_of(d)
+            if name and isinstance(modes, list):
+                out[(ctx.ns_of(d), name)] = [str(m) for m in modes]
+        return out
+
+    assert isinstance(ctx.index, DocumentIndex)
+    return ctx.index.derived("pvc-modes", build)
 
 
 def _claims(pod_spec: dict[str, Any]):

@@ -6,7 +6,7 @@ from typing import Iterable
 
 from ..k8s.quantity import is_gpu_resource, parse_quantity
 from ..k8s.walk import as_dict, json_path
-from .context import LintContext
+from .context import DocumentIndex, LintContext
 from .registry import Hit, rule
 
 
@@ -35,11 +35,16 @@ def quota_gpu_key(ctx: LintContext) -> Iterable[Hit]:
 
 
 def _gpu_quota_namespaces(ctx: LintContext) -> set[str]:
-    out = set()
-    for q in ctx.others("", "ResourceQuota"):
-        if any(k.startswith("requests.") and is_gpu_resource(k[len("requests."):]) for k in _quota_gpu_keys(q)):
-            out.add(ctx.ns_of(q))
-    return out
+    """Namespaces with a GPU ResourceQuota among the inputs (worked out once per run)."""
+    def build(index: DocumentIndex) -> set[str]:
+        out = set()
+        for q in index.of_kind("", "ResourceQuota"):
+            if any(k.startswith("requests.") and is_gpu_resource(k[len("requests."):]) for k in _quota_gpu_keys(q)):
+                out.add(ctx.ns_of(q))
+        return out
+
+    assert isinstance(ctx.index, DocumentIndex)
+    return ctx.index.derived("gpu-quota-namespaces", build)
 
 
 @rule(

@@ -18,10 +18,13 @@
   files are still checked); a missing or unreadable path raises
   :class:`~gpukb.errors.ManifestError`.
 * A ``kind: List`` is one document; findings inside it carry ``items[i].``
-  paths.
+  paths. Nested Lists are flattened, bounded in depth and item count
+  (:func:`gpukb.k8s.manifests.list_items`).
+* Duplicate keys are ``duplicate-key`` errors. Messages quote values in a
+  short, truncated form (:func:`gpukb.output.short`), whatever their size.
 
 Rule ids of schema-level findings: ``schema``, ``unknown-kind``,
-``missing-kind``, ``not-an-object``, ``yaml-parse``.
+``missing-kind``, ``not-an-object``, ``yaml-parse``, ``duplicate-key``.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from __future__ import annotations
 from typing import Any, Iterable, TextIO
 
 from ..findings import DocumentResult, FileResult, Finding, Report, Severity
+from ..k8s.manifests import is_list, list_items
 from .crd import crd_to_jsonschema, load_crd_schemas
 
 __all__ = [
@@ -68,8 +72,29 @@ def _prune_nulls(value: Any) -> Any:
 
 
 def _short(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    from ..output import short
+
+    return short(value, limit)
+
+
+def _key(k: Any) -> str:
+    """A field name for a message: as is when short, else truncated."""
+    text = k if isinstance(k, str) else _short(k)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+_MAX_MESSAGE = 500
+_MAX_PATH = 300
+
+
+def _bounded(findings: list[Finding]) -> list[Finding]:
+    """Findings with messages and paths cut to a readable length."""
+    for f in findings:
+        if len(f.message) > _MAX_MESSAGE:
+            f.message = f.message[: _MAX_MESSAGE - 3] + "..."
+        if len(f.path) > _MAX_PATH:
+            f.path = f.path[: _MAX_PATH - 3] + "..."
+    return findings
 
 
 _PY_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number", type(None): "null"}
@@ -89,14 +114,14 @@ def _error_findings(err: Any, prefix: str) -> list[Finding]:
         extras = [k for k in err.instance if k not in known and not any(p.search(str(k)) for p in patterns)]
         if extras:
             return [
-                Finding("schema", "error", json_path(path, str(k)) if path else str(k), f'unknown field "{k}"')
+                Finding("schema", "error", json_path(path, _key(k)) if path else _key(k), f'unknown field "{_key(k)}"')
                 for k in extras
             ]
     if v == "required" and isinstance(err.instance, dict):
         missing = [r for r in err.validator_value if r not in err.instance]
         if missing:
             return [
-                Finding("schema", "error", json_path(path, r) if path else r, f'missing required field "{r}"')
+                Finding("schema", "error", json_path(path, r) if path else r, f'missing required field "{_key(r)}"')
                 for r in missing
             ]
     if v == "type":
@@ -105,10 +130,10 @@ def _error_findings(err: Any, prefix: str) -> list[Finding]:
         got = _PY_TYPES.get(type(err.instance), type(err.instance).__name__)
         return [Finding("schema", "error", path, f"expected {want_s}, got {got} {_short(err.instance)}")]
     if v == "enum":
-        allowed = ", ".join(repr(a) for a in err.validator_value if a is not None)
+        allowed = ", ".join(_short(a) for a in list(err.validator_value)[:20] if a is not None)
         return [Finding("schema", "error", path, f"Unsupported value: {_short(err.instance)}: supported values: {allowed}")]
     if v == "const":
-        return [Finding("schema", "error", path, f"must be {err.validator_value!r}, got {_short(err.instance)}")]
+        return [Finding("schema", "error", path, f"must be {_short(err.validator_value)}, got {_short(err.instance)}")]
     if v in ("oneOf", "anyOf") and err.context:
         from jsonschema.exceptions import best_match
 
@@ -200,10 +225,13 @@ class Validator:
                 )
             ]
         api, kind = doc.get("apiVersion"), doc.get("kind")
-        if kind == "List" and api == "v1" and isinstance(doc.get("items"), list):
+        if is_list(doc):
             out: list[Finding] = []
-            for i, item in enumerate(doc["items"]):
-                out.extend(self.findings(item, json_path(prefix, "items", i) if prefix else f"items[{i}]", index))
+            for path, item, problem in list_items(doc, prefix):
+                if problem is not None:
+                    out.append(Finding("list-limit", "error", path, problem))
+                else:
+                    out.extend(self.findings(item, path, index))
             return out
         if not isinstance(api, str) or not api or not isinstance(kind, str) or not kind:
             missing = [k for k, v in (("apiVersion", api), ("kind", kind)) if not isinstance(v, str) or not v]
@@ -214,13 +242,13 @@ class Validator:
                     sev,
                     prefix,
                     f"not a Kubernetes object: {' and '.join(missing)} missing"
-                    + (f" (top-level keys: {', '.join(map(str, list(doc)[:6]))})" if doc else ""),
+                    + (f" (top-level keys: {', '.join(_key(k) for k in list(doc)[:6])})" if doc else ""),
                 )
             ]
         group, _, version = api.rpartition("/")
         gvk = (group, version, kind)
         out = []
-        from .core import core_validator
+        from .core import core_fast_check, core_validator
 
         validator = None
         custom = False
@@ -240,7 +268,7 @@ class Validator:
                     "unknown-kind",
                     sev,
                     json_path(prefix, "kind") if prefix else "kind",
-                    f"no schema for {api} {kind} (Kubernetes {self.version}){hint}",
+                    f"no schema for {_key(api)} {_key(kind)} (Kubernetes {self.version}){hint}",
                 )
             )
         else:
@@ -250,7 +278,11 @@ class Validator:
                 instance = apply_defaults(_prune_nulls(doc), validator.schema)
             else:
                 instance = doc
-            errors = sorted(validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path])
+            fast = None if custom else core_fast_check(self.version, self.strict, *gvk)
+            if fast is not None and fast(instance):
+                errors = []  # certainly valid: jsonschema would find nothing
+            else:
+                errors = sorted(validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path])
             for err in errors:
                 out.extend(_error_findings(err, prefix))
             if custom and isinstance(instance.get("metadata"), dict):
@@ -283,15 +315,13 @@ class Validator:
             apiVersion=_str_or_none(d.get("apiVersion")),
             kind=_str_or_none(d.get("kind")),
             name=_doc_name(d),
-            findings=self.findings(doc, index=docs),
+            findings=_bounded(self.findings(doc, index=docs)),
         )
 
 
 def _flat(doc: Any) -> list[dict[str, Any]]:
-    """The objects of a document; a v1 List yields its items."""
-    if isinstance(doc, dict) and doc.get("kind") == "List" and isinstance(doc.get("items"), list):
-        return [i for i in doc["items"] if isinstance(i, dict)]
-    return [doc] if isinstance(doc, dict) else []
+    """The objects of a document; a v1 List yields its items (nested Lists too, bounded)."""
+    return [item for _, item, problem in list_items(doc) if problem is None and isinstance(item, dict)]
 
 
 def _notices(objects: list[dict[str, Any]], categories: tuple[str, ...], profile: Any) -> list[str]:
@@ -375,6 +405,8 @@ def validate_files(
             if d.parse_error is not None:
                 fr.documents.append(DocumentResult(d.index, None, None, None, [d.parse_error]))
             else:
-                fr.documents.append(v.document_result(d.data, d.index, index))
+                res = v.document_result(d.data, d.index, index)
+                res.findings[:0] = d.problems
+                fr.documents.append(res)
         report.files.append(fr)
     return report

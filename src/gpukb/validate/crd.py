@@ -218,28 +218,36 @@ def load_crd_schemas(paths: Iterable[str | Path], *, strict: bool = True) -> dic
     Documents that are not CRDs are ignored; a CRD that cannot be converted or
     a file that cannot be parsed raises :class:`ManifestError` naming the file.
     """
-    from ..k8s.manifests import load_text
+    from ..k8s.manifests import Limits, list_items, load_text, read_input
 
+    limits = Limits.from_env()
     out: dict[GVK, dict[str, Any]] = {}
     for f in _iter_crd_files(paths):
-        try:
-            text = f.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ManifestError(str(f), f"cannot read CRD file: {exc}") from None
-        loaded = load_text(text, str(f))
+        name, text = read_input(f, limits=limits, what="CRD")
+        loaded = load_text(text, name, limits=limits)
         for doc in loaded.documents:
             if doc.parse_error is not None:
-                raise ManifestError(str(f), doc.parse_error.message)
-            items = doc.data.get("items") if isinstance(doc.data, dict) and doc.data.get("kind") == "List" else [doc.data]
-            for item in items or []:
+                raise ManifestError(name, doc.parse_error.message)
+            if doc.problems:
+                raise ManifestError(name, doc.problems[0].message)
+            for _, item, problem in list_items(doc.data, limits=limits):
+                if problem is not None:
+                    raise ManifestError(name, problem)
                 if not isinstance(item, dict) or item.get("kind") != "CustomResourceDefinition":
                     continue
                 try:
                     out.update(crd_to_jsonschema(item, strict=strict))
                 except ValueError as exc:
-                    name = (item.get("metadata") or {}).get("name", "?") if isinstance(item.get("metadata"), dict) else "?"
-                    raise ManifestError(str(f), f"CRD {name}: {exc}") from None
+                    meta = item.get("metadata")
+                    crd_name = meta.get("name", "?") if isinstance(meta, dict) else "?"
+                    raise ManifestError(name, f"CRD {_label(crd_name)}: {exc}") from None
     return out
+
+
+def _label(value: Any) -> str:
+    from ..output import short
+
+    return value if isinstance(value, str) and len(value) <= 80 else short(value)
 
 
 def apply_defaults(instance: Any, schema: Any) -> Any:
