@@ -231,8 +231,9 @@ def test_question_mostly_in_another_script_is_refused(hash_index):
 
 # -- 6: nesting, encodings, endless files ------------------------------------------------
 
-def test_deep_nesting_is_a_finding(hostile):
-    code, out, _ = gpukb("validate", "--json", str(hostile / "deep900.yaml"))
+@pytest.mark.parametrize("name", ["deep900.yaml", "deep-cr.yaml"])
+def test_deep_nesting_is_a_finding(hostile, name):
+    code, out, _ = gpukb("validate", "--json", str(hostile / name))
     assert code == 1
     [f] = findings(out)
     assert f["rule"] == "yaml-parse" and "nested more than 100 levels deep" in f["message"]
