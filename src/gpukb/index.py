@@ -117,9 +117,8 @@ def _read_current(home: Path) -> dict[str, Any] | None:
 def current_generation(home: Path) -> str | None:
     """The published generation, or ``None`` when there is none or ``CURRENT``
     does not name a generation folder with a manifest."""
-    data = _read_current(home) or {}
-    gen = data.get("generation")
-    if is_generation_name(gen) and (home / "generations" / gen / MANIFEST).is_file():
+    gen = (_read_current(home) or {}).get("generation")
+    if isinstance(gen, str) and is_generation_name(gen) and (home / "generations" / gen / MANIFEST).is_file():
         return gen
     return None
 

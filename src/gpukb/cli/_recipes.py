@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 
@@ -235,7 +235,7 @@ def generate_cmd(
             line = line.strip()
             if not line:
                 continue
-            text = line
+            text: Any = line
             if line[0] in "\"{":
                 try:
                     obj = json.loads(line)
