@@ -192,6 +192,11 @@ def test_empty_question_and_empty_request_are_usage_errors(tmp_path):
     assert code == 2 and "empty request" in error_line(err)
 
 
+def test_overlong_request_is_refused_not_truncated():
+    code, _, err = gpukb("generate", "pytorchjob " + "9" * 100_000)
+    assert code == 1 and "at most 4,000" in error_line(err)
+
+
 def test_batch_ask_reports_a_bad_line_and_carries_on(hash_index, hostile):
     code, out, _ = gpukb("ask", "--json", "-", stdin=hostile / "questions-bad.txt", env=_hash_env(hash_index),
                          hash_model=True, memory_mb=4000)
