@@ -526,3 +526,15 @@ def test_fast_validation_path_agrees_with_jsonschema():
                 assert not (fast(d) and errors), (kind, errors[0].message)
                 checked += 1
     assert checked > 500
+
+
+def test_broken_readers_copy_is_made_again(hash_index):
+    from gpukb.engine import Engine
+    from gpukb.index import READERS, current_generation
+
+    gen = current_generation(hash_index.home)
+    db = hash_index.home / READERS / gen / "chroma" / "chroma.sqlite3"
+    db.write_bytes(b"not a database" * 100)
+    hash_index.answer.refuse_below = -1.0
+    engine = Engine(hash_index, embedder=make_hash_embedder())
+    assert engine.ask("how do I request nvidia.com/gpu in limits").citations
