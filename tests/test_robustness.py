@@ -192,6 +192,11 @@ def test_empty_question_and_empty_request_are_usage_errors(tmp_path):
     assert code == 2 and "empty request" in error_line(err)
 
 
+def test_overlong_request_is_refused_not_truncated():
+    code, _, err = gpukb("generate", "pytorchjob " + "9" * 100_000)
+    assert code == 1 and "at most 4,000" in error_line(err)
+
+
 def test_batch_ask_reports_a_bad_line_and_carries_on(hash_index, hostile):
     code, out, _ = gpukb("ask", "--json", "-", stdin=hostile / "questions-bad.txt", env=_hash_env(hash_index),
                          hash_model=True, memory_mb=4000)
@@ -231,8 +236,9 @@ def test_question_mostly_in_another_script_is_refused(hash_index):
 
 # -- 6: nesting, encodings, endless files ------------------------------------------------
 
-def test_deep_nesting_is_a_finding(hostile):
-    code, out, _ = gpukb("validate", "--json", str(hostile / "deep900.yaml"))
+@pytest.mark.parametrize("name", ["deep900.yaml", "deep-cr.yaml"])
+def test_deep_nesting_is_a_finding(hostile, name):
+    code, out, _ = gpukb("validate", "--json", str(hostile / name))
     assert code == 1
     [f] = findings(out)
     assert f["rule"] == "yaml-parse" and "nested more than 100 levels deep" in f["message"]
@@ -520,3 +526,15 @@ def test_fast_validation_path_agrees_with_jsonschema():
                 assert not (fast(d) and errors), (kind, errors[0].message)
                 checked += 1
     assert checked > 500
+
+
+def test_broken_readers_copy_is_made_again(hash_index):
+    from gpukb.engine import Engine
+    from gpukb.index import READERS, current_generation
+
+    gen = current_generation(hash_index.home)
+    db = hash_index.home / READERS / gen / "chroma" / "chroma.sqlite3"
+    db.write_bytes(b"not a database" * 100)
+    hash_index.answer.refuse_below = -1.0
+    engine = Engine(hash_index, embedder=make_hash_embedder())
+    assert engine.ask("how do I request nvidia.com/gpu in limits").citations

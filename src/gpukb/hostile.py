@@ -92,6 +92,8 @@ def write_inputs(folder: Path) -> dict[str, Path]:
         "deep-lists.yaml": _deep_lists(12).encode(),
         "deep900.yaml": ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d}\ndata: " + "[" * 900 + "]" * 900
                          + "\n").encode(),
+        "deep-cr.yaml": ("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: d}\nspec:\n"
+                         "  minAvailable: 1\n  tasks: []\n  plugins: " + "{a: " * 950 + "1" + "}" * 950 + "\n").encode(),
         "latin1.yaml": b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: caf\xe9}\n",
         "values-latin1.yaml": b"name: caf\xe9\n",
         "dupkeys.yaml": b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: good\n  name: evil\nspec:\n  containers:\n"
@@ -157,6 +159,7 @@ CASES: list[Case] = [
     Case("nested kind: List with aliases", ["validate", "{in}/nested-list.yaml"]),
     Case("kind: List nested 12 deep", ["validate", "{in}/deep-lists.yaml"]),
     Case("900-level nesting", ["validate", "{in}/deep900.yaml"]),
+    Case("950-level nesting in a custom resource", ["validate", "{in}/deep-cr.yaml"]),
     Case("validate - with invalid UTF-8", ["validate", "-"], stdin="latin1.yaml"),
     Case("render -f non-UTF-8 file", ["recipe", "render", "gpu-pod", "-f", "{in}/values-latin1.yaml"]),
     Case("validate /dev/zero", ["validate", "/dev/zero"]),

@@ -117,9 +117,8 @@ def _read_current(home: Path) -> dict[str, Any] | None:
 def current_generation(home: Path) -> str | None:
     """The published generation, or ``None`` when there is none or ``CURRENT``
     does not name a generation folder with a manifest."""
-    data = _read_current(home) or {}
-    gen = data.get("generation")
-    if is_generation_name(gen) and (home / "generations" / gen / MANIFEST).is_file():
+    gen = (_read_current(home) or {}).get("generation")
+    if isinstance(gen, str) and is_generation_name(gen) and (home / "generations" / gen / MANIFEST).is_file():
         return gen
     return None
 
@@ -356,10 +355,26 @@ class IndexHandle:
     def store(self):
         from .backends import get_vector_store
 
+        from .errors import BackendError
+
         vs = self.manifest["vector_store"]
         path = None if vs.get("url") else reader_copy(self.settings.home, self.generation)
-        return get_vector_store(vs.get("backend", "chroma"), collection_name=vs["collection"], path=path,
-                                url=vs.get("url"))
+
+        def open_store():
+            return get_vector_store(vs.get("backend", "chroma"), collection_name=vs["collection"], path=path,
+                                    url=vs.get("url"))
+
+        try:
+            return open_store()
+        except BackendError:
+            if path is None:
+                raise
+            # The working copy is only a cache of verified files: make it again.
+            log.warning("the readers' copy of %s does not open; copying it again", self.generation)
+            _forget_chroma_client(path)
+            shutil.rmtree(self.settings.home / READERS / self.generation, ignore_errors=True)
+            path = reader_copy(self.settings.home, self.generation)
+            return open_store()
 
     @property
     def dim(self) -> int:
@@ -374,6 +389,18 @@ def vocabulary(sections: dict[str, dict[str, Any]]) -> dict[str, Any]:
     for s in sections.values():
         vocab.update(terms(f"{s['heading']} {s['text']}"))
     return {"terms_version": TERMS_VERSION, "terms": sorted(vocab)}
+
+
+def _forget_chroma_client(path: Path) -> None:
+    """Drop embedded Chroma's cached client for ``path``: one that failed to
+    open stays cached per path and would fail again on the fresh copy."""
+    try:
+        from chromadb.api.shared_system_client import SharedSystemClient
+
+        for table in ("_identifier_to_system", "_identifier_to_refcount"):
+            getattr(SharedSystemClient, table, {}).pop(str(path), None)
+    except Exception as exc:  # another chromadb release: the retry reports its own error
+        log.debug("could not reset the Chroma client cache: %s", exc)
 
 
 _PRIVATE_COPIES: list[Path] = []

@@ -137,7 +137,7 @@ def ingest(
         reuse: dict[str, list[float]] = {}
         ident = {**embedding_identity(settings), "dim": embedder.dim}
         # Damaged vectors are not reused; other damage leaves them a good cache.
-        vectors_ok = not any(p.startswith("chroma/") or "chroma/ " in p for p in repaired)
+        vectors_ok = not any(p.startswith("chroma/") for p in repaired)
         if old and not rebuild and vectors_ok:
             # An embedding depends only on the model and the chunk text (its sha),
             # so it survives chunker and format changes.

@@ -209,7 +209,9 @@ def rules_markdown(rules: Iterable[Any]) -> str:
         "Rules marked *profile* need facts about the cluster (`--profile cluster.yaml`; the format is in the README).",
         "Without a profile they are skipped, and the output says which were skipped.",
         "",
-        "Schema findings use the ids `schema`, `unknown-kind`, `missing-kind`, `not-an-object` and `yaml-parse`.",
+        "Schema findings use the ids `schema`, `unknown-kind`, `missing-kind`, `not-an-object` and `yaml-parse`;",
+        "`duplicate-key` marks a key given twice in one mapping (the API server and kubectl reject it), and",
+        "`list-limit` a `kind: List` nested too deep or too long to check.",
     ]
     for cat in ("admission", "advice"):
         fams = sorted({r.family for r in rules if r.category == cat})

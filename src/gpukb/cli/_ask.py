@@ -10,7 +10,6 @@ from typing import Optional
 import typer
 from rich.console import Console
 from rich.markdown import Markdown
-
 from rich.text import Text
 
 from ..errors import BackendError, GpukbError, IndexError_, InputError, UsageError

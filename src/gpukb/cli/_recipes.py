@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 
@@ -187,6 +187,9 @@ def validate_cmd(
         raise typer.Exit(1)
 
 
+MAX_REQUEST_CHARS = 4000
+
+
 def _check_request(request: str) -> str:
     """A request to generate from: UsageError when empty, InputError when not valid UTF-8."""
     try:
@@ -195,6 +198,9 @@ def _check_request(request: str) -> str:
         raise InputError("the request is not valid UTF-8 text") from None
     if not request.strip():
         raise UsageError('empty request: describe the manifest you want, e.g. "volcano job, 4 workers x 8 GPUs"')
+    if len(request) > MAX_REQUEST_CHARS:
+        raise InputError(f"the request is {len(request):,} characters long; at most {MAX_REQUEST_CHARS:,} "
+                         "(describe one manifest)")
     return request
 
 
@@ -235,7 +241,7 @@ def generate_cmd(
             line = line.strip()
             if not line:
                 continue
-            text = line
+            text: Any = line
             if line[0] in "\"{":
                 try:
                     obj = json.loads(line)

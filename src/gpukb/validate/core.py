@@ -215,7 +215,7 @@ def _type_only(schema: Any) -> bool:
 
 def _types_match(schema: dict[str, Any], value: Any) -> bool:
     t = schema.get("type")
-    return any(_is_type(value, x) for x in (t if isinstance(t, list) else [t]))
+    return any(_is_type(value, str(x)) for x in (t if isinstance(t, list) else [t]))
 
 
 def fast_check(schema: Any, version: str, strict: bool) -> Any:
