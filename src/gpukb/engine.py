@@ -20,6 +20,7 @@ __all__ = ["Engine", "Answer", "Citation"]
 
 log = logging.getLogger(__name__)
 
+SCOPE_NOTE = "gpukb writes Kubernetes manifests, not"  # how an answer to another tool's code request opens
 REFUSAL = "I don't know: the gpukb knowledge base does not cover this."
 
 
@@ -106,7 +107,7 @@ def _manifest_sentence(g: Any) -> str:
 
     given = ", ".join(f"{k}={json.dumps(g.params.get(k))}" for k in g.used) or "the recipe defaults"
     extra = f" Not understood: {'; '.join(g.unused)}." if g.unused else ""
-    return f"The manifest below renders the `{g.recipe}` recipe ({g.title}) with {given}.{extra}"
+    return f"The attached manifest renders the `{g.recipe}` recipe ({g.title}) with {given}.{extra}"
 
 
 class Engine:
@@ -256,7 +257,7 @@ class Engine:
                 self._attach_recipes(ans, ans.question, with_manifest=False)
             closest = f" The closest manifest recipe is `{ans.recipes[0]['id']}` ({ans.recipes[0]['title']}), " \
                       f"which you can render with `gpukb recipe render {ans.recipes[0]['id']}`." if ans.recipes else ""
-            body = f"gpukb writes Kubernetes manifests, not {tool} code.{closest}\n\n{body}"
+            body = f"{SCOPE_NOTE} {tool} code.{closest}\n\n{body}"
         elif g is not None:
             body = _manifest_sentence(g) + "\n\n" + body
         ans.body = body

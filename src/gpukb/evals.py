@@ -275,8 +275,13 @@ def run_eval(engine, questions: list[dict[str, Any]], *, modes: tuple[str, ...] 
         from .backends.extractive import prose_words
 
         body = ans.body.split("\n\nRelated:")[0]
+        from .engine import SCOPE_NOTE
+
+        # Declining to write another tool's code ("gpukb writes Kubernetes manifests,
+        # not Terraform code") is a correct answer to a question it should refuse.
+        declined = ans.refused or (refuse and ans.body.startswith(SCOPE_NOTE))
         r = QuestionResult(id=q["id"], area=q.get("area", "?"), question=q["question"], expect_refuse=refuse,
-                           refused=ans.refused, confidence=ans.confidence, words=prose_words(body),
+                           refused=declined, confidence=ans.confidence, words=prose_words(body),
                            seconds=ans.seconds, split=split_of(q, by_id), paraphrase_of=q.get("paraphrase_of"),
                            manifest=ans.manifest is not None,
                            manifest_unasked=ans.manifest is not None and not _ASKS_YAML.search(q["question"]))
