@@ -1,28 +1,34 @@
-"""The Ask page: a question in, a cited answer out, with its sources,
-matching recipes and (when asked for) a rendered manifest."""
+"""The Ask page: a chat. Each answer carries inline numbered citations that
+link to the cited wiki section, a Sources list whose entries expand to the
+cited section's text, the manifest when one was asked for, and 👍/👎
+feedback. A refusal says so and links the closest topics."""
 
 from __future__ import annotations
 
 import re
+import uuid
 from typing import Any
+from urllib.parse import quote
 
 import streamlit as st
 
 __all__ = ["render", "citation_label", "citation_location", "section_text", "answer_markdown",
-           "escape_label", "ALL_AREAS"]
+           "link_citations", "escape_label", "ALL_AREAS", "CHAT_KEY"]
 
 ALL_AREAS = "All areas"
-_RESULT_KEY = "ask_result"
+CHAT_KEY = "ask_chat"
+MAX_TURNS = 30  # older turns are dropped from the page (memory is bounded)
 
-# A Markdown link whose target is neither absolute nor an in-page anchor
-# (e.g. ``[LimitRange](limitrange.md)`` between KB docs): keep the text only.
-_RELATIVE_LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\((?!https?://|#|mailto:)[^)\s]*\)")
+# A Markdown link whose target is neither absolute nor an in-page anchor.
+_RELATIVE_LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\((?![a-z][a-z0-9+.-]*:|#|/)([^)\s]*)\)")
 _LABEL_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~$])")
+_MARKER = re.compile(r"(?<![\]\\])\[(\d{1,2})\](?!\()")
+_FENCE = re.compile(r"^\s*(```|~~~)")
 
 
 def escape_label(text: str) -> str:
     """Escape Markdown so a title shows literally in a widget label."""
-    return _LABEL_SPECIAL.sub(r"\\\1", text)
+    return _LABEL_SPECIAL.sub(r"\\\1", str(text))
 
 
 def citation_label(c: Any) -> str:
@@ -37,39 +43,92 @@ def citation_location(c: Any) -> str:
     return f"{c.path}#{c.anchor}" if c.anchor else c.path
 
 
-def section_text(engine: Any, c: Any) -> str:
-    """The cited section's text from the index, or ``""`` when it is not there."""
-    try:
-        sec = engine.index.sections.get(f"{c.doc_id}#{c.anchor}")
-    except Exception:  # a missing or unreadable sections file must not break the page
+def section_text(docs_by_id: dict[str, Any], c: Any, link=None) -> str:
+    """The cited section's Markdown from the KB (doc id + anchor), or ``""``.
+
+    With ``link(doc_id, anchor)``, links to other KB docs become wiki links
+    (and links that resolve to no doc keep their text only)."""
+    from gpukb.wiki import doc_index, rewrite_links
+    from gpukb.wiki import section_text as _section
+
+    doc = docs_by_id.get(str(getattr(c, "doc_id", "")))
+    if doc is None:
         return ""
-    if not isinstance(sec, dict):
-        return ""
-    return str(sec.get("text") or "")
+    text = _section(doc.body, getattr(c, "anchor", "") or "") or ""
+    if link is not None and text:
+        text = rewrite_links(text, doc, doc_index(list(docs_by_id.values())), link)
+    return text
 
 
-def answer_markdown(body: str) -> str:
-    """The answer body as shown: links to other KB files become plain text."""
-    return _RELATIVE_LINK.sub(r"\1", body or "")
+def _outside_code(text: str, fn) -> str:
+    out: list[str] = []
+    buf: list[str] = []
+    in_fence, fence = False, ""
+    for line in (text or "").split("\n"):
+        m = _FENCE.match(line)
+        if in_fence:
+            out.append(line)
+            if m and m.group(1) == fence:
+                in_fence = False
+            continue
+        if m:
+            if buf:
+                out.append(fn("\n".join(buf)))
+                buf = []
+            in_fence, fence = True, m.group(1)
+            out.append(line)
+            continue
+        buf.append(line)
+    if buf:
+        out.append(fn("\n".join(buf)))
+    return "\n".join(out)
+
+
+def answer_markdown(body: str, docs_by_path: dict[str, Any] | None = None, link=None) -> str:
+    """The answer body as shown: links to KB files become wiki deep links when
+    they resolve (``docs_by_path``: ``area/slug.md`` -> doc), plain text otherwise."""
+
+    def sub(m: re.Match) -> str:
+        label, target = m.group(1), m.group(2)
+        if docs_by_path is not None and link is not None:
+            path, _, frag = target.partition("#")
+            path = path[3:] if path.startswith("kb/") else path
+            doc = docs_by_path.get(path)
+            if doc is not None:
+                return f"[{label}]({link(doc.id, frag)})"
+        return label
+
+    return _outside_code(body or "", lambda part: _RELATIVE_LINK.sub(sub, part))
+
+
+def link_citations(body: str, citations: list[Any], link) -> str:
+    """Turn ``[n]`` markers (outside code) into links to the cited wiki sections."""
+    by_n = {c.n: c for c in citations}
+
+    def sub(m: re.Match) -> str:
+        c = by_n.get(int(m.group(1)))
+        if c is None:
+            return m.group(0)
+        title = citation_label(c).replace('"', "'")
+        return f'[\\[{c.n}\\]]({link(c.doc_id, c.anchor)} "{title}")'
+
+    return _outside_code(body or "", lambda part: _MARKER.sub(sub, part))
 
 
 def _ask(engine: Any, question: str, area: str | None) -> dict[str, Any]:
-    """Run one question; the result (or a one-line error) goes in session state."""
-    from gpukb.errors import GpukbError
+    """Run one question; the answer or a one-line error."""
+    from .state import short_error
 
     try:
-        ans = engine.ask(question, area=area)
-    except GpukbError as exc:
-        return {"question": question, "error": str(exc)}
+        return {"answer": engine.ask(question, area=area)}
     except Exception as exc:  # never let a traceback reach the page
-        return {"question": question, "error": f"{type(exc).__name__}: {exc}".splitlines()[0]}
-    return {"question": question, "answer": ans}
+        return {"error": short_error(exc)}
 
 
 def _ask_streaming(engine: Any, question: str, area: str | None) -> dict[str, Any]:
-    """Like ``_ask``, showing the text while a streaming generator writes it;
+    """Like :func:`_ask`, showing the text while a streaming generator writes it;
     the finished, checked answer then replaces it."""
-    from gpukb.errors import GpukbError
+    from .state import short_error
 
     box = st.empty()
     final: dict[str, Any] = {}
@@ -84,75 +143,131 @@ def _ask_streaming(engine: Any, question: str, area: str | None) -> dict[str, An
     try:
         with box.container():
             st.write_stream(deltas())
-    except GpukbError as exc:
-        return {"question": question, "error": str(exc)}
     except Exception as exc:  # never let a traceback reach the page
-        return {"question": question, "error": f"{type(exc).__name__}: {exc}".splitlines()[0]}
+        return {"error": short_error(exc)}
     finally:
         box.empty()
     if "answer" not in final:
-        return {"question": question, "error": "no answer"}
-    return {"question": question, "answer": final["answer"]}
+        return {"error": "no answer"}
+    return {"answer": final["answer"]}
 
 
-def _render_sources(engine: Any, citations: list[Any]) -> None:
-    st.subheader("Sources")
+# ---------------------------------------------------------------------------
+# rendering one turn
+
+
+def _kb() -> tuple[dict[str, Any], dict[str, Any]]:
+    from gpukb.wiki import doc_index
+
+    from .state import kb_docs
+
+    try:
+        docs = kb_docs()
+    except Exception:  # the answer still shows, without section texts
+        return {}, {}
+    return {d.id: d for d in docs}, doc_index(docs)
+
+
+def _render_sources(citations: list[Any], by_id: dict[str, Any], link) -> None:
+    st.markdown("**Sources**")
     for c in citations:
         with st.expander(escape_label(citation_label(c))):
-            st.markdown(f"`{citation_location(c)}`")
+            st.markdown(f"[Open in the wiki]({link(c.doc_id, c.anchor)}) · `{citation_location(c)}`")
             if c.source_urls:
-                st.markdown("Upstream sources:\n\n" + "\n".join(f"- <{u}>" for u in c.source_urls))
-            text = section_text(engine, c)
+                st.markdown("Upstream: " + " · ".join(f"<{u}>" for u in c.source_urls))
+            text = section_text(by_id, c, link)
             if text:
                 st.divider()
-                st.markdown(answer_markdown(text))
+                st.markdown(answer_markdown(text), unsafe_allow_html=False)
 
 
-def _render_extras(ans: Any) -> None:
-    if ans.recipes:
-        st.subheader("Recipes")
-        st.markdown("\n".join(f"- **{escape_label(r['title'])}** — `{r['id']}`" for r in ans.recipes))
-        st.caption("Render one with `gpukb recipe render ID --set key=value`.")
-    m = ans.manifest
-    if m:
-        st.subheader("Manifest")
-        label = f"from recipe `{m.get('recipe')}`"
-        if m.get("valid"):
-            st.success(f"Valid manifest {label}.")
-        else:
-            st.warning(f"The manifest {label} does not validate.")
-            for issue in m.get("issues") or []:
+def _render_manifest(m: dict[str, Any], key: str) -> None:
+    recipe = str(m.get("recipe") or "manifest")
+    st.markdown(f"**Manifest** from recipe `{recipe}`")
+    if m.get("valid"):
+        st.success("The manifest validates.", icon=":material/check_circle:")
+    else:
+        st.warning("The manifest does not validate:", icon=":material/warning:")
+        for issue in m.get("issues") or []:
+            if isinstance(issue, dict):
+                st.markdown(f"- `{issue.get('path') or '(document)'}`: {escape_label(issue.get('message', ''))}")
+            else:
                 st.markdown(f"- {escape_label(str(issue))}")
-        st.code(m.get("yaml") or "", language="yaml")
+    st.code(m.get("yaml") or "", language="yaml")
+    st.download_button("Download YAML", data=m.get("yaml") or "", file_name=f"{recipe}.yaml",
+                       mime="application/x-yaml", key=f"dl-{key}", icon=":material/download:",
+                       on_click="ignore")
 
 
-def _render_result(engine: Any, result: dict[str, Any]) -> None:
-    if "error" in result:
-        st.error(result["error"])
+def _on_feedback(turn_id: str) -> None:
+    from .state import feedback_store, short_error
+
+    turn = next((t for t in st.session_state.get(CHAT_KEY, []) if t["id"] == turn_id), None)
+    value = st.session_state.get(f"fb-{turn_id}")
+    if turn is None or value is None or "answer" not in turn:
         return
-    ans = result["answer"]
+    ans = turn["answer"]
+    try:
+        feedback_store().record(question=turn["question"], answer=ans.answer, citations=ans.citations,
+                                verdict="helpful" if value == 1 else "not_helpful", source="app",
+                                answer_key=turn_id)
+        turn["feedback"] = "Thanks for the feedback."
+    except Exception as exc:
+        turn["feedback"] = f"Feedback not saved: {short_error(exc)}"
+
+
+def _render_answer(turn: dict[str, Any], by_id: dict[str, Any], by_path: dict[str, Any]) -> None:
+    from .state import app_link
+
+    if "error" in turn:
+        st.error(turn["error"])
+        return
+    ans = turn["answer"]
     if ans.refused:
-        msg = "I don't know: the gpukb knowledge base does not cover this."
+        by_title = {d.title: d for d in by_id.values()}
+        msg = "**I don't know:** the gpukb knowledge base does not cover this."
         if ans.closest:
-            msg += "\n\nClosest topics:\n" + "\n".join(f"- {escape_label(t)}" for t in ans.closest)
+            items = []
+            for t in ans.closest:
+                d = by_title.get(t)
+                items.append(f"- [{escape_label(t)}]({app_link(d.id)})" if d else f"- {escape_label(t)}")
+            msg += "\n\nClosest topics:\n" + "\n".join(items)
         st.info(msg, icon=":material/help:")
         st.caption(f"{ans.seconds:.2f} s")
         return
-    st.markdown(answer_markdown(ans.body))
+    body = answer_markdown(ans.body, by_path, app_link)
+    st.markdown(link_citations(body, ans.citations, app_link), unsafe_allow_html=False)
     for notice in getattr(ans, "notices", None) or []:
         st.caption(f":material/info: {escape_label(str(notice))}")
     st.caption(f"{ans.seconds:.2f} s · {len(ans.citations)} source(s)")
     if ans.citations:
-        _render_sources(engine, ans.citations)
-    _render_extras(ans)
+        _render_sources(ans.citations, by_id, app_link)
+    if ans.recipes:
+        st.markdown("**Recipes:** " + " · ".join(
+            f"[{escape_label(r['title'])}](/recipes?recipe={quote(str(r['id']))})" for r in ans.recipes))
+    if ans.manifest:
+        _render_manifest(ans.manifest, turn["id"])
+    st.feedback("thumbs", key=f"fb-{turn['id']}", on_change=_on_feedback, args=(turn["id"],))
+    if turn.get("feedback"):
+        st.caption(turn["feedback"])
+
+
+def _render_turn(turn: dict[str, Any], by_id: dict[str, Any], by_path: dict[str, Any]) -> None:
+    with st.chat_message("user"):
+        st.text(turn["question"])
+    with st.chat_message("assistant"):
+        _render_answer(turn, by_id, by_path)
+
+
+# ---------------------------------------------------------------------------
+# the page
 
 
 def render() -> None:
     """The Ask page."""
     from gpukb.errors import GpukbError
-    from gpukb.knowledge import AREAS
 
-    from .state import get_engine, index_hint
+    from .state import get_engine, index_hint, short_error
 
     st.title("Ask gpukb")
     st.caption("Cited answers about running GPU and AI workloads on Kubernetes, from the curated gpukb knowledge base.")
@@ -160,35 +275,44 @@ def render() -> None:
     try:
         engine = get_engine()
     except GpukbError as exc:
-        st.error(str(exc))
+        st.error(short_error(exc))
         hint = index_hint(exc)
         if hint:
             st.info(hint)
         return
     except Exception as exc:  # e.g. the model cannot load; one line, no traceback
-        st.error(f"Could not start the answering engine: {type(exc).__name__}: {exc}".splitlines()[0])
+        st.error(f"Could not start the answering engine: {short_error(exc)}")
         return
 
-    with st.form("ask", clear_on_submit=False, border=False):
-        question = st.text_input("Question", placeholder="e.g. how do I cap team-a at 8 GPUs",
-                                 max_chars=4000)
-        col_area, col_go = st.columns([3, 1], vertical_alignment="bottom")
-        area = col_area.selectbox("Area", [ALL_AREAS, *AREAS], index=0)
-        submitted = col_go.form_submit_button("Ask", type="primary")
+    from gpukb.knowledge import AREAS
 
-    if submitted:
-        if not question.strip():
-            st.session_state.pop(_RESULT_KEY, None)
+    history: list[dict[str, Any]] = st.session_state.setdefault(CHAT_KEY, [])
+    col_area, col_clear = st.columns([4, 1], vertical_alignment="bottom")
+    area = col_area.selectbox("Area", [ALL_AREAS, *AREAS], index=0, key="ask_area",
+                              help="Limit the answer to one area of the knowledge base.")
+    if col_clear.button("Clear chat", icon=":material/delete:"):
+        history.clear()
+
+    by_id, by_path = _kb()
+    for turn in history:
+        _render_turn(turn, by_id, by_path)
+
+    question = st.chat_input("Ask about GPUs on Kubernetes, or paste an error…", max_chars=4000)
+    if question is not None:
+        question = question.strip()
+        if not question:
             st.warning("Type a question first.")
             return
-        if getattr(engine, "streams", False):
-            st.session_state[_RESULT_KEY] = _ask_streaming(engine, question.strip(),
-                                                           None if area == ALL_AREAS else area)
-        else:
-            with st.spinner("Searching the knowledge base…"):
-                st.session_state[_RESULT_KEY] = _ask(engine, question.strip(),
-                                                     None if area == ALL_AREAS else area)
-
-    result = st.session_state.get(_RESULT_KEY)
-    if result:
-        _render_result(engine, result)
+        turn = {"id": uuid.uuid4().hex[:16], "question": question}
+        with st.chat_message("user"):
+            st.text(question)
+        with st.chat_message("assistant"):
+            where = None if area == ALL_AREAS else area
+            if getattr(engine, "streams", False):
+                turn.update(_ask_streaming(engine, question, where))
+            else:
+                with st.spinner("Searching the knowledge base…"):
+                    turn.update(_ask(engine, question, where))
+            history.append(turn)
+            del history[:-MAX_TURNS]
+            _render_answer(turn, by_id, by_path)

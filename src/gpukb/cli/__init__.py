@@ -35,7 +35,7 @@ app = typer.Typer(
 )
 
 # Command modules register themselves on ``app`` when imported.
-from . import _ask, _eval, _feedback, _mcp, _recipes, _slack, _validate  # noqa: E402,F401
+from . import _ask, _eval, _feedback, _mcp, _recipes, _slack, _validate, _wiki  # noqa: E402,F401
 
 
 def _error(line: str) -> None:
