@@ -616,8 +616,7 @@ def test_app_streams_then_shows_the_checked_answer(llm_index, server, monkeypatc
         """)
     at = AppTest.from_string(script, default_timeout=60)
     at.run()
-    at.text_input[0].input(QUESTION)
-    at.button[0].click()
+    at.chat_input[0].set_value(QUESTION)
     at.run()
     assert not at.exception
     shown = "\n".join(m.value for m in at.markdown)
