@@ -106,7 +106,7 @@ def _manifest_sentence(g: Any) -> str:
     import json
 
     given = ", ".join(f"{k}={json.dumps(g.params.get(k))}" for k in g.used) or "the recipe defaults"
-    extra = f" Not understood: {'; '.join(g.unused)}." if g.unused else ""
+    extra = " Not understood: " + "; ".join(f'"{u}"' for u in g.unused) + "." if g.unused else ""
     return f"The attached manifest renders the `{g.recipe}` recipe ({g.title}) with {given}.{extra}"
 
 

@@ -192,7 +192,8 @@ def answer_defects(body: str, manifest_params: dict[str, Any] | None = None) -> 
         nxt = paras[i + 1][0] if i + 1 < len(paras) else None
         if re.search(r":\s*(?:\[\d+\])?\s*$", text) and nxt not in ("code", "list", "table"):
             out.append(f"points at nothing: ...{text[-60:]}")
-        m = _POINTER.search(re.sub(r"\[[^\]]*\]\([^)]*\)", "", text))
+        # Links and quoted user words are not the answer's own pointers.
+        m = _POINTER.search(re.sub(r'"[^"]*"', "", re.sub(r"\[[^\]]*\]\([^)]*\)", "", text)))
         if m and (m.group(0).lower() in ("above", "more in") or re.match(r"(?:next|previous) ", m.group(0), re.I)):
             out.append(f"points elsewhere ({m.group(0)}): {text[:60]}")
         elif m and nxt not in ("code", "list", "table"):
