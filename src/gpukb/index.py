@@ -4,14 +4,17 @@ Layout under the index home (``.gpukb/`` by default)::
 
     CURRENT                      {"generation": "g-..."}  (replaced atomically)
     generations/g-.../
-        manifest.json            embed model, dimension, chunker, corpus hash, docs
-        sections.json            section texts for answer composition
-        bm25/                    keyword index (llama-index BM25Retriever)
-        chroma/                  vectors (embedded Chroma; absent with a server)
+        manifest.json            format, embedding model, dimension, chunker, corpus hash, docs
+        meta.sqlite              sections, vocabulary, chunk list, BM25 term counts (gpukb.meta)
+        bm25/                    keyword index in bm25s' format, read memory-mapped
+        chroma/                  vectors only (embedded Chroma; absent with a server)
+    models/                      the ONNX export of the embedding model (shared by generations)
     ingest.lock
 
 An ingest writes a complete new generation, then swaps ``CURRENT``. A crash or
-kill at any point leaves the previous generation answering.
+kill at any point leaves the previous generation answering. An incremental
+ingest starts the new generation from copies of the published one's
+``meta.sqlite`` and ``chroma/`` and applies only what changed.
 """
 
 from __future__ import annotations
@@ -32,15 +35,18 @@ from typing import Any, Iterator
 from .config import Settings
 from .errors import IndexMismatchError, IndexMissingError, UsageError
 
-FORMAT = 2
+# 3: meta.sqlite instead of sections.json/vocab.json, vector-only Chroma, slim BM25 corpus.
+FORMAT = 3
 REBUILD_HINT = "run `gpukb ingest --rebuild`"
 
 
 log = logging.getLogger(__name__)
 
 def embedding_identity(settings: Settings) -> dict[str, Any]:
+    """What the vectors depend on. The backend is not part of it: backends that
+    run the same model give the same vectors (each records its ``model_id``)."""
     e = settings.embedding
-    return {"backend": e.backend, "model": e.model}
+    return {"model": e.model}
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
@@ -141,7 +147,8 @@ def check_compatible(manifest: dict[str, Any], settings: Settings, chunker: dict
     """Refuse an index built with other settings."""
     if manifest.get("format") != FORMAT:
         raise IndexMismatchError(
-            f"index at {settings.home} has format {manifest.get('format')}, this gpukb reads {FORMAT}; {REBUILD_HINT}")
+            f"index at {settings.home} has format {manifest.get('format')}, this gpukb reads {FORMAT}; "
+            f"run `gpukb ingest` (it rebuilds an index of an older format)")
     want = embedding_identity(settings)
     have = manifest.get("embedding", {})
     if {k: have.get(k) for k in want} != want:
@@ -172,20 +179,18 @@ class IndexHandle:
         return self.settings.home / "generations" / self.generation
 
     @cached_property
-    def sections(self) -> dict[str, dict[str, Any]]:
-        return json.loads((self.dir / "sections.json").read_text(encoding="utf-8"))
+    def sections(self):
+        """``doc_id#anchor`` -> section, a read-only Mapping read lazily from ``meta.sqlite``."""
+        from .meta import META_FILE, Sections
+
+        return Sections(self.dir / META_FILE)
 
     @cached_property
-    def vocabulary(self) -> frozenset[str]:
-        from .text import TERMS_VERSION
+    def vocabulary(self):
+        """The KB's normalised terms (supports ``in`` and ``len``), read lazily."""
+        from .meta import META_FILE, Vocabulary
 
-        try:
-            data = json.loads((self.dir / "vocab.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            data = {}
-        if not isinstance(data, dict) or data.get("terms_version") != TERMS_VERSION:
-            data = vocabulary(self.sections)  # built by an older gpukb: recompute
-        return frozenset(data["terms"])
+        return Vocabulary(self.dir / META_FILE)
 
     @cached_property
     def store(self):
@@ -199,16 +204,6 @@ class IndexHandle:
     @property
     def dim(self) -> int:
         return int(self.manifest["embedding"]["dim"])
-
-
-def vocabulary(sections: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Every normalised term of the KB; the engine uses it to spot off-topic questions."""
-    from .text import TERMS_VERSION, terms
-
-    vocab: set[str] = set()
-    for s in sections.values():
-        vocab.update(terms(f"{s['heading']} {s['text']}"))
-    return {"terms_version": TERMS_VERSION, "terms": sorted(vocab)}
 
 
 def open_index(settings: Settings) -> IndexHandle:

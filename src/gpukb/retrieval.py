@@ -70,7 +70,7 @@ def _classes():
         A doc whose introduction is only a title is represented by its first
         section. ``area`` keeps one area only; ``limit`` stops early."""
 
-        sections: dict = Field(default_factory=dict)
+        sections: Any = Field(default_factory=dict)  # a Mapping; the index's is lazy (never copied)
         stand_in: dict = Field(default_factory=dict)
         area: str | None = None
         limit: int = 50
@@ -101,7 +101,7 @@ def _classes():
     class HeadingRerank(BaseNodePostprocessor):
         """Field boost: sections whose heading path names the question's terms move up."""
 
-        sections: dict = Field(default_factory=dict)
+        sections: Any = Field(default_factory=dict)
         weight: float = 0.4
         _question: str = PrivateAttr(default="")
 
@@ -149,11 +149,13 @@ class Retriever:
             raise IndexMismatchError(
                 f"index at {index.settings.home} has {index.dim}-dimensional vectors, the embedding model "
                 f"gives {embedder.dim}; run `gpukb ingest --rebuild`")
-        self._stand_in = self._stand_ins(index.sections)
+        sections = index.sections
+        self._stand_in = sections.stand_ins() if hasattr(sections, "stand_ins") else self._stand_ins(sections)
         self.vector_index = VectorStoreIndex.from_vector_store(
             index.store.llama_vector_store(), embed_model=embedder.llama, transformations=[])
         self.vector = recording(self.vector_index.as_retriever(similarity_top_k=candidates))
-        bm25 = BM25Retriever.from_persist_dir(str(index.dir / "bm25"))
+        # Memory-mapped: the score matrix and corpus rows are paged in as queries touch them.
+        bm25 = BM25Retriever.from_persist_dir(str(index.dir / "bm25"), mmap=True, show_progress=False)
         bm25.stemmer = stemmer()  # the stemmer the corpus was tokenized with
         bm25.similarity_top_k = min(candidates, index.manifest.get("chunks", candidates)) or 1
         self.bm25 = recording(bm25)
