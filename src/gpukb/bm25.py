@@ -111,12 +111,13 @@ def write_bm25(path: Path, rows: Sequence[tuple[str, dict[str, Any]]], term_ids:
     params = {**PARAMS, "num_docs": n_docs, "version": BM25S_VERSION_TAG, "backend": "numpy"}
     _write_atomic(path / "params.index.json", json.dumps(params, indent=4).encode())
     _write_corpus(path, rows)
+    _write_atomic(path / "query_stopwords.json", json.dumps(sorted(_query_stopwords())).encode())
     _write_atomic(path / "retriever.json", json.dumps(
         {"similarity_top_k": max(1, min(similarity_top_k, n_docs)), "verbose": False,
          "corpus_weight_mask": None}, indent=2).encode())
 
 
-def _write_corpus(path: Path, rows: Iterable[tuple[str, dict[str, Any]]]) -> None:
+def _write_corpus(path: Path, rows: Sequence[tuple[str, dict[str, Any]]]) -> None:
     """corpus.jsonl in llama-index's node-as-metadata form, and bm25s' line offsets."""
     dumps = json.dumps
     offsets: list[int] = []  # where each line starts
@@ -130,5 +131,18 @@ def _write_corpus(path: Path, rows: Iterable[tuple[str, dict[str, Any]]]) -> Non
         parts.append(line)
         offsets.append(pos)
         pos += len(line)
+    import numpy as np
+
     _write_atomic(path / "corpus.jsonl", b"".join(parts))
     _write_atomic(path / "corpus.mmindex.json", json.dumps(offsets).encode())
+    _npy(path / "corpus.offsets.npy", np.asarray(offsets, dtype=np.int64))
+    _write_atomic(path / "rows.txt", "\n".join(cid for cid, _ in rows).encode())
+
+
+def _query_stopwords() -> tuple[str, ...]:
+    """The stopwords llama-index's BM25Retriever drops from a query (it calls
+    ``bm25s.tokenize`` with bm25s' default English list); stored with the index
+    so answering needs no bm25s import."""
+    from bm25s.stopwords import STOPWORDS_EN
+
+    return tuple(STOPWORDS_EN)

@@ -192,53 +192,22 @@ def ingest(
         meta.prune()
         lap("metadata")
 
-        # Vectors. Embedded Chroma: the new generation starts as a copy of the
-        # published collection; the replaced docs' chunks are deleted and the
-        # new chunks added. A Chroma server (or a first build): a new
-        # collection with every chunk, reusing stored embeddings by text hash.
-        ident = {**embedding_identity(settings), "dim": getattr(embedder, "dim", None)}
-        vs_base = (base or {}).get("vector_store", {})
-        copy_vectors = base_dir is not None and not settings.chroma_url and (base_dir / "chroma").is_dir()
-        if copy_vectors:
-            from .backends.chroma import copy_embedded
-
-            copy_embedded(base_dir / "chroma", gen_dir / "chroma")
-            coll = vs_base["collection"]
-            store = get_vector_store("chroma", collection_name=coll, path=gen_dir / "chroma")
-            lap("copy vectors")
-        else:
-            coll = collection_name(gen)
-            store = get_vector_store("chroma", collection_name=coll,
-                                     path=None if settings.chroma_url else gen_dir / "chroma",
-                                     url=settings.chroma_url, create=True)
-
-        reuse: dict[str, list[float]] = {}
-        if old and not rebuild and (embedder is None or _same_vectors(old, settings, embedder)):
-            try:
-                if copy_vectors:
-                    # Only the replaced docs' chunks can hold embeddings the new chunks need.
-                    want = {sha for sha in old_chunks.values()} & {c.sha for c in chunks}
-                    ids = [cid for cid, sha in old_chunks.items() if sha in want]
-                    for cid, vec in store.embeddings(ids).items():
-                        reuse[old_chunks[cid]] = vec
-                else:
-                    prev_dir = home / "generations" / old["generation"]
-                    vs = old["vector_store"]
-                    prev = get_vector_store(vs.get("backend", "chroma"), collection_name=vs["collection"],
-                                            path=None if vs.get("url") else prev_dir / "chroma", url=vs.get("url"))
-                    for c in prev.get_all(include_embeddings=True):
-                        sha = c.metadata.get("sha")
-                        if sha and c.embedding is not None:
-                            reuse[sha] = c.embedding
-            except Exception as exc:  # any backend failure: the previous index is only a cache here
-                log.warning("previous index unreadable, embedding everything: %s", exc)
-                reuse = {}
-        if copy_vectors and old_chunks:
-            store.delete(sorted(old_chunks))
+        # Embeddings to reuse, by text hash. From the base generation's
+        # vectors.npy: every unchanged chunk, and any new chunk whose text a
+        # replaced chunk had. From an older index (another format or chunker):
+        # its vector store, read whole.
+        base_vecs, base_pos = _base_vectors(base_dir) if base_dir is not None else (None, {})
+        reuse: dict[str, Any] = {}
+        if base_vecs is not None:
+            for cid, sha in old_chunks.items():
+                if cid in base_pos:
+                    reuse.setdefault(sha, base_vecs[base_pos[cid]])
+        elif old and not rebuild and embedder is not None and _same_vectors(old, settings, embedder):
+            reuse = _stored_embeddings(home, old)
 
         # Each distinct text is embedded once, even if several chunks share it.
         todo = list({c.sha: c for c in chunks if c.sha not in reuse}.values())
-        fresh: dict[str, list[float]] = {}
+        fresh: dict[str, Any] = {}
         if todo:
             vectors = embedder.embed_documents([c.embed_text for c in todo], progress=bool(progress))
             for c, vec in zip(todo, vectors):
@@ -247,24 +216,42 @@ def ingest(
         if _after_embed:
             _after_embed()
 
-        if copy_vectors:
-            new_chunks = chunks
-        else:  # every chunk of the generation goes into the new collection
-            new_chunks = chunks + _unchanged_chunks(meta, scan.unchanged)
-            if any(c.sha not in reuse and c.sha not in fresh for c in new_chunks):
-                raise BackendError("previous index has no embedding for unchanged chunks; run `gpukb ingest --rebuild`")
-        store.add([StoredChunk(id=c.id, text="", metadata=_vector_metadata(c.metadata, c.sha),
-                               embedding=fresh.get(c.sha) or reuse[c.sha]) for c in new_chunks])
-        n_vectors = store.count()
-        del store
-        lap("store vectors")
-
+        # Every chunk in index order: the keyword index and vectors.npy share it.
         rows, term_ids, counts, indptr, vocab = meta.bm25_input()
-        write_bm25(gen_dir / "bm25", rows, term_ids, counts, indptr, vocab,
-                   similarity_top_k=settings.retrieval.candidates)
         n_sections, n_chunks = meta.counts()
         meta.close()
-        lap("keyword index")
+        dim = int(embedder.dim) if embedder is not None else int(base["embedding"]["dim"])  # type: ignore[index]
+        matrix = _write_vectors(gen_dir / "vectors.npy", rows, dim, fresh, reuse, base_vecs, base_pos)
+        write_bm25(gen_dir / "bm25", [(cid, md) for cid, md, _ in rows], term_ids, counts, indptr, vocab,
+                   similarity_top_k=settings.retrieval.candidates)
+        lap("keyword index and vectors")
+
+        # The vector store of record (Chroma). Embedded: the new generation
+        # starts as a copy of the published collection; the replaced docs'
+        # chunks are deleted and the new ones added. A Chroma server (or a
+        # first build): a new collection with every chunk.
+        vs_base = (base or {}).get("vector_store", {})
+        copy_store = base_dir is not None and not settings.chroma_url and (base_dir / "chroma").is_dir()
+        if copy_store:
+            from .backends.chroma import copy_embedded
+
+            copy_embedded(base_dir / "chroma", gen_dir / "chroma")  # type: ignore[operator]
+            coll = vs_base["collection"]
+            store = get_vector_store("chroma", collection_name=coll, path=gen_dir / "chroma")
+            if old_chunks:
+                store.delete(sorted(old_chunks))
+            new_ids = {c.id for c in chunks}
+        else:
+            coll = collection_name(gen)
+            store = get_vector_store("chroma", collection_name=coll,
+                                     path=None if settings.chroma_url else gen_dir / "chroma",
+                                     url=settings.chroma_url, create=True)
+            new_ids = None
+        store.add([StoredChunk(id=cid, text="", metadata=_vector_metadata(md, sha), embedding=matrix[i].tolist())
+                   for i, (cid, md, sha) in enumerate(rows) if new_ids is None or cid in new_ids])
+        n_vectors = store.count()
+        del store, matrix
+        lap("vector store")
         if n_vectors != n_chunks:
             raise BackendError(f"vector store holds {n_vectors} chunks, the index lists {n_chunks}; "
                                "run `gpukb ingest --rebuild`")
@@ -276,7 +263,7 @@ def ingest(
             per_doc[d.id] = {"path": d.path, "sha": d.sha, "chunks": len(by_doc_chunks.get(d.id, []))}
         per_doc = dict(sorted(per_doc.items(), key=lambda kv: kv[1]["path"]))
         removed_docs = sorted(set(old_docs) - set(per_doc))
-        emb_record = {**ident, "model_id": getattr(embedder, "model_id", None),
+        emb_record = {**embedding_identity(settings), "dim": dim, "model_id": getattr(embedder, "model_id", None),
                       "backend": getattr(embedder, "backend", settings.embedding.backend)}
         if embedder is None:  # nothing embedded: the base generation's model stands
             emb_record = dict((base or {}).get("embedding", emb_record))
@@ -322,12 +309,63 @@ def _vector_metadata(md: dict[str, Any], sha: str) -> dict[str, Any]:
     return {**{k: md[k] for k in ("doc_id", "anchor", "area", "kind", "chunk") if k in md}, "sha": sha}
 
 
-def _unchanged_chunks(meta: Any, unchanged: dict[str, tuple[str, str]]) -> list[Any]:
-    """Chunks of unchanged docs as stored in meta.sqlite (id, metadata, sha)."""
-    from .chunking import Chunk
+def _base_vectors(base_dir: Path) -> tuple[Any, dict[str, int]]:
+    """The base generation's vectors (memory-mapped) and chunk id -> row."""
+    import numpy as np
 
-    out = []
-    for doc_id in unchanged:
-        for cid, sha, md in meta.db.execute("SELECT id, sha, meta FROM chunks WHERE doc_id=? ORDER BY seq", (doc_id,)):
-            out.append(Chunk(id=cid, doc_id=doc_id, text="", embed_text="", metadata=json.loads(md), sha=sha))
+    try:
+        vecs = np.load(base_dir / "vectors.npy", mmap_mode="r")
+        ids = (base_dir / "bm25" / "rows.txt").read_text(encoding="utf-8").split("\n")
+    except (OSError, ValueError) as exc:
+        log.warning("base generation has no readable vectors, embedding what changed: %s", exc)
+        return None, {}
+    return vecs, {cid: i for i, cid in enumerate(ids) if cid}
+
+
+def _stored_embeddings(home: Path, old: dict[str, Any]) -> dict[str, Any]:
+    """sha -> embedding from an older index's vector store (any failure: none)."""
+    from .backends import get_vector_store
+
+    out: dict[str, Any] = {}
+    try:
+        prev_dir = home / "generations" / old["generation"]
+        vs = old["vector_store"]
+        prev = get_vector_store(vs.get("backend", "chroma"), collection_name=vs["collection"],
+                                path=None if vs.get("url") else prev_dir / "chroma", url=vs.get("url"))
+        for c in prev.get_all(include_embeddings=True):
+            sha = c.metadata.get("sha")
+            if sha and c.embedding is not None:
+                out[sha] = c.embedding
+    except Exception as exc:  # any backend failure: the previous index is only a cache here
+        log.warning("previous index unreadable, embedding everything: %s", exc)
+        return {}
     return out
+
+
+def _write_vectors(path: Path, rows: list[tuple[str, dict[str, Any], str]], dim: int, fresh: dict[str, Any],
+                   reuse: dict[str, Any], base_vecs: Any, base_pos: dict[str, int]):
+    """vectors.npy: one L2-normalised float32 row per chunk, in index order.
+    Rows of unchanged chunks are copied from the base generation in one gather."""
+    import numpy as np
+
+    matrix = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(len(rows), dim))
+    take_dst, take_src = [], []
+    for i, (cid, _, sha) in enumerate(rows):
+        v = fresh.get(sha)
+        if v is None:
+            v = reuse.get(sha)
+        if v is not None:
+            v = np.asarray(v, dtype=np.float32)
+            matrix[i] = v / (float(np.linalg.norm(v)) or 1.0)
+        elif cid in base_pos:
+            take_dst.append(i)
+            take_src.append(base_pos[cid])
+        else:
+            raise BackendError(f"no embedding for chunk {cid}; run `gpukb ingest --rebuild`")
+    if take_dst:
+        src = np.asarray(take_src, dtype=np.int64)
+        dst = np.asarray(take_dst, dtype=np.int64)
+        for start in range(0, len(dst), 65536):  # bounded memory at any scale
+            matrix[dst[start:start + 65536]] = base_vecs[src[start:start + 65536]]
+    matrix.flush()
+    return matrix

@@ -162,22 +162,22 @@ class MetaWriter:
         """Drop term counts no chunk uses any more."""
         self.db.execute("DELETE FROM bm25_rows WHERE sha NOT IN (SELECT sha FROM chunks)")
 
-    def bm25_input(self) -> tuple[list[tuple[str, dict[str, Any]]], Any, Any, Any, dict[str, int]]:
-        """Every chunk in index order (path, then position in the doc) with its
-        term counts as CSR arrays, and the term numbering."""
+    def bm25_input(self) -> tuple[list[tuple[str, dict[str, Any], str]], Any, Any, Any, dict[str, int]]:
+        """Every chunk in index order (path, then position in the doc) as
+        (id, metadata, text hash), its term counts as CSR arrays, and the term numbering."""
         import numpy as np
 
         from .bm25 import CORPUS_KEYS
 
-        rows: list[tuple[str, dict[str, Any]]] = []
+        rows: list[tuple[str, dict[str, Any], str]] = []
         terms_parts, counts_parts = [], []
         lengths = []
         frombuffer = np.frombuffer
-        for cid, meta, t, c in self.db.execute(
-                "SELECT c.id, c.meta, r.terms, r.counts FROM chunks c JOIN bm25_rows r ON r.sha = c.sha "
+        for cid, meta, sha, t, c in self.db.execute(
+                "SELECT c.id, c.meta, c.sha, r.terms, r.counts FROM chunks c JOIN bm25_rows r ON r.sha = c.sha "
                 "ORDER BY c.path, c.seq"):
             md = json.loads(meta)
-            rows.append((cid, {k: md.get(k) for k in CORPUS_KEYS}))
+            rows.append((cid, {k: md.get(k) for k in CORPUS_KEYS}, sha))
             ids = frombuffer(t, dtype=np.int32)
             terms_parts.append(ids)
             counts_parts.append(frombuffer(c, dtype=np.int32))
