@@ -115,7 +115,7 @@ def _incremental_base(settings: Settings, old: dict[str, Any] | None, rebuild: b
     if old.get("text_signature") != text_signature():
         return None
     gen_dir = settings.home / "generations" / old["generation"]
-    if not (gen_dir / META_FILE).is_file():
+    if not all((gen_dir / f).is_file() for f in (META_FILE, "vectors.npy", "bm25/rows.txt")):
         return None
     return old
 
