@@ -101,3 +101,20 @@ def test_persisted_index_loads_memory_mapped_in_llama_index(tmp_path):
         ours = [(h.node.node_id, round(h.score, 5)) for h in r.retrieve(QueryBundle(q))]
         theirs = [(h.node.node_id, round(h.score, 5)) for h in ref.retrieve(QueryBundle(q))]
         assert ours == theirs, q
+
+
+def test_memory_bm25_scores_as_bm25s():
+    import bm25s
+
+    from gpukb.bm25 import MemoryBM25
+
+    corpus = [tokens(t) or ["_"] for t in TEXTS]
+    ref = bm25s.BM25()
+    ref.index(corpus, show_progress=False)
+    ours = MemoryBM25(corpus)
+    vocab = {t for doc in corpus for t in doc}
+    for q in ("gpu quota request", "replica replica time", "volcano queue", "mig"):
+        toks = [t for t in tokens(q) if t in vocab]
+        if not toks:
+            continue
+        assert np.allclose(ours.get_scores(toks), ref.get_scores(toks), atol=1e-6), q

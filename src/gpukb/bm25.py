@@ -26,7 +26,7 @@ from typing import Any, Iterable, Sequence
 
 from .text import WORD_PATTERN, bm25_stopwords, stemmer
 
-__all__ = ["tokens", "term_counts", "write_bm25", "PARAMS", "CORPUS_KEYS"]
+__all__ = ["tokens", "term_counts", "write_bm25", "MemoryBM25", "PARAMS", "CORPUS_KEYS"]
 
 PARAMS = {"k1": 1.5, "b": 0.75, "delta": 0.5, "method": "lucene", "idf_method": "lucene",
           "dtype": "float32", "int_dtype": "int32"}
@@ -51,6 +51,46 @@ def tokens(text: str) -> list[str]:
 
 def term_counts(text: str) -> Counter[str]:
     return Counter(tokens(text))
+
+
+class MemoryBM25:
+    """A small in-memory BM25 over token lists, scoring as ``bm25s.BM25``
+    (``index(corpus_tokens)`` then ``get_scores(query_tokens)``) does, without
+    importing bm25s and scipy. For small corpora such as the recipe library."""
+
+    def __init__(self, corpus: Sequence[Sequence[str]]):
+        n = len(corpus)
+        self.vocab: dict[str, int] = {}
+        df: dict[str, int] = {}
+        rows = []
+        for doc in corpus:
+            counts = Counter(doc)
+            rows.append((counts, sum(counts.values())))
+            for t in counts:
+                df[t] = df.get(t, 0) + 1
+        avg = (sum(length for _, length in rows) / n) if n else 0.0
+        k1, b = PARAMS["k1"], PARAMS["b"]
+        import math
+
+        import numpy as np
+
+        idf = {t: np.float32(math.log(1 + (n - d + 0.5) / (d + 0.5))) for t, d in df.items()}
+        self._scores: dict[str, dict[int, Any]] = {}
+        for i, (counts, length) in enumerate(rows):
+            for t, tf in counts.items():
+                tfc = np.float32(tf) / (k1 * ((1 - b) + b * np.float64(length) / np.float64(avg or 1.0)) + np.float32(tf))
+                self._scores.setdefault(t, {})[i] = np.float32(idf[t] * tfc)
+        self.n = n
+
+    def get_scores(self, query: Sequence[str]):
+        """Scores of every document for ``query`` tokens (unknown ones ignored; repeats count again)."""
+        import numpy as np
+
+        out = np.zeros(self.n, dtype=np.float32)
+        for t in query:
+            for i, s in self._scores.get(t, {}).items():
+                out[i] += s
+        return out
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
-from rich.markdown import Markdown
 
 from ..errors import GpukbError, UsageError
 from . import app
@@ -56,7 +54,9 @@ def status(json_out: bool = JsonOpt, home: Optional[Path] = HomeOpt) -> None:
     raise typer.Exit(0 if st["state"] == "current" else 1)
 
 
-def _print_answer(ans, console: Console) -> None:
+def _print_answer(ans, console) -> None:
+    from rich.markdown import Markdown
+
     if ans.refused:
         console.print(ans.answer)
         return
@@ -94,6 +94,8 @@ def ask(
         raise UsageError(f"--area must be one of: {', '.join(AREAS)}")
     if mode not in MODES:
         raise UsageError(f"--mode must be one of: {', '.join(MODES)}")
+    from rich.console import Console
+
     engine = Engine(settings(home))
     console = Console()
     if question != "-":
