@@ -28,7 +28,8 @@ from .text import WORD_PATTERN, bm25_stopwords, stemmer
 
 __all__ = ["tokens", "term_counts", "write_bm25", "MemoryBM25", "PARAMS", "CORPUS_KEYS"]
 
-PARAMS = {"k1": 1.5, "b": 0.75, "delta": 0.5, "method": "lucene", "idf_method": "lucene",
+K1, B = 1.5, 0.75  # bm25s' defaults
+PARAMS: dict[str, Any] = {"k1": K1, "b": B, "delta": 0.5, "method": "lucene", "idf_method": "lucene",
           "dtype": "float32", "int_dtype": "int32"}
 # Chunk metadata kept in each BM25 corpus row.
 CORPUS_KEYS = ("doc_id", "anchor", "area", "kind", "chunk")
@@ -69,7 +70,7 @@ class MemoryBM25:
             for t in counts:
                 df[t] = df.get(t, 0) + 1
         avg = (sum(length for _, length in rows) / n) if n else 0.0
-        k1, b = PARAMS["k1"], PARAMS["b"]
+        k1, b = K1, B
         import math
 
         import numpy as np
@@ -132,7 +133,7 @@ def write_bm25(path: Path, rows: Sequence[tuple[str, dict[str, Any]]], term_ids:
     with np.errstate(divide="ignore", invalid="ignore"):
         idf = np.where(df > 0, np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)), 0.0).astype(np.float32)
     rows_of = np.repeat(np.arange(n_docs, dtype=np.int64), row_len)
-    k1, b = PARAMS["k1"], PARAMS["b"]
+    k1, b = K1, B
     tfc = tf / (k1 * ((1 - b) + b * doc_len[rows_of] / (avg_len or 1.0)) + tf)
     scores = (idf[term_ids].astype(np.float64) * tfc).astype(np.float32)
     # CSC: columns are terms, rows ascending within a column (what scipy builds).

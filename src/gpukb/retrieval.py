@@ -333,16 +333,16 @@ class Retriever:
         sections = self.index.sections
         rerank = mode == "hybrid" and bool(self.heading_weight)
         depth = max(k, self.rerank_depth) if rerank else k
-        found = collapse(hits, sections, self._stand_in, area, depth)
+        found: list[SectionHit] = collapse(hits, sections, self._stand_in, area, depth)
         if rerank:
             found = heading_rerank(found, question, sections, self.heading_weight)
         out: list[Evidence] = []
-        for rank, h in enumerate(found[:k]):
-            s = sections[h.key]
+        for rank, sh in enumerate(found[:k]):
+            s = sections[sh.key]
             out.append(Evidence(
-                key=h.key, doc_id=s["doc_id"], title=s["title"], section=s["section"], anchor=s["anchor"],
+                key=sh.key, doc_id=s["doc_id"], title=s["title"], section=s["section"], anchor=s["anchor"],
                 path=s["path"], area=s["area"], source_urls=list(s["source_urls"]), text=s["text"],
-                score=h.score, vector_score=vec_scores.get(h.key), rank=rank))
+                score=sh.score, vector_score=vec_scores.get(sh.key), rank=rank))
         top_vec = max((h.score for h in raw), default=0.0)
         return Retrieved(out, top_vec)
 
