@@ -198,3 +198,97 @@ def test_provenance_lines_never_reach_an_answer():
 
     body = "The fix is to set `sizeLimit`.\n\n> Seen upstream: [a/b#1](https://github.com/a/b/issues/1) · component: kubernetes · versions: 1.30+\n"
     assert [u.text for u in split_units(body)] == ["The fix is to set `sizeLimit`."]
+
+
+def _snapshot(home):
+    """What a generation answers from, independent of how it was built."""
+    import numpy as np
+
+    from gpukb.index import current_generation
+    from gpukb.meta import META_FILE, Sections, Vocabulary
+
+    gen = home / "generations" / current_generation(home)
+    secs = Sections(gen / META_FILE)
+    bm = gen / "bm25"
+    vocab = json.loads((bm / "vocab.index.json").read_text())
+    inv = {i: t for t, i in vocab.items()}
+    data, indices, indptr = (np.load(bm / f"{n}.csc.index.npy") for n in ("data", "indices", "indptr"))
+    rows = [json.loads(line)["node_id"] for line in (bm / "corpus.jsonl").read_text().splitlines()]
+    scores = {(inv[c], rows[int(indices[k])]): round(float(data[k]), 5)
+              for c in range(len(indptr) - 1) for k in range(indptr[c], indptr[c + 1])}
+    return {"sections": {k: secs[k] for k in secs}, "stand_ins": secs.stand_ins(),
+            "vocab": sorted(Vocabulary(gen / META_FILE)), "rows": rows, "bm25": scores}
+
+
+def test_incremental_generation_equals_a_full_build(tiny_settings, tmp_path):
+    from gpukb.config import load_settings
+
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    kb = tiny_settings.kb_dir
+    p = kb / "storage" / "rwx.md"
+    p.write_text(p.read_text().replace("read-write.", "read-write at once.") + "\n## Snapshots\n\nVolumeSnapshot copies.\n")
+    (kb / "multi-tenancy" / "quota.md").unlink()
+    write_doc(tiny_settings.root, "gpu-sharing", "mig", id="gs-mig", title="MIG", intro="",
+              body="## Profiles\n\nMIG profiles such as 1g.10gb.\n")
+    inc = ingest(tiny_settings, embedder=emb)
+    assert inc.changed_docs == ["st-rwx"] and inc.removed_docs == ["mt-quota"] and inc.added_docs == ["gs-mig"]
+    m = read_manifest(tiny_settings.home)
+    assert m["built_from"] is not None  # started from a copy of the previous generation
+
+    full_settings = load_settings(home=tmp_path / "full-home", root=tiny_settings.root)
+    ingest(full_settings, embedder=make_hash_embedder())
+    assert read_manifest(full_settings.home)["built_from"] is None
+    a, b = _snapshot(tiny_settings.home), _snapshot(full_settings.home)
+    assert a["sections"] == b["sections"] and a["stand_ins"] == b["stand_ins"] == {"gs-mig#": "gs-mig#profiles"}
+    assert a["vocab"] == b["vocab"] and "sourdough" not in a["vocab"]
+    assert a["rows"] == b["rows"] and a["bm25"] == b["bm25"]
+    tiny_settings.answer.refuse_below = -1.0
+    full_settings.answer.refuse_below = -1.0
+    e1, e2 = Engine(tiny_settings, embedder=emb), Engine(full_settings, embedder=emb)
+    assert e1.index.store.count() == e2.index.store.count() == m["chunks"]
+    for q in ("MIG profiles 1g.10gb", "ReadWriteMany snapshots", "GPU quota", "nvidia.com/gpu limits"):
+        assert e1.ask(q).retrieved == e2.ask(q).retrieved, q
+
+
+def test_killed_incremental_ingest_leaves_published_generation_untouched(tiny_settings):
+    import hashlib
+
+    emb = make_hash_embedder()
+    first = ingest(tiny_settings, embedder=emb)
+    gen_dir = tiny_settings.home / "generations" / first.generation
+
+    def digest():
+        return {str(p.relative_to(gen_dir)): hashlib.sha256(p.read_bytes()).hexdigest()
+                for p in sorted(gen_dir.rglob("*")) if p.is_file()}
+
+    before = digest()
+    p = tiny_settings.kb_dir / "storage" / "rwx.md"
+    p.write_text(p.read_text() + "\n## More\n\nMore text about volumes.\n")
+
+    def boom():
+        raise RuntimeError("simulated kill")
+
+    with pytest.raises(RuntimeError):
+        ingest(tiny_settings, embedder=emb, _after_embed=boom)
+    assert current_generation(tiny_settings.home) == first.generation
+    assert digest() == before
+    s = ingest(tiny_settings, embedder=emb)  # the next ingest finishes the job
+    assert s.changed_docs == ["st-rwx"] and current_generation(tiny_settings.home) == s.generation
+
+
+def test_older_index_format_is_stale_and_refused_with_a_clear_message(tiny_settings):
+    from gpukb.index import publish, write_json_atomic
+
+    emb = make_hash_embedder()
+    first = ingest(tiny_settings, embedder=emb)
+    mpath = tiny_settings.home / "generations" / first.generation / "manifest.json"
+    m = json.loads(mpath.read_text())
+    write_json_atomic(mpath, {**m, "format": 2})
+    publish(tiny_settings.home, first.generation)  # an intact index of an older format
+    assert index_status(tiny_settings)["state"] == "stale"
+    with pytest.raises(IndexMismatchError, match="has format 2.*gpukb ingest"):
+        Engine(tiny_settings, embedder=emb)
+    s = ingest(tiny_settings, embedder=emb)
+    assert not s.noop and s.embedded == 0  # rebuilt in the new format, embeddings reused
+    assert Engine(tiny_settings, embedder=emb).index.manifest["format"] == m["format"]

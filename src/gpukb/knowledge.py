@@ -19,7 +19,7 @@ from typing import Any, Iterable
 
 from .errors import ConfigError, KnowledgeError, KnowledgeErrors
 
-__all__ = ["KbDoc", "load_doc", "load_kb", "check_kb", "CheckResult", "anchor_for", "AREAS", "DEFAULT_MAX_AGE_DAYS"]
+__all__ = ["KbDoc", "load_doc", "load_kb", "scan_kb", "KbScan", "check_kb", "CheckResult", "anchor_for", "AREAS", "DEFAULT_MAX_AGE_DAYS"]
 
 AREAS = (
     "gpu-operator", "device-plugin", "gpu-sharing", "scheduling", "training-jobs",
@@ -179,6 +179,68 @@ def load_kb(kb_dir: Path | str) -> list[KbDoc]:
     if errors:
         raise KnowledgeErrors(errors)
     return docs
+
+
+@dataclass
+class KbScan:
+    """The KB as an incremental ingest sees it: files whose bytes are unchanged
+    since the last ingest are hashed, not parsed."""
+
+    parsed: list[KbDoc]  # new or changed docs
+    unchanged: dict[str, tuple[str, str]]  # doc id -> (path, sha) of docs as indexed
+
+    def items(self) -> list[tuple[str, str]]:
+        """(path, sha) of every doc, for the corpus hash."""
+        return [(d.path, d.sha) for d in self.parsed] + list(self.unchanged.values())
+
+
+def file_sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def scan_kb(kb_dir: Path | str, known: dict[str, tuple[str, str]] | None = None) -> KbScan:
+    """Like :func:`load_kb`, but a file whose path and sha256 are in ``known``
+    (path -> (sha, doc id), from the index manifest) is not parsed again: it
+    was valid when it was indexed. Duplicate ids are checked across both kinds."""
+    kb_dir = Path(kb_dir)
+    if not kb_dir.is_dir():
+        raise ConfigError(f"{kb_dir}: knowledge base folder not found")
+    known = known or {}
+    root = kb_dir.resolve().parent
+    parsed: list[KbDoc] = []
+    unchanged: dict[str, tuple[str, str]] = {}
+    errors: list[KnowledgeError] = []
+    seen: dict[str, str] = {}
+    for p in iter_doc_paths(kb_dir):
+        shown = rel_path(p, root)
+        hit = known.get(shown)
+        if hit is not None:
+            try:
+                sha = file_sha(p)
+            except OSError as exc:
+                errors.append(KnowledgeError(shown, None, f"cannot read ({exc.strerror})"))
+                continue
+            if sha == hit[0]:
+                doc_id = hit[1]
+                if doc_id in seen:
+                    errors.append(KnowledgeError(shown, "id", f"duplicate id {doc_id!r} (also in {seen[doc_id]})"))
+                    continue
+                seen[doc_id] = shown
+                unchanged[doc_id] = (shown, sha)
+                continue
+        try:
+            d = load_doc(p, root)
+        except KnowledgeError as exc:
+            errors.append(exc)
+            continue
+        if d.id in seen:
+            errors.append(KnowledgeError(d.path, "id", f"duplicate id {d.id!r} (also in {seen[d.id]})"))
+            continue
+        seen[d.id] = d.path
+        parsed.append(d)
+    if errors:
+        raise KnowledgeErrors(errors)
+    return KbScan(parsed=parsed, unchanged=unchanged)
 
 
 def anchor_for(heading: str) -> str:

@@ -1,27 +1,46 @@
-"""Retrieval over a published index generation, built on llama-index's seams.
+"""Retrieval over a published index generation.
 
-Three retrievers, all llama-index ``BaseRetriever`` s over the same index, so
-evals and the bench compare them through one interface (:meth:`Retriever.for_mode`):
+Three modes over the same chunks:
 
-* ``hybrid`` (default): a vector retriever over the Chroma collection and a
-  BM25 retriever, fused by llama-index's ``QueryFusionRetriever``. The fusion
-  mode and weights come from ``ingest/config.yaml`` (``retrieval``).
-* ``vector``: the vector retriever alone.
-* ``bm25``: the keyword retriever alone (it sees the question without chat filler).
+* ``hybrid`` (default): vector search (full question) and BM25 (question
+  without chat filler), fused as llama-index's ``QueryFusionRetriever`` fuses
+  (``dist_based_score``, ``relative_score`` or ``reciprocal_rerank``; weights
+  from ``ingest/config.yaml``);
+* ``vector``: the vector search alone;
+* ``bm25``: the keyword search alone.
 
-Chunk hits then pass through two llama-index node postprocessors:
+Chunk hits then become sections: :func:`collapse` (chunks of one section are
+one hit, the unit gpukb cites, optionally one area only) and, in hybrid mode,
+:func:`heading_rerank` (a field boost for question terms that the section's
+heading path names).
 
-* :class:`SectionCollapse`: chunks of one section become one hit (the unit
-  gpukb cites), optionally limited to one area;
-* :class:`HeadingRerank`: a field boost for question terms that the section's
-  heading path names (``heading_weight``; headings carry the exact names users
-  ask for).
+The query path reads memory-mapped arrays and imports neither llama-index nor
+Chroma, so a cold ``gpukb ask`` pays for neither:
+
+* vectors: ``vectors.npy`` (one L2-normalised row per chunk; exact cosine
+  search; scores are ``exp(-(1 - cos))``, the similarity llama-index's Chroma
+  store reports for Chroma's cosine distance). An index built into a Chroma
+  server is searched on that server instead (:class:`ServerVectorSearch`);
+* keywords: the bm25s index under ``bm25/`` (:mod:`gpukb.bm25`), scored and
+  cut to top k as ``bm25s.BM25.retrieve`` does, the query tokenized as
+  llama-index's ``BM25Retriever`` tokenizes it.
+
+The same retrieval is available on llama-index's seams: :meth:`Retriever.for_mode`
+returns a llama-index ``BaseRetriever`` per mode and :meth:`Retriever.postprocessors`
+the two steps as node postprocessors; ``tests/test_retrieval.py`` checks that
+they rank exactly as the direct path, and that the direct path matches
+llama-index's own BM25 and Chroma-backed vector retrievers.
 """
 
 from __future__ import annotations
 
+import json
+import math
+import mmap
+import re
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
 
 from .backends.base import Evidence
 from .index import IndexHandle
@@ -31,6 +50,8 @@ MODES = ("hybrid", "vector", "bm25")
 
 # Fused sections re-ordered by the heading boost when rerank_depth is not given.
 DEFAULT_RERANK_DEPTH = 10
+# llama-index's reciprocal rank fusion constant.
+RRF_K = 60.0
 
 
 @dataclass
@@ -39,38 +60,380 @@ class Retrieved:
     top_vector: float  # best cosine similarity of any chunk (refusal signal)
 
 
-def _key(md: dict[str, Any]) -> str:
+@dataclass
+class Hit:
+    """A chunk hit: its metadata (doc_id, anchor, area, kind, chunk) and score."""
+
+    meta: dict[str, Any]
+    score: float
+    source: str = ""  # "vector" or "bm25"
+
+
+@dataclass
+class SectionHit:
+    key: str  # doc_id#anchor
+    score: float
+
+
+def _key(md: Mapping[str, Any]) -> str:
     return f"{md.get('doc_id')}#{md.get('anchor', '')}"
 
 
-def _classes():
-    """llama-index subclasses, defined on first use so importing gpukb stays light."""
-    from llama_index.core.bridge.pydantic import Field, PrivateAttr
+# -- the index files ---------------------------------------------------------
+
+
+class ChunkRows:
+    """Row number -> chunk metadata, from ``bm25/corpus.jsonl`` (memory-mapped)."""
+
+    def __init__(self, bm25_dir: Path):
+        import numpy as np
+
+        self._fh = open(bm25_dir / "corpus.jsonl", "rb")
+        size = Path(bm25_dir / "corpus.jsonl").stat().st_size
+        self._mm = mmap.mmap(self._fh.fileno(), 0, access=mmap.ACCESS_READ) if size else None
+        offsets = bm25_dir / "corpus.offsets.npy"
+        if offsets.is_file():
+            self._offsets = np.load(offsets, mmap_mode="r")
+        else:  # bm25s' own line index
+            self._offsets = np.asarray(json.loads((bm25_dir / "corpus.mmindex.json").read_text()), dtype=np.int64)
+        self._size = size
+
+    def __len__(self) -> int:
+        return len(self._offsets)
+
+    def meta(self, row: int) -> dict[str, Any]:
+        assert self._mm is not None
+        start = int(self._offsets[row])
+        end = int(self._offsets[row + 1]) if row + 1 < len(self._offsets) else self._size
+        line = json.loads(self._mm[start:end])
+        out = {k: line[k] for k in ("doc_id", "anchor", "area", "kind", "chunk") if k in line}
+        out["node_id"] = line.get("node_id")
+        return out
+
+
+class VectorSearch:
+    """Exact cosine search over ``vectors.npy`` (memory-mapped)."""
+
+    def __init__(self, path: Path):
+        import numpy as np
+
+        self._np = np
+        self.matrix = np.load(path, mmap_mode="r")
+
+    def search(self, query: Sequence[float], k: int) -> list[tuple[int, float]]:
+        np = self._np
+        n = self.matrix.shape[0]
+        if not n or k <= 0:
+            return []
+        q = np.asarray(query, dtype=np.float32)
+        norm = float(np.linalg.norm(q)) or 1.0
+        sims = self.matrix @ (q / norm)
+        k = min(k, n)
+        top = np.argpartition(-sims, k - 1)[:k] if k < n else np.arange(n)
+        top = top[np.argsort(-sims[top], kind="stable")]
+        # Chroma's cosine distance is 1 - cos; llama-index reports exp(-distance).
+        return [(int(i), math.exp(-(1.0 - float(np.float32(sims[i]))))) for i in top]
+
+
+class ServerVectorSearch:
+    """Vector search answered by the Chroma server an index was built into
+    (a team deployment): the same scores as :class:`VectorSearch`, from
+    Chroma's approximate (HNSW) cosine search."""
+
+    def __init__(self, store: Any, rows_file: Path):
+        self.store = store
+        ids = rows_file.read_text(encoding="utf-8").split("\n")
+        self._row = {cid: i for i, cid in enumerate(ids) if cid}
+
+    def search(self, query: Sequence[float], k: int) -> list[tuple[int, float]]:
+        if k <= 0 or not self._row:
+            return []
+        out = []
+        for cid, cos in self.store.query([float(x) for x in query], min(k, len(self._row))):
+            row = self._row.get(cid)
+            if row is not None:
+                out.append((row, math.exp(-(1.0 - cos))))
+        return out
+
+
+class KeywordSearch:
+    """BM25 over the bm25s index files, as ``bm25s.BM25.retrieve`` scores it."""
+
+    def __init__(self, bm25_dir: Path):
+        import numpy as np
+
+        self._np = np
+        self.data = np.load(bm25_dir / "data.csc.index.npy", mmap_mode="r")
+        self.indices = np.load(bm25_dir / "indices.csc.index.npy", mmap_mode="r")
+        self.indptr = np.load(bm25_dir / "indptr.csc.index.npy", mmap_mode="r")
+        params = json.loads((bm25_dir / "params.index.json").read_text())
+        self.num_docs = int(params["num_docs"])
+        self.dtype = np.dtype(params.get("dtype", "float32"))
+        self.vocab: dict[str, int] = json.loads((bm25_dir / "vocab.index.json").read_text(encoding="utf-8"))
+        stop = bm25_dir / "query_stopwords.json"
+        self.stopwords = frozenset(json.loads(stop.read_text()) if stop.is_file() else _bm25s_english_stopwords())
+        self._split = re.compile(r"(?u)\b\w\w+\b").findall
+
+    def query_tokens(self, query: str) -> list[str]:
+        """``bm25s.tokenize(query, stemmer=...)`` as llama-index's BM25Retriever calls it."""
+        stem = stemmer().stemWord
+        return [stem(w) for w in self._split(query.lower()) if w not in self.stopwords]
+
+    def scores(self, query: str):
+        np = self._np
+        ids = [self.vocab[t] for t in self.query_tokens(query) if t in self.vocab]
+        scores = np.zeros(self.num_docs, dtype=self.dtype)
+        for tid in ids:  # repeated query terms count again, as in bm25s
+            start, end = int(self.indptr[tid]), int(self.indptr[tid + 1])
+            np.add.at(scores, self.indices[start:end], self.data[start:end])
+        return scores
+
+    def search(self, query: str, k: int) -> list[tuple[int, float]]:
+        np = self._np
+        if not self.num_docs:
+            return []
+        k = max(1, min(k, self.num_docs))
+        scores = self.scores(query)
+        # bm25s' numpy top-k, step by step (ties fall the same way).
+        part = np.argpartition(scores, -k)
+        part = part.take(indices=range(-k, 0))
+        part_scores = np.take(scores, part)
+        order = np.flip(np.argsort(part_scores))
+        return [(int(i), float(s)) for i, s in zip(part[order], part_scores[order])]
+
+
+def _bm25s_english_stopwords() -> tuple[str, ...]:
+    from bm25s.stopwords import STOPWORDS_EN
+
+    return tuple(STOPWORDS_EN)
+
+
+# -- fusion and postprocessing ----------------------------------------------
+
+
+def fuse(results: Sequence[list[Hit]], weights: Sequence[float], mode: str, top_k: int) -> list[Hit]:
+    """llama-index ``QueryFusionRetriever`` fusion of one query's result lists
+    (one per retriever, in retriever order); hits are distinct across lists.
+    Scores of the given hits are rewritten, as llama-index rewrites them."""
+    if mode == "reciprocal_rerank":
+        fused: list[Hit] = []
+        for hits in results:
+            for rank, h in enumerate(sorted(hits, key=lambda x: x.score or 0.0, reverse=True)):
+                h.score = 1.0 / (rank + RRF_K)
+                fused.append(h)
+        return sorted(fused, key=lambda x: x.score, reverse=True)[:top_k]
+    if mode not in ("dist_based_score", "relative_score"):
+        raise ValueError(f"unknown fusion mode {mode!r}")
+    out: list[Hit] = []
+    for idx, hits in enumerate(results):
+        if hits:
+            scores = [h.score or 0.0 for h in hits]
+            if mode == "dist_based_score":
+                mean = sum(scores) / len(scores)
+                std = (sum((x - mean) ** 2 for x in scores) / len(scores)) ** 0.5
+                lo, hi = mean - 3 * std, mean + 3 * std
+            else:
+                lo, hi = min(scores), max(scores)
+        for h in hits:
+            if hi == lo:
+                h.score = 1.0 if hi > 0 else 0.0
+            else:
+                h.score = (h.score - lo) / (hi - lo)
+            h.score = (h.score or 0.0) * weights[idx]
+            out.append(h)
+    return sorted(out, key=lambda x: x.score or 0.0, reverse=True)[:top_k]
+
+
+def collapse(hits: Sequence[Any], sections: Mapping[str, Any], stand_in: Mapping[str, str],
+             area: str | None, limit: int, meta: Callable[[Any], Mapping[str, Any]] = lambda h: h.meta,
+             score: Callable[[Any], float] = lambda h: h.score) -> list[SectionHit]:
+    """Chunk hits -> one hit per citable section, in rank order. A doc whose
+    introduction is only a title is represented by its first section."""
+    out: list[SectionHit] = []
+    seen: set[str] = set()
+    for h in hits:
+        md = meta(h)
+        if area and md.get("area") != area:
+            continue
+        key = _key(md)
+        key = stand_in.get(key, key)
+        if key in seen or key not in sections:
+            continue
+        seen.add(key)
+        out.append(SectionHit(key, float(score(h) or 0.0)))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def heading_rerank(hits: list[SectionHit], question: str, sections: Mapping[str, Any],
+                   weight: float) -> list[SectionHit]:
+    """Field boost: sections whose heading path names the question's terms move up."""
+    q = set(terms(question))
+    if not q or not hits or not weight:
+        return hits
+    top = max(h.score for h in hits) or 1.0
+
+    def boosted(h: SectionHit) -> float:
+        s = sections[h.key]
+        head = set(terms(f"{s['title']} {s['section']}"))
+        return h.score / top + weight * len(q & head) / len(q)
+
+    return sorted(hits, key=boosted, reverse=True)
+
+
+# -- the retriever -------------------------------------------------------------
+
+
+class Retriever:
+    """Vector, keyword and hybrid retrieval over one index generation."""
+
+    def __init__(self, index: IndexHandle, embedder: Any, candidates: int = 20,
+                 fusion: str = "dist_based_score", weights: tuple[float, float] = (0.5, 0.5),
+                 heading_weight: float = 0.0, rerank_depth: int = DEFAULT_RERANK_DEPTH):
+        from .errors import IndexMismatchError
+
+        self.index = index
+        self.embedder = embedder
+        self.heading_weight = float(heading_weight)
+        self.rerank_depth = int(rerank_depth)
+        self.candidates = candidates
+        self.fusion_mode = fusion
+        self.weights = list(weights)
+        if embedder.dim != index.dim:
+            raise IndexMismatchError(
+                f"index at {index.settings.home} has {index.dim}-dimensional vectors, the embedding model "
+                f"gives {embedder.dim}; run `gpukb ingest --rebuild`")
+        self.rows = ChunkRows(index.dir / "bm25")
+        if index.manifest.get("vector_store", {}).get("url"):
+            self.vectors: VectorSearch | ServerVectorSearch = ServerVectorSearch(
+                index.store, index.dir / "bm25" / "rows.txt")
+        else:
+            self.vectors = VectorSearch(index.dir / "vectors.npy")
+        self.keywords = KeywordSearch(index.dir / "bm25")
+        sections = index.sections
+        self._stand_in = sections.stand_ins() if hasattr(sections, "stand_ins") else self._stand_ins(sections)
+        self._llama: dict[str, Any] = {}
+
+    @staticmethod
+    def _stand_ins(sections: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+        first: dict[str, str] = {}
+        for key, sec in sections.items():
+            if sec["text"].strip() and sec["doc_id"] not in first:
+                first[sec["doc_id"]] = key
+        return {key: first[sec["doc_id"]] for key, sec in sections.items()
+                if not sec["text"].strip() and sec["doc_id"] in first}
+
+    # chunk-level search ---------------------------------------------------
+    def vector_hits(self, embedding: Sequence[float]) -> list[Hit]:
+        return [Hit(self.rows.meta(r), s, "vector") for r, s in self.vectors.search(embedding, self.candidates)]
+
+    def keyword_hits(self, query: str) -> list[Hit]:
+        k = min(self.candidates, self.index.manifest.get("chunks", self.candidates)) or 1
+        return [Hit(self.rows.meta(r), s, "bm25") for r, s in self.keywords.search(query, k)]
+
+    def chunk_hits(self, question: str, mode: str = "hybrid", embedding: Sequence[float] | None = None
+                   ) -> tuple[list[Hit], list[Hit]]:
+        """(ranked chunk hits of ``mode``, raw vector hits); the vector side sees
+        the full question, BM25 the question without chat filler."""
+        if mode not in MODES:
+            raise ValueError(f"unknown retrieval mode {mode!r}; one of {', '.join(MODES)}")
+        vec: list[Hit] = []
+        if mode in ("hybrid", "vector"):
+            vec = self.vector_hits(embedding if embedding is not None else self.embedder.embed_query(question))
+        raw = [Hit(h.meta, h.score, h.source) for h in vec]
+        if mode == "vector":
+            return vec, raw
+        kw = self.keyword_hits(keyword_query(question))
+        if mode == "bm25":
+            return kw, raw
+        return fuse([vec, kw], self.weights, self.fusion_mode, self.candidates * 2), raw
+
+    # sections -------------------------------------------------------------
+    def retrieve(self, question: str, k: int = 5, area: str | None = None, mode: str = "hybrid") -> Retrieved:
+        hits, raw = self.chunk_hits(question, mode)
+        vec_scores: dict[str, float] = {}
+        for h in raw:
+            key = self._stand_in.get(_key(h.meta), _key(h.meta))
+            vec_scores[key] = max(vec_scores.get(key, -1.0), h.score)
+        sections = self.index.sections
+        rerank = mode == "hybrid" and bool(self.heading_weight)
+        depth = max(k, self.rerank_depth) if rerank else k
+        found: list[SectionHit] = collapse(hits, sections, self._stand_in, area, depth)
+        if rerank:
+            found = heading_rerank(found, question, sections, self.heading_weight)
+        out: list[Evidence] = []
+        for rank, sh in enumerate(found[:k]):
+            s = sections[sh.key]
+            out.append(Evidence(
+                key=sh.key, doc_id=s["doc_id"], title=s["title"], section=s["section"], anchor=s["anchor"],
+                path=s["path"], area=s["area"], source_urls=list(s["source_urls"]), text=s["text"],
+                score=sh.score, vector_score=vec_scores.get(sh.key), rank=rank))
+        top_vec = max((h.score for h in raw), default=0.0)
+        return Retrieved(out, top_vec)
+
+    # llama-index seams ----------------------------------------------------
+    def for_mode(self, mode: str):
+        """The llama-index ``BaseRetriever`` of a mode (chunk hits, before postprocessing).
+
+        Its query bundle carries the keyword query as ``query_str`` and the full
+        question in ``custom_embedding_strs`` (as :meth:`query_bundle` builds it)."""
+        if mode not in MODES:
+            raise ValueError(f"unknown retrieval mode {mode!r}; one of {', '.join(MODES)}")
+        if mode not in self._llama:
+            self._llama[mode] = _llama_classes()[0](self, mode)
+        return self._llama[mode]
+
+    def query_bundle(self, question: str):
+        from llama_index.core.schema import QueryBundle
+
+        return QueryBundle(query_str=keyword_query(question), custom_embedding_strs=[question],
+                           embedding=self.embedder.embed_query(question))
+
+    def postprocessors(self, mode: str, k: int, area: str | None = None) -> list:
+        """Section collapse (and, in hybrid mode, the heading rerank) as llama-index node postprocessors."""
+        _, collapse_cls, heading_cls = _llama_classes()
+        rerank = mode == "hybrid" and bool(self.heading_weight)
+        depth = max(k, self.rerank_depth) if rerank else k
+        out = [collapse_cls(sections=self.index.sections, stand_in=self._stand_in, area=area, limit=depth)]
+        if rerank:
+            out.append(heading_cls(sections=self.index.sections, weight=self.heading_weight))
+        return out
+
+
+_CLASSES: tuple | None = None
+
+
+def _llama_classes():
+    """llama-index adapters, defined on first use so the query path stays light."""
+    global _CLASSES
+    if _CLASSES is not None:
+        return _CLASSES
+    from llama_index.core.bridge.pydantic import Field
     from llama_index.core.postprocessor.types import BaseNodePostprocessor
     from llama_index.core.retrievers import BaseRetriever
     from llama_index.core.schema import NodeWithScore, TextNode
 
-    class RecordingRetriever(BaseRetriever):
-        """Passes through to ``inner`` and keeps the last raw results (fusion
-        rewrites scores in place; the refusal signal needs raw cosines)."""
+    class GpukbRetriever(BaseRetriever):
+        """One retrieval mode of :class:`Retriever` as a llama-index retriever."""
 
-        def __init__(self, inner: Any):
+        def __init__(self, owner: Retriever, mode: str):
             super().__init__()
-            self.inner = inner
-            self.last: list[tuple[dict[str, Any], float]] = []
+            self.owner = owner
+            self.mode = mode
 
         def _retrieve(self, query_bundle):
-            hits = self.inner.retrieve(query_bundle)
-            self.last = [(h.node.metadata, float(h.score or 0.0)) for h in hits]
-            return hits
+            strs = getattr(query_bundle, "custom_embedding_strs", None)
+            question = strs[0] if strs else query_bundle.query_str
+            hits, _ = self.owner.chunk_hits(question, self.mode, embedding=query_bundle.embedding)
+            return [NodeWithScore(node=TextNode(id_=h.meta.get("node_id") or _key(h.meta), text="",
+                                                metadata={k: v for k, v in h.meta.items() if k != "node_id"}),
+                                  score=h.score) for h in hits]
 
     class SectionCollapse(BaseNodePostprocessor):
-        """Chunk hits -> one hit per citable section, in rank order.
+        """Chunk hits -> one hit per citable section (see :func:`collapse`)."""
 
-        A doc whose introduction is only a title is represented by its first
-        section. ``area`` keeps one area only; ``limit`` stops early."""
-
-        sections: dict = Field(default_factory=dict)
+        sections: Any = Field(default_factory=dict)  # a Mapping; the index's is lazy (never copied)
         stand_in: dict = Field(default_factory=dict)
         area: str | None = None
         limit: int = 50
@@ -80,134 +443,28 @@ def _classes():
             return "GpukbSectionCollapse"
 
         def _postprocess_nodes(self, nodes, query_bundle=None):
-            out: list = []
-            seen: set[str] = set()
-            for h in nodes:
-                md = h.node.metadata
-                if self.area and md.get("area") != self.area:
-                    continue
-                key = _key(md)
-                key = self.stand_in.get(key, key)
-                if key in seen or key not in self.sections:
-                    continue
-                seen.add(key)
-                s = self.sections[key]
-                node = TextNode(id_=key, text=s["text"], metadata={"key": key})
-                out.append(NodeWithScore(node=node, score=float(h.score or 0.0)))
-                if len(out) >= self.limit:
-                    break
-            return out
+            found = collapse(nodes, self.sections, self.stand_in, self.area, self.limit,
+                             meta=lambda n: n.node.metadata, score=lambda n: n.score)
+            return [NodeWithScore(node=TextNode(id_=h.key, text=self.sections[h.key]["text"],
+                                                metadata={"key": h.key}), score=h.score) for h in found]
 
     class HeadingRerank(BaseNodePostprocessor):
-        """Field boost: sections whose heading path names the question's terms move up."""
+        """Field boost for question terms in heading paths (see :func:`heading_rerank`)."""
 
-        sections: dict = Field(default_factory=dict)
+        sections: Any = Field(default_factory=dict)
         weight: float = 0.4
-        _question: str = PrivateAttr(default="")
 
         @classmethod
         def class_name(cls) -> str:
             return "GpukbHeadingRerank"
 
         def _postprocess_nodes(self, nodes, query_bundle=None):
-            question = getattr(query_bundle, "custom_embedding_strs", None)
-            q = set(terms(question[0] if question else (query_bundle.query_str if query_bundle else "")))
-            if not q or not nodes or not self.weight:
-                return nodes
-            top = max(float(n.score or 0.0) for n in nodes) or 1.0
+            strs = getattr(query_bundle, "custom_embedding_strs", None)
+            question = strs[0] if strs else (query_bundle.query_str if query_bundle else "")
+            by_key = {n.node.metadata["key"]: n for n in nodes}
+            ranked = heading_rerank([SectionHit(n.node.metadata["key"], float(n.score or 0.0)) for n in nodes],
+                                    question, self.sections, self.weight)
+            return [by_key[h.key] for h in ranked]
 
-            def boosted(n) -> float:
-                s = self.sections[n.node.metadata["key"]]
-                head = set(terms(f"{s['title']} {s['section']}"))
-                return float(n.score or 0.0) / top + self.weight * len(q & head) / len(q)
-
-            return sorted(nodes, key=boosted, reverse=True)
-
-    return RecordingRetriever, SectionCollapse, HeadingRerank
-
-
-class Retriever:
-    """The retrievers and postprocessors over one index generation."""
-
-    def __init__(self, index: IndexHandle, embedder: Any, candidates: int = 20,
-                 fusion: str = "dist_based_score", weights: tuple[float, float] = (0.5, 0.5),
-                 heading_weight: float = 0.0, rerank_depth: int = DEFAULT_RERANK_DEPTH):
-        from llama_index.core import VectorStoreIndex
-        from llama_index.core.llms import MockLLM
-        from llama_index.core.retrievers import QueryFusionRetriever
-        from llama_index.retrievers.bm25 import BM25Retriever
-
-        from .errors import IndexMismatchError
-
-        recording, self._collapse_cls, heading_cls = _classes()
-        self.index = index
-        self.embedder = embedder
-        self.heading_weight = float(heading_weight)
-        self.rerank_depth = int(rerank_depth)
-        self.candidates = candidates
-        if embedder.dim != index.dim:
-            raise IndexMismatchError(
-                f"index at {index.settings.home} has {index.dim}-dimensional vectors, the embedding model "
-                f"gives {embedder.dim}; run `gpukb ingest --rebuild`")
-        self._stand_in = self._stand_ins(index.sections)
-        self.vector_index = VectorStoreIndex.from_vector_store(
-            index.store.llama_vector_store(), embed_model=embedder.llama, transformations=[])
-        self.vector = recording(self.vector_index.as_retriever(similarity_top_k=candidates))
-        bm25 = BM25Retriever.from_persist_dir(str(index.dir / "bm25"))
-        bm25.stemmer = stemmer()  # the stemmer the corpus was tokenized with
-        bm25.similarity_top_k = min(candidates, index.manifest.get("chunks", candidates)) or 1
-        self.bm25 = recording(bm25)
-        self.fusion = QueryFusionRetriever(
-            [self.vector, self.bm25], llm=MockLLM(), mode=fusion,  # type: ignore[arg-type]
-            num_queries=1, use_async=False, similarity_top_k=candidates * 2, retriever_weights=list(weights))
-        self.heading_rerank = heading_cls(sections=index.sections, weight=self.heading_weight)
-
-    @staticmethod
-    def _stand_ins(sections: dict[str, dict[str, Any]]) -> dict[str, str]:
-        first: dict[str, str] = {}
-        for key, sec in sections.items():
-            if sec["text"].strip() and sec["doc_id"] not in first:
-                first[sec["doc_id"]] = key
-        return {key: first[sec["doc_id"]] for key, sec in sections.items()
-                if not sec["text"].strip() and sec["doc_id"] in first}
-
-    def for_mode(self, mode: str):
-        """The llama-index retriever of a mode (chunk hits, before postprocessing)."""
-        try:
-            return {"hybrid": self.fusion, "vector": self.vector, "bm25": self.bm25}[mode]
-        except KeyError:
-            raise ValueError(f"unknown retrieval mode {mode!r}; one of {', '.join(MODES)}") from None
-
-    def postprocessors(self, mode: str, k: int, area: str | None = None) -> list:
-        depth = max(k, self.rerank_depth) if mode == "hybrid" and self.heading_weight else k
-        out = [self._collapse_cls(sections=self.index.sections, stand_in=self._stand_in, area=area, limit=depth)]
-        if mode == "hybrid" and self.heading_weight:
-            out.append(self.heading_rerank)
-        return out
-
-    def retrieve(self, question: str, k: int = 5, area: str | None = None, mode: str = "hybrid") -> Retrieved:
-        from llama_index.core.schema import QueryBundle
-
-        # The vector retriever uses the embedding of the full question; the
-        # query string (question without chat filler) only reaches BM25.
-        qb = QueryBundle(query_str=keyword_query(question), custom_embedding_strs=[question],
-                         embedding=self.embedder.embed_query(question))
-        self.vector.last, self.bm25.last = [], []
-        nodes = self.for_mode(mode).retrieve(qb)
-        vec_scores: dict[str, float] = {}
-        for md, score in self.vector.last:
-            key = self._stand_in.get(_key(md), _key(md))
-            vec_scores[key] = max(vec_scores.get(key, -1.0), score)
-        for post in self.postprocessors(mode, k, area):
-            nodes = post.postprocess_nodes(nodes, qb)
-        sections = self.index.sections
-        out: list[Evidence] = []
-        for rank, n in enumerate(nodes[:k]):
-            key = n.node.metadata["key"]
-            s = sections[key]
-            out.append(Evidence(
-                key=key, doc_id=s["doc_id"], title=s["title"], section=s["section"], anchor=s["anchor"],
-                path=s["path"], area=s["area"], source_urls=list(s["source_urls"]), text=s["text"],
-                score=float(n.score or 0.0), vector_score=vec_scores.get(key), rank=rank))
-        top_vec = max((score for _, score in self.vector.last), default=0.0)
-        return Retrieved(out, top_vec)
+    _CLASSES = (GpukbRetriever, SectionCollapse, HeadingRerank)
+    return _CLASSES

@@ -1,7 +1,12 @@
 """Backend contracts.
 
-* Embedder: a llama-index ``BaseEmbedding`` plus two attributes, ``model_id``
-  (recorded in the index manifest) and ``dim``.
+* Embedder: ``model_id`` (recorded in the index manifest; two backends that
+  give the same vectors share it), ``dim``, ``embed_query(text)``,
+  ``embed_documents(texts, progress=False)``, ``token_counter()`` (text ->
+  token ids, for chunk sizing) and ``llama`` (the same model as a llama-index
+  ``BaseEmbedding``, for llama-index retrievers; built on first use). Built-ins:
+  ``onnx`` (:mod:`.onnx`, the default; never imports torch to answer) and
+  ``sentence-transformers`` (:mod:`.embedders`).
 * Vector store: :class:`VectorStore` below; the built-in is Chroma
   (embedded on disk, or a Chroma server for teams).
 * Answer generator: :class:`AnswerGenerator` below; the built-in is extractive

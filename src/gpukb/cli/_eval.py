@@ -30,7 +30,7 @@ def _side_by_side_markdown(compared: dict) -> list[str]:
 
 
 def _report_markdown(rep, recipes: dict | None, calib: dict | None, compared: dict | None = None,
-                     generator: str = "extractive") -> str:
+                     generator: str | None = "extractive") -> str:
     s = rep.summary
     lines = ["# gpukb eval report", "", time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "",
              f"## Answers (hybrid retrieval + {generator} answer)", "",

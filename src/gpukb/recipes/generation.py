@@ -112,7 +112,7 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
         rendered = render_recipe(recipe, found)
     except ParameterError as exc:
         # A value the request gave is never changed or dropped: say what conflicts.
-        bad = exc.parameter
+        bad = exc.parameter or ""
         words = f" (from \"{used[bad]}\")" if bad in used else ""
         raise ParameterError(f"the request's {bad}={found.get(bad)!r}{words} cannot be used: {exc.message}",
                              parameter=bad) from None

@@ -37,7 +37,7 @@ def recipe_search_text(recipe: Recipe) -> str:
 
 class _Index:
     def __init__(self, recipes: list[Recipe]):
-        import bm25s
+        from ..bm25 import MemoryBM25
 
         self.recipes = recipes
         corpus = []
@@ -45,8 +45,7 @@ class _Index:
             toks = tokenize(recipe_search_text(r)) + tokenize(r.title) + tokenize(" ".join(r.keywords))
             corpus.append(toks or ["_"])
         self.vocab = {t for doc in corpus for t in doc}
-        self.bm25 = bm25s.BM25()
-        self.bm25.index(corpus, show_progress=False)
+        self.bm25 = MemoryBM25(corpus)  # scores as bm25s.BM25 does, without importing it
         self.phrases: list[list[tuple[re.Pattern, float]]] = []
         for r in recipes:
             pats = []

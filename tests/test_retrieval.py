@@ -1,0 +1,144 @@
+"""The light query path ranks exactly as llama-index's retrievers over the same index."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import make_hash_embedder, write_doc
+from gpukb.engine import Engine
+from gpukb.ingest import ingest
+
+QUESTIONS = [
+    "how do I request a GPU: nvidia.com/gpu in limits?",
+    "hey can someone tell me how to cap GPUs per namespace",
+    "ReadWriteMany volume for a shared dataset",
+    "fractions like 0.5 GPU rejected",
+    "sourdough bread",
+    "the and of",  # nothing but stopwords
+]
+
+
+@pytest.fixture
+def engine(tiny_settings):
+    root = tiny_settings.root
+    for i in range(6):
+        write_doc(root, "scheduling", f"s{i}", id=f"sched-{i}", title=f"Scheduling note {i}",
+                  intro=f"Taints and tolerations for GPU pool {i}.",
+                  body=f"## Node affinity {i}\n\nUse nodeSelector on GFD labels for pool {i}; GPUs stay dedicated.\n\n"
+                       f"## Quota {i}\n\nA ResourceQuota for requests.nvidia.com/gpu in namespace team-{i}.\n")
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    return Engine(tiny_settings, embedder=emb)
+
+
+def test_llama_index_seams_rank_as_the_direct_path(engine):
+    r = engine.retriever
+    for q in QUESTIONS:
+        for mode in ("hybrid", "vector", "bm25"):
+            direct = r.retrieve(q, k=5, mode=mode)
+            qb = r.query_bundle(q)
+            nodes = r.for_mode(mode).retrieve(qb)
+            for post in r.postprocessors(mode, 5):
+                nodes = post.postprocess_nodes(nodes, qb)
+            got = [(n.node.metadata["key"], round(float(n.score), 6)) for n in nodes[:5]]
+            assert got == [(e.key, round(e.score, 6)) for e in direct.evidence], (q, mode)
+
+
+def test_vector_search_matches_chroma_through_llama_index(engine):
+    from llama_index.core import VectorStoreIndex
+
+    r = engine.retriever
+    index = VectorStoreIndex.from_vector_store(engine.index.store.llama_vector_store(),
+                                               embed_model=engine.embedder.llama)
+    ref = index.as_retriever(similarity_top_k=r.candidates)
+    for q in QUESTIONS[:4]:
+        ours = [(h.meta["doc_id"], h.meta["anchor"], h.meta["chunk"], round(h.score, 5))
+                for h in r.vector_hits(engine.embedder.embed_query(q))]
+        theirs = [(n.node.metadata["doc_id"], n.node.metadata["anchor"], n.node.metadata["chunk"], round(n.score, 5))
+                  for n in ref.retrieve(q)]
+        assert [t[3] for t in ours] == [t[3] for t in theirs], q  # the same similarities, in order
+        cut = ours[-1][3]  # which of the chunks tied at the cut-off make it is arbitrary in both
+        assert {t for t in ours if t[3] > cut} == {t for t in theirs if t[3] > cut}, q
+
+
+def test_keyword_search_matches_llama_index_bm25_retriever(engine):
+    from llama_index.core.schema import QueryBundle
+    from llama_index.retrievers.bm25 import BM25Retriever
+
+    from gpukb.text import keyword_query, stemmer
+
+    r = engine.retriever
+    ref = BM25Retriever.from_persist_dir(str(engine.index.dir / "bm25"), mmap=True, show_progress=False)
+    ref.stemmer = stemmer()
+    ref.similarity_top_k = min(r.candidates, engine.index.manifest["chunks"])
+    for q in QUESTIONS:
+        kq = keyword_query(q)
+        ours = [(h.meta["node_id"], round(h.score, 5)) for h in r.keyword_hits(kq)]
+        theirs = [(n.node.node_id, round(float(n.score), 5)) for n in ref.retrieve(QueryBundle(kq))]
+        assert ours == theirs, q
+
+
+@pytest.mark.parametrize("mode", ["dist_based_score", "relative_score", "reciprocal_rerank"])
+def test_fusion_matches_query_fusion_retriever(engine, mode):
+    from llama_index.core.llms import MockLLM
+    from llama_index.core.retrievers import BaseRetriever, QueryFusionRetriever
+    from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+
+    from gpukb.retrieval import Hit, fuse
+
+    r = engine.retriever
+
+    class Fixed(BaseRetriever):
+        def __init__(self, hits, tag):
+            super().__init__()
+            self.hits, self.tag = hits, tag
+
+        def _retrieve(self, qb):
+            return [NodeWithScore(node=TextNode(id_=f"{self.tag}{i}", text="", metadata={"tag": self.tag, "i": i}),
+                                  score=h.score) for i, h in enumerate(self.hits)]
+
+    for q in QUESTIONS:
+        vec = r.vector_hits(engine.embedder.embed_query(q))
+        kw = r.keyword_hits(q)
+        ref = QueryFusionRetriever([Fixed(vec, "v"), Fixed(kw, "b")], llm=MockLLM(), mode=mode, num_queries=1,
+                                   use_async=False, similarity_top_k=r.candidates * 2, retriever_weights=[0.3, 0.7])
+        theirs = [(n.node.metadata["tag"], n.node.metadata["i"], round(float(n.score), 6))
+                  for n in ref.retrieve(QueryBundle(q))]
+        tagged = [Hit({"tag": "v", "i": i}, h.score) for i, h in enumerate(vec)] + \
+                 [Hit({"tag": "b", "i": i}, h.score) for i, h in enumerate(kw)]
+        fused = fuse([tagged[:len(vec)], tagged[len(vec):]], [0.3, 0.7], mode, r.candidates * 2)
+        ours = [(h.meta["tag"], h.meta["i"], round(h.score, 6)) for h in fused]
+        assert ours == theirs, (q, mode)
+
+
+def test_ask_imports_neither_llama_index_nor_chroma(tiny_settings):
+    import subprocess
+    import sys
+
+    emb_code = (
+        "import sys, json\n"
+        "from conftest import make_hash_embedder\n"
+        "from gpukb.config import load_settings\n"
+        "from gpukb.ingest import ingest\n"
+        f"s = load_settings(home={str(tiny_settings.home)!r}, root={str(tiny_settings.root)!r})\n"
+        "ingest(s, embedder=make_hash_embedder())\n"
+    )
+    tests_dir = str(__import__("pathlib").Path(__file__).parent)
+    subprocess.run([sys.executable, "-c", emb_code], check=True, cwd=tests_dir)
+    probe = (
+        "import sys\n"
+        "from gpukb.config import load_settings\n"
+        "from gpukb.engine import Engine\n"
+        "from gpukb.retrieval import Retriever\n"
+        f"s = load_settings(home={str(tiny_settings.home)!r}, root={str(tiny_settings.root)!r})\n"
+        "class E:\n"
+        "    dim = 64; model_id = 'test/hash-64'\n"
+        "    def embed_query(self, q): return [1.0] + [0.0] * 63\n"
+        "eng = Engine(s, embedder=E())\n"
+        "eng.ask('request nvidia.com/gpu in limits', with_manifest=False)\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('llama_index', 'chromadb', 'torch', "
+        "'sentence_transformers', 'transformers', 'scipy', 'bm25s'))\n"
+        "print(','.join(heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True).stdout.strip()
+    assert out == "", out
