@@ -7,6 +7,7 @@ can then be called many times (the CLI's JSON Lines mode, the app, the bot).
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from dataclasses import asdict, dataclass, field
@@ -31,6 +32,7 @@ class Citation:
     source_urls: list[str]
     anchor: str = ""
     area: str = ""
+    source: str = ""  # the knowledge source the cited section came from (ingest/sources.yaml)
 
 
 @dataclass
@@ -47,6 +49,7 @@ class Answer:
     retrieved: list[str] = field(default_factory=list)  # doc ids in rank order (for evals)
     seconds: float = 0.0
     notices: list[str] = field(default_factory=list)  # e.g. a broken recipe file that kept recipes out
+    generation: str = ""  # the index generation every part of this answer came from
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -73,8 +76,22 @@ def _asks_for_manifest(rmod, question: str, top_score: float) -> bool:
     return top_score >= 3.0 and not _QUESTION.search(question)
 
 
+def _stamped(ask):
+    """Record on each answer the generation it came from and the source of each citation."""
+
+    @functools.wraps(ask)
+    def wrapper(self: "Engine", *args: Any, **kwargs: Any) -> Answer:
+        return self.stamp(ask(self, *args, **kwargs))
+
+    return wrapper
+
+
 class Engine:
-    """Loads the model and the published index once; answers many questions."""
+    """Loads the model and the published index once; answers many questions.
+
+    An engine serves one index generation for its whole life; :meth:`reopen`
+    gives an engine on a newer one that shares the loaded model (see
+    :class:`gpukb.live.LiveEngine` for replicas that follow re-ingests)."""
 
     def __init__(self, settings: Settings | None = None, *, embedder: Any = None, generator: Any = None):
         from .backends import embedder_for, get_generator
@@ -100,6 +117,26 @@ class Engine:
         self.refuse_below = a.refuse_below
         self.oov_weight = a.oov_weight
         self.generator = generator or get_generator(a.generator, max_words=a.max_words)
+
+    # -- generations -------------------------------------------------------
+    @property
+    def generation(self) -> str:
+        """The index generation this engine answers from."""
+        return self.index.generation
+
+    def reopen(self) -> "Engine":
+        """A fully opened engine on the generation published now, sharing this
+        engine's model and answer generator (nothing is reloaded)."""
+        return type(self)(self.settings, embedder=self.embedder, generator=self.generator)
+
+    def stamp(self, ans: Answer) -> Answer:
+        """Record the generation and each citation's knowledge source on ``ans``."""
+        ans.generation = self.index.generation
+        sections = self.index.sections
+        for c in ans.citations:
+            if not c.source:
+                c.source = str(sections.get(f"{c.doc_id}#{c.anchor}", {}).get("source", ""))
+        return ans
 
     # -- recipes -----------------------------------------------------------
     def recipes(self) -> tuple[list[Any], str | None]:
@@ -150,8 +187,9 @@ class Engine:
         oov = (sum(1 for t in qt if t not in vocab) / len(qt)) if qt and vocab else 0.0
         return top_vector - self.oov_weight * oov
 
+    @_stamped
     def ask(self, question: str, *, k: int | None = None, area: str | None = None,
-            mode: str = "hybrid", with_manifest: bool = True) -> Answer:
+            mode: str = "hybrid", with_manifest: bool = True, sources: list[str] | None = None) -> Answer:
         import time
 
         from .errors import UsageError
@@ -165,7 +203,7 @@ class Engine:
         k = int(k or self.k)
         if k < 1 or k > 50:
             raise UsageError("--k must be between 1 and 50")
-        got = self.retriever.retrieve(q, k=k, area=area, mode=mode)
+        got = self.retriever.retrieve(q, k=k, area=area, mode=mode, sources=sources)
         confidence = self.confidence(q, got.top_vector)
         ans = Answer(question=q, answer="", refused=False, confidence=round(confidence, 4),
                      retrieved=[e.doc_id for e in got.evidence])

@@ -21,7 +21,6 @@ from .index import (
     FORMAT,
     collection_name,
     embedding_identity,
-    garbage_collect,
     ingest_lock,
     new_generation_id,
     publish,
@@ -29,7 +28,8 @@ from .index import (
     vocabulary,
     write_json_atomic,
 )
-from .knowledge import KbDoc, corpus_hash, load_kb
+from .knowledge import KbDoc, corpus_hash
+from .sources import load_knowledge
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +51,10 @@ class IngestSummary:
     added_docs: list[str] = field(default_factory=list)
     changed_docs: list[str] = field(default_factory=list)
     removed_docs: list[str] = field(default_factory=list)
+    sources: dict[str, int] = field(default_factory=dict)  # docs indexed per knowledge source
+    warnings: list[str] = field(default_factory=list)  # team docs left out of the index
+    overrides: list[str] = field(default_factory=list)  # team docs that replace or extend bundled ones
+    collected: list[str] = field(default_factory=list)  # superseded generations removed
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -60,12 +64,35 @@ def _corpus(settings: Settings, docs: list[KbDoc]) -> str:
     from .chunking import chunker_settings
     from .text import TERMS_VERSION
 
-    items = [(d.path, d.sha) for d in docs]
+    items = [(_doc_key(d), d.sha) for d in docs]
+    items += [(_doc_key(x), x.sha) for d in docs for x in d.extensions]
     items.append(("__settings__", json.dumps(
         [chunker_settings(settings.chunking), embedding_identity(settings), settings.chroma_url or "",
-         {"terms": TERMS_VERSION}],
+         {"terms": TERMS_VERSION, "sources": 1}],
         sort_keys=True)))
     return corpus_hash(items)
+
+
+def _doc_key(d: KbDoc) -> str:
+    return d.path if d.source == "bundled" else f"{d.source}:{d.path}"
+
+
+def _doc_sha(d: KbDoc) -> str:
+    """A doc's sha, or one over the doc and the team docs extending it."""
+    if not d.extensions:
+        return d.sha
+    return corpus_hash([(d.path, d.sha), *((_doc_key(x), x.sha) for x in d.extensions)])
+
+
+def _collect(settings: Settings, keep: set[str]) -> list[str]:
+    """Superseded generations no replica uses (see :mod:`gpukb.leases`)."""
+    from .leases import collect_generations
+
+    try:
+        return collect_generations(settings, keep=keep)
+    except Exception as exc:  # cleanup must never fail an ingest
+        log.warning("generation cleanup skipped: %s", exc)
+        return []
 
 
 def index_status(settings: Settings) -> dict[str, Any]:
@@ -73,7 +100,7 @@ def index_status(settings: Settings) -> dict[str, Any]:
     manifest = read_manifest(settings.home)
     if manifest is None:
         return {"state": "missing", "home": str(settings.home)}
-    docs = load_kb(settings.kb_dir)
+    docs = load_knowledge(settings).docs
     state = "current" if manifest.get("corpus_hash") == _corpus(settings, docs) else "stale"
     return {"state": state, "home": str(settings.home), "generation": manifest.get("generation"),
             "docs": len(docs), "chunks": manifest.get("chunks")}
@@ -97,7 +124,11 @@ def ingest(
     home = settings.home
     progress = sys.stderr.isatty() if progress is None else progress
     with ingest_lock(home):
-        docs = load_kb(settings.kb_dir)  # raises before anything is written
+        known = load_knowledge(settings)  # raises before anything is written
+        docs = known.docs
+        for line in known.skipped_lines():
+            log.warning("%s", line)
+        per_source = {r.name: r.docs for r in known.reports}
         chash = _corpus(settings, docs)
         old = read_manifest(home)
         old_docs: dict[str, Any] = (old or {}).get("docs", {})
@@ -105,7 +136,9 @@ def ingest(
             return IngestSummary(
                 docs=len(docs), chunks=int(old.get("chunks", 0)), embedded=0, skipped=int(old.get("chunks", 0)),
                 removed=0, seconds=round(time.perf_counter() - t0, 3), generation=old["generation"], noop=True,
-                sections=int(old.get("sections", 0)), home=str(home))
+                sections=int(old.get("sections", 0)), home=str(home), sources=per_source,
+                warnings=known.skipped_lines(), overrides=known.override_lines(),
+                collected=_collect(settings, {old["generation"]}))
 
         if embedder is None:
             embedder = embedder_for(settings)
@@ -157,7 +190,11 @@ def ingest(
         write_json_atomic(gen_dir / "vocab.json", vocabulary(sections))
         _write_bm25(gen_dir / "bm25", stored)
 
-        per_doc: dict[str, dict[str, Any]] = {d.id: {"path": d.path, "sha": d.sha, "chunks": 0} for d in docs}
+        per_doc: dict[str, dict[str, Any]] = {
+            d.id: {"path": d.path, "sha": _doc_sha(d), "chunks": 0, "source": d.source,
+                   **({"overrides": d.overrides} if d.overrides else {}),
+                   **({"extended_by": [x.path for x in d.extensions]} if d.extensions else {})}
+            for d in docs}
         for c in chunks:
             per_doc[c.doc_id]["chunks"] += 1
         removed_docs = sorted(set(old_docs) - set(per_doc))
@@ -172,15 +209,17 @@ def ingest(
         }
         write_json_atomic(gen_dir / "manifest.json", manifest)
         publish(home, gen)
-        # Keep the previous generation: a running app may still be reading it.
-        garbage_collect(home, {gen, *([old["generation"]] if old else [])}, settings.chroma_url)
+        # Superseded generations go once no serving replica holds a lease on
+        # them (the previous one is kept by default: see ServingConfig).
+        collected = _collect(settings, {gen})
         return IngestSummary(
             docs=len(docs), chunks=len(chunks), embedded=len(todo), skipped=len(chunks) - len(todo),
             removed=len(removed_docs), seconds=round(time.perf_counter() - t0, 3), generation=gen,
             sections=len(sections), home=str(home),
             added_docs=sorted(set(per_doc) - set(old_docs)),
             changed_docs=sorted(k for k in per_doc if k in old_docs and old_docs[k].get("sha") != per_doc[k]["sha"]),
-            removed_docs=removed_docs,
+            removed_docs=removed_docs, sources=per_source, warnings=known.skipped_lines(),
+            overrides=known.override_lines(), collected=collected,
         )
 
 

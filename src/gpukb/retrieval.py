@@ -73,6 +73,7 @@ def _classes():
         sections: dict = Field(default_factory=dict)
         stand_in: dict = Field(default_factory=dict)
         area: str | None = None
+        sources: list | None = None
         limit: int = 50
 
         @classmethod
@@ -89,6 +90,8 @@ def _classes():
                 key = _key(md)
                 key = self.stand_in.get(key, key)
                 if key in seen or key not in self.sections:
+                    continue
+                if self.sources and self.sections[key].get("source", "bundled") not in self.sources:
                     continue
                 seen.add(key)
                 s = self.sections[key]
@@ -178,14 +181,16 @@ class Retriever:
         except KeyError:
             raise ValueError(f"unknown retrieval mode {mode!r}; one of {', '.join(MODES)}") from None
 
-    def postprocessors(self, mode: str, k: int, area: str | None = None) -> list:
+    def postprocessors(self, mode: str, k: int, area: str | None = None, sources: list[str] | None = None) -> list:
         depth = max(k, self.rerank_depth) if mode == "hybrid" and self.heading_weight else k
-        out = [self._collapse_cls(sections=self.index.sections, stand_in=self._stand_in, area=area, limit=depth)]
+        out = [self._collapse_cls(sections=self.index.sections, stand_in=self._stand_in, area=area,
+                                  sources=list(sources) if sources else None, limit=depth)]
         if mode == "hybrid" and self.heading_weight:
             out.append(self.heading_rerank)
         return out
 
-    def retrieve(self, question: str, k: int = 5, area: str | None = None, mode: str = "hybrid") -> Retrieved:
+    def retrieve(self, question: str, k: int = 5, area: str | None = None, mode: str = "hybrid",
+                 sources: list[str] | None = None) -> Retrieved:
         from llama_index.core.schema import QueryBundle
 
         # The vector retriever uses the embedding of the full question; the
@@ -198,7 +203,7 @@ class Retriever:
         for md, score in self.vector.last:
             key = self._stand_in.get(_key(md), _key(md))
             vec_scores[key] = max(vec_scores.get(key, -1.0), score)
-        for post in self.postprocessors(mode, k, area):
+        for post in self.postprocessors(mode, k, area, sources):
             nodes = post.postprocess_nodes(nodes, qb)
         sections = self.index.sections
         out: list[Evidence] = []

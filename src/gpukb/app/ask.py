@@ -37,10 +37,13 @@ def citation_location(c: Any) -> str:
     return f"{c.path}#{c.anchor}" if c.anchor else c.path
 
 
-def section_text(engine: Any, c: Any) -> str:
-    """The cited section's text from the index, or ``""`` when it is not there."""
+def section_text(engine: Any, c: Any, generation: str | None = None) -> str:
+    """The cited section's text from the index (the answer's generation when the
+    engine still has it open), or ``""`` when it is not there."""
     try:
-        sec = engine.index.sections.get(f"{c.doc_id}#{c.anchor}")
+        by_generation = getattr(engine, "sections", None)
+        sections = by_generation(generation) if callable(by_generation) else engine.index.sections
+        sec = sections.get(f"{c.doc_id}#{c.anchor}")
     except Exception:  # a missing or unreadable sections file must not break the page
         return ""
     if not isinstance(sec, dict):
@@ -66,14 +69,19 @@ def _ask(engine: Any, question: str, area: str | None) -> dict[str, Any]:
     return {"question": question, "answer": ans}
 
 
-def _render_sources(engine: Any, citations: list[Any]) -> None:
+def _render_sources(engine: Any, citations: list[Any], generation: str | None = None) -> None:
     st.subheader("Sources")
     for c in citations:
         with st.expander(escape_label(citation_label(c))):
             st.markdown(f"`{citation_location(c)}`")
+            source = getattr(c, "source", "") or ""
+            if source and source != "bundled":
+                info = engine.settings.source(source) if hasattr(engine, "settings") else None
+                trust = f" — {info.trust}" if info is not None and info.trust else ""
+                st.caption(f"From the team source `{source}`{escape_label(trust)}")
             if c.source_urls:
                 st.markdown("Upstream sources:\n\n" + "\n".join(f"- <{u}>" for u in c.source_urls))
-            text = section_text(engine, c)
+            text = section_text(engine, c, generation)
             if text:
                 st.divider()
                 st.markdown(answer_markdown(text))
@@ -112,7 +120,7 @@ def _render_result(engine: Any, result: dict[str, Any]) -> None:
     st.markdown(answer_markdown(ans.body))
     st.caption(f"{ans.seconds:.2f} s · {len(ans.citations)} source(s)")
     if ans.citations:
-        _render_sources(engine, ans.citations)
+        _render_sources(engine, ans.citations, getattr(ans, "generation", None))
     _render_extras(ans)
 
 
