@@ -1,4 +1,8 @@
-"""Shared app state: one cached :class:`~gpukb.engine.Engine` per index generation."""
+"""Shared app state: one cached :class:`~gpukb.live.LiveEngine` per index home.
+
+The live engine follows re-ingests by itself (a new generation is opened with
+the loaded model and swapped in before the next question), so publishing a
+generation never reloads the model or drops a session."""
 
 from __future__ import annotations
 
@@ -10,23 +14,23 @@ __all__ = ["get_engine", "index_hint"]
 
 
 @st.cache_resource(show_spinner="Loading the embedding model and the index…", max_entries=1)
-def _load_engine(home: str, generation: str | None) -> Any:
-    """Build the engine once. ``generation`` is part of the cache key only, so a
-    re-ingest (a new published generation) loads a fresh engine on the next run."""
+def _load_engine(home: str) -> Any:
+    """Build the engine once per index home; it follows re-ingests by itself."""
     from gpukb.config import load_settings
-    from gpukb.engine import Engine
+    from gpukb.live import LiveEngine
 
-    return Engine(load_settings(home=home))
+    engine = LiveEngine(load_settings(home=home))
+    engine.start_heartbeat()
+    return engine
 
 
 def get_engine() -> Any:
     """Return the cached engine. Raises :class:`~gpukb.errors.GpukbError` when the
     index is missing or stale (errors are not cached, so a later run retries)."""
     from gpukb.config import load_settings
-    from gpukb.index import current_generation
 
     settings = load_settings()
-    return _load_engine(str(settings.home), current_generation(settings.home))
+    return _load_engine(str(settings.home))
 
 
 def index_hint(exc: BaseException) -> str | None:
