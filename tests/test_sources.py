@@ -176,3 +176,22 @@ def test_slack_and_wiki_links_name_the_team_source():
                  anchor="drain", source="platform")
     text = sources_text([c])
     assert "from _platform_" in text and "source=platform" in text
+
+
+def test_team_folders_skip_hidden_and_mounted_configmap_links(tmp_path):
+    """A ConfigMap volume holds ``..data`` links and a timestamped folder; a
+    git checkout holds ``.git`` and ``.github``: none of it is a doc."""
+    import os
+
+    from gpukb.sources import team_doc_paths
+
+    folder = tmp_path / "team"
+    real = folder / "..2026_11_30_10_00_00.123"
+    real.mkdir(parents=True)
+    (real / "drain.md").write_text("# Drain\n\ntext\n")
+    os.symlink(real.name, folder / "..data")
+    os.symlink("..data/drain.md", folder / "drain.md")
+    (folder / ".github").mkdir()
+    (folder / ".github" / "PULL_REQUEST_TEMPLATE.md").write_text("# PR\n")
+    (folder / "_about.md").write_text("# About this folder\n")
+    assert [p.name for p in team_doc_paths(folder)] == ["drain.md"]

@@ -25,6 +25,7 @@ path) and listed by ``gpukb kb check``.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -33,7 +34,7 @@ from typing import Any
 
 from .config import Settings, SourceConfig
 from .errors import ConfigError
-from .knowledge import _FM_RE, CheckProblem, KbDoc, _sections_of, iter_doc_paths, load_kb, rel_path
+from .knowledge import _FM_RE, CheckProblem, KbDoc, _sections_of, load_kb, rel_path
 
 __all__ = ["LoadedKnowledge", "SourceReport", "load_knowledge", "load_team_doc", "path_id", "OVERRIDE_MODES"]
 
@@ -203,6 +204,19 @@ def load_team_doc(path: Path, src: SourceConfig, folder: Path) -> tuple[KbDoc | 
     return doc, problems, warnings, mode
 
 
+def team_doc_paths(folder: Path) -> list[Path]:
+    """Markdown files of a team folder. Hidden files and folders are skipped: a
+    git checkout's ``.git``/``.github`` and a mounted ConfigMap's ``..data``
+    links; so are files starting with ``_`` (as in ``kb/``)."""
+    out: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            if name.endswith(".md") and not name.startswith((".", "_")):
+                out.append(Path(dirpath) / name)
+    return sorted(out)
+
+
 def load_knowledge(settings: Settings, *, strict: bool = True) -> LoadedKnowledge:
     """Every doc of every enabled source, with team overrides and extensions
     applied. A bad bundled doc raises :class:`~gpukb.errors.KnowledgeErrors`
@@ -232,7 +246,7 @@ def load_knowledge(settings: Settings, *, strict: bool = True) -> LoadedKnowledg
             raise ConfigError(f"source {src.name!r}: folder {folder} not found")
         rep = SourceReport(src.name, "team", str(folder), src.trust)
         reports.append(rep)
-        for p in iter_doc_paths(folder):
+        for p in team_doc_paths(folder):
             doc, problems, warnings, mode = load_team_doc(p, src, folder)
             rep.problems += problems
             rep.warnings += warnings
