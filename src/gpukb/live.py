@@ -25,11 +25,11 @@ readers without a lease (``gpukb ask``) are safe too.
 
 from __future__ import annotations
 
-import atexit
 import logging
 import os
 import threading
 import time
+import weakref
 from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -91,7 +91,8 @@ class LiveEngine:
         self._heartbeat: threading.Thread | None = None
         self.swaps = 0
         self._renew(force=True)
-        atexit.register(self.close)
+        # released at exit, or when the engine is garbage collected
+        self._finalizer = weakref.finalize(self, self._leases.release)
 
     # -- state ---------------------------------------------------------------------
     @property
@@ -242,7 +243,7 @@ class LiveEngine:
         """Stop the heartbeat and release the lease."""
         self._stop.set()
         try:
-            self._leases.release()
+            self._finalizer()
         except Exception as exc:
             log.debug("release: %s", exc)
 

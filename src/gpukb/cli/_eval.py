@@ -94,19 +94,26 @@ def bench(
     home: Optional[Path] = HomeOpt,
     cold_runs: int = typer.Option(3, "--cold-runs", min=0, max=10, help="How many cold `gpukb ask` processes to time."),
     perturb: str = typer.Option("text", "--perturb", help="Scaled copies get new text (text) or only a new section order (order: no re-embedding)."),
+    live: bool = typer.Option(False, "--live", help="Only measure serving during re-ingest vs idle (throughput, p95, errors)."),
+    reingests: int = typer.Option(3, "--reingests", min=1, max=100, help="With --live: re-ingests to serve through."),
 ) -> None:
     """Measure ingest and query speed against baselines run side by side."""
-    from ..bench import run_bench
+    from ..bench import run_bench, run_live_bench
 
     from ..errors import UsageError
 
     if perturb not in ("text", "order"):
         raise UsageError("--perturb must be text or order")
     s = settings(home)
-    res = run_bench(s, scale=scale, cold_runs=cold_runs, progress=not json_out, perturb=perturb)
+    if live:
+        res = run_live_bench(s, reingests=reingests, progress=not json_out)
+        name = "bench-live.json"
+    else:
+        res = run_bench(s, scale=scale, cold_runs=cold_runs, progress=not json_out, perturb=perturb)
+        name = f"bench-x{scale}-{perturb}.json"
     rdir = s.root / "evals" / "reports"
     rdir.mkdir(parents=True, exist_ok=True)
-    (rdir / f"bench-x{scale}-{perturb}.json").write_text(json.dumps(res, indent=1))
+    (rdir / name).write_text(json.dumps(res, indent=1))
     if json_out:
         emit_json(res)
         return
