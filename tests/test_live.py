@@ -119,6 +119,15 @@ def test_live_engine_holds_a_lease(tiny_settings):
 @pytest.mark.parametrize("poll", [0.2, None], ids=["polling", "watchfiles"])
 def test_watch_reingests_on_change(tiny_settings, tiny_root, poll):
     emb = make_hash_embedder()
+    embed = emb.embed_documents
+    in_first, go_on = threading.Event(), threading.Event()
+
+    def first_ingest_waits(texts, progress=False):
+        in_first.set()
+        go_on.wait(30)
+        return embed(texts, progress=progress)
+
+    emb.embed_documents = first_ingest_waits
     results: list = []
     errors: list = []
     stop = threading.Event()
@@ -127,19 +136,24 @@ def test_watch_reingests_on_change(tiny_settings, tiny_root, poll):
                                      on_error=errors.append, collect_every=3600))
     t.start()
     try:
+        # a change while the first ingest runs is not lost
+        assert in_first.wait(30)
+        _bump(tiny_root, 99)
+        go_on.set()
         deadline = time.time() + 30
-        while not results and time.time() < deadline:
+        while len(results) < 2 and time.time() < deadline:
             time.sleep(0.1)
-        assert results and not results[0].noop
+        assert len(results) == 2 and not results[0].noop
+        assert "sc-rotating" in results[0].added_docs + results[1].added_docs
         time.sleep(0.5)  # let the watcher start
         # a burst of writes is one re-ingest once quiet (debounced)
         for n in range(3):
             _bump(tiny_root, n)
             time.sleep(0.05)
         deadline = time.time() + 30
-        while len(results) < 2 and time.time() < deadline:
+        while len(results) < 3 and time.time() < deadline:
             time.sleep(0.1)
-        assert len(results) >= 2 and results[-1].added_docs == ["sc-rotating"]
+        assert len(results) >= 3 and results[-1].changed_docs == ["sc-rotating"]
         # a broken doc is reported; the previous generation keeps serving
         bad = tiny_root / "kb" / "storage" / "bad.md"
         bad.write_text("no front matter\n")

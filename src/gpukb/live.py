@@ -309,8 +309,14 @@ def watch_and_ingest(settings: Settings, *, debounce: float = 2.0, poll: float |
         if on_result:
             on_result(res)
 
-    run_once()
     paths = watched_paths(settings)
+    before = _fingerprint(paths)
+    run_once()
+    # changes made while the first ingest ran (loading the model takes a while)
+    while not stop.is_set() and (now_fp := _fingerprint(watched_paths(settings))) != before:
+        before = now_fp
+        stop.wait(debounce)
+        run_once()
     use_watchfiles = poll is None
     if use_watchfiles:
         try:
@@ -333,7 +339,7 @@ def watch_and_ingest(settings: Settings, *, debounce: float = 2.0, poll: float |
                 last_collect = time.monotonic()
         return
     every = poll or 2.0
-    seen = _fingerprint(paths)
+    seen = before
     changed_at: float | None = None
     while not stop.wait(every):
         fp = _fingerprint(watched_paths(settings))

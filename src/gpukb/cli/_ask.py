@@ -46,8 +46,7 @@ def ingest(
 
 
 def _print_summary(summary) -> None:
-    for line in summary.warnings:
-        typer.echo(f"warning: {line}", err=True)
+    # team docs left out (summary.warnings) were already logged by the ingest
     if summary.noop:
         typer.echo(f"Index is up to date: {summary.docs} docs, {summary.chunks} chunks ({summary.seconds:.2f}s).")
     else:
