@@ -195,3 +195,22 @@ def test_team_folders_skip_hidden_and_mounted_configmap_links(tmp_path):
     (folder / ".github" / "PULL_REQUEST_TEMPLATE.md").write_text("# PR\n")
     (folder / "_about.md").write_text("# About this folder\n")
     assert [p.name for p in team_doc_paths(folder)] == ["drain.md"]
+
+
+def test_mcp_tools_name_the_source(team_settings, tmp_path):
+    from gpukb.live import LiveEngine
+    from gpukb.mcp_server import GpukbTools
+
+    emb = make_hash_embedder()
+    ingest(team_settings, embedder=emb)
+    tools = GpukbTools(home=team_settings.home)
+    tools.settings = lambda: team_settings  # type: ignore[method-assign]
+    tools._engine = LiveEngine(team_settings.with_config(answer={"refuse_below": -1.0}), embedder=emb)
+    try:
+        hits = tools.search_kb("cordon and drain the node then set the zebracorn label", k=2)["results"]
+        assert hits[0]["source"] == "platform" and "source=platform" in hits[0]["wiki_url"]
+        ans = tools.ask("cordon and drain the node then set the zebracorn label", k=2)
+        assert ans["generation"] and ans["citations"][0]["source"] == "platform"
+        assert "platform-gpu-mig-pool" in tools.docs()  # team docs are MCP resources too
+    finally:
+        tools._engine.close()

@@ -314,19 +314,19 @@ class GpukbTools:
                 engine.refresh()
                 engine = engine.engine
             search = getattr(engine, "search", None)
-            if callable(search):
-                return search(q, k=k)
-            return engine.retriever.retrieve(q, k=k).evidence
+            found = search(q, k=k) if callable(search) else engine.retriever.retrieve(q, k=k).evidence
+            return found, getattr(getattr(engine, "index", None), "sections", {})
 
-        evidence = self._with_engine(run)
+        evidence, sections = self._with_engine(run)
         results = []
         for rank, e in enumerate(evidence, start=1):
+            source = str(sections.get(f"{e.doc_id}#{e.anchor}", {}).get("source", ""))
             results.append({
                 "rank": rank, "doc_id": e.doc_id, "title": e.title, "section": e.section,
                 "anchor": e.anchor, "path": e.path, "area": getattr(e, "area", ""),
                 "score": round(float(getattr(e, "score", 0.0) or 0.0), 4),
-                "text": e.text, "source_urls": list(getattr(e, "source_urls", []) or []),
-                "wiki_url": wiki_link(e.doc_id, e.anchor), "resource": doc_uri(e.doc_id),
+                "text": e.text, "source_urls": list(getattr(e, "source_urls", []) or []), "source": source,
+                "wiki_url": wiki_link(e.doc_id, e.anchor, source), "resource": doc_uri(e.doc_id),
             })
         return {"query": q, "results": results}
 
