@@ -210,6 +210,8 @@ def run_live_bench(settings: Settings, *, reingests: int = 3, idle_queries: int 
         root = tmp / "root"
         shutil.copytree(settings.root / "ingest", root / "ingest")
         (root / "ingest" / "sources.yaml").unlink(missing_ok=True)  # the bundled KB only
+        if settings.recipes_dir.is_dir():  # answers attach recipes and manifests, as when serving
+            shutil.copytree(settings.recipes_dir, root / "recipes")
         scaled_kb(settings.kb_dir, root / "kb", 1)
         s = load_settings(home=tmp / "home", root=root, chroma_url=settings.chroma_url)
         embedder = embedder_for(s)
