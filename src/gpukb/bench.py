@@ -21,6 +21,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -341,6 +342,122 @@ def _cold_processes(s: Settings, tmp: Path, root: Path, qs: list[str], runs: int
     if failed:
         out["failed_exit_codes"] = failed
     return out
+
+
+# -- serving during re-ingest (gpukb bench --live) -------------------------------------------
+
+_LIVE_INGESTER = r"""
+import json, sys, time
+from pathlib import Path
+from gpukb.backends import embedder_for
+from gpukb.config import load_settings
+from gpukb.ingest import ingest
+
+s = load_settings()
+emb = embedder_for(s)
+doc, n = Path(sys.argv[1]), int(sys.argv[2])
+print(json.dumps({"ready": True}), flush=True)
+for i in range(n):
+    doc.write_text(doc.read_text(encoding="utf-8") + f"\n## Live bench change {i}\n\nOne more sentence, number {i}.\n",
+                   encoding="utf-8")
+    t = time.perf_counter()
+    r = ingest(s, embedder=emb, progress=False)
+    print(json.dumps({"generation": r.generation, "seconds": round(time.perf_counter() - t, 2),
+                      "embedded": r.embedded, "collected": len(r.collected)}), flush=True)
+"""
+
+
+def _serve_figures(lat: list[float], seconds: float, errors: int) -> dict[str, Any]:
+    return {"queries": len(lat), "errors": errors, "qps": round(len(lat) / seconds, 1) if seconds else 0.0,
+            "p50_ms": _pct(lat, 0.5), "p95_ms": _pct(lat, 0.95)}
+
+
+def run_live_bench(settings: Settings, *, reingests: int = 3, idle_queries: int = 100,
+                   progress: bool = False) -> dict[str, Any]:
+    """Throughput and latency of one serving replica (a :class:`~gpukb.live.LiveEngine`),
+    idle and while another process re-ingests ``reingests`` times (one changed
+    doc each time, a new generation published each time). Uses the Chroma
+    server of ``GPUKB_CHROMA_URL`` when set, else embedded Chroma."""
+    from .backends import embedder_for
+    from .evals import load_questions
+    from .ingest import ingest
+    from .live import LiveEngine
+
+    tmp = Path(tempfile.mkdtemp(prefix="gpukb-bench-live-"))
+    proc: subprocess.Popen | None = None
+    live = None
+    try:
+        root = tmp / "root"
+        shutil.copytree(settings.root / "ingest", root / "ingest")
+        (root / "ingest" / "sources.yaml").unlink(missing_ok=True)  # the bundled KB only
+        if settings.recipes_dir.is_dir():  # answers attach recipes and manifests, as when serving
+            shutil.copytree(settings.recipes_dir, root / "recipes")
+        scaled_kb(settings.kb_dir, root / "kb", 1)
+        s = load_settings(home=tmp / "home", root=root, chroma_url=settings.chroma_url)
+        embedder = embedder_for(s)
+        first = ingest(s, embedder=embedder, progress=progress)
+        live = LiveEngine(s, embedder=embedder)
+        qs = [q["question"] for q in load_questions(settings.root / "evals" / "questions")]
+        for q in qs[:5]:
+            live.ask(q, with_manifest=False)
+
+        def one(i: int, lat: list[float], gens: set[str]) -> bool:
+            t = time.perf_counter()
+            try:
+                a = live.ask(qs[i % len(qs)])
+            except Exception:  # counted: the figure is about errors too
+                return False
+            lat.append(time.perf_counter() - t)
+            gens.add(a.generation)
+            return True
+
+        idle_lat: list[float] = []
+        idle_gens: set[str] = set()
+        idle_err = 0
+        t0 = time.perf_counter()
+        for i in range(idle_queries):
+            idle_err += not one(i, idle_lat, idle_gens)
+        idle_s = time.perf_counter() - t0
+
+        env = {**os.environ, "GPUKB_HOME": str(s.home), "GPUKB_ROOT": str(root)}
+        if settings.chroma_url:
+            env["GPUKB_CHROMA_URL"] = settings.chroma_url
+        doc = next((root / "kb").rglob("*.md"))
+        proc = subprocess.Popen([sys.executable, "-c", _LIVE_INGESTER, str(doc), str(reingests)], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        assert proc.stdout is not None
+        proc.stdout.readline()  # the ingester has loaded its model
+        runs: list[dict[str, Any]] = []
+        reader = threading.Thread(target=lambda: runs.extend(json.loads(x) for x in proc.stdout if x.strip()),  # type: ignore[union-attr]
+                                  daemon=True)
+        reader.start()
+        busy_lat: list[float] = []
+        busy_gens: set[str] = set()
+        busy_err = 0
+        i = 0
+        t0 = time.perf_counter()
+        while proc.poll() is None:
+            busy_err += not one(i, busy_lat, busy_gens)
+            i += 1
+        busy_s = time.perf_counter() - t0
+        reader.join(timeout=10)
+        idle = _serve_figures(idle_lat, idle_s, idle_err)
+        busy = _serve_figures(busy_lat, busy_s, busy_err)
+        busy.update({"reingests": len(runs), "reingest_s": [r["seconds"] for r in runs],
+                     "generations_served": len(busy_gens), "swaps": live.swaps,
+                     "collected": sum(r["collected"] for r in runs)})
+        return {
+            "chroma": settings.chroma_url or "embedded", "chunks": first.chunks,
+            "idle": idle, "during_reingest": busy,
+            "p95_during_vs_idle": round(busy["p95_ms"] / idle["p95_ms"], 2) if idle["p95_ms"] else None,
+            "qps_during_vs_idle": round(busy["qps"] / idle["qps"], 2) if idle["qps"] else None,
+        }
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+        if live is not None:
+            live.close()
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

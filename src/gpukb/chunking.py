@@ -97,6 +97,27 @@ def _section_transform():
     return SectionMetadata()
 
 
+_SOURCE_KEYS = ("source", "overrides", "extends")
+
+
+def _source_metadata(d: Any) -> dict[str, str]:
+    """``source`` of a doc and, for a team doc, the bundled path it overrides or extends."""
+    return {k: str(getattr(d, k, "") or "") for k in _SOURCE_KEYS if getattr(d, k, "")}
+
+
+def _extension_body(x: Any, base: Any) -> str:
+    """A team doc extending ``base``: its own title line dropped, text before its
+    first ``##`` heading put under a heading of its own."""
+    body = re.sub(r"\A\s*#\s+[^\n]*\n", "", x.body, count=1)
+    m = re.search(r"^##\s", body, re.M)
+    intro = (body[: m.start()] if m else body).strip()
+    rest = body[m.start():] if m else ""
+    if intro:
+        heading = x.title if x.title and x.title != base.title else f"Notes from {x.source}"
+        rest = f"## {heading}\n\n{intro}\n\n{rest}"
+    return rest
+
+
 def chunk_docs(
     docs: Sequence[KbDoc], cfg: Any, token_counter: Callable[[str], list] | None = None
 ) -> tuple[dict[str, dict[str, Any]], list[Chunk]]:
@@ -134,9 +155,19 @@ def chunk_docs(
             text=body, id_=d.id,
             metadata={
                 "doc_id": d.id, "title": d.title, "area": d.area, "path": d.path,
-                "source_urls": json.dumps(d.sources), "kind": "doc",
+                "source_urls": json.dumps(d.sources), "kind": "doc", **_source_metadata(d),
             },
         ))
+        # Team docs that extend this one: their sections join the doc, each
+        # keeping its own path and source.
+        for x in getattr(d, "extensions", ()):
+            documents.append(Document(
+                text=_extension_body(x, d), id_=f"{d.id}+{x.source}:{x.path}",
+                metadata={
+                    "doc_id": d.id, "title": d.title, "area": d.area, "path": x.path,
+                    "source_urls": json.dumps(x.sources), "kind": "doc", **_source_metadata(x),
+                },
+            ))
     section_nodes = by_heading.run(documents=documents, show_progress=False)
     sections: dict[str, dict[str, Any]] = {}
     for node in section_nodes:
@@ -149,6 +180,7 @@ def chunk_docs(
             **{k: md[k] for k in ("doc_id", "title", "area", "path", "section", "anchor", "heading", "level")},
             "source_urls": json.loads(md["source_urls"]),
             "text": _KEYWORDS_LINE.sub("", node.get_content()).strip("\n"),
+            **{k: md[k] for k in _SOURCE_KEYS if md.get(k)},
         }
     nodes = splitter.run(nodes=section_nodes, show_progress=False)
     chunks: list[Chunk] = []

@@ -18,13 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import ConfigError
 
 __all__ = [
     "Settings", "load_settings", "find_root", "IngestConfig", "ChunkingConfig", "EmbeddingConfig",
     "RetrievalConfig", "AnswerConfig", "KbConfig", "LlmConfig", "parse_config", "LLM_GENERATORS",
+    "SourceConfig", "SourcesConfig", "ServingConfig", "parse_sources", "load_sources_config", "BUNDLED",
 ]
 
 # Answer generators that call a language model; they read the ``llm`` section.
@@ -115,6 +116,25 @@ class KbConfig(_Strict):
     stale_after_days: int = Field(365, ge=1, description="A doc reviewed longer ago than this is stale.")
 
 
+class ServingConfig(_Strict):
+    """How serving replicas follow re-ingests and when old generations go.
+
+    A replica (the app, the bot, the MCP server) checks ``CURRENT`` before a
+    question and switches to a newly published generation in one step. It holds
+    a lease on the generation it serves (in the Chroma server when one is used,
+    else under the index home) and renews it while it serves. A superseded
+    generation is removed when no live lease names it, and after
+    ``grace_seconds`` even if one does (a replica that stopped renewing)."""
+
+    check_seconds: float = Field(0.0, ge=0.0, le=3600.0,
+                                 description="Stat CURRENT at most this often; 0 checks before every question.")
+    lease_seconds: float = Field(90.0, ge=1.0, le=86400.0,
+                                 description="A lease not renewed for this long has expired.")
+    grace_seconds: float = Field(900.0, ge=0.0, le=30 * 86400.0,
+                                 description="A superseded generation is removed after this long even if leased.")
+    keep_previous: bool = Field(True, description="Always keep the generation before the current one.")
+
+
 class IngestConfig(_Strict):
     """The whole of ``ingest/config.yaml``; every default is here."""
 
@@ -127,6 +147,71 @@ class IngestConfig(_Strict):
     answer: AnswerConfig = AnswerConfig()
     llm: LlmConfig = LlmConfig()
     kb: KbConfig = KbConfig()
+    serving: ServingConfig = ServingConfig()
+
+
+BUNDLED = "bundled"
+_NAME = r"^[a-z0-9][a-z0-9-]{0,40}$"
+
+
+class SourceConfig(_Strict):
+    """One knowledge source of ``ingest/sources.yaml``.
+
+    ``kind: bundled`` is the curated ``kb/`` (strict front matter) with its
+    ``recipes/``; ``kind: team`` is any folder of Markdown (front matter
+    optional; see :mod:`gpukb.sources`)."""
+
+    name: str = Field(..., pattern=_NAME, description="Shown in citations; `gpukb ask --source NAME`.")
+    kind: Literal["bundled", "team"] = "team"
+    path: str | None = Field(None, description="Folder of Markdown; relative paths are from the project root.")
+    recipes: str | None = Field(None, description="Recipes folder (the bundled source only).")
+    area: str | None = Field(None, description="Area of docs that do not name one in front matter.")
+    tags: list[str] = Field(default_factory=list, description="Added to every doc of the source.")
+    trust: str = Field("", max_length=500, description="How far to trust the source; shown with its citations.")
+    enabled: bool = True
+
+    @field_validator("area")
+    @classmethod
+    def _known_area(cls, v: str | None) -> str | None:
+        from .knowledge import AREAS
+
+        if v is not None and v not in AREAS:
+            raise ValueError(f"area must be one of: {', '.join(AREAS)}")
+        return v
+
+    @field_validator("tags")
+    @classmethod
+    def _tag_words(cls, v: list[str]) -> list[str]:
+        import re
+
+        for t in v:
+            if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9.+/_-]*", t):
+                raise ValueError(f"tag {t!r} must be one word (letters, digits, . + / _ -)")
+        return v
+
+    @model_validator(mode="after")
+    def _shape(self) -> "SourceConfig":
+        if self.kind == "team" and not self.path:
+            raise ValueError(f"source {self.name!r}: a team source needs `path`")
+        if self.kind == "team" and self.recipes:
+            raise ValueError(f"source {self.name!r}: only the bundled source has `recipes`")
+        return self
+
+
+class SourcesConfig(_Strict):
+    """The whole of ``ingest/sources.yaml``."""
+
+    sources: list[SourceConfig] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _unique(self) -> "SourcesConfig":
+        names = [s.name for s in self.sources]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ValueError(f"source names must be unique; repeated: {', '.join(dup)}")
+        if sum(1 for s in self.sources if s.kind == "bundled") > 1:
+            raise ValueError("at most one source can be `kind: bundled`")
+        return self
 
 
 def _allowed(model: type[BaseModel], loc: tuple) -> list[str]:
@@ -153,6 +238,53 @@ def parse_config(data: dict[str, Any], where: str = "ingest/config.yaml") -> Ing
         raise ConfigError(f"{where}: {key}: {err.get('msg', 'invalid value')}") from None
 
 
+def parse_sources(data: Any, where: str = "ingest/sources.yaml") -> SourcesConfig:
+    """Validate a sources mapping; the first problem becomes a one-line ConfigError."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: top level must be a mapping with a `sources:` list")
+    try:
+        return SourcesConfig.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = tuple(err.get("loc", ()))
+        key = ".".join(str(p) for p in loc) or "(top level)"
+        if err.get("type") == "extra_forbidden":
+            allowed = sorted(SourceConfig.model_fields) if len(loc) > 2 else sorted(SourcesConfig.model_fields)
+            raise ConfigError(f"{where}: unknown key {key!r} (allowed: {', '.join(allowed)})") from None
+        msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
+        raise ConfigError(f"{where}: {key}: {msg}" if loc else f"{where}: {msg}") from None
+
+
+def _read_yaml(path: Path) -> Any:
+    import yaml
+
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark else ""
+        raise ConfigError(f"{path}:{where} invalid YAML") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.__class__.__name__})") from None
+
+
+def load_sources_config(root: Path, path: str | os.PathLike[str] | None = None) -> tuple[SourcesConfig, Path | None]:
+    """``ingest/sources.yaml`` (or ``path`` / ``GPUKB_SOURCES``) validated; an
+    empty config when the default file does not exist."""
+    explicit = path or os.environ.get("GPUKB_SOURCES")
+    p = Path(explicit).expanduser().resolve() if explicit else root / "ingest" / "sources.yaml"
+    if not p.is_file():
+        if explicit:
+            raise ConfigError(f"{p}: sources file not found")
+        return SourcesConfig(), None
+    return parse_sources(_read_yaml(p) or {}, str(p)), p
+
+
+def _resolve(root: Path, value: str) -> Path:
+    p = Path(os.path.expandvars(value)).expanduser()
+    return (p if p.is_absolute() else root / p).resolve()
+
+
 def find_root(start: Path | None = None) -> Path:
     env = os.environ.get("GPUKB_ROOT")
     if env:
@@ -176,6 +308,24 @@ class Settings:
     recipes_dir: Path
     config: IngestConfig = field(default_factory=IngestConfig)
     chroma_url: str | None = None
+    # knowledge sources (ingest/sources.yaml); the bundled one always comes first
+    sources: list[SourceConfig] = field(default_factory=list)
+    sources_file: Path | None = None
+
+    @property
+    def serving(self) -> ServingConfig:
+        return self.config.serving
+
+    def source(self, name: str) -> SourceConfig | None:
+        return next((s for s in self.sources if s.name == name), None)
+
+    def source_dir(self, src: SourceConfig) -> Path:
+        """The folder of a source (the bundled one is :attr:`kb_dir`)."""
+        return self.kb_dir if src.kind == "bundled" else _resolve(self.root, src.path or ".")
+
+    @property
+    def team_sources(self) -> list[SourceConfig]:
+        return [s for s in self.sources if s.kind == "team" and s.enabled]
 
     @property
     def chunking(self) -> ChunkingConfig:
@@ -238,7 +388,8 @@ class Settings:
         for name, values in sections.items():
             data[name] = {**data.get(name, {}), **values} if isinstance(values, dict) else values
         return Settings(root=self.root, home=self.home, kb_dir=self.kb_dir, recipes_dir=self.recipes_dir,
-                        config=parse_config(data, "settings override"), chroma_url=self.chroma_url)
+                        config=parse_config(data, "settings override"), chroma_url=self.chroma_url,
+                        sources=list(self.sources), sources_file=self.sources_file)
 
 
 def load_settings(
@@ -246,6 +397,7 @@ def load_settings(
     root: str | os.PathLike[str] | None = None,
     kb_dir: str | os.PathLike[str] | None = None,
     chroma_url: str | None = None,
+    sources_file: str | os.PathLike[str] | None = None,
 ) -> Settings:
     import yaml
 
@@ -265,7 +417,14 @@ def load_settings(
         if not isinstance(data, dict):
             raise ConfigError(f"{cfg_path}: top level must be a mapping")
     cfg = parse_config(data, str(cfg_path))
-    kb = Path(kb_dir).resolve() if kb_dir else (root_p / cfg.kb_dir)
-    recipes = root_p / cfg.recipes_dir
+    srcs, srcs_path = load_sources_config(root_p, sources_file)
+    bundled = next((s for s in srcs.sources if s.kind == "bundled"), None)
+    if bundled is None:
+        bundled = SourceConfig(name=BUNDLED, kind="bundled",
+                               trust="Curated in the gpukb repository: sourced, reviewed and checked by `gpukb kb check`.")
+    kb = Path(kb_dir).resolve() if kb_dir else _resolve(root_p, bundled.path or cfg.kb_dir)
+    recipes = _resolve(root_p, bundled.recipes or cfg.recipes_dir)
     url = chroma_url or os.environ.get("GPUKB_CHROMA_URL") or cfg.chroma_url
-    return Settings(root=root_p, home=home_p, kb_dir=kb, recipes_dir=recipes, config=cfg, chroma_url=url)
+    sources = [bundled, *[s for s in srcs.sources if s.kind == "team"]]
+    return Settings(root=root_p, home=home_p, kb_dir=kb, recipes_dir=recipes, config=cfg, chroma_url=url,
+                    sources=sources, sources_file=srcs_path)

@@ -9,6 +9,7 @@ model) writes it, then the final :class:`Answer`.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from dataclasses import asdict, dataclass, field
@@ -34,6 +35,7 @@ class Citation:
     source_urls: list[str]
     anchor: str = ""
     area: str = ""
+    source: str = ""  # the knowledge source the cited section came from (ingest/sources.yaml)
 
 
 @dataclass
@@ -51,6 +53,7 @@ class Answer:
     seconds: float = 0.0
     notices: list[str] = field(default_factory=list)  # e.g. a broken recipe file that kept recipes out
     generator: str = ""  # what wrote the answer: "extractive", "openai:MODEL", "extractive (fallback)"
+    generation: str = ""  # the index generation every part of this answer came from
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -110,8 +113,22 @@ def _manifest_sentence(g: Any) -> str:
     return f"The attached manifest renders the `{g.recipe}` recipe ({g.title}) with {given}.{extra}"
 
 
+def _stamped(ask):
+    """Record on each answer the generation it came from and the source of each citation."""
+
+    @functools.wraps(ask)
+    def wrapper(self: "Engine", *args: Any, **kwargs: Any) -> Answer:
+        return self.stamp(ask(self, *args, **kwargs))
+
+    return wrapper
+
+
 class Engine:
-    """Loads the model and the published index once; answers many questions."""
+    """Loads the model and the published index once; answers many questions.
+
+    An engine serves one index generation for its whole life; :meth:`reopen`
+    gives an engine on a newer one that shares the loaded model (see
+    :class:`gpukb.live.LiveEngine` for replicas that follow re-ingests)."""
 
     def __init__(self, settings: Settings | None = None, *, embedder: Any = None, generator: Any = None):
         from .backends import embedder_for, generator_for
@@ -142,6 +159,26 @@ class Engine:
     def streams(self) -> bool:
         """Does the answer generator stream (see :meth:`ask_stream`)?"""
         return callable(getattr(self.generator, "stream", None))
+
+    # -- generations -------------------------------------------------------
+    @property
+    def generation(self) -> str:
+        """The index generation this engine answers from."""
+        return self.index.generation
+
+    def reopen(self) -> "Engine":
+        """A fully opened engine on the generation published now, sharing this
+        engine's model and answer generator (nothing is reloaded)."""
+        return type(self)(self.settings, embedder=self.embedder, generator=self.generator)
+
+    def stamp(self, ans: Answer) -> Answer:
+        """Record the generation and each citation's knowledge source on ``ans``."""
+        ans.generation = self.index.generation
+        sections = self.index.sections
+        for c in ans.citations:
+            if not c.source:
+                c.source = str(sections.get(f"{c.doc_id}#{c.anchor}", {}).get("source", ""))
+        return ans
 
     # -- recipes -----------------------------------------------------------
     def recipes(self) -> tuple[list[Any], str | None]:
@@ -201,8 +238,10 @@ class Engine:
         oov = (sum(1 for t in qt if t not in vocab) / len(qt)) if qt and vocab else 0.0
         return top_vector - self.oov_weight * oov
 
-    def _retrieve(self, question: str, k: int | None, area: str | None, mode: str) -> tuple[Answer, list[Any], float]:
-        """Retrieve evidence; the answer is already a refusal when the KB does not cover the question."""
+    def _retrieve(self, question: str, k: int | None, area: str | None, mode: str,
+                  sources: list[str] | None = None) -> tuple[Answer, list[Any], float]:
+        """Retrieve evidence (from ``sources`` only, when given); the answer is
+        already a refusal when the KB does not cover the question."""
         import time
 
         from .errors import UsageError
@@ -213,7 +252,7 @@ class Engine:
         k = int(k or self.k)
         if k < 1 or k > 50:
             raise UsageError("--k must be between 1 and 50")
-        got = self.retriever.retrieve(q, k=k, area=area, mode=mode)
+        got = self.retriever.retrieve(q, k=k, area=area, mode=mode, sources=sources)
         confidence = self.confidence(q, got.top_vector)
         ans = Answer(question=q, answer="", refused=False, confidence=round(confidence, 4),
                      retrieved=[e.doc_id for e in got.evidence])
@@ -265,9 +304,10 @@ class Engine:
         ans.seconds = round(time.perf_counter() - t0, 4)
         return ans
 
+    @_stamped
     def ask(self, question: str, *, k: int | None = None, area: str | None = None,
-            mode: str = "hybrid", with_manifest: bool = True) -> Answer:
-        ans, evidence, t0 = self._retrieve(question, k, area, mode)
+            mode: str = "hybrid", with_manifest: bool = True, sources: list[str] | None = None) -> Answer:
+        ans, evidence, t0 = self._retrieve(question, k, area, mode, sources)
         if ans.refused:
             return ans
         tool, g = self._prepare(ans, with_manifest)
@@ -287,14 +327,15 @@ class Engine:
         return self.generator.compose(question, evidence)
 
     def ask_stream(self, question: str, *, k: int | None = None, area: str | None = None,
-                   mode: str = "hybrid", with_manifest: bool = True) -> Iterator[str | Answer]:
+                   mode: str = "hybrid", with_manifest: bool = True,
+                   sources: list[str] | None = None) -> Iterator[str | Answer]:
         """Like :meth:`ask`, but yields text deltas while the generator writes
         (only a streaming generator does), then the final, checked
         :class:`Answer` last. The streamed text is provisional: show the final
         answer's ``body`` in its place."""
-        ans, evidence, t0 = self._retrieve(question, k, area, mode)
+        ans, evidence, t0 = self._retrieve(question, k, area, mode, sources)
         if ans.refused:
-            yield ans
+            yield self.stamp(ans)
             return
         tool, g = self._prepare(ans, with_manifest)
         composed = None
@@ -308,4 +349,4 @@ class Engine:
                     composed = item
         if composed is None:
             composed = self._compose(ans.question, evidence, g)
-        yield self._finish(ans, evidence, composed, with_manifest, t0, tool, g)
+        yield self.stamp(self._finish(ans, evidence, composed, with_manifest, t0, tool, g))

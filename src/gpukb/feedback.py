@@ -59,7 +59,14 @@ CREATE TABLE IF NOT EXISTS answers (
 
 
 def default_path(settings: Any = None) -> Path:
-    """``<index home>/feedback.sqlite3`` for the given (or the default) settings."""
+    """``GPUKB_FEEDBACK_DB`` when set (e.g. a volume of its own when the index
+    home is mounted read-only), else ``<index home>/feedback.sqlite3`` for the
+    given (or the default) settings."""
+    import os
+
+    env = (os.environ.get("GPUKB_FEEDBACK_DB") or "").strip()
+    if env:
+        return Path(env).expanduser()
     if settings is None:
         from .config import load_settings
 

@@ -12,6 +12,14 @@ Incremental by content hash, and proportional to the change:
   replaced docs' rows and vectors are deleted and re-added; the keyword index
   is recomputed from stored term counts (:mod:`gpukb.bm25`).
 
+Knowledge sources (``ingest/sources.yaml``): the bundled ``kb/`` and any
+team folders of Markdown (:mod:`gpukb.sources`). With team sources every doc
+is read (overrides and extensions need the whole set); embeddings are still
+reused by text hash, so only changed text is embedded.
+
+Superseded generations are removed once no serving replica holds a lease on
+them (:mod:`gpukb.leases`).
+
 A no-op ingest (nothing changed) returns before loading the model. ``--rebuild``
 (or a format, chunker, model or text-layer change) builds from scratch.
 
@@ -40,7 +48,6 @@ from .index import (
     collection_name,
     data_files,
     embedding_identity,
-    garbage_collect,
     ingest_lock,
     new_generation_id,
     publish,
@@ -48,7 +55,7 @@ from .index import (
     remove_partial_generations,
     write_json_atomic,
 )
-from .knowledge import corpus_hash, scan_kb
+from .knowledge import KbDoc, KbScan, corpus_hash, scan_kb
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +78,10 @@ class IngestSummary:
     changed_docs: list[str] = field(default_factory=list)
     removed_docs: list[str] = field(default_factory=list)
     repaired: list[str] = field(default_factory=list)  # what was wrong with the index this ingest replaced
+    sources: dict[str, int] = field(default_factory=dict)  # docs indexed per knowledge source
+    warnings: list[str] = field(default_factory=list)  # team docs left out of the index
+    overrides: list[str] = field(default_factory=list)  # team docs that replace or extend bundled ones
+    collected: list[str] = field(default_factory=list)  # superseded generations removed
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -86,6 +97,58 @@ def _corpus(settings: Settings, items: list[tuple[str, str]]) -> str:
          {"terms": TERMS_VERSION}],
         sort_keys=True)))
     return corpus_hash(items)
+
+
+def _doc_key(d: KbDoc) -> str:
+    return d.path if d.source == "bundled" else f"{d.source}:{d.path}"
+
+
+def _doc_sha(d: KbDoc) -> str:
+    """A doc's sha, or one over the doc and the team docs extending it."""
+    if not d.extensions:
+        return d.sha
+    return corpus_hash([(d.path, d.sha), *((_doc_key(x), x.sha) for x in d.extensions)])
+
+
+@dataclass
+class _Knowledge:
+    """What an ingest indexes: the scan (parsed and unchanged docs), the corpus
+    hash items, and per-source reports."""
+
+    scan: KbScan
+    items: list[tuple[str, str]]
+    sources: dict[str, int]
+    warnings: list[str] = field(default_factory=list)
+    overrides: list[str] = field(default_factory=list)
+
+
+def _read_knowledge(settings: Settings, base: dict[str, Any] | None) -> _Knowledge:
+    """The bundled KB alone: files unchanged since ``base`` are hashed, not
+    parsed. With team sources: every doc of every source (raises on a bad
+    bundled doc; a bad team doc is left out with a warning)."""
+    bundled = settings.sources[0].name if settings.sources else "bundled"
+    if not settings.team_sources:
+        scan = scan_kb(settings.kb_dir, _known(base))
+        for d in scan.parsed:
+            d.source = bundled
+        return _Knowledge(scan, scan.items(), {bundled: len(scan.parsed) + len(scan.unchanged)})
+    from .sources import load_knowledge
+
+    known = load_knowledge(settings)
+    return _Knowledge(KbScan(parsed=known.docs, unchanged={}), [(_doc_key(d), _doc_sha(d)) for d in known.docs],
+                      {r.name: r.docs for r in known.reports}, known.skipped_lines(), known.override_lines())
+
+
+def _collect(settings: Settings, keep: set[str], drop: set[str] = frozenset()) -> list[str]:  # type: ignore[assignment]
+    """Superseded generations no replica uses (see :mod:`gpukb.leases`); ``drop``
+    (a damaged generation) goes regardless."""
+    from .leases import collect_generations
+
+    try:
+        return collect_generations(settings, keep=keep, drop=drop)
+    except Exception as exc:  # cleanup must never fail an ingest
+        log.warning("generation cleanup skipped: %s", exc)
+        return []
 
 
 def _known(manifest: dict[str, Any] | None) -> dict[str, tuple[str, str]]:
@@ -105,10 +168,10 @@ def index_status(settings: Settings, *, deep: bool = False) -> dict[str, Any]:
         return {"state": "damaged", "home": str(settings.home), "generation": check.generation,
                 "problems": check.problems}
     manifest = check.manifest or {}
-    scan = scan_kb(settings.kb_dir, _known(manifest) if manifest.get("format") == FORMAT else {})
-    current = manifest.get("format") == FORMAT and manifest.get("corpus_hash") == _corpus(settings, scan.items())
+    kn = _read_knowledge(settings, manifest if manifest.get("format") == FORMAT else None)
+    current = manifest.get("format") == FORMAT and manifest.get("corpus_hash") == _corpus(settings, kn.items)
     return {"state": "current" if current else "stale", "home": str(settings.home),
-            "generation": manifest.get("generation"), "docs": len(scan.parsed) + len(scan.unchanged),
+            "generation": manifest.get("generation"), "docs": len(kn.scan.parsed) + len(kn.scan.unchanged),
             "chunks": manifest.get("chunks")}
 
 
@@ -170,15 +233,19 @@ def ingest(
         # A damaged generation is never the base of the next one.
         base = None if repaired else _incremental_base(settings, old, rebuild)
         # Files unchanged since the published generation are hashed, not parsed.
-        scan = scan_kb(settings.kb_dir, _known(base))  # raises before anything is written
-        chash = _corpus(settings, scan.items())
+        kn = _read_knowledge(settings, base)  # raises before anything is written
+        scan = kn.scan
+        for line in kn.warnings:
+            log.warning("%s", line)
+        chash = _corpus(settings, kn.items)
         old_docs: dict[str, Any] = (old or {}).get("docs", {})
         if base and base.get("corpus_hash") == chash:
             n = int(base.get("chunks", 0))
             return IngestSummary(
                 docs=len(scan.unchanged) + len(scan.parsed), chunks=n, embedded=0, skipped=n, removed=0,
                 seconds=round(time.perf_counter() - t0, 3), generation=base["generation"], noop=True,
-                sections=int(base.get("sections", 0)), home=str(home))
+                sections=int(base.get("sections", 0)), home=str(home), sources=kn.sources,
+                warnings=kn.warnings, overrides=kn.overrides, collected=_collect(settings, {base["generation"]}))
         lap("scan")
 
         chunker = chunker_settings(settings.chunking)
@@ -283,7 +350,9 @@ def ingest(
         for doc_id, (path, sha) in scan.unchanged.items():
             per_doc[doc_id] = {**old_docs[doc_id]}
         for d in scan.parsed:
-            per_doc[d.id] = {"path": d.path, "sha": d.sha, "chunks": len(by_doc_chunks.get(d.id, []))}
+            per_doc[d.id] = {"path": d.path, "sha": _doc_sha(d), "chunks": len(by_doc_chunks.get(d.id, [])),
+                             "source": d.source, **({"overrides": d.overrides} if d.overrides else {}),
+                             **({"extended_by": [x.path for x in d.extensions]} if d.extensions else {})}
         per_doc = dict(sorted(per_doc.items(), key=lambda kv: kv[1]["path"]))
         removed_docs = sorted(set(old_docs) - set(per_doc))
         emb_record = {**embedding_identity(settings), "dim": dim, "model_id": getattr(embedder, "model_id", None),
@@ -306,17 +375,18 @@ def ingest(
         }
         write_json_atomic(gen_dir / "manifest.json", manifest)
         publish(home, gen)
-        # Keep the previous generation (a running app may still be reading it),
-        # unless it is damaged.
-        keep = {gen, *([old["generation"]] if old and not repaired else [])}
-        garbage_collect(home, keep, settings.chroma_url)
+        # Superseded generations go once no serving replica holds a lease on
+        # them (the previous one is kept by default: see ServingConfig); a
+        # damaged one goes now.
+        collected = _collect(settings, {gen}, {old["generation"]} if old and repaired else set())
         return IngestSummary(
             docs=len(per_doc), chunks=n_chunks, embedded=len(todo), skipped=n_chunks - len(todo),
             removed=len(removed_docs), seconds=round(time.perf_counter() - t0, 3), generation=gen,
             sections=n_sections, home=str(home),
             added_docs=sorted(set(per_doc) - set(old_docs)),
             changed_docs=sorted(k for k in per_doc if k in old_docs and old_docs[k].get("sha") != per_doc[k]["sha"]),
-            removed_docs=removed_docs, repaired=repaired,
+            removed_docs=removed_docs, repaired=repaired, sources=kn.sources, warnings=kn.warnings,
+            overrides=kn.overrides, collected=collected,
         )
 
 

@@ -45,6 +45,13 @@ class KbDoc:
     body: str  # Markdown without front matter
     sha: str  # sha256 of the file bytes
     aliases: list[str] = field(default_factory=list)
+    # knowledge sources (gpukb.sources): the source's name, the bundled doc this
+    # one replaces (``overrides``) or team docs appended to it (``extensions``)
+    source: str = "bundled"
+    overrides: str = ""
+    extends: str = ""
+    extensions: list["KbDoc"] = field(default_factory=list)
+    lacks: list[str] = field(default_factory=list)  # front matter a team doc does not give
 
     def reviewed_date(self) -> _dt.date | None:
         """The ``reviewed`` front matter field as a date (None if it is not a real date)."""

@@ -21,9 +21,12 @@ def wiki_base() -> str:
     return base.rstrip("/")
 
 
-def wiki_link(doc_id: str, anchor: str | None = None) -> str:
-    """``<GPUKB_WIKI_URL>/?doc=<id>#<anchor>`` (no fragment when ``anchor`` is empty)."""
+def wiki_link(doc_id: str, anchor: str | None = None, source: str | None = None) -> str:
+    """``<GPUKB_WIKI_URL>/?doc=<id>#<anchor>`` (no fragment when ``anchor`` is empty);
+    a team knowledge source adds ``&source=<name>`` (the bundled one adds nothing)."""
     url = f"{wiki_base()}/?doc={quote(str(doc_id), safe='-_.~')}"
+    if source and source != "bundled":
+        url += f"&source={quote(str(source), safe='-_.~')}"
     if anchor:
         url += "#" + quote(str(anchor), safe="-_.~")
     return url

@@ -256,10 +256,11 @@ class GpukbTools:
     def _with_engine(self, fn: Callable[[Any], Any]) -> Any:
         with self._engine_lock:
             if self._engine is None:
-                from . import Engine
+                from .live import LiveEngine
 
                 log.info("loading the embedding model and the index")
-                self._engine = Engine(self.settings())
+                # follows re-ingests: each call is answered from the generation published then
+                self._engine = LiveEngine(self.settings())
             return fn(self._engine)
 
     @property
@@ -288,10 +289,10 @@ class GpukbTools:
         """KB docs by id (loaded once; ``reload`` reads the KB folder again)."""
         with self._docs_lock:
             if self._docs is None or reload:
-                from . import load_kb
+                from .sources import load_knowledge
 
-                s = self.settings()
-                self._docs = {d.id: d for d in load_kb(s.kb_dir)}
+                s = self.settings()  # every knowledge source, team overrides applied
+                self._docs = {d.id: d for d in load_knowledge(s).docs}
             return self._docs
 
     # tools ------------------------------------------------------------
@@ -299,7 +300,7 @@ class GpukbTools:
         ans = self._with_engine(lambda e: e.ask(question, k=k))
         out = ans.to_dict()
         for c in out.get("citations", []):
-            c["wiki_url"] = wiki_link(c["doc_id"], c.get("anchor"))
+            c["wiki_url"] = wiki_link(c["doc_id"], c.get("anchor"), c.get("source"))
             c["resource"] = doc_uri(c["doc_id"])
         return out
 
@@ -309,20 +310,23 @@ class GpukbTools:
             raise UsageError("the query is empty")
 
         def run(engine):
+            if hasattr(engine, "refresh"):  # a LiveEngine: search the generation published now
+                engine.refresh()
+                engine = engine.engine
             search = getattr(engine, "search", None)
-            if callable(search):
-                return search(q, k=k)
-            return engine.retriever.retrieve(q, k=k).evidence
+            found = search(q, k=k) if callable(search) else engine.retriever.retrieve(q, k=k).evidence
+            return found, getattr(getattr(engine, "index", None), "sections", {})
 
-        evidence = self._with_engine(run)
+        evidence, sections = self._with_engine(run)
         results = []
         for rank, e in enumerate(evidence, start=1):
+            source = str(sections.get(f"{e.doc_id}#{e.anchor}", {}).get("source", ""))
             results.append({
                 "rank": rank, "doc_id": e.doc_id, "title": e.title, "section": e.section,
                 "anchor": e.anchor, "path": e.path, "area": getattr(e, "area", ""),
                 "score": round(float(getattr(e, "score", 0.0) or 0.0), 4),
-                "text": e.text, "source_urls": list(getattr(e, "source_urls", []) or []),
-                "wiki_url": wiki_link(e.doc_id, e.anchor), "resource": doc_uri(e.doc_id),
+                "text": e.text, "source_urls": list(getattr(e, "source_urls", []) or []), "source": source,
+                "wiki_url": wiki_link(e.doc_id, e.anchor, source), "resource": doc_uri(e.doc_id),
             })
         return {"query": q, "results": results}
 

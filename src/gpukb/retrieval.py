@@ -246,9 +246,11 @@ def fuse(results: Sequence[list[Hit]], weights: Sequence[float], mode: str, top_
 
 def collapse(hits: Sequence[Any], sections: Mapping[str, Any], stand_in: Mapping[str, str],
              area: str | None, limit: int, meta: Callable[[Any], Mapping[str, Any]] = lambda h: h.meta,
-             score: Callable[[Any], float] = lambda h: h.score) -> list[SectionHit]:
+             score: Callable[[Any], float] = lambda h: h.score,
+             sources: Sequence[str] | None = None) -> list[SectionHit]:
     """Chunk hits -> one hit per citable section, in rank order. A doc whose
-    introduction is only a title is represented by its first section."""
+    introduction is only a title is represented by its first section. With
+    ``sources``, only sections of those knowledge sources."""
     out: list[SectionHit] = []
     seen: set[str] = set()
     for h in hits:
@@ -258,6 +260,8 @@ def collapse(hits: Sequence[Any], sections: Mapping[str, Any], stand_in: Mapping
         key = _key(md)
         key = stand_in.get(key, key)
         if key in seen or key not in sections:
+            continue
+        if sources and sections[key].get("source", "bundled") not in sources:
             continue
         seen.add(key)
         out.append(SectionHit(key, float(score(h) or 0.0)))
@@ -350,7 +354,8 @@ class Retriever:
         return fuse([vec, kw], self.weights, self.fusion_mode, self.candidates * 2), raw
 
     # sections -------------------------------------------------------------
-    def retrieve(self, question: str, k: int = 5, area: str | None = None, mode: str = "hybrid") -> Retrieved:
+    def retrieve(self, question: str, k: int = 5, area: str | None = None, mode: str = "hybrid",
+                 sources: Sequence[str] | None = None) -> Retrieved:
         hits, raw = self.chunk_hits(question, mode)
         vec_scores: dict[str, float] = {}
         for h in raw:
@@ -359,7 +364,7 @@ class Retriever:
         sections = self.index.sections
         rerank = mode == "hybrid" and bool(self.heading_weight)
         depth = max(k, self.rerank_depth) if rerank else k
-        found: list[SectionHit] = collapse(hits, sections, self._stand_in, area, depth)
+        found: list[SectionHit] = collapse(hits, sections, self._stand_in, area, depth, sources=sources)
         if rerank:
             found = heading_rerank(found, question, sections, self.heading_weight)
         out: list[Evidence] = []
@@ -390,12 +395,13 @@ class Retriever:
         return QueryBundle(query_str=keyword_query(question), custom_embedding_strs=[question],
                            embedding=self.embedder.embed_query(question))
 
-    def postprocessors(self, mode: str, k: int, area: str | None = None) -> list:
+    def postprocessors(self, mode: str, k: int, area: str | None = None, sources: Sequence[str] | None = None) -> list:
         """Section collapse (and, in hybrid mode, the heading rerank) as llama-index node postprocessors."""
         _, collapse_cls, heading_cls = _llama_classes()
         rerank = mode == "hybrid" and bool(self.heading_weight)
         depth = max(k, self.rerank_depth) if rerank else k
-        out = [collapse_cls(sections=self.index.sections, stand_in=self._stand_in, area=area, limit=depth)]
+        out = [collapse_cls(sections=self.index.sections, stand_in=self._stand_in, area=area,
+                            sources=list(sources) if sources else None, limit=depth)]
         if rerank:
             out.append(heading_cls(sections=self.index.sections, weight=self.heading_weight))
         return out
@@ -436,6 +442,7 @@ def _llama_classes():
         sections: Any = Field(default_factory=dict)  # a Mapping; the index's is lazy (never copied)
         stand_in: dict = Field(default_factory=dict)
         area: str | None = None
+        sources: list | None = None
         limit: int = 50
 
         @classmethod
@@ -444,7 +451,7 @@ def _llama_classes():
 
         def _postprocess_nodes(self, nodes, query_bundle=None):
             found = collapse(nodes, self.sections, self.stand_in, self.area, self.limit,
-                             meta=lambda n: n.node.metadata, score=lambda n: n.score)
+                             meta=lambda n: n.node.metadata, score=lambda n: n.score, sources=self.sources)
             return [NodeWithScore(node=TextNode(id_=h.key, text=self.sections[h.key]["text"],
                                                 metadata={"key": h.key}), score=h.score) for h in found]
 

@@ -43,16 +43,32 @@ def citation_location(c: Any) -> str:
     return f"{c.path}#{c.anchor}" if c.anchor else c.path
 
 
-def section_text(docs_by_id: dict[str, Any], c: Any, link=None) -> str:
+def _indexed_section(engine: Any, c: Any, generation: str | None = None) -> str:
+    """The cited section's text from the index (the answer's generation while
+    the engine still has it open), or ``""``: team docs are not KB files."""
+    try:
+        by_generation = getattr(engine, "sections", None)
+        sections = by_generation(generation) if callable(by_generation) else engine.index.sections
+        sec = sections.get(f"{c.doc_id}#{c.anchor}")
+    except Exception:  # a missing or unreadable index must not break the page
+        return ""
+    return str(sec.get("text") or "") if isinstance(sec, dict) else ""
+
+
+def section_text(docs_by_id: dict[str, Any], c: Any, link=None, engine: Any = None,
+                 generation: str | None = None) -> str:
     """The cited section's Markdown from the KB (doc id + anchor), or ``""``.
 
     With ``link(doc_id, anchor)``, links to other KB docs become wiki links
-    (and links that resolve to no doc keep their text only)."""
+    (and links that resolve to no doc keep their text only). A section of a
+    team doc (not a KB file) comes from the index through ``engine``."""
     from gpukb.wiki import doc_index, rewrite_links
     from gpukb.wiki import section_text as _section
 
     doc = docs_by_id.get(str(getattr(c, "doc_id", "")))
-    if doc is None:
+    if doc is None or (getattr(c, "source", "") or "bundled") != "bundled":
+        if engine is not None:
+            return _indexed_section(engine, c, generation)
         return ""
     text = _section(doc.body, getattr(c, "anchor", "") or "") or ""
     if link is not None and text:
@@ -168,14 +184,20 @@ def _kb() -> tuple[dict[str, Any], dict[str, Any]]:
     return {d.id: d for d in docs}, doc_index(docs)
 
 
-def _render_sources(citations: list[Any], by_id: dict[str, Any], link) -> None:
+def _render_sources(citations: list[Any], by_id: dict[str, Any], link, engine: Any = None,
+                    generation: str | None = None) -> None:
     st.markdown("**Sources**")
     for c in citations:
         with st.expander(escape_label(citation_label(c))):
             st.markdown(f"[Open in the wiki]({link(c.doc_id, c.anchor)}) · `{citation_location(c)}`")
+            source = getattr(c, "source", "") or ""
+            if source and source != "bundled":
+                info = engine.settings.source(source) if hasattr(engine, "settings") else None
+                trust = f" — {info.trust}" if info is not None and info.trust else ""
+                st.caption(f"From the team source `{escape_label(source)}`{escape_label(trust)}")
             if c.source_urls:
                 st.markdown("Upstream: " + " · ".join(f"<{u}>" for u in c.source_urls))
-            text = section_text(by_id, c, link)
+            text = section_text(by_id, c, link, engine, generation)
             if text:
                 st.divider()
                 st.markdown(answer_markdown(text), unsafe_allow_html=False)
@@ -216,7 +238,7 @@ def _on_feedback(turn_id: str) -> None:
         turn["feedback"] = f"Feedback not saved: {short_error(exc)}"
 
 
-def _render_answer(turn: dict[str, Any], by_id: dict[str, Any], by_path: dict[str, Any]) -> None:
+def _render_answer(turn: dict[str, Any], by_id: dict[str, Any], by_path: dict[str, Any], engine: Any = None) -> None:
     from .state import app_link
 
     if "error" in turn:
@@ -241,7 +263,7 @@ def _render_answer(turn: dict[str, Any], by_id: dict[str, Any], by_path: dict[st
         st.caption(f":material/info: {escape_label(str(notice))}")
     st.caption(f"{ans.seconds:.2f} s · {len(ans.citations)} source(s)")
     if ans.citations:
-        _render_sources(ans.citations, by_id, app_link)
+        _render_sources(ans.citations, by_id, app_link, engine, getattr(ans, "generation", None))
     if ans.recipes:
         st.markdown("**Recipes:** " + " · ".join(
             f"[{escape_label(r['title'])}](/recipes?recipe={quote(str(r['id']))})" for r in ans.recipes))
@@ -252,11 +274,11 @@ def _render_answer(turn: dict[str, Any], by_id: dict[str, Any], by_path: dict[st
         st.caption(turn["feedback"])
 
 
-def _render_turn(turn: dict[str, Any], by_id: dict[str, Any], by_path: dict[str, Any]) -> None:
+def _render_turn(turn: dict[str, Any], by_id: dict[str, Any], by_path: dict[str, Any], engine: Any = None) -> None:
     with st.chat_message("user"):
         st.text(turn["question"])
     with st.chat_message("assistant"):
-        _render_answer(turn, by_id, by_path)
+        _render_answer(turn, by_id, by_path, engine)
 
 
 # ---------------------------------------------------------------------------
@@ -295,7 +317,7 @@ def render() -> None:
 
     by_id, by_path = _kb()
     for turn in history:
-        _render_turn(turn, by_id, by_path)
+        _render_turn(turn, by_id, by_path, engine)
 
     question = st.chat_input("Ask about GPUs on Kubernetes, or paste an error…", max_chars=4000)
     if question is not None:
@@ -315,4 +337,4 @@ def render() -> None:
                     turn.update(_ask(engine, question, where))
             history.append(turn)
             del history[:-MAX_TURNS]
-            _render_answer(turn, by_id, by_path)
+            _render_answer(turn, by_id, by_path, engine)

@@ -1,6 +1,10 @@
 """Shared app state: settings, the KB and recipes (reloaded when their files
-change), one embedding model and one :class:`~gpukb.engine.Engine` per process
-(``st.cache_resource``), index status and re-ingest."""
+change), one embedding model and one :class:`~gpukb.live.LiveEngine` per index
+home (``st.cache_resource``), index status and re-ingest.
+
+The live engine follows re-ingests by itself (a new generation is opened with
+the loaded model and swapped in before the next question), so publishing a
+generation never reloads the model or drops a session."""
 
 from __future__ import annotations
 
@@ -109,24 +113,24 @@ def stale_after_days() -> int:
 
 
 @st.cache_resource(show_spinner="Loading the embedding model and the index…", max_entries=1)
-def _load_engine(home: str, root: str, generation: str | None) -> Any:
-    """Build the engine once. ``generation`` is part of the cache key only, so a
-    re-ingest (a new published generation) loads a fresh engine on the next run
-    (the embedding model itself is shared and stays loaded)."""
-    from gpukb import Engine, load_settings
+def _load_engine(home: str, root: str) -> Any:
+    """Build the engine once per index home; it follows re-ingests by itself
+    (the embedding model is shared with re-ingests from the sidebar)."""
+    from gpukb.config import load_settings
+    from gpukb.live import LiveEngine
 
     s = load_settings(home=home, root=root)
     emb = _shared_embedder(s)
-    return Engine(s) if emb is None else Engine(s, embedder=emb)
+    engine = LiveEngine(s) if emb is None else LiveEngine(s, embedder=emb)
+    engine.start_heartbeat()
+    return engine
 
 
 def get_engine() -> Any:
     """Return the cached engine. Raises :class:`~gpukb.errors.GpukbError` when the
     index is missing or stale (errors are not cached, so a later run retries)."""
-    from gpukb.index import current_generation
-
     s = settings()
-    return _load_engine(str(s.home), str(s.root), current_generation(s.home))
+    return _load_engine(str(s.home), str(s.root))
 
 
 def index_hint(exc: BaseException) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -25,16 +26,28 @@ def ingest(
     home: Optional[Path] = HomeOpt,
     kb: Optional[Path] = typer.Option(None, "--kb", help="Knowledge base folder (default: kb/ of the project)."),
     wait: bool = typer.Option(False, "--wait", help="If another ingest is running on this home, wait for it instead of failing."),
+    watch: bool = typer.Option(False, "--watch", help="Keep running: re-ingest when a source changes (debounced)."),
+    debounce: float = typer.Option(2.0, "--debounce", min=0.0, max=3600.0, help="With --watch: seconds of quiet before re-ingesting."),
+    poll: Optional[float] = typer.Option(None, "--poll", min=0.2, max=3600.0,
+                                         help="With --watch: poll every N seconds instead of file system events (network volumes)."),
 ) -> None:
     """Build or update the search index (incremental by content hash). A damaged index is rebuilt."""
     from ..config import load_settings
     from ..ingest import ingest as run
 
     s = load_settings(home=home, kb_dir=kb)
+    if watch:
+        _watch(s, json_out, debounce, poll, rebuild)
+        return
     summary = run(s, rebuild=rebuild, progress=None if not json_out else False, wait=wait)
     if json_out:
         emit_json(summary)
         return
+    _print_summary(summary)
+
+
+def _print_summary(summary) -> None:
+    # team docs left out (summary.warnings) were already logged by the ingest
     if summary.repaired:
         typer.echo(clean(f"The index was damaged ({'; '.join(summary.repaired[:3])}); rebuilt it."))
     if summary.noop:
@@ -43,6 +56,49 @@ def ingest(
         typer.echo(
             f"Indexed {summary.docs} docs into {summary.chunks} chunks: {summary.embedded} embedded, "
             f"{summary.skipped} reused, {summary.removed} docs removed ({summary.seconds:.1f}s) -> {summary.home}")
+    if len(summary.sources) > 1 and not summary.noop:
+        typer.echo("Sources: " + ", ".join(f"{k} {v} docs" for k, v in summary.sources.items()))
+    if summary.collected:
+        typer.echo(f"Removed superseded generations: {', '.join(summary.collected)}")
+
+
+def _watch(s, json_out: bool, debounce: float, poll: Optional[float], rebuild: bool) -> None:
+    import signal
+    import threading
+
+    from ..errors import GpukbError
+    from ..ingest import ingest as run
+    from ..live import watch_and_ingest, watched_paths
+
+    if rebuild:
+        run(s, rebuild=True, progress=None if not json_out else False)
+    stop = threading.Event()
+
+    def _stop(signum, frame) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+
+    def done(summary) -> None:
+        if json_out:
+            emit_json(summary, lines=True)
+        elif not summary.noop or summary.collected:
+            _print_summary(summary)
+
+    def failed(exc: BaseException) -> None:
+        lines = exc.lines() if isinstance(exc, GpukbError) else [str(exc)]
+        if json_out:
+            sys.stdout.write(json.dumps({"error": " / ".join(lines)}) + "\n")
+            sys.stdout.flush()
+        for line in lines:
+            sys.stderr.write(f"Error: {line}\n")
+        sys.stderr.write("The previous index keeps serving; waiting for the next change.\n")
+
+    if not json_out:
+        typer.echo(f"Watching {', '.join(str(p) for p in watched_paths(s))} "
+                   f"({'polling every %gs' % poll if poll else 'file system events'}, debounce {debounce:g}s). Ctrl-C stops.")
+    watch_and_ingest(s, debounce=debounce, poll=poll, stop=stop, on_result=done, on_error=failed)
 
 
 @app.command()
@@ -90,7 +146,8 @@ def _print_answer(ans, console) -> None:
     console.print()
     for c in ans.citations:
         where = f"{c.path}#{c.anchor}" if c.anchor else c.path
-        _say(console, f"[{c.n}] {c.title} — {c.section} ({where})")
+        team = f" [{c.source}]" if getattr(c, "source", "") not in ("", "bundled") else ""
+        _say(console, f"[{c.n}] {c.title} — {c.section} ({where}){team}")
         for u in c.source_urls[:3]:
             _say(console, f"     {u}")
     if ans.recipes:
@@ -108,6 +165,7 @@ def ask(
     k: int = typer.Option(5, "--k", min=1, max=50, help="Sections to retrieve and cite at most."),
     area: Optional[str] = typer.Option(None, "--area", help="Only search one KB area (e.g. gpu-sharing)."),
     mode: str = typer.Option("hybrid", "--mode", help="Retrieval mode: hybrid, vector or bm25."),
+    source: Optional[list[str]] = typer.Option(None, "--source", help="Only answer from this knowledge source (repeatable; see ingest/sources.yaml)."),
     home: Optional[Path] = HomeOpt,
 ) -> None:
     """Answer a question from the knowledge base, with numbered citations."""
@@ -121,10 +179,17 @@ def ask(
         raise UsageError(f"--mode must be one of: {', '.join(MODES)}")
     from rich.console import Console
 
+    sources = list(source or []) or None
+    if sources:
+        known = [x.name for x in settings(home).sources if x.enabled]
+        unknown = [x for x in sources if x not in known]
+        if unknown:
+            raise UsageError(f"--source {unknown[0]!r} is not a knowledge source; one of: {', '.join(known)}")
+    extra = {"sources": sources} if sources else {}
     console = Console(highlight=False)
     if question != "-":
         q = check_question(question)  # before the model and the index load
-        ans = _engine(home).ask(q, k=k, area=area, mode=mode)
+        ans = _engine(home).ask(q, k=k, area=area, mode=mode, **extra)
         if json_out:
             emit_json(ans)
         else:
@@ -142,7 +207,7 @@ def ask(
             q = check_question(line)
             if engine is None:
                 engine = _engine(home)
-            ans = engine.ask(q, k=k, area=area, mode=mode)
+            ans = engine.ask(q, k=k, area=area, mode=mode, **extra)
         except (IndexError_, BackendError):
             raise  # the index or the model is unusable: no later line can do better
         except Exception as exc:  # one bad line never ends the batch
@@ -187,8 +252,10 @@ def kb_check(
 
     s = load_settings(kb_dir=kb)
     res = check_kb(s.kb_dir, validate_manifests=not no_validate, max_age_days=max_age_days)
+    team = _team_reports(s) if s.team_sources else []
+    team_ok = all(not r.problems for r in team)
     if json_out:
-        emit_json(res)
+        emit_json({**res.to_dict(), "ok": res.ok and team_ok, "sources": [r.to_dict() for r in team]})
     else:
         for p in res.problems:
             typer.echo(clean(f"{p.path}: {p.field}: {p.message}"))
@@ -201,4 +268,21 @@ def kb_check(
                 typer.echo(f"  {comp:<{width}}  {n}")
         typer.echo(f"{res.docs} docs, {res.sections} sections, {len(res.problems)} problem(s), "
                    f"{len(res.warnings)} warning(s), {sum(res.entries_by_component.values())} troubleshooting entries")
-    raise typer.Exit(0 if res.ok else 1)
+        for r in team:
+            typer.echo(f"\nsource {r.name} ({r.path}): {r.docs} docs" + (f"; trust: {r.trust}" if r.trust else ""))
+            for p in r.notes:
+                typer.echo(f"  {p.path}: {p.message}")
+            for p in r.problems:
+                typer.echo(f"  {p.path}: {p.field}: {p.message} (left out of the index)")
+            for p in r.warnings:
+                typer.echo(f"  warning: {p.path}: {p.field}: {p.message}")
+            typer.echo(f"  {len(r.problems)} problem(s), {len(r.warnings)} warning(s), "
+                       f"{len(r.notes)} override(s)/extension(s)")
+    raise typer.Exit(0 if res.ok and team_ok else 1)
+
+
+def _team_reports(s) -> list:
+    """Team sources as the ingest sees them: what each doc lacks, what it overrides."""
+    from ..sources import load_knowledge
+
+    return [r for r in load_knowledge(s, strict=False).reports if r.kind == "team"]

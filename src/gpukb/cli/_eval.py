@@ -128,10 +128,13 @@ def bench(
     cold_runs: int = typer.Option(3, "--cold-runs", min=0, max=10, help="How many cold `gpukb ask` processes to time."),
     perturb: str = typer.Option("text", "--perturb", help="Scaled copies get new text (text) or only a new section order (order: no re-embedding)."),
     only: str = typer.Option("all", "--only", help="all (default), index (ingest and queries), lint (8,000 documents) or robustness (hostile inputs)."),
+    live: bool = typer.Option(False, "--live", help="Only measure serving during re-ingest vs idle (throughput, p95, errors)."),
+    reingests: int = typer.Option(3, "--reingests", min=1, max=100, help="With --live: re-ingests to serve through."),
 ) -> None:
     """Measure ingest and query speed against baselines run side by side, lint speed
-    on 8,000 documents, and time and memory on hostile inputs."""
-    from ..bench import run_bench, run_lint_bench, run_robustness_bench
+    on 8,000 documents, time and memory on hostile inputs, and (``--live``)
+    serving while another process re-ingests."""
+    from ..bench import run_bench, run_lint_bench, run_live_bench, run_robustness_bench
 
     from ..errors import UsageError
 
@@ -141,15 +144,19 @@ def bench(
         raise UsageError("--only must be all, index, lint or robustness")
     s = settings(home)
     res: dict = {}
-    if only in ("all", "index"):
-        res = run_bench(s, scale=scale, cold_runs=cold_runs, progress=not json_out, perturb=perturb)
-    if only in ("all", "lint"):
-        res["lint"] = run_lint_bench()
-    if only in ("all", "robustness"):
-        res["robustness"] = run_robustness_bench()
+    if live:
+        res = run_live_bench(s, reingests=reingests, progress=not json_out)
+        name = "bench-live"
+    else:
+        if only in ("all", "index"):
+            res = run_bench(s, scale=scale, cold_runs=cold_runs, progress=not json_out, perturb=perturb)
+        if only in ("all", "lint"):
+            res["lint"] = run_lint_bench()
+        if only in ("all", "robustness"):
+            res["robustness"] = run_robustness_bench()
+        name = f"bench-x{scale}-{perturb}" if only == "all" else f"bench-{only}"
     rdir = s.root / "evals" / "reports"
     rdir.mkdir(parents=True, exist_ok=True)
-    name = f"bench-x{scale}-{perturb}" if only == "all" else f"bench-{only}"
     (rdir / f"{name}.json").write_text(json.dumps(res, indent=1))
     if json_out:
         emit_json(res)

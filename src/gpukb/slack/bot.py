@@ -110,9 +110,11 @@ class EngineHolder:
                     if self._factory is not None:
                         self._engine = self._factory()
                     else:
-                        from .. import Engine
+                        from ..live import LiveEngine
 
-                        self._engine = Engine(self._settings)
+                        # follows re-ingests: each question is answered from the generation published then
+                        self._engine = LiveEngine(self._settings)
+                        self._engine.start_heartbeat()
                     log.info("engine loaded in %.1fs", time.perf_counter() - t0)
         return self._engine
 

@@ -52,10 +52,12 @@ def _short_title(title: str) -> str:
 
 def _citation_line(c: Any) -> str:
     """``<wiki|section> · doc title``, or just the doc title when the section is the whole doc."""
-    url = wiki_link(c.doc_id, getattr(c, "anchor", "") or None)
+    source = getattr(c, "source", "") or ""
+    url = wiki_link(c.doc_id, getattr(c, "anchor", "") or None, source)
+    team = f" · from _{escape(source)}_" if source and source != "bundled" else ""
     if c.section and c.section != c.title:
-        return f"{link(url, c.section)} · _{escape(_short_title(c.title))}_"
-    return link(url, _short_title(c.title))
+        return f"{link(url, c.section)} · _{escape(_short_title(c.title))}_{team}"
+    return link(url, _short_title(c.title)) + team
 
 
 def sources_text(citations: Iterable[Any]) -> str:

@@ -69,7 +69,7 @@ def make_server(app: Any, host: str = "127.0.0.1", port: int = 3000, path: str =
             except (OSError, UnicodeDecodeError):
                 self._send(400, "bad request body", {"Content-Type": "text/plain"})
                 return
-            headers = {k.lower(): [v] for k, v in self.headers.items()}
+            headers: dict[str, Any] = {k.lower(): [v] for k, v in self.headers.items()}
             try:
                 resp = app.dispatch(BoltRequest(body=raw, query=query, headers=headers))
             except Exception:  # never leave Slack without an answer
