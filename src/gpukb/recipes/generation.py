@@ -113,6 +113,10 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
     except ParameterError as exc:
         # A value the request gave is never changed or dropped: say what conflicts.
         bad = exc.parameter
+        if len(exc.involved) > 1:
+            words = "; ".join(f'{n} from "{used[n]}"' for n in exc.involved if n in used)
+            raise ParameterError(f"the request's values conflict: {exc.message}" + (f" ({words})" if words else ""),
+                                 parameter=bad) from None
         words = f" (from \"{used[bad]}\")" if bad in used else ""
         raise ParameterError(f"the request's {bad}={found.get(bad)!r}{words} cannot be used: {exc.message}",
                              parameter=bad) from None

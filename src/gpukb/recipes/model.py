@@ -196,6 +196,16 @@ def load_recipe_file(path: Path) -> Recipe:
                 except re.error as exc:
                     raise RecipeError(f"bad regular expression: {exc}", path=spath, field=f"extract.{name}[{j}].regex") from None
 
+    for j, c in enumerate(params.get("x-constraints") or []):
+        bad = _bad_directive(c["rule"])
+        if bad:
+            raise RecipeError(f"unknown directive {bad!r}", path=spath, field=f"parameters.x-constraints[{j}].rule")
+        refs = referenced_params(c["rule"])
+        unknown = sorted(refs - set(props))
+        if not refs or unknown:
+            raise RecipeError("a constraint must refer to declared parameters" + (
+                f" (not {', '.join(unknown)})" if unknown else ""), path=spath, field=f"parameters.x-constraints[{j}].rule")
+
     names = [e["name"] for e in data["examples"]]
     if len(set(names)) != len(names):
         raise RecipeError("example names must be unique", path=spath, field="examples")
@@ -376,7 +386,37 @@ def resolve_params(recipe: Recipe, params: dict[str, Any] | None) -> dict[str, A
             m = re.match(r"'([^']+)'", e.message)
             raise ParameterError("is required", recipe=recipe.id, parameter=m.group(1) if m else None)
         raise ParameterError(_schema_message(e), recipe=recipe.id)
+    check_constraints(recipe, full, given=set(params))
     return full
+
+
+def check_constraints(recipe: Recipe, full: dict[str, Any], given: set[str] | None = None) -> None:
+    """Every ``x-constraints`` rule of the recipe's parameter schema must hold for ``full``.
+
+    A rule is a template expression over ``{$param: name}``; it is skipped when one
+    of its parameters has no value, and, with ``only_given``, unless all of them
+    were given (``given``; None means all were). Raises ParameterError with the
+    rule's message and the values involved, naming the first parameter.
+    """
+    from .template import _Ctx, evaluate
+
+    for c in recipe.parameters.get("x-constraints") or []:
+        rule_text = json.dumps(c["rule"])
+        names = sorted(referenced_params(c["rule"]), key=lambda n: rule_text.find(f'"{n}"'))
+        if any(full.get(n) is None for n in names):
+            continue
+        if c.get("only_given") and given is not None and not all(n in given for n in names):
+            continue
+        try:
+            ok = evaluate(c["rule"], dict(full), _Ctx(str(recipe.path), recipe.fragments_dir), "x-constraints")
+        except RecipeError:
+            continue  # a value the rule cannot compare is the schema's concern, not this rule's
+        if not ok:
+            values = ", ".join(f"{n}={_short(full[n], 40)}" for n in names)
+            err = ParameterError(f"{c['message']} ({values})", recipe=recipe.id,
+                                 parameter=names[0] if names else None)
+            err.involved = names
+            raise err
 
 
 _TRUE = {"true", "yes", "y", "on", "1"}
