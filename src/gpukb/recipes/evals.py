@@ -236,8 +236,8 @@ def evaluate_requests(path: Path | None = None, recipes=None) -> dict[str, Any]:
         results.append(res)
     elapsed = time.perf_counter() - t0
     per_recipe: dict[str, list[dict[str, Any]]] = {}
-    for r in results:
-        per_recipe.setdefault(str(r.get("expected_recipe") or r.get("recipe")), []).append(r)
+    for row in results:
+        per_recipe.setdefault(str(row.get("expected_recipe") or row.get("recipe")), []).append(row)
     out = {"path": str(path), **_summary(results),
            "ms_per_request": round(elapsed * 1000 / len(results), 2) if results else 0.0,
            "tune": _summary([r for r in results if r["split"] == "tune"]),

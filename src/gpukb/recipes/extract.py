@@ -558,12 +558,12 @@ class _Extractor:
                 continue
             unit = _phrase_re(lo_name[4:].replace("_", " "))
             rx = _compile(rf"(?<![\w.]){_NUM}\s*(?:to|-|\.\.|–)\s*{_NUM}\s*{unit}")
-            m = rx.search(self.text)
-            if m:
-                a, b = parse_number(m.group(1)), parse_number(m.group(2))
+            pair = rx.search(self.text)
+            if pair:
+                a, b = parse_number(pair.group(1)), parse_number(pair.group(2))
                 if a is not None and b is not None:
-                    self._take(lo_name, a, m.span(1))
-                    self._take(hi_name, b, m.span(2))
+                    self._take(lo_name, a, pair.span(1))
+                    self._take(hi_name, b, pair.span(2))
 
     # ---------------------------------------------------- what was understood
     def _phrases_of(self, name: str) -> list[str]:
