@@ -148,6 +148,11 @@ def _quantity(nbytes: float) -> str:
     return str(int(math.ceil(nbytes)))
 
 
+def _singular(w: str) -> str:
+    """"workers" -> "worker"; short words and "-ss" words stay ("ps", "class")."""
+    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+
+
 def _word_re(w: str) -> str:
     if len(w) > 3 and w.endswith("s") and not w.endswith("ss") and w.isalpha():
         w = w[:-1]
@@ -485,6 +490,99 @@ class _Extractor:
                 return val, (spans[0][0], spans[-1][1])
         return None
 
+    def rule_objects(self, name: str, rule: dict[str, Any]):
+        """Several objects in one request, for a list-of-objects parameter.
+
+        ``objects`` lists anchor patterns whose named groups are fields of one item
+        ("4 workers" -> {replicas: 4, name: worker}); each anchor opens a segment that
+        runs to the next anchor, and ``fields`` rules (count, enum, regex, value)
+        fill the item's other fields from its own segment only. An item needs evidence
+        beyond a count and a word: a marker group (named ``_...``) or a field read from
+        its segment. The list is taken when it has at least ``min_items`` items and
+        each item fits the schema."""
+        spec = self.recipe.properties[name]
+        iprops = (spec.get("items") or {}).get("properties") or {}
+        fields: dict[str, list[dict[str, Any]]] = rule.get("fields") or {}
+        cue_words = {w.lower() for rules in fields.values() for r in rules for w in r.get("count", [])}
+        exclude = {w.lower() for w in rule.get("exclude", [])} | cue_words | set(STOPWORDS)
+        anchors: list[tuple[int, int, dict[str, str]]] = []
+        for pat in rule["objects"]:
+            for m in _compile(pat).finditer(self.text):
+                groups = {k: v for k, v in m.groupdict().items() if v is not None}
+                if _singular(str(groups.get("name", "")).lower()) in exclude or not self._free(m.span()):
+                    continue
+                if any(not (m.end() <= a or m.start() >= b) for a, b, _ in anchors):
+                    continue
+                anchors.append((m.start(), m.end(), groups))
+        anchors.sort()
+        if len(anchors) < int(rule.get("min_items", 1)):
+            return None
+        items: list[dict[str, Any]] = []
+        end = anchors[-1][1]
+        for k, (a, b, groups) in enumerate(anchors):
+            seg_end = anchors[k + 1][0] if k + 1 < len(anchors) else min(len(self.text), b + 80)
+            item: dict[str, Any] = {}
+            evidence = any(f.startswith("_") for f in groups)  # a marker group such as "pods" after the name
+            for f, raw in groups.items():
+                if f.startswith("_"):
+                    continue
+                ftype = iprops.get(f, {}).get("type")
+                if ftype == "integer":
+                    n = parse_number(raw.replace(",", ""))
+                    if n is None:
+                        return None
+                    item[f] = n
+                else:
+                    item[f] = _singular(raw.lower()) if f == "name" else raw
+            seg = self.text[b:seg_end]
+            for f, frules in fields.items():
+                if f in item:
+                    continue
+                got = self._field_in(seg, frules, iprops.get(f, {}))
+                if got is not None:
+                    item[f], used_end = got
+                    end = max(end, b + used_end)
+                    evidence = True
+            if evidence:  # "retry 2 times" names no object: nothing but a count and a word
+                items.append(item)
+        if len(items) < int(rule.get("min_items", 1)):
+            return None
+        names = [i.get("name") for i in items if "name" in i]
+        if len(set(names)) != len(names):
+            return None
+        ok, val = self._ok(name, items)
+        if ok:
+            return val, (anchors[0][0], end)
+        return None
+
+    def _field_in(self, seg: str, rules: list[dict[str, Any]], fspec: dict[str, Any]) -> tuple[Any, int] | None:
+        """One field of an object read from its own segment: (value, end offset in the segment)."""
+        for r in rules:
+            if "count" in r:
+                u = _words_alt(r["count"])
+                for p in (rf"(?<![\w.]){_NUM}\s*(?:x\s*)?-?\s*{u}", rf"{u}\s*(?:[:=]|of)?\s*{_NUM}(?![\w.])"):
+                    m = _compile(p).search(seg)
+                    if m and parse_number(m.group(1)) is not None:
+                        return parse_number(m.group(1)), m.end()
+            elif "enum" in r:
+                for value, phrases in r["enum"].items():
+                    m = _compile(_words_alt(phrases)).search(seg)
+                    if m:
+                        return value, m.end()
+            elif "regex" in r:
+                m = _compile(r["regex"]).search(seg)
+                if m and "value" in r:
+                    return r["value"], m.end()
+                if m:
+                    g = m.group(1) if m.groups() else m.group(0)
+                    if fspec.get("type") == "integer":
+                        n = parse_number(g.replace(",", ""))
+                        if n is None:
+                            continue
+                        return n, m.end()
+                    return g, m.end()
+        return None
+
     # -------------------------------------------------------------- run
     def run(self) -> Extraction:
         props = self.recipe.properties
@@ -500,6 +598,13 @@ class _Extractor:
                         self.result.spans[name] = got[1]
                         self.used.append(got[1])
                         break
+        # several objects in one request fill a list parameter before single values take their words
+        for name in order:
+            for rule in self.recipe.extract.get(name) or []:
+                if "objects" in rule and name not in self.result.values:
+                    got = self.rule_objects(name, rule)
+                    if got is not None:
+                        self._take(name, got[0], got[1])
         self._shapes()
         for name in order:
             if name in self.result.values:
@@ -512,7 +617,7 @@ class _Extractor:
                     name_rules.append({"enum": {v: [v] for v in enum if len(v) >= 3}})
             name_rules += _schema_rules(name, props[name], list(props))
             for rule in name_rules:
-                kind = next(k for k in ("count", "after", "before", "name", "size", "duration", "enum",
+                kind = next(k for k in ("objects", "count", "after", "before", "name", "size", "duration", "enum",
                                         "flag", "regex", "list", "pairs", "boolean") if k in rule)
                 got = getattr(self, f"rule_{kind}")(name, rule)
                 if got is not None:

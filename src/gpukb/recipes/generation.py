@@ -118,7 +118,7 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
             raise ParameterError(f"the request's values conflict: {exc.message}" + (f" ({words})" if words else ""),
                                  parameter=bad) from None
         words = f" (from \"{used[bad]}\")" if bad in used else ""
-        raise ParameterError(f"the request's {bad}={found.get(bad or "")!r}{words} cannot be used: {exc.message}",
+        raise ParameterError(f"the request's {bad}={found.get(bad or '')!r}{words} cannot be used: {exc.message}",
                              parameter=bad) from None
     if found:
         _refuse_conflicts(rendered.documents, rendered.issues, found, used)

@@ -393,26 +393,29 @@ def resolve_params(recipe: Recipe, params: dict[str, Any] | None) -> dict[str, A
 def check_constraints(recipe: Recipe, full: dict[str, Any], given: set[str] | None = None) -> None:
     """Every ``x-constraints`` rule of the recipe's parameter schema must hold for ``full``.
 
-    A rule is a template expression over ``{$param: name}``; it is skipped when one
-    of its parameters has no value, and, with ``only_given``, unless all of them
+    A rule is a template expression over ``{$param: name}``; it is skipped when it
+    compares a parameter that has no value, and, with ``only_given``, unless all of them
     were given (``given``; None means all were). Raises ParameterError with the
     rule's message and the values involved, naming the first parameter.
     """
-    from .template import _Ctx, evaluate
+    from .template import OMIT, _Ctx, evaluate
 
     for c in recipe.parameters.get("x-constraints") or []:
         rule_text = json.dumps(c["rule"])
         names = sorted(referenced_params(c["rule"]), key=lambda n: rule_text.find(f'"{n}"'))
-        if any(full.get(n) is None for n in names):
+        if any(full.get(n) is None for n in _compared_params(c["rule"])):
             continue
         if c.get("only_given") and given is not None and not all(n in given for n in names):
             continue
         try:
             ok = evaluate(c["rule"], dict(full), _Ctx(str(recipe.path), recipe.fragments_dir), "x-constraints")
         except RecipeError:
-            continue  # a value the rule cannot compare is the schema's concern, not this rule's
+            continue  # an absent value (or one the rule cannot compare) leaves the rule nothing to check
+        if ok is OMIT:
+            continue
         if not ok:
-            values = ", ".join(f"{n}={_short(full[n], 40)}" for n in names)
+            names = [n for n in names if full.get(n) is not None]
+            values = ", ".join(f"{n}={_short(full[n], 40)}" for n in names if full.get(n) is not None)
             err = ParameterError(f"{c['message']} ({values})", recipe=recipe.id,
                                  parameter=names[0] if names else None)
             err.involved = names
@@ -487,3 +490,17 @@ def _parse_typed(recipe: Recipe, name: str, spec: dict[str, Any], raw: str) -> A
             out[k.strip()] = v.strip()
         return out
     return raw
+
+
+def _compared_params(node: Any) -> set[str]:
+    """Parameters a rule needs: those outside $coalesce and $if (which handle absent values)."""
+    if isinstance(node, dict):
+        first = next(iter(node), None)
+        if first in ("$coalesce", "$if"):
+            return set()
+        if first == "$param" and isinstance(node[first], str):
+            return {node[first].split(".")[0]}
+        return set().union(*(_compared_params(v) for v in node.values())) if node else set()
+    if isinstance(node, list):
+        return set().union(*(_compared_params(v) for v in node)) if node else set()
+    return set()

@@ -1,0 +1,69 @@
+"""Several objects in one request fill a list-of-objects parameter; $sum and $coalesce."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gpukb.errors import ParameterError, RecipeError
+from gpukb.recipes import find_recipe, generate, load_recipes, render_recipe
+from gpukb.recipes.extract import extract_params
+from gpukb.recipes.template import evaluate
+
+ROOT = Path(__file__).resolve().parents[1]
+RECIPES = load_recipes(ROOT / "recipes")
+VOLCANO = find_recipe("volcano-job", RECIPES)
+
+
+def test_sum_and_coalesce_directives():
+    scope = {"xs": [{"n": 2}, {"n": 3}], "a": None, "b": 7}
+    assert evaluate({"$sum": {"$for": {"$param": "xs"}, "as": "x", "do": {"$param": "x.n"}}}, scope) == 5
+    assert evaluate({"$sum": {"$param": "missing"}}, scope) == 0
+    assert evaluate({"$coalesce": [{"$param": "a"}, {"$param": "b"}]}, scope) == 7
+    assert evaluate({"$coalesce": [0, {"$param": "b"}]}, scope) == 0  # zero is a value, not an absence
+    with pytest.raises(RecipeError):
+        evaluate({"$sum": "text"}, scope)
+
+
+@pytest.mark.parametrize("text, tasks", [
+    ("volcano job with 1 launcher pod (no gpu) and 4 workers, 8 gpus on each worker",
+     [{"name": "launcher", "replicas": 1, "gpus": 0}, {"name": "worker", "replicas": 4, "gpus": 8}]),
+    ("vcjob: master task x1 with 1 gpu, worker task x3 with 2 gpus",
+     [{"name": "master", "replicas": 1, "gpus": 1}, {"name": "worker", "replicas": 3, "gpus": 2}]),
+    ("volcano: 2 ps pods with no gpu, 6 trainer pods 4 gpus each",
+     [{"name": "ps", "replicas": 2, "gpus": 0}, {"name": "trainer", "replicas": 6, "gpus": 4}]),
+])
+def test_named_tasks_each_with_replicas_and_gpus(text, tasks):
+    ext = extract_params(VOLCANO, text)
+    assert [dict(sorted(t.items())) for t in ext.values["tasks"]] == [dict(sorted(t.items())) for t in tasks]
+
+
+@pytest.mark.parametrize("text", [
+    "volcano job, 4 workers x 8 GPUs, queue research",
+    "volcano job with 2 workers, retry it at most 2 times",
+    "volcano job with six workers, start once at least four can run",
+])
+def test_one_group_of_pods_is_not_a_task_list(text):
+    assert "tasks" not in extract_params(VOLCANO, text).values
+
+
+def test_tasks_render_min_available_as_all_pods_and_keep_per_task_gpus():
+    g = generate("volcano job with 1 launcher pod (no gpu) and 4 workers, 8 gpus on each worker, pytorch plugin",
+                 RECIPES, llm=False)
+    job = yaml.safe_load(g.yaml)
+    assert g.valid and job["spec"]["minAvailable"] == 5
+    assert [t["name"] for t in job["spec"]["tasks"]] == ["launcher", "worker"]
+    assert [t["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"]
+            for t in job["spec"]["tasks"]] == [0, 8]
+    assert "pytorch" in job["spec"]["plugins"]
+
+
+def test_min_available_above_the_tasks_pods_is_refused():
+    with pytest.raises(ParameterError) as ei:
+        render_recipe(VOLCANO, {"tasks": [{"name": "a", "replicas": 1}, {"name": "b", "replicas": 2}],
+                                "min_available": 4})
+    assert ei.value.involved[:2] == ["min_available", "tasks"]
+    assert render_recipe(VOLCANO, {"tasks": [{"name": "a", "replicas": 1}, {"name": "b", "replicas": 2}],
+                                   "min_available": 3}).valid
