@@ -67,3 +67,19 @@ def test_min_available_above_the_tasks_pods_is_refused():
     assert ei.value.involved[:2] == ["min_available", "tasks"]
     assert render_recipe(VOLCANO, {"tasks": [{"name": "a", "replicas": 1}, {"name": "b", "replicas": 2}],
                                    "min_available": 3}).valid
+
+
+@pytest.mark.parametrize("text, lo, hi", [
+    ("elastic pytorchjob that can scale between 2 and 6 workers, 4 gpus per worker", 2, 6),
+    ("pytorchjob elastic 2-8 workers", 2, 8),
+])
+def test_elastic_pytorchjob_has_an_elastic_policy_and_workers_only(text, lo, hi):
+    g = generate(text, RECIPES, llm=False)
+    job = yaml.safe_load(g.yaml)
+    assert g.recipe == "pytorchjob" and g.valid
+    assert job["spec"]["elasticPolicy"] == {"rdzvBackend": "c10d", "minReplicas": lo, "maxReplicas": hi,
+                                            "maxRestarts": 100}
+    assert list(job["spec"]["pytorchReplicaSpecs"]) == ["Worker"]
+    assert job["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"] == hi
+    with pytest.raises(ParameterError):
+        render_recipe(find_recipe("pytorchjob", RECIPES), {"min_workers": 5, "max_workers": 3})

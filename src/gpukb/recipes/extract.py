@@ -662,7 +662,7 @@ class _Extractor:
             if hi_name not in props:
                 continue
             unit = _phrase_re(lo_name[4:].replace("_", " "))
-            rx = _compile(rf"(?<![\w.]){_NUM}\s*(?:to|-|\.\.|–)\s*{_NUM}\s*{unit}")
+            rx = _compile(rf"(?<![\w.])(?:between\s+)?{_NUM}\s*(?:to|-|\.\.|–|and)\s*{_NUM}\s*{unit}")
             pair = rx.search(self.text)
             if pair:
                 a, b = parse_number(pair.group(1)), parse_number(pair.group(2))
