@@ -83,3 +83,29 @@ def test_elastic_pytorchjob_has_an_elastic_policy_and_workers_only(text, lo, hi)
     assert job["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"] == hi
     with pytest.raises(ParameterError):
         render_recipe(find_recipe("pytorchjob", RECIPES), {"min_workers": 5, "max_workers": 3})
+
+
+def test_gpu_pod_requires_any_gfd_label_and_tolerates_a_taint_key():
+    g = generate("test pod, 1 gpu, only on nodes where nvidia.com/gpu.family=hopper, tolerate any taint with key dedicated",
+                 RECIPES, llm=False)
+    pod = yaml.safe_load(g.yaml)
+    exprs = pod["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+        "nodeSelectorTerms"][0]["matchExpressions"]
+    assert {"key": "nvidia.com/gpu.family", "operator": "In", "values": ["hopper"]} in exprs
+    assert {"key": "dedicated", "operator": "Exists", "effect": "NoSchedule"} in pod["spec"]["tolerations"]
+    assert g.unused == [] and g.valid
+    # a pair whose key is not a node label is not a label
+    assert "node_labels" not in extract_params(find_recipe("gpu-pod", RECIPES), "gpu pod, image=cuda:12").values
+
+
+def test_clusterpolicy_service_monitor_and_karpenter_role_and_expiry():
+    g = generate("ClusterPolicy with pre-installed driver and the dcgm exporter servicemonitor on", RECIPES, llm=False)
+    cp = yaml.safe_load(g.yaml)
+    assert cp["spec"]["dcgmExporter"]["serviceMonitor"]["enabled"] is True
+    assert cp["spec"]["driver"]["enabled"] is False
+    g = generate("karpenter nodepool for p5, consolidate when underutilized after 5m, node role KarpenterNodeRole-prod, "
+                 "never expire nodes", RECIPES, llm=False)
+    docs = {d["kind"]: d for d in g.documents}
+    assert docs["EC2NodeClass"]["spec"]["role"] == "KarpenterNodeRole-prod"
+    assert docs["NodePool"]["spec"]["template"]["spec"]["expireAfter"] == "Never"
+    assert docs["NodePool"]["spec"]["disruption"]["consolidateAfter"] == "5m"

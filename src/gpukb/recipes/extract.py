@@ -223,6 +223,8 @@ def _schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | None =
     t = spec.get("type")
     if t == "boolean":
         return [{"boolean": variants}]
+    if t == "object" and isinstance(spec.get("propertyNames"), dict):
+        return [{"mapping": True}]
     return [{"after": variants}]
 
 
@@ -583,6 +585,25 @@ class _Extractor:
                     return g, m.end()
         return None
 
+    def rule_mapping(self, name: str, rule: dict[str, Any]):
+        """``key=value`` and ``key: value`` pairs whose key fits the mapping parameter's
+        ``propertyNames`` and whose value fits its values ("nvidia.com/gpu.family=hopper")."""
+        spec = self.recipe.properties[name]
+        keys = _prop_validator(json.dumps({"type": "string", **spec["propertyNames"]}, sort_keys=True))
+        vals = _prop_validator(json.dumps(spec.get("additionalProperties") or {}, sort_keys=True))
+        out: dict[str, Any] = {}
+        spans = []
+        for m in _compile(r"(?<![\w./-])([A-Za-z0-9][\w./-]*[\w])\s*(?:=|:|==)\s*[\"'`]?([\w.-]*\w)").finditer(self.text):
+            k, v = m.group(1), m.group(2)
+            if keys.is_valid(k) and vals.is_valid(v) and self._free(m.span()) and k not in out:
+                out[k] = v
+                spans.append(m.span())
+        if out:
+            ok, val = self._ok(name, out)
+            if ok:
+                return val, (spans[0][0], spans[-1][1])
+        return None
+
     # -------------------------------------------------------------- run
     def run(self) -> Extraction:
         props = self.recipe.properties
@@ -617,7 +638,7 @@ class _Extractor:
                     name_rules.append({"enum": {v: [v] for v in enum if len(v) >= 3}})
             name_rules += _schema_rules(name, props[name], list(props))
             for rule in name_rules:
-                kind = next(k for k in ("objects", "count", "after", "before", "name", "size", "duration", "enum",
+                kind = next(k for k in ("objects", "mapping", "count", "after", "before", "name", "size", "duration", "enum",
                                         "flag", "regex", "list", "pairs", "boolean") if k in rule)
                 got = getattr(self, f"rule_{kind}")(name, rule)
                 if got is not None:
