@@ -326,7 +326,14 @@ class _Extractor:
     def rule_after(self, name: str, rule: dict[str, Any]):
         words = _words_alt(rule["after"])
         pat = rf"{words}\s*(?:[:=]\s*|(?:named|called|is|of|to)\s+)?{_TOKEN}"
-        return self._first_valid(name, pat)
+        cue = _compile(rf"^{words}$")
+        for tok, span in self._token_candidates(pat):
+            if cue.match(tok):  # "tolerate taint key dedicated": a cue word is not the value
+                continue
+            ok, val = self._ok(name, tok)
+            if ok:
+                return val, span
+        return None
 
     def rule_before(self, name: str, rule: dict[str, Any]):
         words = _words_alt(rule["before"])
