@@ -22,13 +22,24 @@ from .model import Recipe
 
 __all__ = ["extract_params", "Extraction", "normalise_text", "parse_number", "parse_size"]
 
-_WORD_NUMBERS = {
+_WORD_NUMBERS: dict[str, int] = {
     "zero": 0, "one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "sixteen": 16, "twenty": 20,
-    "twenty-four": 24, "thirty-two": 32, "sixty-four": 64, "a dozen": 12, "dozen": 12, "a pair of": 2, "pair of": 2,
-    "a couple of": 2, "couple of": 2,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+    "a dozen": 12, "dozen": 12, "a pair of": 2, "pair of": 2, "a couple of": 2, "couple of": 2,
+    "a hundred": 100, "one hundred": 100, "a thousand": 1000, "one thousand": 1000,
 }
-_NUM = r"(\d+|" + "|".join(sorted((re.escape(w) for w in _WORD_NUMBERS), key=len, reverse=True)) + r")"
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+         "ninety": 90}
+_UNITS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+for _t, _v in _TENS.items():  # "forty", "twenty-four", "sixty four"
+    _WORD_NUMBERS[_t] = _v
+    for _i, _u in enumerate(_UNITS, 1):
+        _WORD_NUMBERS[f"{_t}-{_u}"] = _v + _i
+        _WORD_NUMBERS[f"{_t} {_u}"] = _v + _i
+_NUM = (r"(\d+|(?:" + "|".join(_TENS) + r")(?:[-\s](?:" + "|".join(_UNITS) + r")(?![\w-]))?|"
+        + "|".join(sorted((re.escape(w) for w in _WORD_NUMBERS if not any(w.startswith(t) for t in _TENS)),
+                          key=len, reverse=True)) + r")")
 
 # words that are never values of a name-like parameter: the shared stopwords
 # plus the nouns and verbs that frame a request
@@ -114,9 +125,19 @@ class Extraction:
         return lo, min(hi, a + 80)
 
 
+# Unit spellings read as the short forms the size rules know: "32 gigs", "2 terabytes".
+_UNIT_WORDS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:(gig|tera|mega)(?:s|abytes?|bytes?)?|(gibi|tebi|mebi)bytes?)(?![\w])",
+                         re.I)
+# Digit grouping: "1,000,000" -> "1000000" (a list "1,2" keeps its commas: groups have three digits).
+_GROUPED = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+)(?![\w,]|\.\d)")
+
+
 def normalise_text(text: str) -> str:
     t = text.replace("\u00d7", " x ").replace("\u2013", "-").replace("\u2014", " - ")
     t = t.replace("\u201c", '"').replace("\u201d", '"').replace("\u2018", "'").replace("\u2019", "'")
+    t = _GROUPED.sub(lambda m: m.group(1).replace(",", ""), t)
+    t = _UNIT_WORDS.sub(lambda m: m.group(1) + {"g": "GB", "t": "TB", "m": "MB"}[(m.group(2) or m.group(3))[0].lower()]
+                        if m.group(2) else m.group(1) + (m.group(3)[0].upper() + "i"), t)
     return " ".join(t.split())
 
 
@@ -170,10 +191,15 @@ def _phrase_re(phrase: str, left_boundary: bool = True) -> str:
 
 
 def _words_alt(words: list[str]) -> str:
+    return _words_alt_cached(tuple(words))
+
+
+@lru_cache(maxsize=4096)
+def _words_alt_cached(words: tuple[str, ...]) -> str:
     return "(?:" + "|".join(_phrase_re(w) for w in sorted(words, key=len, reverse=True)) + ")"
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=4096)
 def _compile(p: str) -> re.Pattern:
     return re.compile(p, re.I)
 
@@ -225,7 +251,13 @@ def _schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | None =
         return [{"boolean": variants}]
     if t == "object" and isinstance(spec.get("propertyNames"), dict):
         return [{"mapping": True}]
-    return [{"after": variants}]
+    rules: list[dict[str, Any]] = [{"after": variants}]
+    if t == "integer":
+        if name.endswith("_seconds"):  # the unit is in the name: "cooldown 5 min" -> 300
+            desc = re.findall(r"[A-Za-z]{4,}", str(spec.get("description", "")))
+            rules.insert(0, {"duration": True, "near": variants + [w for w in desc if w.lower() not in _STOP]})
+        rules.append({"count": variants, "any_order": True})  # the value before the name: "10 failed indexes"
+    return rules
 
 
 class _Extractor:
@@ -280,9 +312,11 @@ class _Extractor:
         units_list = list(rule["count"])
         if any(u.lower() in ("gpu", "gpus") for u in units_list):
             units_list += [u for u in _GPU_MODELS if u not in units_list]
-        for unit in units_list:
-            u = _phrase_re(unit)
-            u_after_number = _phrase_re(unit, left_boundary=False)  # "2-node", "8xA100"
+        # a rule whose units are all of equal rank ("any_order") tries them as one alternation
+        groups = [units_list] if rule.get("any_order") else [[u] for u in units_list]
+        for units in groups:
+            u = _words_alt_cached(tuple(units))
+            u_after_number = u.replace(r"(?<![\w-])", "")  # "2-node", "8xA100"
             pats = [
                 rf"(?<![\w.]){_NUM}\s*(?:x\s*)?-?\s*{u_after_number}",
                 rf"{u}\s*(?:[:=]|of|count|set to)?\s*{_NUM}(?![\w.])",
@@ -325,7 +359,7 @@ class _Extractor:
 
     def rule_after(self, name: str, rule: dict[str, Any]):
         words = _words_alt(rule["after"])
-        pat = rf"{words}\s*(?:[:=]\s*|(?:named|called|is|of|to)\s+)?{_TOKEN}"
+        pat = rf"{words}\s*(?:[:=]\s*|(?:named|called|is|of|to|at)\s+)?(?:(?:the|a|an|our|my|their)\s+)?{_TOKEN}"
         cue = _compile(rf"^{words}$")
         for tok, span in self._token_candidates(pat):
             if cue.match(tok):  # "tolerate taint key dedicated": a cue word is not the value
@@ -374,12 +408,18 @@ class _Extractor:
         return None
 
     def rule_duration(self, name: str, rule: dict[str, Any]):
-        pat = r"(?<![\w.])(\d+(?:\.\d+)?)\s*(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h)(?![\w])"
-        mult = {"s": 1, "m": 60, "h": 3600}
+        pat = (rf"(?<![\w.])(\d+(?:\.\d+)?|{_NUM[1:-1]}|an?|half an?)\s*"
+               r"(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d)(?![\w])")
+        mult = {"s": 1, "m": 60, "h": 3600, "d": 86400}
         for m in _compile(pat).finditer(self.text):
             if not self._free(m.span()) or not self._near(m.span(), rule.get("near"), 40):
                 continue
-            secs = float(m.group(1)) * mult[m.group(2)[0].lower()]
+            raw = m.group(1).lower()
+            if not raw[0].isdigit() and len(m.group(2)) == 1:
+                continue  # "a m" is no duration: word amounts take spelled-out units
+            amount = 0.5 if raw.startswith("half") else 1.0 if raw in ("a", "an") else float(
+                raw) if raw[0].isdigit() else float(parse_number(raw) or 0)
+            secs = amount * mult[m.group(2)[0].lower()]
             ok, val = self._ok(name, int(secs))
             if ok:
                 return val, m.span()

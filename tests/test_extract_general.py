@@ -1,0 +1,63 @@
+"""Schema-driven extraction shared by every recipe, on small fixture recipes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpukb.recipes.extract import extract_params, normalise_text, parse_number
+from gpukb.recipes.model import Recipe
+
+
+def _recipe(props: dict[str, Any], extract: dict[str, Any] | None = None) -> Recipe:
+    return Recipe(id="fixture", title="fixture", area="test", description="", docs=[],
+                  parameters={"type": "object", "properties": props}, templates=[], examples=[],
+                  path=Path("fixture.yaml"), extract=extract or {})
+
+
+INT = {"type": "integer", "minimum": 0, "maximum": 100000}
+SIZE = {"type": "string", "pattern": "^[0-9]+(Mi|Gi|Ti)$"}
+
+
+@pytest.mark.parametrize("words, n", [("forty", 40), ("twenty-four", 24), ("sixty four", 64), ("seven", 7),
+                                      ("a dozen", 12), ("a hundred", 100), ("12", 12)])
+def test_number_words(words, n):
+    assert parse_number(words) == n
+
+
+@pytest.mark.parametrize("text, out", [
+    ("memory 32 gigs", "memory 32GB"),
+    ("2 terabytes of data", "2TB of data"),
+    ("value 1,000,000 please", "value 1000000 please"),
+    ("ids 1,2 and 3", "ids 1,2 and 3"),
+    ("3 gibibytes", "3Gi"),
+])
+def test_normalised_units_and_digit_groups(text, out):
+    assert normalise_text(text) == out
+
+
+def test_value_before_the_parameter_name():
+    r = _recipe({"max_failed_indexes": INT, "completions": INT})
+    ext = extract_params(r, "run 100 completions, give up after 10 failed indexes")
+    assert ext.values == {"completions": 100, "max_failed_indexes": 10}
+
+
+def test_word_numbers_count():
+    r = _recipe({"shards": INT}, {"shards": [{"count": ["shards"]}]})
+    assert extract_params(r, "forty shards please").values == {"shards": 40}
+
+
+@pytest.mark.parametrize("text, secs", [("delete it an hour after it finishes", 3600),
+                                        ("delete it two days after it finishes", 172800),
+                                        ("delete it 90 s after it finishes", 90)])
+def test_seconds_in_the_name_implies_a_duration(text, secs):
+    r = _recipe({"ttl_seconds": {**INT, "maximum": 10**7, "description": "Delete the finished job after this many seconds."}})
+    assert extract_params(r, text).values == {"ttl_seconds": secs}
+
+
+def test_an_article_between_cue_and_value_is_skipped():
+    r = _recipe({"extra_toleration": {"type": "string", "pattern": "^[a-z][-a-z]*$"}},
+                {"extra_toleration": [{"after": ["tolerate", "taint"]}]})
+    assert extract_params(r, "pods must tolerate the dedicated taint").values == {"extra_toleration": "dedicated"}
