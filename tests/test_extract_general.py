@@ -61,3 +61,32 @@ def test_an_article_between_cue_and_value_is_skipped():
     r = _recipe({"extra_toleration": {"type": "string", "pattern": "^[a-z][-a-z]*$"}},
                 {"extra_toleration": [{"after": ["tolerate", "taint"]}]})
     assert extract_params(r, "pods must tolerate the dedicated taint").values == {"extra_toleration": "dedicated"}
+
+
+def _kw_recipe(rid: str, keywords: list[str], description: str = "") -> Recipe:
+    return Recipe(id=rid, title=rid, area="test", description=description, docs=[],
+                  parameters={"type": "object", "properties": {}}, templates=[], examples=[],
+                  path=Path(f"{rid}.yaml"), keywords=keywords)
+
+
+def test_the_recipe_named_first_wins_over_a_detail_named_later():
+    from gpukb.recipes.match import match_recipes
+
+    recipes = [_kw_recipe("hpa", ["hpa", "autoscaler"]),
+               _kw_recipe("deploy", ["deployment", "model server", "triton"])]
+    assert match_recipes("HPA for the triton deployment, min 2 max 4", recipes, k=1)[0][0].id == "hpa"
+    assert match_recipes("triton deployment with an HPA", recipes, k=1)[0][0].id == "deploy"
+
+
+def test_a_shared_keyword_names_no_recipe_first():
+    from gpukb.recipes.match import match_recipes
+
+    recipes = [_kw_recipe("a", ["gang", "alpha"]), _kw_recipe("b", ["gang", "beta"]), _kw_recipe("c", ["podgroup"])]
+    assert match_recipes("gang job as a podgroup", recipes, k=1)[0][0].id == "c"
+
+
+def test_singular_and_plural_name_parts_are_the_same_cue():
+    from gpukb.recipes.extract import distinctive_cues
+
+    assert "member" not in distinctive_cues("min_member", ["members", "min_member"])
+    assert "failed" in distinctive_cues("max_failed_indexes", ["max_failed_indexes", "backoff_limit_per_index"])

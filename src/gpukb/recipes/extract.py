@@ -231,10 +231,10 @@ def distinctive_cues(name: str, all_names: list[str]) -> list[str]:
     def parts(n: str) -> list[str]:
         return [p for p in n.split("_") if len(p) >= 3 and p not in _STOP]
 
-    others = {p for n in all_names if n != name for p in parts(n)}
+    others = {_singular(p) for n in all_names if n != name for p in parts(n)}  # "member" is "members"
     out = []
     for part in parts(name):
-        if part in others or part == name:
+        if _singular(part) in others or part == name:
             continue
         out.append(part)
         if len(part) >= 7 and not any(o.startswith(part[:4]) for o in others):
