@@ -90,3 +90,28 @@ def test_singular_and_plural_name_parts_are_the_same_cue():
 
     assert "member" not in distinctive_cues("min_member", ["members", "min_member"])
     assert "failed" in distinctive_cues("max_failed_indexes", ["max_failed_indexes", "backoff_limit_per_index"])
+
+
+@pytest.mark.parametrize("text, want", [
+    ("never retry", {"max_retry": 0}),
+    ("no retries please", {"max_retry": 0}),
+    ("no more than 4 retries", {"max_retry": 4}),
+])
+def test_nothing_of_a_counted_thing_is_zero(text, want):
+    r = _recipe({"max_retry": INT}, {"max_retry": [{"count": ["retries", "retry"]}]})
+    assert extract_params(r, text).values == want
+
+
+def test_no_groups_is_an_empty_list_and_a_minimum_forbids_zero():
+    r = _recipe({"fallback_groups": {"type": "array", "items": {"type": "string"}},
+                 "gpus": {"type": "integer", "minimum": 1}},
+                {"fallback_groups": [{"list": ["fallback groups", "fallback"]}]})
+    assert extract_params(r, "no fallback groups and no gpus").values == {"fallback_groups": []}
+
+
+@pytest.mark.parametrize("text, want", [("other queues can't reclaim from it", False),
+                                        ("ssh plugin off", False), ("with ssh", True)])
+def test_plain_language_booleans(text, want):
+    r = _recipe({"reclaimable": {"type": "boolean"}, "ssh": {"type": "boolean"}})
+    vals = extract_params(r, text).values
+    assert want in vals.values() and len(vals) == 1

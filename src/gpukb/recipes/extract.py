@@ -175,6 +175,8 @@ def _singular(w: str) -> str:
 
 
 def _word_re(w: str) -> str:
+    if w.endswith("*") and len(w) > 1:  # a stem: "recla*" is reclaim, reclaimable, reclaiming
+        return re.escape(w[:-1]) + r"\w*"
     if len(w) > 3 and w.endswith("s") and not w.endswith("ss") and w.isalpha():
         w = w[:-1]
     return re.escape(w) + (r"(?:s|es)?" if re.search(r"[A-Za-z0-9]$", w) else "")
@@ -219,7 +221,10 @@ def name_variants(name: str) -> list[str]:
     return sorted((v for v in out if v), key=len, reverse=True)
 
 
-_NEGATION = r"(?:no|not|without|disable[sd]?|disabling|skip|skipping|don'?t|do not|never|off|false|turn off)"
+_NEGATION = (r"(?:no|not|without|disable[sd]?|disabling|skip|skipping|don'?t|do not|never|off|false|turn off|"
+             r"can'?t|cannot|won'?t|must not|mustn'?t|shouldn'?t|may not)")
+# "no retries", "never retry", "zero restarts": nothing of a counted thing ("no more than 4" is a bound)
+_NONE_OF = r"\b(?:no|never|zero|without|don'?t|do not)\s+(?!more\b|less\b|fewer\b|later\b|longer\b|than\b)(?:[a-z]+\s+)?"
 _AFFIRM = r"(?:with|enable[sd]?|enabling|turn on|on|true|add|include|including|use|using)"
 
 
@@ -234,11 +239,13 @@ def distinctive_cues(name: str, all_names: list[str]) -> list[str]:
     others = {_singular(p) for n in all_names if n != name for p in parts(n)}  # "member" is "members"
     out = []
     for part in parts(name):
-        if _singular(part) in others or part == name:
+        if _singular(part) in others:
             continue
-        out.append(part)
+        if part != name:  # the whole name is a cue already
+            out.append(part)
         if len(part) >= 7 and not any(o.startswith(part[:4]) for o in others):
             out.append(part[:4])
+            out.append(part[:5] + "*")  # the word's other forms: "reclaim" for reclaimable
     return out
 
 
@@ -505,13 +512,26 @@ class _Extractor:
     def rule_boolean(self, name: str, rule: dict[str, Any]):
         """A boolean from plain words: "no X", "without X", "X: false" -> False; "with X", "X=true" -> True."""
         words = _words_alt(rule["boolean"])
-        for value, pat in ((False, rf"\b{_NEGATION}\s+(?:the\s+|a\s+|any\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:false|no|off|disabled?)\b"),
+        for value, pat in ((False, rf"\b{_NEGATION}\s+(?:the\s+|a\s+|any\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:false|no|off|disabled?)\b"
+                                   rf"|{words}\s+[a-z]+\s+(?:off|disabled)\b"),
                            (True, rf"\b{_AFFIRM}\s+(?:the\s+|a\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:true|yes|on|enabled?)\b")):
             m = _compile(pat).search(self.text)
             if m and self._free(m.span()):
                 ok, val = self._ok(name, value)
                 if ok:
                     return val, m.span()
+        return None
+
+    def rule_none(self, name: str, rule: dict[str, Any]):
+        """Nothing of a counted thing: "never retry", "no retries per index", "no fallback groups"
+        give 0 (or an empty list) when the schema allows it."""
+        spec = self.recipe.properties[name]
+        empty: Any = [] if spec.get("type") == "array" else 0
+        m = _compile(_NONE_OF + _words_alt(rule["none"])).search(self.text)
+        if m and self._free(m.span()):
+            ok, val = self._ok(name, empty)
+            if ok:
+                return val, m.span()
         return None
 
     def rule_pairs(self, name: str, rule: dict[str, Any]):
@@ -684,9 +704,14 @@ class _Extractor:
                 if enum and all(isinstance(v, str) for v in enum):
                     name_rules.append({"enum": {v: [v] for v in enum if len(v) >= 3}})
             name_rules += _schema_rules(name, props[name], list(props))
+            if props[name].get("type") in ("integer", "array"):
+                cues = [w for r in name_rules for k in ("count", "after", "list") if isinstance(r.get(k), list)
+                        for w in r[k] if isinstance(w, str) and w.lower() not in _STOP]
+                if cues:
+                    name_rules.insert(0, {"none": cues})
             for rule in name_rules:
-                kind = next(k for k in ("objects", "mapping", "count", "after", "before", "name", "size", "duration", "enum",
-                                        "flag", "regex", "list", "pairs", "boolean") if k in rule)
+                kind = next(k for k in ("objects", "mapping", "none", "count", "after", "before", "name", "size",
+                                        "duration", "enum", "flag", "regex", "list", "pairs", "boolean") if k in rule)
                 got = getattr(self, f"rule_{kind}")(name, rule)
                 if got is not None:
                     value, span = got
