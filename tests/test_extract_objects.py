@@ -109,3 +109,28 @@ def test_clusterpolicy_service_monitor_and_karpenter_role_and_expiry():
     assert docs["EC2NodeClass"]["spec"]["role"] == "KarpenterNodeRole-prod"
     assert docs["NodePool"]["spec"]["template"]["spec"]["expireAfter"] == "Never"
     assert docs["NodePool"]["spec"]["disruption"]["consolidateAfter"] == "5m"
+
+
+PRIORITY = find_recipe("priority-classes", RECIPES)
+
+
+def test_several_priority_classes_render_one_document_each():
+    ext = extract_params(PRIORITY, "priority classes: alpha-one at 500, beta-two at 50 and gamma-three at 5 that never preempts")
+    assert ext.values["classes"] == [{"name": "alpha-one", "value": 500}, {"name": "beta-two", "value": 50},
+                                     {"name": "gamma-three", "value": 5, "preempt": False}]
+    docs = render_recipe(PRIORITY, {"classes": ext.values["classes"]}).documents
+    assert [(d["metadata"]["name"], d["value"], d["preemptionPolicy"]) for d in docs] == [
+        ("alpha-one", 500, "PreemptLowerPriority"), ("beta-two", 50, "PreemptLowerPriority"), ("gamma-three", 5, "Never")]
+
+
+def test_two_objects_fill_the_recipes_own_pair_highest_value_first():
+    ext = extract_params(PRIORITY, "priorityclasses low-one 10 and top-one 900")
+    assert "classes" not in ext.values
+    assert (ext.values["production_name"], ext.values["production_value"]) == ("top-one", 900)
+    assert (ext.values["research_name"], ext.values["research_value"]) == ("low-one", 10)
+
+
+def test_kind_runs_collapse():
+    from gpukb.recipes.check import _runs
+
+    assert _runs(["A", "B", "B", "C", "B"]) == ["A", "B", "C", "B"]

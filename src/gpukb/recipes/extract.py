@@ -624,6 +624,25 @@ class _Extractor:
             return val, (anchors[0][0], end)
         return None
 
+    def _into_slots(self, rule: dict[str, Any], items: list[dict[str, Any]], span: tuple[int, int]) -> bool:
+        """Objects that fit the recipe's own fixed parameters: ``slots`` lists, per slot, which
+        parameter each item field goes to ({name: production_name, value: production_value});
+        with ``slots_by`` the items fill the slots from the highest value of that field down.
+        Taken only when there are exactly as many items as slots and every field has a place."""
+        slots: list[dict[str, str]] = rule.get("slots") or []
+        if not slots or len(items) != len(slots) or any(set(i) - set(s) for i, s in zip(items, slots)):
+            return False
+        by = rule.get("slots_by")
+        ordered = sorted(items, key=lambda i: -float(i.get(by, 0))) if by else items
+        pairs = [(slot[f], v) for item, slot in zip(ordered, slots) for f, v in item.items()]
+        if any(p in self.result.values or not self._ok(p, v)[0] for p, v in pairs):
+            return False
+        for p, v in pairs:
+            self.result.values[p] = self._ok(p, v)[1]
+            self.result.spans[p] = span
+        self.used.append(span)
+        return True
+
     def _field_in(self, seg: str, rules: list[dict[str, Any]], fspec: dict[str, Any]) -> tuple[Any, int] | None:
         """One field of an object read from its own segment: (value, end offset in the segment)."""
         for r in rules:
@@ -691,7 +710,7 @@ class _Extractor:
             for rule in self.recipe.extract.get(name) or []:
                 if "objects" in rule and name not in self.result.values:
                     got = self.rule_objects(name, rule)
-                    if got is not None:
+                    if got is not None and not self._into_slots(rule, got[0], got[1]):
                         self._take(name, got[0], got[1])
         self._shapes()
         for name in order:

@@ -173,6 +173,8 @@ def load_recipe_file(path: Path) -> Recipe:
                 raise RecipeError(f"cannot read fragment {t['$include']!r}", path=spath, field=f"templates[{i}]") from None
             if not isinstance(doc, dict):
                 raise RecipeError(f"fragment {t['$include']!r} is not a mapping", path=spath, field=f"templates[{i}]")
+        if next(iter(t)) == "$for" and isinstance(t.get("do"), dict):
+            doc = t["do"]  # one document per item of a list
         for key in ("apiVersion", "kind"):
             if not isinstance(doc.get(key), str):
                 raise RecipeError(f"each document needs a literal {key}", path=spath, field=f"templates[{i}].{key}")
