@@ -115,3 +115,23 @@ def test_plain_language_booleans(text, want):
     r = _recipe({"reclaimable": {"type": "boolean"}, "ssh": {"type": "boolean"}})
     vals = extract_params(r, text).values
     assert want in vals.values() and len(vals) == 1
+
+
+def test_a_word_that_names_another_parameter_is_not_a_value():
+    r = _recipe({"model": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._/:-]*$"}, "cache_size": SIZE},
+                {"cache_size": [{"size": "quantity", "near": ["cache"]}]})
+    assert extract_params(r, "emptyDir 50Gi model cache").values == {"cache_size": "50Gi"}
+    assert extract_params(r, "model llama-3 please").values == {"model": "llama-3"}
+
+
+def test_inference_deployment_model_cache_is_an_emptydir_with_a_size_limit():
+    from gpukb.recipes import find_recipe, generate, load_recipes
+
+    recipes = load_recipes(Path(__file__).resolve().parents[1] / "recipes")
+    g = generate("vLLM model server, 1 GPU, emptyDir 50Gi model cache", recipes)
+    assert g.recipe == "gpu-inference-deployment" and g.valid
+    spec = g.documents[0]["spec"]["template"]["spec"]
+    assert {"name": "model-cache", "emptyDir": {"sizeLimit": "50Gi"}} in spec["volumes"]
+    bare = generate("vLLM model server with 1 GPU", recipes).documents[0]["spec"]["template"]["spec"]
+    assert [v["name"] for v in bare["volumes"]] == ["dshm"]
+    assert find_recipe("gpu-inference-deployment", recipes).properties["cache_size"]["pattern"]

@@ -258,7 +258,7 @@ def _schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | None =
         return [{"boolean": variants}]
     if t == "object" and isinstance(spec.get("propertyNames"), dict):
         return [{"mapping": True}]
-    rules: list[dict[str, Any]] = [{"after": variants}]
+    rules: list[dict[str, Any]] = [{"after": variants, "schema": True}]
     if t == "integer":
         if name.endswith("_seconds"):  # the unit is in the name: "cooldown 5 min" -> 300
             desc = re.findall(r"[A-Za-z]{4,}", str(spec.get("description", "")))
@@ -311,6 +311,19 @@ class _Extractor:
         a, b = span
         lo, hi = max(0, a - window), min(len(self.text), b + window)
         return bool(_compile(_words_alt(words)).search(self.text, lo, hi))
+
+    def _cue_words(self, name: str) -> set[str]:
+        """Single cue words of the recipe's other parameters (their rules' units and near words)."""
+        out: set[str] = set()
+        for other, rules in self.recipe.extract.items():
+            if other == name:
+                continue
+            for r in rules:
+                for key in ("count", "near", "after", "before", "list"):
+                    for w in r.get(key) or []:
+                        if isinstance(w, str) and re.fullmatch(r"[a-z]+", w.lower()):
+                            out.add(_singular(w.lower()))
+        return out
 
     # ------------------------------------------------------------ rules
     def rule_count(self, name: str, rule: dict[str, Any]):
@@ -368,8 +381,11 @@ class _Extractor:
         words = _words_alt(rule["after"])
         pat = rf"{words}\s*(?:[:=]\s*|(?:named|called|is|of|to|at)\s+)?(?:(?:the|a|an|our|my|their)\s+)?{_TOKEN}"
         cue = _compile(rf"^{words}$")
+        others = self._cue_words(name) if rule.get("schema") else set()
         for tok, span in self._token_candidates(pat):
             if cue.match(tok):  # "tolerate taint key dedicated": a cue word is not the value
+                continue
+            if _singular(tok.lower()) in others:  # "model cache": the word names another parameter
                 continue
             ok, val = self._ok(name, tok)
             if ok:
