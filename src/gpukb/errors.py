@@ -144,6 +144,7 @@ class ParameterError(RecipeError):
         GpukbError.__init__(self, f"{head}{where}{message}")
         self.path = None
         self.field = parameter
+        self.involved: list[str] = [parameter] if parameter else []  # every parameter of a broken cross-check
 
 
 class ManifestError(GpukbError):

@@ -22,13 +22,24 @@ from .model import Recipe
 
 __all__ = ["extract_params", "Extraction", "normalise_text", "parse_number", "parse_size"]
 
-_WORD_NUMBERS = {
+_WORD_NUMBERS: dict[str, int] = {
     "zero": 0, "one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "sixteen": 16, "twenty": 20,
-    "twenty-four": 24, "thirty-two": 32, "sixty-four": 64, "a dozen": 12, "dozen": 12, "a pair of": 2, "pair of": 2,
-    "a couple of": 2, "couple of": 2,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+    "a dozen": 12, "dozen": 12, "a pair of": 2, "pair of": 2, "a couple of": 2, "couple of": 2,
+    "a hundred": 100, "one hundred": 100, "a thousand": 1000, "one thousand": 1000,
 }
-_NUM = r"(\d+|" + "|".join(sorted((re.escape(w) for w in _WORD_NUMBERS), key=len, reverse=True)) + r")"
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+         "ninety": 90}
+_UNITS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+for _t, _v in _TENS.items():  # "forty", "twenty-four", "sixty four"
+    _WORD_NUMBERS[_t] = _v
+    for _i, _u in enumerate(_UNITS, 1):
+        _WORD_NUMBERS[f"{_t}-{_u}"] = _v + _i
+        _WORD_NUMBERS[f"{_t} {_u}"] = _v + _i
+_NUM = (r"(\d+|(?:" + "|".join(_TENS) + r")(?:[-\s](?:" + "|".join(_UNITS) + r")(?![\w-]))?|"
+        + "|".join(sorted((re.escape(w) for w in _WORD_NUMBERS if not any(w.startswith(t) for t in _TENS)),
+                          key=len, reverse=True)) + r")")
 
 # words that are never values of a name-like parameter: the shared stopwords
 # plus the nouns and verbs that frame a request
@@ -114,9 +125,19 @@ class Extraction:
         return lo, min(hi, a + 80)
 
 
+# Unit spellings read as the short forms the size rules know: "32 gigs", "2 terabytes".
+_UNIT_WORDS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:(gig|tera|mega)(?:s|abytes?|bytes?)?|(gibi|tebi|mebi)bytes?)(?![\w])",
+                         re.I)
+# Digit grouping: "1,000,000" -> "1000000" (a list "1,2" keeps its commas: groups have three digits).
+_GROUPED = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+)(?![\w,]|\.\d)")
+
+
 def normalise_text(text: str) -> str:
     t = text.replace("\u00d7", " x ").replace("\u2013", "-").replace("\u2014", " - ")
     t = t.replace("\u201c", '"').replace("\u201d", '"').replace("\u2018", "'").replace("\u2019", "'")
+    t = _GROUPED.sub(lambda m: m.group(1).replace(",", ""), t)
+    t = _UNIT_WORDS.sub(lambda m: m.group(1) + {"g": "GB", "t": "TB", "m": "MB"}[(m.group(2) or m.group(3))[0].lower()]
+                        if m.group(2) else m.group(1) + (m.group(3)[0].upper() + "i"), t)
     return " ".join(t.split())
 
 
@@ -148,7 +169,14 @@ def _quantity(nbytes: float) -> str:
     return str(int(math.ceil(nbytes)))
 
 
+def _singular(w: str) -> str:
+    """"workers" -> "worker"; short words and "-ss" words stay ("ps", "class")."""
+    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+
+
 def _word_re(w: str) -> str:
+    if w.endswith("*") and len(w) > 1:  # a stem: "recla*" is reclaim, reclaimable, reclaiming
+        return re.escape(w[:-1]) + r"\w*"
     if len(w) > 3 and w.endswith("s") and not w.endswith("ss") and w.isalpha():
         w = w[:-1]
     return re.escape(w) + (r"(?:s|es)?" if re.search(r"[A-Za-z0-9]$", w) else "")
@@ -165,10 +193,15 @@ def _phrase_re(phrase: str, left_boundary: bool = True) -> str:
 
 
 def _words_alt(words: list[str]) -> str:
+    return _words_alt_cached(tuple(words))
+
+
+@lru_cache(maxsize=4096)
+def _words_alt_cached(words: tuple[str, ...]) -> str:
     return "(?:" + "|".join(_phrase_re(w) for w in sorted(words, key=len, reverse=True)) + ")"
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=4096)
 def _compile(p: str) -> re.Pattern:
     return re.compile(p, re.I)
 
@@ -188,7 +221,10 @@ def name_variants(name: str) -> list[str]:
     return sorted((v for v in out if v), key=len, reverse=True)
 
 
-_NEGATION = r"(?:no|not|without|disable[sd]?|disabling|skip|skipping|don'?t|do not|never|off|false|turn off)"
+_NEGATION = (r"(?:no|not|without|disable[sd]?|disabling|skip|skipping|don'?t|do not|never|off|false|turn off|"
+             r"can'?t|cannot|won'?t|must not|mustn'?t|shouldn'?t|may not)")
+# "no retries", "never retry", "zero restarts": nothing of a counted thing ("no more than 4" is a bound)
+_NONE_OF = r"\b(?:no|never|zero|without|don'?t|do not)\s+(?!more\b|less\b|fewer\b|later\b|longer\b|than\b)(?:[a-z]+\s+)?"
 _AFFIRM = r"(?:with|enable[sd]?|enabling|turn on|on|true|add|include|including|use|using)"
 
 
@@ -200,14 +236,16 @@ def distinctive_cues(name: str, all_names: list[str]) -> list[str]:
     def parts(n: str) -> list[str]:
         return [p for p in n.split("_") if len(p) >= 3 and p not in _STOP]
 
-    others = {p for n in all_names if n != name for p in parts(n)}
+    others = {_singular(p) for n in all_names if n != name for p in parts(n)}  # "member" is "members"
     out = []
     for part in parts(name):
-        if part in others or part == name:
+        if _singular(part) in others:
             continue
-        out.append(part)
+        if part != name:  # the whole name is a cue already
+            out.append(part)
         if len(part) >= 7 and not any(o.startswith(part[:4]) for o in others):
             out.append(part[:4])
+            out.append(part[:5] + "*")  # the word's other forms: "reclaim" for reclaimable
     return out
 
 
@@ -218,7 +256,15 @@ def _schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | None =
     t = spec.get("type")
     if t == "boolean":
         return [{"boolean": variants}]
-    return [{"after": variants}]
+    if t == "object" and isinstance(spec.get("propertyNames"), dict):
+        return [{"mapping": True}]
+    rules: list[dict[str, Any]] = [{"after": variants, "schema": True}]
+    if t == "integer":
+        if name.endswith("_seconds"):  # the unit is in the name: "cooldown 5 min" -> 300
+            desc = re.findall(r"[A-Za-z]{4,}", str(spec.get("description", "")))
+            rules.insert(0, {"duration": True, "near": variants + [w for w in desc if w.lower() not in _STOP]})
+        rules.append({"count": variants, "any_order": True})  # the value before the name: "10 failed indexes"
+    return rules
 
 
 class _Extractor:
@@ -266,6 +312,19 @@ class _Extractor:
         lo, hi = max(0, a - window), min(len(self.text), b + window)
         return bool(_compile(_words_alt(words)).search(self.text, lo, hi))
 
+    def _cue_words(self, name: str) -> set[str]:
+        """Single cue words of the recipe's other parameters (their rules' units and near words)."""
+        out: set[str] = set()
+        for other, rules in self.recipe.extract.items():
+            if other == name:
+                continue
+            for r in rules:
+                for key in ("count", "near", "after", "before", "list"):
+                    for w in r.get(key) or []:
+                        if isinstance(w, str) and re.fullmatch(r"[a-z]+", w.lower()):
+                            out.add(_singular(w.lower()))
+        return out
+
     # ------------------------------------------------------------ rules
     def rule_count(self, name: str, rule: dict[str, Any]):
         """An integer next to a unit. Units are tried in the order given (the first are the
@@ -273,9 +332,11 @@ class _Extractor:
         units_list = list(rule["count"])
         if any(u.lower() in ("gpu", "gpus") for u in units_list):
             units_list += [u for u in _GPU_MODELS if u not in units_list]
-        for unit in units_list:
-            u = _phrase_re(unit)
-            u_after_number = _phrase_re(unit, left_boundary=False)  # "2-node", "8xA100"
+        # a rule whose units are all of equal rank ("any_order") tries them as one alternation
+        groups = [units_list] if rule.get("any_order") else [[u] for u in units_list]
+        for units in groups:
+            u = _words_alt_cached(tuple(units))
+            u_after_number = u.replace(r"(?<![\w-])", "")  # "2-node", "8xA100"
             pats = [
                 rf"(?<![\w.]){_NUM}\s*(?:x\s*)?-?\s*{u_after_number}",
                 rf"{u}\s*(?:[:=]|of|count|set to)?\s*{_NUM}(?![\w.])",
@@ -318,8 +379,18 @@ class _Extractor:
 
     def rule_after(self, name: str, rule: dict[str, Any]):
         words = _words_alt(rule["after"])
-        pat = rf"{words}\s*(?:[:=]\s*|(?:named|called|is|of|to)\s+)?{_TOKEN}"
-        return self._first_valid(name, pat)
+        pat = rf"{words}\s*(?:[:=]\s*|(?:named|called|is|of|to|at)\s+)?(?:(?:the|a|an|our|my|their)\s+)?{_TOKEN}"
+        cue = _compile(rf"^{words}$")
+        others = self._cue_words(name) if rule.get("schema") else set()
+        for tok, span in self._token_candidates(pat):
+            if cue.match(tok):  # "tolerate taint key dedicated": a cue word is not the value
+                continue
+            if _singular(tok.lower()) in others:  # "model cache": the word names another parameter
+                continue
+            ok, val = self._ok(name, tok)
+            if ok:
+                return val, span
+        return None
 
     def rule_before(self, name: str, rule: dict[str, Any]):
         words = _words_alt(rule["before"])
@@ -360,12 +431,18 @@ class _Extractor:
         return None
 
     def rule_duration(self, name: str, rule: dict[str, Any]):
-        pat = r"(?<![\w.])(\d+(?:\.\d+)?)\s*(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h)(?![\w])"
-        mult = {"s": 1, "m": 60, "h": 3600}
+        pat = (rf"(?<![\w.])(\d+(?:\.\d+)?|{_NUM[1:-1]}|an?|half an?)\s*"
+               r"(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d)(?![\w])")
+        mult = {"s": 1, "m": 60, "h": 3600, "d": 86400}
         for m in _compile(pat).finditer(self.text):
             if not self._free(m.span()) or not self._near(m.span(), rule.get("near"), 40):
                 continue
-            secs = float(m.group(1)) * mult[m.group(2)[0].lower()]
+            raw = m.group(1).lower()
+            if not raw[0].isdigit() and len(m.group(2)) == 1:
+                continue  # "a m" is no duration: word amounts take spelled-out units
+            amount = 0.5 if raw.startswith("half") else 1.0 if raw in ("a", "an") else float(
+                raw) if raw[0].isdigit() else float(parse_number(raw) or 0)
+            secs = amount * mult[m.group(2)[0].lower()]
             ok, val = self._ok(name, int(secs))
             if ok:
                 return val, m.span()
@@ -451,13 +528,26 @@ class _Extractor:
     def rule_boolean(self, name: str, rule: dict[str, Any]):
         """A boolean from plain words: "no X", "without X", "X: false" -> False; "with X", "X=true" -> True."""
         words = _words_alt(rule["boolean"])
-        for value, pat in ((False, rf"\b{_NEGATION}\s+(?:the\s+|a\s+|any\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:false|no|off|disabled?)\b"),
+        for value, pat in ((False, rf"\b{_NEGATION}\s+(?:the\s+|a\s+|any\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:false|no|off|disabled?)\b"
+                                   rf"|{words}\s+[a-z]+\s+(?:off|disabled)\b"),
                            (True, rf"\b{_AFFIRM}\s+(?:the\s+|a\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:true|yes|on|enabled?)\b")):
             m = _compile(pat).search(self.text)
             if m and self._free(m.span()):
                 ok, val = self._ok(name, value)
                 if ok:
                     return val, m.span()
+        return None
+
+    def rule_none(self, name: str, rule: dict[str, Any]):
+        """Nothing of a counted thing: "never retry", "no retries per index", "no fallback groups"
+        give 0 (or an empty list) when the schema allows it."""
+        spec = self.recipe.properties[name]
+        empty: Any = [] if spec.get("type") == "array" else 0
+        m = _compile(_NONE_OF + _words_alt(rule["none"])).search(self.text)
+        if m and self._free(m.span()):
+            ok, val = self._ok(name, empty)
+            if ok:
+                return val, m.span()
         return None
 
     def rule_pairs(self, name: str, rule: dict[str, Any]):
@@ -485,6 +575,137 @@ class _Extractor:
                 return val, (spans[0][0], spans[-1][1])
         return None
 
+    def rule_objects(self, name: str, rule: dict[str, Any]):
+        """Several objects in one request, for a list-of-objects parameter.
+
+        ``objects`` lists anchor patterns whose named groups are fields of one item
+        ("4 workers" -> {replicas: 4, name: worker}); each anchor opens a segment that
+        runs to the next anchor, and ``fields`` rules (count, enum, regex, value)
+        fill the item's other fields from its own segment only. An item needs evidence
+        beyond a count and a word: a marker group (named ``_...``) or a field read from
+        its segment. The list is taken when it has at least ``min_items`` items and
+        each item fits the schema."""
+        spec = self.recipe.properties[name]
+        iprops = (spec.get("items") or {}).get("properties") or {}
+        fields: dict[str, list[dict[str, Any]]] = rule.get("fields") or {}
+        cue_words = {w.lower() for rules in fields.values() for r in rules for w in r.get("count", [])}
+        exclude = {w.lower() for w in rule.get("exclude", [])} | cue_words | set(STOPWORDS)
+        anchors: list[tuple[int, int, dict[str, str]]] = []
+        for pat in rule["objects"]:
+            for m in _compile(pat).finditer(self.text):
+                groups = {k: v for k, v in m.groupdict().items() if v is not None}
+                if _singular(str(groups.get("name", "")).lower()) in exclude or not self._free(m.span()):
+                    continue
+                if any(not (m.end() <= a or m.start() >= b) for a, b, _ in anchors):
+                    continue
+                anchors.append((m.start(), m.end(), groups))
+        anchors.sort()
+        if len(anchors) < int(rule.get("min_items", 1)):
+            return None
+        items: list[dict[str, Any]] = []
+        end = anchors[-1][1]
+        for k, (a, b, groups) in enumerate(anchors):
+            seg_end = anchors[k + 1][0] if k + 1 < len(anchors) else min(len(self.text), b + 80)
+            item: dict[str, Any] = {}
+            evidence = any(f.startswith("_") for f in groups)  # a marker group such as "pods" after the name
+            for f, raw in groups.items():
+                if f.startswith("_"):
+                    continue
+                ftype = iprops.get(f, {}).get("type")
+                if ftype == "integer":
+                    n = parse_number(raw.replace(",", ""))
+                    if n is None:
+                        return None
+                    item[f] = n
+                else:
+                    item[f] = _singular(raw.lower()) if f == "name" else raw
+            seg = self.text[b:seg_end]
+            for f, frules in fields.items():
+                if f in item:
+                    continue
+                got = self._field_in(seg, frules, iprops.get(f, {}))
+                if got is not None:
+                    item[f], used_end = got
+                    end = max(end, b + used_end)
+                    evidence = True
+            if evidence:  # "retry 2 times" names no object: nothing but a count and a word
+                items.append(item)
+        if len(items) < int(rule.get("min_items", 1)):
+            return None
+        names = [i.get("name") for i in items if "name" in i]
+        if len(set(names)) != len(names):
+            return None
+        ok, val = self._ok(name, items)
+        if ok:
+            return val, (anchors[0][0], end)
+        return None
+
+    def _into_slots(self, rule: dict[str, Any], items: list[dict[str, Any]], span: tuple[int, int]) -> bool:
+        """Objects that fit the recipe's own fixed parameters: ``slots`` lists, per slot, which
+        parameter each item field goes to ({name: production_name, value: production_value});
+        with ``slots_by`` the items fill the slots from the highest value of that field down.
+        Taken only when there are exactly as many items as slots and every field has a place."""
+        slots: list[dict[str, str]] = rule.get("slots") or []
+        if not slots or len(items) != len(slots) or any(set(i) - set(s) for i, s in zip(items, slots)):
+            return False
+        by = rule.get("slots_by")
+        ordered = sorted(items, key=lambda i: -float(i.get(by, 0))) if by else items
+        pairs = [(slot[f], v) for item, slot in zip(ordered, slots) for f, v in item.items()]
+        if any(p in self.result.values or not self._ok(p, v)[0] for p, v in pairs):
+            return False
+        for p, v in pairs:
+            self.result.values[p] = self._ok(p, v)[1]
+            self.result.spans[p] = span
+        self.used.append(span)
+        return True
+
+    def _field_in(self, seg: str, rules: list[dict[str, Any]], fspec: dict[str, Any]) -> tuple[Any, int] | None:
+        """One field of an object read from its own segment: (value, end offset in the segment)."""
+        for r in rules:
+            if "count" in r:
+                u = _words_alt(r["count"])
+                for p in (rf"(?<![\w.]){_NUM}\s*(?:x\s*)?-?\s*{u}", rf"{u}\s*(?:[:=]|of)?\s*{_NUM}(?![\w.])"):
+                    m = _compile(p).search(seg)
+                    if m and parse_number(m.group(1)) is not None:
+                        return parse_number(m.group(1)), m.end()
+            elif "enum" in r:
+                for value, phrases in r["enum"].items():
+                    m = _compile(_words_alt(phrases)).search(seg)
+                    if m:
+                        return value, m.end()
+            elif "regex" in r:
+                m = _compile(r["regex"]).search(seg)
+                if m and "value" in r:
+                    return r["value"], m.end()
+                if m:
+                    g = m.group(1) if m.groups() else m.group(0)
+                    if fspec.get("type") == "integer":
+                        n = parse_number(g.replace(",", ""))
+                        if n is None:
+                            continue
+                        return n, m.end()
+                    return g, m.end()
+        return None
+
+    def rule_mapping(self, name: str, rule: dict[str, Any]):
+        """``key=value`` and ``key: value`` pairs whose key fits the mapping parameter's
+        ``propertyNames`` and whose value fits its values ("nvidia.com/gpu.family=hopper")."""
+        spec = self.recipe.properties[name]
+        keys = _prop_validator(json.dumps({"type": "string", **spec["propertyNames"]}, sort_keys=True))
+        vals = _prop_validator(json.dumps(spec.get("additionalProperties") or {}, sort_keys=True))
+        out: dict[str, Any] = {}
+        spans = []
+        for m in _compile(r"(?<![\w./-])([A-Za-z0-9][\w./-]*[\w])\s*(?:=|:|==)\s*[\"'`]?([\w.-]*\w)").finditer(self.text):
+            k, v = m.group(1), m.group(2)
+            if keys.is_valid(k) and vals.is_valid(v) and self._free(m.span()) and k not in out:
+                out[k] = v
+                spans.append(m.span())
+        if out:
+            ok, val = self._ok(name, out)
+            if ok:
+                return val, (spans[0][0], spans[-1][1])
+        return None
+
     # -------------------------------------------------------------- run
     def run(self) -> Extraction:
         props = self.recipe.properties
@@ -500,6 +721,13 @@ class _Extractor:
                         self.result.spans[name] = got[1]
                         self.used.append(got[1])
                         break
+        # several objects in one request fill a list parameter before single values take their words
+        for name in order:
+            for rule in self.recipe.extract.get(name) or []:
+                if "objects" in rule and name not in self.result.values:
+                    got = self.rule_objects(name, rule)
+                    if got is not None and not self._into_slots(rule, got[0], got[1]):
+                        self._take(name, got[0], got[1])
         self._shapes()
         for name in order:
             if name in self.result.values:
@@ -511,9 +739,14 @@ class _Extractor:
                 if enum and all(isinstance(v, str) for v in enum):
                     name_rules.append({"enum": {v: [v] for v in enum if len(v) >= 3}})
             name_rules += _schema_rules(name, props[name], list(props))
+            if props[name].get("type") in ("integer", "array"):
+                cues = [w for r in name_rules for k in ("count", "after", "list") if isinstance(r.get(k), list)
+                        for w in r[k] if isinstance(w, str) and w.lower() not in _STOP]
+                if cues:
+                    name_rules.insert(0, {"none": cues})
             for rule in name_rules:
-                kind = next(k for k in ("count", "after", "before", "name", "size", "duration", "enum",
-                                        "flag", "regex", "list", "pairs", "boolean") if k in rule)
+                kind = next(k for k in ("objects", "mapping", "none", "count", "after", "before", "name", "size",
+                                        "duration", "enum", "flag", "regex", "list", "pairs", "boolean") if k in rule)
                 got = getattr(self, f"rule_{kind}")(name, rule)
                 if got is not None:
                     value, span = got
@@ -557,13 +790,13 @@ class _Extractor:
             if hi_name not in props:
                 continue
             unit = _phrase_re(lo_name[4:].replace("_", " "))
-            rx = _compile(rf"(?<![\w.]){_NUM}\s*(?:to|-|\.\.|–)\s*{_NUM}\s*{unit}")
-            rm = rx.search(self.text)
-            if rm:
-                a, b = parse_number(rm.group(1)), parse_number(rm.group(2))
+            rx = _compile(rf"(?<![\w.])(?:between\s+)?{_NUM}\s*(?:to|-|\.\.|–|and)\s*{_NUM}\s*{unit}")
+            pair = rx.search(self.text)
+            if pair:
+                a, b = parse_number(pair.group(1)), parse_number(pair.group(2))
                 if a is not None and b is not None:
-                    self._take(lo_name, a, rm.span(1))
-                    self._take(hi_name, b, rm.span(2))
+                    self._take(lo_name, a, pair.span(1))
+                    self._take(hi_name, b, pair.span(2))
 
     # ---------------------------------------------------- what was understood
     def _phrases_of(self, name: str) -> list[str]:

@@ -113,8 +113,12 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
     except ParameterError as exc:
         # A value the request gave is never changed or dropped: say what conflicts.
         bad = exc.parameter or ""
+        if len(exc.involved) > 1:
+            words = "; ".join(f'{n} from "{used[n]}"' for n in exc.involved if n in used)
+            raise ParameterError(f"the request's values conflict: {exc.message}" + (f" ({words})" if words else ""),
+                                 parameter=bad) from None
         words = f" (from \"{used[bad]}\")" if bad in used else ""
-        raise ParameterError(f"the request's {bad}={found.get(bad)!r}{words} cannot be used: {exc.message}",
+        raise ParameterError(f"the request's {bad}={found.get(bad or '')!r}{words} cannot be used: {exc.message}",
                              parameter=bad) from None
     if found:
         _refuse_conflicts(rendered.documents, rendered.issues, found, used)

@@ -21,6 +21,7 @@ _MODIFIER = re.compile(r"\b(?:in|on|into|onto|to|from|under|behind)\s+(?:the\s+|
                        r"(?:[\w.-]+\s+)?$", re.I)
 _MODIFIER_WEIGHT = 0.4
 _LATE_DISCOUNT = 0.5  # a phrase at the very end of a request weighs half
+_HEAD_BONUS = 3.0  # the object asked for is usually named first: "HPA for the triton deployment"
 
 
 def tokenize(text: str) -> list[str]:
@@ -47,6 +48,13 @@ class _Index:
         self.vocab = {t for doc in corpus for t in doc}
         self.bm25 = MemoryBM25(corpus)  # scores as bm25s.BM25 does, without importing it
         self.phrases: list[list[tuple[re.Pattern, float]]] = []
+        # a keyword of one recipe only names that recipe; shared ones ("gpu") name none
+        owners: dict[str, int] = {}
+        for r in recipes:
+            for kw in {k.strip().lower() for k in r.keywords}:
+                owners[kw] = owners.get(kw, 0) + 1
+        self.distinctive: list[list[bool]] = [[owners.get(kw.strip().lower(), 0) == 1 for kw in r.keywords]
+                                              for r in recipes]
         for r in recipes:
             pats = []
             for kw in r.keywords:
@@ -59,17 +67,26 @@ class _Index:
         q = [t for t in tokenize(text) if t in self.vocab]
         base = list(self.bm25.get_scores(q)) if q else [0.0] * len(self.recipes)
         out = []
+        first: dict[int, int] = {}  # recipe -> where its first distinctive, unmodified keyword starts
         for i, pats in enumerate(self.phrases):
             bonus = 0.0
-            for rx, w in pats:
+            for j, (rx, w) in enumerate(pats):
                 m = rx.search(text)
                 if m:
                     # "... in the prod queue": a phrase after a preposition names where or
                     # with what, not the object asked for. The object is usually named
                     # first; later mentions are more often details of it.
-                    where = _MODIFIER_WEIGHT if _MODIFIER.search(text, 0, m.start()) else 1.0
+                    modified = bool(_MODIFIER.search(text, 0, m.start()))
+                    where = _MODIFIER_WEIGHT if modified else 1.0
                     bonus += w * where * (1.0 - _LATE_DISCOUNT * m.start() / max(1, len(text)))
+                    if self.distinctive[i][j] and not modified:
+                        first[i] = min(first.get(i, m.start()), m.start())
             out.append(float(base[i]) + 1.5 * min(bonus, 6.0))
+        if first:
+            head = min(first.values())
+            for i, at in first.items():
+                if at == head:
+                    out[i] += _HEAD_BONUS
         return out
 
 

@@ -173,6 +173,8 @@ def load_recipe_file(path: Path) -> Recipe:
                 raise RecipeError(f"cannot read fragment {t['$include']!r}", path=spath, field=f"templates[{i}]") from None
             if not isinstance(doc, dict):
                 raise RecipeError(f"fragment {t['$include']!r} is not a mapping", path=spath, field=f"templates[{i}]")
+        if next(iter(t)) == "$for" and isinstance(t.get("do"), dict):
+            doc = t["do"]  # one document per item of a list
         for key in ("apiVersion", "kind"):
             if not isinstance(doc.get(key), str):
                 raise RecipeError(f"each document needs a literal {key}", path=spath, field=f"templates[{i}].{key}")
@@ -195,6 +197,16 @@ def load_recipe_file(path: Path) -> Recipe:
                     re.compile(rule["regex"])
                 except re.error as exc:
                     raise RecipeError(f"bad regular expression: {exc}", path=spath, field=f"extract.{name}[{j}].regex") from None
+
+    for j, c in enumerate(params.get("x-constraints") or []):
+        bad = _bad_directive(c["rule"])
+        if bad:
+            raise RecipeError(f"unknown directive {bad!r}", path=spath, field=f"parameters.x-constraints[{j}].rule")
+        refs = referenced_params(c["rule"])
+        unknown = sorted(refs - set(props))
+        if not refs or unknown:
+            raise RecipeError("a constraint must refer to declared parameters" + (
+                f" (not {', '.join(unknown)})" if unknown else ""), path=spath, field=f"parameters.x-constraints[{j}].rule")
 
     names = [e["name"] for e in data["examples"]]
     if len(set(names)) != len(names):
@@ -376,7 +388,40 @@ def resolve_params(recipe: Recipe, params: dict[str, Any] | None) -> dict[str, A
             m = re.match(r"'([^']+)'", e.message)
             raise ParameterError("is required", recipe=recipe.id, parameter=m.group(1) if m else None)
         raise ParameterError(_schema_message(e), recipe=recipe.id)
+    check_constraints(recipe, full, given=set(params))
     return full
+
+
+def check_constraints(recipe: Recipe, full: dict[str, Any], given: set[str] | None = None) -> None:
+    """Every ``x-constraints`` rule of the recipe's parameter schema must hold for ``full``.
+
+    A rule is a template expression over ``{$param: name}``; it is skipped when it
+    compares a parameter that has no value, and, with ``only_given``, unless all of them
+    were given (``given``; None means all were). Raises ParameterError with the
+    rule's message and the values involved, naming the first parameter.
+    """
+    from .template import OMIT, _Ctx, evaluate
+
+    for c in recipe.parameters.get("x-constraints") or []:
+        rule_text = json.dumps(c["rule"])
+        names = sorted(referenced_params(c["rule"]), key=lambda n: rule_text.find(f'"{n}"'))
+        if any(full.get(n) is None for n in _compared_params(c["rule"])):
+            continue
+        if c.get("only_given") and given is not None and not all(n in given for n in names):
+            continue
+        try:
+            ok = evaluate(c["rule"], dict(full), _Ctx(str(recipe.path), recipe.fragments_dir), "x-constraints")
+        except RecipeError:
+            continue  # an absent value (or one the rule cannot compare) leaves the rule nothing to check
+        if ok is OMIT:
+            continue
+        if not ok:
+            names = [n for n in names if full.get(n) is not None]
+            values = ", ".join(f"{n}={_short(full[n], 40)}" for n in names if full.get(n) is not None)
+            err = ParameterError(f"{c['message']} ({values})", recipe=recipe.id,
+                                 parameter=names[0] if names else None)
+            err.involved = names
+            raise err
 
 
 _TRUE = {"true", "yes", "y", "on", "1"}
@@ -447,3 +492,17 @@ def _parse_typed(recipe: Recipe, name: str, spec: dict[str, Any], raw: str) -> A
             out[k.strip()] = v.strip()
         return out
     return raw
+
+
+def _compared_params(node: Any) -> set[str]:
+    """Parameters a rule needs: those outside $coalesce and $if (which handle absent values)."""
+    if isinstance(node, dict):
+        first = next(iter(node), None)
+        if first in ("$coalesce", "$if"):
+            return set()
+        if first == "$param" and isinstance(node[first], str):
+            return {node[first].split(".")[0]}
+        return set().union(*(_compared_params(v) for v in node.values())) if node else set()
+    if isinstance(node, list):
+        return set().union(*(_compared_params(v) for v in node)) if node else set()
+    return set()

@@ -38,9 +38,13 @@ def render_documents(recipe: Recipe, params: dict[str, Any]) -> list[Any]:
     docs = []
     for i, t in enumerate(recipe.templates):
         doc = evaluate(t, dict(params), ctx, f"templates[{i}]")
-        if doc is OMIT or not isinstance(doc, dict):
-            raise RecipeError("a template document must render to a mapping", path=str(recipe.path), field=f"templates[{i}]")
-        docs.append(doc)
+        # a {$for: ...} entry is one document per item of a list parameter
+        several = isinstance(t, dict) and next(iter(t), None) == "$for" and isinstance(doc, list)
+        for d in (doc if several else [doc]):
+            if d is OMIT or not isinstance(d, dict):
+                raise RecipeError("a template document must render to a mapping", path=str(recipe.path),
+                                  field=f"templates[{i}]")
+            docs.append(d)
     return docs
 
 

@@ -19,6 +19,8 @@ Directives (``X`` is any template, evaluated first)::
     {$join: X, sep: ","}           a list joined into one string
     {$str: X}                      X as a string (quantities, annotation values)
     {$add|$sub|$mul|$max|$min|$ceildiv: [X, X]}    integer arithmetic
+    {$sum: X}                      the sum of a list of numbers (0 for none)
+    {$coalesce: [X, X, ...]}       the first value that is present (an absent one is skipped)
     {$eq|$ne|$gt|$ge|$lt|$le: [X, X]}    comparisons
     {$and|$or: [X, ...]}, {$not: X}, {$in: [X, [..]]}   logic
     {$include: file.yaml, with: {name: X}}   a fragment from ``recipes/_fragments``,
@@ -68,6 +70,7 @@ _OPTIONS = {
     "$yaml": set(),
     "$join": {"sep"},
     "$str": set(),
+    "$sum": set(), "$coalesce": set(),
     "$add": set(), "$sub": set(), "$mul": set(), "$max": set(), "$min": set(), "$ceildiv": set(),
     "$eq": set(), "$ne": set(), "$gt": set(), "$ge": set(), "$lt": set(), "$le": set(),
     "$and": set(), "$or": set(), "$not": set(), "$in": set(),
@@ -189,6 +192,21 @@ def _eval_directive(d: str, node: dict, scope: dict[str, Any], ctx: _Ctx, where:
 
         text = _FIELD.sub(sub, arg)
         return OMIT if missing else text
+    if d == "$sum":
+        seq = ev(arg)
+        if seq is OMIT:
+            return 0
+        if not isinstance(seq, list):
+            raise _fail(ctx, where, "$sum needs a list")
+        return sum(_nums(ctx, where, d, [v for v in seq if v is not OMIT]))
+    if d == "$coalesce":
+        if not isinstance(arg, list):
+            raise _fail(ctx, where, "$coalesce needs a list")
+        for i, x in enumerate(arg):
+            v = ev(x, f"[{i}]")
+            if v is not OMIT and v is not None:
+                return v
+        return OMIT
     if d == "$if":
         cond = ev(arg)
         if _truthy(cond):

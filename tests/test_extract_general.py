@@ -1,0 +1,137 @@
+"""Schema-driven extraction shared by every recipe, on small fixture recipes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpukb.recipes.extract import extract_params, normalise_text, parse_number
+from gpukb.recipes.model import Recipe
+
+
+def _recipe(props: dict[str, Any], extract: dict[str, Any] | None = None) -> Recipe:
+    return Recipe(id="fixture", title="fixture", area="test", description="", docs=[],
+                  parameters={"type": "object", "properties": props}, templates=[], examples=[],
+                  path=Path("fixture.yaml"), extract=extract or {})
+
+
+INT = {"type": "integer", "minimum": 0, "maximum": 100000}
+SIZE = {"type": "string", "pattern": "^[0-9]+(Mi|Gi|Ti)$"}
+
+
+@pytest.mark.parametrize("words, n", [("forty", 40), ("twenty-four", 24), ("sixty four", 64), ("seven", 7),
+                                      ("a dozen", 12), ("a hundred", 100), ("12", 12)])
+def test_number_words(words, n):
+    assert parse_number(words) == n
+
+
+@pytest.mark.parametrize("text, out", [
+    ("memory 32 gigs", "memory 32GB"),
+    ("2 terabytes of data", "2TB of data"),
+    ("value 1,000,000 please", "value 1000000 please"),
+    ("ids 1,2 and 3", "ids 1,2 and 3"),
+    ("3 gibibytes", "3Gi"),
+])
+def test_normalised_units_and_digit_groups(text, out):
+    assert normalise_text(text) == out
+
+
+def test_value_before_the_parameter_name():
+    r = _recipe({"max_failed_indexes": INT, "completions": INT})
+    ext = extract_params(r, "run 100 completions, give up after 10 failed indexes")
+    assert ext.values == {"completions": 100, "max_failed_indexes": 10}
+
+
+def test_word_numbers_count():
+    r = _recipe({"shards": INT}, {"shards": [{"count": ["shards"]}]})
+    assert extract_params(r, "forty shards please").values == {"shards": 40}
+
+
+@pytest.mark.parametrize("text, secs", [("delete it an hour after it finishes", 3600),
+                                        ("delete it two days after it finishes", 172800),
+                                        ("delete it 90 s after it finishes", 90)])
+def test_seconds_in_the_name_implies_a_duration(text, secs):
+    r = _recipe({"ttl_seconds": {**INT, "maximum": 10**7, "description": "Delete the finished job after this many seconds."}})
+    assert extract_params(r, text).values == {"ttl_seconds": secs}
+
+
+def test_an_article_between_cue_and_value_is_skipped():
+    r = _recipe({"extra_toleration": {"type": "string", "pattern": "^[a-z][-a-z]*$"}},
+                {"extra_toleration": [{"after": ["tolerate", "taint"]}]})
+    assert extract_params(r, "pods must tolerate the dedicated taint").values == {"extra_toleration": "dedicated"}
+
+
+def _kw_recipe(rid: str, keywords: list[str], description: str = "") -> Recipe:
+    return Recipe(id=rid, title=rid, area="test", description=description, docs=[],
+                  parameters={"type": "object", "properties": {}}, templates=[], examples=[],
+                  path=Path(f"{rid}.yaml"), keywords=keywords)
+
+
+def test_the_recipe_named_first_wins_over_a_detail_named_later():
+    from gpukb.recipes.match import match_recipes
+
+    recipes = [_kw_recipe("hpa", ["hpa", "autoscaler"]),
+               _kw_recipe("deploy", ["deployment", "model server", "triton"])]
+    assert match_recipes("HPA for the triton deployment, min 2 max 4", recipes, k=1)[0][0].id == "hpa"
+    assert match_recipes("triton deployment with an HPA", recipes, k=1)[0][0].id == "deploy"
+
+
+def test_a_shared_keyword_names_no_recipe_first():
+    from gpukb.recipes.match import match_recipes
+
+    recipes = [_kw_recipe("a", ["gang", "alpha"]), _kw_recipe("b", ["gang", "beta"]), _kw_recipe("c", ["podgroup"])]
+    assert match_recipes("gang job as a podgroup", recipes, k=1)[0][0].id == "c"
+
+
+def test_singular_and_plural_name_parts_are_the_same_cue():
+    from gpukb.recipes.extract import distinctive_cues
+
+    assert "member" not in distinctive_cues("min_member", ["members", "min_member"])
+    assert "failed" in distinctive_cues("max_failed_indexes", ["max_failed_indexes", "backoff_limit_per_index"])
+
+
+@pytest.mark.parametrize("text, want", [
+    ("never retry", {"max_retry": 0}),
+    ("no retries please", {"max_retry": 0}),
+    ("no more than 4 retries", {"max_retry": 4}),
+])
+def test_nothing_of_a_counted_thing_is_zero(text, want):
+    r = _recipe({"max_retry": INT}, {"max_retry": [{"count": ["retries", "retry"]}]})
+    assert extract_params(r, text).values == want
+
+
+def test_no_groups_is_an_empty_list_and_a_minimum_forbids_zero():
+    r = _recipe({"fallback_groups": {"type": "array", "items": {"type": "string"}},
+                 "gpus": {"type": "integer", "minimum": 1}},
+                {"fallback_groups": [{"list": ["fallback groups", "fallback"]}]})
+    assert extract_params(r, "no fallback groups and no gpus").values == {"fallback_groups": []}
+
+
+@pytest.mark.parametrize("text, want", [("other queues can't reclaim from it", False),
+                                        ("ssh plugin off", False), ("with ssh", True)])
+def test_plain_language_booleans(text, want):
+    r = _recipe({"reclaimable": {"type": "boolean"}, "ssh": {"type": "boolean"}})
+    vals = extract_params(r, text).values
+    assert want in vals.values() and len(vals) == 1
+
+
+def test_a_word_that_names_another_parameter_is_not_a_value():
+    r = _recipe({"model": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._/:-]*$"}, "cache_size": SIZE},
+                {"cache_size": [{"size": "quantity", "near": ["cache"]}]})
+    assert extract_params(r, "emptyDir 50Gi model cache").values == {"cache_size": "50Gi"}
+    assert extract_params(r, "model llama-3 please").values == {"model": "llama-3"}
+
+
+def test_inference_deployment_model_cache_is_an_emptydir_with_a_size_limit():
+    from gpukb.recipes import find_recipe, generate, load_recipes
+
+    recipes = load_recipes(Path(__file__).resolve().parents[1] / "recipes")
+    g = generate("vLLM model server, 1 GPU, emptyDir 50Gi model cache", recipes)
+    assert g.recipe == "gpu-inference-deployment" and g.valid
+    spec = g.documents[0]["spec"]["template"]["spec"]
+    assert {"name": "model-cache", "emptyDir": {"sizeLimit": "50Gi"}} in spec["volumes"]
+    bare = generate("vLLM model server with 1 GPU", recipes).documents[0]["spec"]["template"]["spec"]
+    assert [v["name"] for v in bare["volumes"]] == ["dshm"]
+    assert find_recipe("gpu-inference-deployment", recipes).properties["cache_size"]["pattern"]

@@ -1,0 +1,136 @@
+"""Several objects in one request fill a list-of-objects parameter; $sum and $coalesce."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gpukb.errors import ParameterError, RecipeError
+from gpukb.recipes import find_recipe, generate, load_recipes, render_recipe
+from gpukb.recipes.extract import extract_params
+from gpukb.recipes.template import evaluate
+
+ROOT = Path(__file__).resolve().parents[1]
+RECIPES = load_recipes(ROOT / "recipes")
+VOLCANO = find_recipe("volcano-job", RECIPES)
+
+
+def test_sum_and_coalesce_directives():
+    scope = {"xs": [{"n": 2}, {"n": 3}], "a": None, "b": 7}
+    assert evaluate({"$sum": {"$for": {"$param": "xs"}, "as": "x", "do": {"$param": "x.n"}}}, scope) == 5
+    assert evaluate({"$sum": {"$param": "missing"}}, scope) == 0
+    assert evaluate({"$coalesce": [{"$param": "a"}, {"$param": "b"}]}, scope) == 7
+    assert evaluate({"$coalesce": [0, {"$param": "b"}]}, scope) == 0  # zero is a value, not an absence
+    with pytest.raises(RecipeError):
+        evaluate({"$sum": "text"}, scope)
+
+
+@pytest.mark.parametrize("text, tasks", [
+    ("volcano job with 1 launcher pod (no gpu) and 4 workers, 8 gpus on each worker",
+     [{"name": "launcher", "replicas": 1, "gpus": 0}, {"name": "worker", "replicas": 4, "gpus": 8}]),
+    ("vcjob: master task x1 with 1 gpu, worker task x3 with 2 gpus",
+     [{"name": "master", "replicas": 1, "gpus": 1}, {"name": "worker", "replicas": 3, "gpus": 2}]),
+    ("volcano: 2 ps pods with no gpu, 6 trainer pods 4 gpus each",
+     [{"name": "ps", "replicas": 2, "gpus": 0}, {"name": "trainer", "replicas": 6, "gpus": 4}]),
+])
+def test_named_tasks_each_with_replicas_and_gpus(text, tasks):
+    ext = extract_params(VOLCANO, text)
+    assert [dict(sorted(t.items())) for t in ext.values["tasks"]] == [dict(sorted(t.items())) for t in tasks]
+
+
+@pytest.mark.parametrize("text", [
+    "volcano job, 4 workers x 8 GPUs, queue research",
+    "volcano job with 2 workers, retry it at most 2 times",
+    "volcano job with six workers, start once at least four can run",
+])
+def test_one_group_of_pods_is_not_a_task_list(text):
+    assert "tasks" not in extract_params(VOLCANO, text).values
+
+
+def test_tasks_render_min_available_as_all_pods_and_keep_per_task_gpus():
+    g = generate("volcano job with 1 launcher pod (no gpu) and 4 workers, 8 gpus on each worker, pytorch plugin",
+                 RECIPES, llm=False)
+    job = yaml.safe_load(g.yaml)
+    assert g.valid and job["spec"]["minAvailable"] == 5
+    assert [t["name"] for t in job["spec"]["tasks"]] == ["launcher", "worker"]
+    assert [t["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"]
+            for t in job["spec"]["tasks"]] == [0, 8]
+    assert "pytorch" in job["spec"]["plugins"]
+
+
+def test_min_available_above_the_tasks_pods_is_refused():
+    with pytest.raises(ParameterError) as ei:
+        render_recipe(VOLCANO, {"tasks": [{"name": "a", "replicas": 1}, {"name": "b", "replicas": 2}],
+                                "min_available": 4})
+    assert ei.value.involved[:2] == ["min_available", "tasks"]
+    assert render_recipe(VOLCANO, {"tasks": [{"name": "a", "replicas": 1}, {"name": "b", "replicas": 2}],
+                                   "min_available": 3}).valid
+
+
+@pytest.mark.parametrize("text, lo, hi", [
+    ("elastic pytorchjob that can scale between 2 and 6 workers, 4 gpus per worker", 2, 6),
+    ("pytorchjob elastic 2-8 workers", 2, 8),
+])
+def test_elastic_pytorchjob_has_an_elastic_policy_and_workers_only(text, lo, hi):
+    g = generate(text, RECIPES, llm=False)
+    job = yaml.safe_load(g.yaml)
+    assert g.recipe == "pytorchjob" and g.valid
+    assert job["spec"]["elasticPolicy"] == {"rdzvBackend": "c10d", "minReplicas": lo, "maxReplicas": hi,
+                                            "maxRestarts": 100}
+    assert list(job["spec"]["pytorchReplicaSpecs"]) == ["Worker"]
+    assert job["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"] == hi
+    with pytest.raises(ParameterError):
+        render_recipe(find_recipe("pytorchjob", RECIPES), {"min_workers": 5, "max_workers": 3})
+
+
+def test_gpu_pod_requires_any_gfd_label_and_tolerates_a_taint_key():
+    g = generate("test pod, 1 gpu, only on nodes where nvidia.com/gpu.family=hopper, tolerate any taint with key dedicated",
+                 RECIPES, llm=False)
+    pod = yaml.safe_load(g.yaml)
+    exprs = pod["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+        "nodeSelectorTerms"][0]["matchExpressions"]
+    assert {"key": "nvidia.com/gpu.family", "operator": "In", "values": ["hopper"]} in exprs
+    assert {"key": "dedicated", "operator": "Exists", "effect": "NoSchedule"} in pod["spec"]["tolerations"]
+    assert g.unused == [] and g.valid
+    # a pair whose key is not a node label is not a label
+    assert "node_labels" not in extract_params(find_recipe("gpu-pod", RECIPES), "gpu pod, image=cuda:12").values
+
+
+def test_clusterpolicy_service_monitor_and_karpenter_role_and_expiry():
+    g = generate("ClusterPolicy with pre-installed driver and the dcgm exporter servicemonitor on", RECIPES, llm=False)
+    cp = yaml.safe_load(g.yaml)
+    assert cp["spec"]["dcgmExporter"]["serviceMonitor"]["enabled"] is True
+    assert cp["spec"]["driver"]["enabled"] is False
+    g = generate("karpenter nodepool for p5, consolidate when underutilized after 5m, node role KarpenterNodeRole-prod, "
+                 "never expire nodes", RECIPES, llm=False)
+    docs = {d["kind"]: d for d in g.documents}
+    assert docs["EC2NodeClass"]["spec"]["role"] == "KarpenterNodeRole-prod"
+    assert docs["NodePool"]["spec"]["template"]["spec"]["expireAfter"] == "Never"
+    assert docs["NodePool"]["spec"]["disruption"]["consolidateAfter"] == "5m"
+
+
+PRIORITY = find_recipe("priority-classes", RECIPES)
+
+
+def test_several_priority_classes_render_one_document_each():
+    ext = extract_params(PRIORITY, "priority classes: alpha-one at 500, beta-two at 50 and gamma-three at 5 that never preempts")
+    assert ext.values["classes"] == [{"name": "alpha-one", "value": 500}, {"name": "beta-two", "value": 50},
+                                     {"name": "gamma-three", "value": 5, "preempt": False}]
+    docs = render_recipe(PRIORITY, {"classes": ext.values["classes"]}).documents
+    assert [(d["metadata"]["name"], d["value"], d["preemptionPolicy"]) for d in docs] == [
+        ("alpha-one", 500, "PreemptLowerPriority"), ("beta-two", 50, "PreemptLowerPriority"), ("gamma-three", 5, "Never")]
+
+
+def test_two_objects_fill_the_recipes_own_pair_highest_value_first():
+    ext = extract_params(PRIORITY, "priorityclasses low-one 10 and top-one 900")
+    assert "classes" not in ext.values
+    assert (ext.values["production_name"], ext.values["production_value"]) == ("top-one", 900)
+    assert (ext.values["research_name"], ext.values["research_value"]) == ("low-one", 10)
+
+
+def test_kind_runs_collapse():
+    from gpukb.recipes.check import _runs
+
+    assert _runs(["A", "B", "B", "C", "B"]) == ["A", "B", "C", "B"]
