@@ -12,10 +12,15 @@ import hashlib
 import math
 import os
 import re
+import shutil
+import socket
 import subprocess
 import sys
 import textwrap
+import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -176,3 +181,47 @@ def real_index_home(tmp_path_factory) -> Path:
     res = subprocess.run(gpukb_cmd("ingest", "--json"), env=env, capture_output=True, text=True, timeout=900)
     assert res.returncode == 0, res.stderr
     return home
+
+
+# -- real servers on loopback --------------------------------------------------
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_port(port: int, timeout: float = 60.0, proc: subprocess.Popen | None = None) -> None:
+    """Wait until something listens on 127.0.0.1:``port`` (fails if ``proc`` exits first)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError(f"server exited with {proc.returncode} before listening on port {port}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"nothing listens on port {port} after {timeout:g} s") from None
+            time.sleep(0.2)
+
+
+@contextmanager
+def chroma_server(data_dir: Path) -> Iterator[str]:
+    """A real ``chroma run`` server on loopback for the test's duration; yields its URL."""
+    chroma = shutil.which("chroma", path=str(Path(sys.executable).parent))
+    assert chroma, "the chroma CLI ships with chromadb"
+    port = free_port()
+    srv = subprocess.Popen([chroma, "run", "--path", str(data_dir), "--host", "127.0.0.1", "--port", str(port)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, proc=srv)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        srv.terminate()
+        try:
+            srv.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            srv.kill()

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import textwrap
@@ -22,6 +21,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from conftest import free_port as _free_port
 
 pytest.importorskip("streamlit")
 
@@ -55,12 +56,6 @@ def _unavailable(reason: str):
     if os.environ.get("CI"):
         pytest.fail(f"browser test cannot run in CI: {reason}")
     pytest.skip(reason)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

@@ -5,9 +5,7 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -118,33 +116,16 @@ def test_changing_one_doc_reembeds_only_it(tmp_path):
     assert second["skipped"] >= first["chunks"] - manifest["docs"]["storage-rwx-datasets"]["chunks"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_chroma_server_backend(tmp_path, tiny_root):
     """Ingest into and answer from a real `chroma run` server on loopback."""
-    from conftest import make_hash_embedder
+    from conftest import chroma_server, make_hash_embedder
     from gpukb.config import load_settings
     from gpukb.engine import Engine
     from gpukb.ingest import ingest
 
-    chroma = shutil.which("chroma", path=str(Path(sys.executable).parent))
-    assert chroma, "the chroma CLI ships with chromadb"
-    port = _free_port()
-    srv = subprocess.Popen([chroma, "run", "--path", str(tmp_path / "srv"), "--host", "127.0.0.1",
-                            "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.3)
-        s = load_settings(home=tmp_path / "home", root=tiny_root, chroma_url=f"http://127.0.0.1:{port}")
+    with chroma_server(tmp_path / "srv") as url:
+        port = int(url.rsplit(":", 1)[1])
+        s = load_settings(home=tmp_path / "home", root=tiny_root, chroma_url=url)
         emb = make_hash_embedder()
         first = ingest(s, embedder=emb)
         s.answer.refuse_below = -1.0
@@ -170,6 +151,3 @@ def test_chroma_server_backend(tmp_path, tiny_root):
 
         with pytest.raises(IndexMismatchError):
             Engine(load_settings(home=tmp_path / "home", root=tiny_root), embedder=emb)
-    finally:
-        srv.terminate()
-        srv.wait(timeout=30)

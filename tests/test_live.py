@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import threading
@@ -253,29 +252,16 @@ live.close()
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.mark.slow
 def test_processes_never_mix_generations_against_a_chroma_server(tmp_path, tiny_root):
-    chroma = shutil.which("chroma", path=str(Path(sys.executable).parent))
-    assert chroma, "the chroma CLI ships with chromadb"
-    port = _free_port()
-    srv = subprocess.Popen([chroma, "run", "--path", str(tmp_path / "srv"), "--host", "127.0.0.1",
-                            "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    from contextlib import ExitStack
+
+    from conftest import chroma_server
+
+    server = ExitStack()
+    url = server.enter_context(chroma_server(tmp_path / "srv"))
     workers: list[subprocess.Popen] = []
     try:
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.3)
-        url = f"http://127.0.0.1:{port}"
         # short leases and grace so cleanup really runs while the workers serve
         s = load_settings(home=tmp_path / "home", root=tiny_root, chroma_url=url).with_config(
             serving={"lease_seconds": 5, "grace_seconds": 20})
@@ -325,5 +311,4 @@ def test_processes_never_mix_generations_against_a_chroma_server(tmp_path, tiny_
         for w in workers:
             if w.poll() is None:
                 w.kill()
-        srv.terminate()
-        srv.wait(timeout=30)
+        server.close()

@@ -22,6 +22,7 @@ pytest.importorskip("mcp")
 import anyio  # noqa: E402
 
 from conftest import REPO  # noqa: E402
+from conftest import free_port as _free_port  # noqa: E402
 
 TOOL_NAMES = {"ask", "search_kb", "list_recipes", "render_recipe", "generate_manifest",
               "validate_manifest", "lint_manifest"}
@@ -268,12 +269,6 @@ def test_stdio_subprocess(real_index_home):
                     return await _exercise(session)
 
     _check(anyio.run(main))
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.mark.slow

@@ -14,7 +14,6 @@ import hmac
 import json
 import os
 import re
-import socket
 import subprocess
 import threading
 import time
@@ -28,6 +27,8 @@ import pytest
 from conftest import REPO, gpukb_cmd
 
 from gpukb.slack.mrkdwn import MESSAGE_LIMIT, SECTION_LIMIT, pack_messages, split_text, to_mrkdwn
+
+from conftest import free_port as _free_port
 
 # -- mrkdwn ------------------------------------------------------------------------
 
@@ -395,12 +396,6 @@ class FakeSlack:
                 if m == method and all(p.get(k) == v for k, v in match.items()):
                     return i
         return -1
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class BotClient:

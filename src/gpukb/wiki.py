@@ -143,7 +143,7 @@ def resolve_link(doc: Any, target: str, by_path: dict[str, Any]) -> tuple[str, s
     return (hit.id, frag) if hit is not None else None
 
 
-def _outside_fences(text: str, fn: Callable[[str], str]) -> str:
+def outside_code(text: str, fn: Callable[[str], str]) -> str:
     """Apply ``fn`` to the parts of ``text`` outside code fences and inline code."""
     out: list[str] = []
     chunk: list[str] = []
@@ -197,7 +197,7 @@ def rewrite_links(text: str, doc: Any, by_path: dict[str, Any],
             return m.group(0) if unresolved == "keep" else label
         return f"[{label}]({make_link(*hit)}{title})"
 
-    return _outside_fences(text, lambda part: _LINK.sub(sub, part))
+    return outside_code(text, lambda part: _LINK.sub(sub, part))
 
 
 def review_age_days(reviewed: Any, today: _dt.date | None = None) -> int | None:

@@ -23,7 +23,6 @@ MAX_TURNS = 30  # older turns are dropped from the page (memory is bounded)
 _RELATIVE_LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\((?![a-z][a-z0-9+.-]*:|#|/)([^)\s]*)\)")
 _LABEL_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~$])")
 _MARKER = re.compile(r"(?<![\]\\])\[(\d{1,2})\](?!\()")
-_FENCE = re.compile(r"^\s*(```|~~~)")
 
 
 def escape_label(text: str) -> str:
@@ -76,28 +75,11 @@ def section_text(docs_by_id: dict[str, Any], c: Any, link=None, engine: Any = No
     return text
 
 
-def _outside_code(text: str, fn) -> str:
-    out: list[str] = []
-    buf: list[str] = []
-    in_fence, fence = False, ""
-    for line in (text or "").split("\n"):
-        m = _FENCE.match(line)
-        if in_fence:
-            out.append(line)
-            if m and m.group(1) == fence:
-                in_fence = False
-            continue
-        if m:
-            if buf:
-                out.append(fn("\n".join(buf)))
-                buf = []
-            in_fence, fence = True, m.group(1)
-            out.append(line)
-            continue
-        buf.append(line)
-    if buf:
-        out.append(fn("\n".join(buf)))
-    return "\n".join(out)
+def outside_code(text: str, fn) -> str:
+    """``fn`` applied to the text outside code fences and inline code."""
+    from gpukb.wiki import outside_code as _outside
+
+    return _outside(text or "", fn)
 
 
 def answer_markdown(body: str, docs_by_path: dict[str, Any] | None = None, link=None) -> str:
@@ -114,7 +96,7 @@ def answer_markdown(body: str, docs_by_path: dict[str, Any] | None = None, link=
                 return f"[{label}]({link(doc.id, frag)})"
         return label
 
-    return _outside_code(body or "", lambda part: _RELATIVE_LINK.sub(sub, part))
+    return outside_code(body or "", lambda part: _RELATIVE_LINK.sub(sub, part))
 
 
 def link_citations(body: str, citations: list[Any], link) -> str:
@@ -128,7 +110,7 @@ def link_citations(body: str, citations: list[Any], link) -> str:
         title = citation_label(c).replace('"', "'")
         return f'[\\[{c.n}\\]]({link(c.doc_id, c.anchor)} "{title}")'
 
-    return _outside_code(body or "", lambda part: _MARKER.sub(sub, part))
+    return outside_code(body or "", lambda part: _MARKER.sub(sub, part))
 
 
 def _ask(engine: Any, question: str, area: str | None) -> dict[str, Any]:
