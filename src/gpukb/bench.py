@@ -811,6 +811,7 @@ def _app_serving(settings: Settings, env: dict[str, str], tmp: Path, questions: 
                         out["error"] = "the page showed an error instead of an answer"
                         break
                     if n == 1:
+                        out["asked_after_start_s"] = round(t - t0, 2)  # page loaded, engine ready, input shown
                         out["first_answer_after_start_s"] = round(done - t0, 2)
                         out["first_answer_latency_s"] = round(done - t, 2)
                         reply = page.get_by_test_id("stChatMessage").nth(1)
