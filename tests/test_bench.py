@@ -1,3 +1,7 @@
+import os
+
+import pytest
+
 from gpukb.bench import scaled_kb
 from gpukb.chunking import chunk_docs
 from gpukb.knowledge import load_kb
@@ -20,3 +24,43 @@ def test_text_perturbation_makes_new_texts_and_order_keeps_them(tiny_root, tmp_p
     distinct = lambda cs: len({c.sha for c in cs})
     assert distinct(order) == distinct(base)
     assert distinct(text) > distinct(base)
+
+
+@pytest.mark.slow
+def test_serving_bench_starts_the_bot_and_the_app_and_gets_answers(tiny_root, tmp_path):
+    """``gpukb bench --only serving`` on a three-doc index (real model): the bot
+    answers a signed mention through a local Web API, the app answers in
+    Chromium (or says why it could not run), beside a cold ``gpukb ask``."""
+    from gpukb.bench import run_serving_bench
+    from gpukb.config import load_settings
+    from gpukb.errors import IndexMissingError
+    from gpukb.ingest import ingest
+
+    qdir = tiny_root / "evals" / "questions"
+    qdir.mkdir(parents=True)
+    qdir.joinpath("q.yaml").write_text(
+        "- {id: q1, area: multi-tenancy, question: how do I cap a namespace's GPUs with a quota, "
+        "expected_docs: [mt-quota]}\n"
+        "- {id: q2, area: storage, question: how do pods on many nodes share one dataset, expected_docs: [st-rwx]}\n")
+    s = load_settings(home=tmp_path / "home", root=tiny_root)
+    with pytest.raises(IndexMissingError, match="gpukb ingest"):
+        run_serving_bench(s)
+    ingest(s)
+    res = run_serving_bench(s, cold_runs=1, timeout=120)
+
+    assert res["question"] and res["cold_ask_runs"] == 1 and res["cold_ask_s_median"] > 0
+    bot = res["bot"]
+    assert "error" not in bot, bot
+    assert bot["answers"] == bot["questions"] == 3 and bot["apologies"] == 0
+    assert "nvidia.com/gpu" in bot["first_answer_text"]
+    assert bot["first_answer_after_start_s"] >= bot["first_answer_latency_s"] > 0
+    assert bot["peak_rss_mb"] > 0 and res["bot_first_answer_vs_cold_ask"] > 0 and res["bot_rss_vs_cold_ask"] > 0
+    app = res["app"]
+    if "skipped" in app:  # no Playwright or Chromium here: the reason is reported
+        assert not os.environ.get("CI"), app["skipped"]
+        assert res["app_first_answer_vs_cold_ask"] is None
+        return
+    assert "error" not in app and "log_has_traceback" not in app, app
+    assert app["answers"] == 2 and "nvidia.com/gpu" in app["first_answer_text"]
+    assert app["first_answer_after_start_s"] >= app["first_answer_latency_s"] > 0 and app["second_answer_s"] > 0
+    assert app["peak_rss_mb"] > 0 and res["app_first_answer_vs_cold_ask"] > 0 and res["app_rss_vs_cold_ask"] > 0

@@ -8,6 +8,9 @@ retrievers, a cold ``gpukb ask`` vs the bare model-load floor of each backend
 interpreter. Cold processes run in paired rounds with alternating order and
 report medians of wall time, CPU time and peak RSS; ``--scale`` multiplies the
 KB (×10, ×100) and the one-changed-doc ingest is timed at that scale.
+``--only serving`` starts the Slack bot and the app as real processes on the
+current index and reports their first answer after start and peak RSS beside
+a cold ``gpukb ask``.
 """
 
 from __future__ import annotations
@@ -459,6 +462,447 @@ def run_live_bench(settings: Settings, *, reingests: int = 3, idle_queries: int 
             live.close()
         shutil.rmtree(tmp, ignore_errors=True)
 
+
+# -- first answer after start: the Slack bot and the app (gpukb bench --only serving) ----------
+
+SERVING_QUESTION = "how do I give a pod one GPU"
+BENCH_BOT_TOKEN = "xoxb-0000-gpukb-bench"
+BENCH_SIGNING_SECRET = "gpukb-bench-signing-secret"
+ANSWER_TIMEOUT_S = 180.0  # one answer, the first included (the bot loads its model before /healthz)
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage"]
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            stat = (d / "stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(int(d.name))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(children.get(p, []))
+    return out
+
+
+def peak_rss_mb(pid: int) -> float | None:
+    """Peak resident memory (VmHWM) of a running process and its children, in MB;
+    None where /proc cannot tell."""
+    total, seen = 0, False
+    for p in _descendants(pid):
+        try:
+            status = Path(f"/proc/{p}/status").read_text()
+        except OSError:
+            continue
+        m = re.search(r"^VmHWM:\s+(\d+) kB", status, re.M)
+        if m:
+            total += int(m.group(1))
+            seen = True
+    return round(total / 1024) if seen else None
+
+
+def _stop(proc: subprocess.Popen | None) -> None:
+    if proc is None or proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=15)
+
+
+def _log_tail(path: Path, n: int = 300) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return ""
+    return text.splitlines()[-1][:n] if text else ""
+
+
+class SlackWebApi:
+    """A small Slack Web API on 127.0.0.1 for the bench: answers the methods the
+    bot calls (auth.test, reactions, chat.postMessage/update, conversations.replies)
+    and records each call with the time it arrived."""
+
+    def __init__(self, token: str = BENCH_BOT_TOKEN):
+        import urllib.parse
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.token = token
+        self.calls: list[tuple[float, str, dict[str, Any]]] = []
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
+        self._n = 0
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8", "replace")
+                path, _, query = self.path.partition("?")
+                params: dict[str, Any] = {k: v[0] for k, v in urllib.parse.parse_qs(query).items()}
+                if "json" in (self.headers.get("Content-Type") or ""):
+                    try:
+                        params.update(json.loads(raw or "{}"))
+                    except ValueError:
+                        pass
+                else:
+                    params.update({k: v[0] for k, v in urllib.parse.parse_qs(raw).items()})
+                auth = self.headers.get("Authorization") or ""
+                if not path.startswith("/api/"):
+                    body: dict[str, Any] = {"ok": False, "error": "unknown_path"}
+                elif not auth.endswith(api.token) and params.get("token") != api.token:
+                    body = {"ok": False, "error": "invalid_auth"}
+                else:
+                    body = api.answer(path[len("/api/"):], params)
+                data = json.dumps(body).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/api/"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def answer(self, method: str, p: dict[str, Any]) -> dict[str, Any]:
+        with self._cond:
+            self.calls.append((time.perf_counter(), method, p))
+            self._n += 1
+            n = self._n
+            self._cond.notify_all()
+        if method == "auth.test":
+            return {"ok": True, "url": "https://bench.slack.invalid/", "team": "Bench", "user": "gpukb",
+                    "team_id": "T0001", "user_id": "UBOT", "bot_id": "BBOT"}
+        if method == "chat.postMessage":
+            ts = f"{int(time.time())}.{n:06d}"
+            return {"ok": True, "channel": p.get("channel"), "ts": ts,
+                    "message": {"text": p.get("text"), "ts": ts, "bot_id": "BBOT"}}
+        if method == "chat.update":
+            return {"ok": True, "channel": p.get("channel"), "ts": p.get("ts")}
+        if method in ("reactions.add", "reactions.remove"):
+            return {"ok": True}
+        if method == "conversations.replies":
+            return {"ok": True, "messages": [], "has_more": False}
+        return {"ok": False, "error": "unknown_method"}
+
+    def wait(self, method: str, timeout: float, **match: Any) -> tuple[float, dict[str, Any]] | None:
+        """The first call of ``method`` with these parameters: (arrival, params), or None."""
+        end = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for t, m, p in self.calls:
+                    if m == method and all(p.get(k) == v for k, v in match.items()):
+                        return t, p
+                left = end - time.monotonic()
+                if left <= 0:
+                    return None
+                self._cond.wait(min(left, 0.5))
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _signed_mention(url: str, text: str, ts: str, event_id: str, secret: str = BENCH_SIGNING_SECRET) -> int:
+    """POST an app_mention event signed as Slack signs it (v0, HMAC-SHA256)."""
+    import hashlib
+    import hmac
+    import urllib.error
+    import urllib.request
+
+    ev = {"type": "app_mention", "user": "UBENCH", "text": f"<@UBOT> {text}", "ts": ts, "channel": "CBENCH",
+          "event_ts": ts}
+    body = json.dumps({"token": "legacy", "team_id": "T0001", "api_app_id": "A0001", "type": "event_callback",
+                       "event_id": event_id, "event_time": int(time.time()), "event": ev,
+                       "authorizations": [{"team_id": "T0001", "user_id": "UBOT", "is_bot": True}]})
+    stamp = str(int(time.time()))
+    sig = "v0=" + hmac.new(secret.encode(), f"v0:{stamp}:{body}".encode(), hashlib.sha256).hexdigest()
+    req = urllib.request.Request(url, data=body.encode(), method="POST", headers={
+        "Content-Type": "application/json", "X-Slack-Request-Timestamp": stamp, "X-Slack-Signature": sig})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return int(resp.status)
+    except urllib.error.HTTPError as exc:
+        return int(exc.code)
+    except OSError:  # the bot is gone or does not answer
+        return 0
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen, deadline: float) -> bool:
+    import urllib.request
+
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            return False
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                if r.status == 200:
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.1)
+    return False
+
+
+def _bot_serving(settings: Settings, env: dict[str, str], tmp: Path, questions: list[str],
+                 timeout: float) -> dict[str, Any]:
+    """``gpukb slack`` (HTTP mode) against :class:`SlackWebApi`: time from process
+    start to the threaded answer of the first signed app_mention, then the
+    latency of each further question, and the process's peak RSS."""
+    api = SlackWebApi()
+    port = _free_port()
+    log_path = tmp / "slack.log"
+    benv = {**env, "SLACK_BOT_TOKEN": BENCH_BOT_TOKEN, "SLACK_SIGNING_SECRET": BENCH_SIGNING_SECRET,
+            "SLACK_API_URL": api.url}
+    benv.pop("SLACK_APP_TOKEN", None)
+    proc: subprocess.Popen | None = None
+    out: dict[str, Any] = {"questions": 1 + len(questions)}
+    events = f"http://127.0.0.1:{port}/slack/events"
+    try:
+        with log_path.open("wb") as log:
+            t0 = time.perf_counter()
+            proc = subprocess.Popen([sys.executable, "-m", "gpukb", "slack", "--port", str(port), "--rate-limit", "0"],
+                                    env=benv, cwd=str(tmp), stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        if not _wait_healthy(f"http://127.0.0.1:{port}/healthz", proc, deadline):
+            out["error"] = f"the bot did not start: {_log_tail(log_path) or 'no output'}"
+            return out
+        out["healthy_after_start_s"] = round(time.perf_counter() - t0, 2)
+
+        def ask(i: int, q: str) -> tuple[float, float, dict[str, Any]] | None:
+            """(arrival of the answer, latency s, its chat.postMessage), or None."""
+            ts = f"{int(time.time())}.{100000 + i:06d}"
+            sent = time.perf_counter()
+            status = _signed_mention(events, q, ts, f"EvBench{i:06d}")
+            if status != 200:
+                out["error"] = (f"the bot answered the event with HTTP {status}" if status
+                                else f"the bot did not take the event: {_log_tail(log_path) or 'no output'}")
+                return None
+            got = api.wait("chat.postMessage", ANSWER_TIMEOUT_S, thread_ts=ts)
+            if got is None:
+                out["error"] = f"no answer to question {i + 1} in time"
+                return None
+            api.wait("reactions.remove", 30, timestamp=ts)  # the answer is complete
+            return got[0], got[0] - sent, got[1]
+
+        first = ask(0, SERVING_QUESTION)
+        if first is None:
+            return out
+        out["first_answer_after_start_s"] = round(first[0] - t0, 2)
+        out["first_answer_latency_s"] = round(first[1], 2)
+        out["first_answer_text"] = str(first[2].get("text") or "")[:300]
+        lat: list[float] = []
+        for i, q in enumerate(questions, start=1):
+            got = ask(i, q)
+            if got is None:
+                break
+            lat.append(got[1])
+        out["answers"] = 1 + len(lat)
+        out["answer_p50_ms"] = _pct(lat, 0.5)
+        out["answer_p95_ms"] = _pct(lat, 0.95)
+        out["peak_rss_mb"] = peak_rss_mb(proc.pid)
+        out["apologies"] = sum(1 for _, m, p in list(api.calls)
+                               if m == "chat.postMessage" and "went wrong" in str(p.get("text") or ""))
+        return out
+    except Exception as exc:  # a reason in the report, not a traceback
+        out["error"] = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:300]}"
+        return out
+    finally:
+        _stop(proc)
+        api.close()
+
+
+# The assistant's reply to the n-th question is chat message 2n; it is there when it
+# shows a citation or a refusal (or the page shows an error).
+_APP_ANSWER_JS = r"""(n) => {
+  if (document.querySelector('[data-testid="stException"]')) return 'exception';
+  const m = document.querySelectorAll('[data-testid="stChatMessage"]');
+  if (m.length < 2 * n) return false;
+  const t = m[2 * n - 1].innerText || '';
+  return (/\[1\]|I don't know/.test(t)) ? 'answer' : false;
+}"""
+
+
+def chromium_path() -> Path:
+    """Debian's Chromium (``GPUKB_CHROMIUM`` overrides); Playwright never downloads one."""
+    return Path(os.environ.get("GPUKB_CHROMIUM", "/usr/bin/chromium"))
+
+
+def _app_serving(settings: Settings, env: dict[str, str], tmp: Path, questions: list[str],
+                 timeout: float) -> dict[str, Any]:
+    """``streamlit run app.py`` driven by Chromium: time from process start to the
+    first answer visible on the Ask page, a second question's time, peak RSS."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return {"skipped": "playwright is not installed (pip install 'gpukb[test]')"}
+    chromium = chromium_path()
+    if not chromium.exists():
+        return {"skipped": f"{chromium} is missing (apt-get install chromium, or set GPUKB_CHROMIUM)"}
+    try:
+        import streamlit  # noqa: F401
+    except ImportError:
+        return {"skipped": "streamlit is not installed (pip install 'gpukb[app]')"}
+    entry = settings.root / "app.py"
+    if not entry.is_file():
+        entry = tmp / "app.py"
+        entry.write_text("from gpukb.app import main\n\nmain()\n", encoding="utf-8")
+    out: dict[str, Any] = {}
+    proc: subprocess.Popen | None = None
+    log_path = tmp / "streamlit.log"
+    try:
+        with sync_playwright() as pw:
+            try:
+                browser = pw.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS)
+            except Exception as exc:  # reported, not raised: the bot's figures still count
+                return {"skipped": f"chromium does not start: {(str(exc).splitlines() or [type(exc).__name__])[0]}"}
+            try:
+                port = _free_port()
+                url = f"http://127.0.0.1:{port}"
+                cmd = [sys.executable, "-m", "streamlit", "run", str(entry), "--server.headless", "true",
+                       "--server.port", str(port), "--server.address", "127.0.0.1",
+                       "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+                with log_path.open("wb") as log:
+                    t0 = time.perf_counter()
+                    proc = subprocess.Popen(cmd, cwd=str(entry.parent), env={**env, "GPUKB_WIKI_URL": url},
+                                            stdout=log, stderr=subprocess.STDOUT)
+                deadline = time.monotonic() + timeout
+                if not _wait_healthy(f"{url}/_stcore/health", proc, deadline):
+                    out["error"] = f"the app did not start: {_log_tail(log_path) or 'no output'}"
+                    return out
+                out["healthy_after_start_s"] = round(time.perf_counter() - t0, 2)
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                page.set_default_timeout(ANSWER_TIMEOUT_S * 1000)
+                page.goto(url)
+                box = page.get_by_test_id("stChatInputTextArea")
+                qs = [SERVING_QUESTION, *questions[:1]]
+                for n, q in enumerate(qs, start=1):
+                    box.wait_for(state="visible")
+                    t = time.perf_counter()
+                    box.fill(q)
+                    box.press("Enter")
+                    res = page.wait_for_function(_APP_ANSWER_JS, arg=n, timeout=ANSWER_TIMEOUT_S * 1000,
+                                                 polling=50).json_value()
+                    done = time.perf_counter()
+                    if res != "answer":
+                        out["error"] = "the page showed an error instead of an answer"
+                        break
+                    if n == 1:
+                        out["asked_after_start_s"] = round(t - t0, 2)  # page loaded, engine ready, input shown
+                        out["first_answer_after_start_s"] = round(done - t0, 2)
+                        out["first_answer_latency_s"] = round(done - t, 2)
+                        reply = page.get_by_test_id("stChatMessage").nth(1)
+                        out["first_answer_text"] = (reply.get_by_test_id("stMarkdownContainer").first.inner_text()
+                                                    or "")[:300]
+                    else:
+                        out["second_answer_s"] = round(done - t, 2)
+                out["answers"] = sum(1 for k in ("first_answer_after_start_s", "second_answer_s") if k in out)
+                out["peak_rss_mb"] = peak_rss_mb(proc.pid)
+                page.close()
+            finally:
+                browser.close()
+    except Exception as exc:  # a browser that hangs or dies: a reason, not a traceback
+        out["error"] = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:300]}"
+    finally:
+        _stop(proc)
+    if "Traceback" in (log_path.read_text(errors="replace") if log_path.exists() else ""):
+        out["log_has_traceback"] = True
+    return out
+
+
+def run_serving_bench(settings: Settings, *, questions: int = 20, cold_runs: int = 3,
+                      timeout: float = 300.0, progress: bool = False) -> dict[str, Any]:
+    """First answer after start and peak RSS of the Slack bot (``gpukb slack``,
+    HTTP mode, a local Web API) and of the app (``streamlit run app.py`` in
+    Chromium), on the current index home, beside the baseline run in between:
+    a cold ``gpukb ask`` process with the same question."""
+    from .errors import IndexMissingError
+    from .evals import load_questions
+    from .index import current_generation
+
+    if current_generation(settings.home) is None:
+        raise IndexMissingError(f"no index in {settings.home}: run `gpukb ingest` first (the serving bench "
+                                "starts the bot and the app on the current index)")
+    qdir = settings.root / "evals" / "questions"
+    qs = [q["question"] for q in load_questions(qdir)][:questions] if qdir.exists() else []
+    tmp = Path(tempfile.mkdtemp(prefix="gpukb-bench-serving-"))
+    env = {**os.environ, "GPUKB_HOME": str(settings.home), "GPUKB_ROOT": str(settings.root),
+           "GPUKB_FEEDBACK_DB": str(tmp / "feedback.sqlite3"),  # the user's feedback store stays untouched
+           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
+           "PYTHONUNBUFFERED": "1"}
+    cold: dict[str, list[float]] = {"s": [], "mb": []}
+    failed: list[int] = []
+
+    def cold_ask() -> None:
+        wall, _cpu, mb, rc = _child([sys.executable, "-m", "gpukb", "ask", "--json", SERVING_QUESTION], env,
+                                    timeout=timeout)
+        if rc:
+            failed.append(rc)
+        else:
+            cold["s"].append(wall)
+            cold["mb"].append(mb)
+
+    def say(msg: str) -> None:
+        if progress:
+            print(msg, file=sys.stderr, flush=True)
+
+    try:
+        # the baseline runs before, between and after the two servers (side by side on a shared machine)
+        runs = max(1, cold_runs)
+        say("serving: cold gpukb ask")
+        for _ in range(runs - 2 * (runs // 3)):
+            cold_ask()
+        say("serving: the Slack bot")
+        bot = _bot_serving(settings, env, tmp, qs, timeout)
+        for _ in range(runs // 3):
+            cold_ask()
+        say("serving: the app in Chromium")
+        app_ = _app_serving(settings, env, tmp, qs, timeout)
+        for _ in range(runs // 3):
+            cold_ask()
+        base = _med(cold["s"])
+        out: dict[str, Any] = {
+            "question": SERVING_QUESTION,
+            "cold_ask_s_median": base, "cold_ask_peak_rss_mb": _med(cold["mb"], 0), "cold_ask_runs": len(cold["s"]),
+            "bot": bot, "app": app_,
+        }
+        if failed:
+            out["cold_ask_failed_exit_codes"] = failed
+
+        def ratio(part: dict[str, Any], key: str, by: float | None) -> float | None:
+            v = part.get(key)
+            return round(v / by, 2) if isinstance(v, (int, float)) and by else None
+
+        out["bot_first_answer_vs_cold_ask"] = ratio(bot, "first_answer_after_start_s", base)
+        out["app_first_answer_vs_cold_ask"] = ratio(app_, "first_answer_after_start_s", base)
+        out["bot_rss_vs_cold_ask"] = ratio(bot, "peak_rss_mb", out["cold_ask_peak_rss_mb"])
+        out["app_rss_vs_cold_ask"] = ratio(app_, "peak_rss_mb", out["cold_ask_peak_rss_mb"])
+        return out
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 if __name__ == "__main__":  # pragma: no cover
     print(json.dumps(run_bench(load_settings()), indent=1))

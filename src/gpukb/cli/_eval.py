@@ -127,21 +127,22 @@ def bench(
     home: Optional[Path] = HomeOpt,
     cold_runs: int = typer.Option(3, "--cold-runs", min=0, max=10, help="How many cold `gpukb ask` processes to time."),
     perturb: str = typer.Option("text", "--perturb", help="Scaled copies get new text (text) or only a new section order (order: no re-embedding)."),
-    only: str = typer.Option("all", "--only", help="all (default), index (ingest and queries), lint (8,000 documents) or robustness (hostile inputs)."),
+    only: str = typer.Option("all", "--only", help="all (default), index (ingest and queries), lint (8,000 documents), robustness (hostile inputs) "
+                                          "or serving (first answer after start and peak RSS of the Slack bot and the app)."),
     live: bool = typer.Option(False, "--live", help="Only measure serving during re-ingest vs idle (throughput, p95, errors)."),
     reingests: int = typer.Option(3, "--reingests", min=1, max=100, help="With --live: re-ingests to serve through."),
 ) -> None:
     """Measure ingest and query speed against baselines run side by side, lint speed
     on 8,000 documents, time and memory on hostile inputs, and (``--live``)
     serving while another process re-ingests."""
-    from ..bench import run_bench, run_lint_bench, run_live_bench, run_robustness_bench
+    from ..bench import run_bench, run_lint_bench, run_live_bench, run_robustness_bench, run_serving_bench
 
     from ..errors import UsageError
 
     if perturb not in ("text", "order"):
         raise UsageError("--perturb must be text or order")
-    if only not in ("all", "index", "lint", "robustness"):
-        raise UsageError("--only must be all, index, lint or robustness")
+    if only not in ("all", "index", "lint", "robustness", "serving"):
+        raise UsageError("--only must be all, index, lint, robustness or serving")
     s = settings(home)
     res: dict = {}
     if live:
@@ -154,6 +155,8 @@ def bench(
             res["lint"] = run_lint_bench()
         if only in ("all", "robustness"):
             res["robustness"] = run_robustness_bench()
+        if only in ("all", "serving"):
+            res["serving"] = run_serving_bench(s, cold_runs=cold_runs, progress=not json_out)
         name = f"bench-x{scale}-{perturb}" if only == "all" else f"bench-{only}"
     rdir = s.root / "evals" / "reports"
     rdir.mkdir(parents=True, exist_ok=True)
@@ -165,7 +168,11 @@ def bench(
         typer.echo(f"{section}:")
         if isinstance(values, dict):
             for k, v in values.items():
-                if isinstance(v, list) and v and isinstance(v[0], dict):
+                if isinstance(v, dict):
+                    typer.echo(f"  {k}:")
+                    for a, b in v.items():
+                        typer.echo(f"    {a}: {b}")
+                elif isinstance(v, list) and v and isinstance(v[0], dict):
                     typer.echo(f"  {k}:")
                     for item in v:
                         typer.echo("    " + ", ".join(f"{a}={b}" for a, b in item.items()))
