@@ -135,3 +135,57 @@ def test_inference_deployment_model_cache_is_an_emptydir_with_a_size_limit():
     bare = generate("vLLM model server with 1 GPU", recipes).documents[0]["spec"]["template"]["spec"]
     assert [v["name"] for v in bare["volumes"]] == ["dshm"]
     assert find_recipe("gpu-inference-deployment", recipes).properties["cache_size"]["pattern"]
+
+
+# ------------------------------------------------------------ quantities assigned in one pass
+_SIZES = _recipe(
+    {"req": {"type": "string", "pattern": "^[0-9]+(Mi|Gi|Ti)$", "description": "ephemeral-storage request."},
+     "lim": {"type": "string", "pattern": "^[0-9]+(Mi|Gi|Ti)$", "description": "ephemeral-storage limit."},
+     "cache": {"type": "string", "pattern": "^[0-9]+(Mi|Gi|Ti)$", "description": "Size of the generic volume."}},
+    {"req": [{"size": "quantity", "near": ["request", "ephemeral"]}],
+     "lim": [{"size": "quantity", "near": ["limit", "max"]}],
+     "cache": [{"size": "quantity", "near": ["cache", "volume"]}]})
+
+
+@pytest.mark.parametrize("text, req, lim", [
+    ("request 80Gi, limit 160Gi", "80Gi", "160Gi"),
+    ("limit 160Gi, request 80Gi", "80Gi", "160Gi"),
+    ("request=20Gi limit=60Gi", "20Gi", "60Gi"),
+    ("an ephemeral request of 300Gi but a limit of only 100Gi", "300Gi", "100Gi"),
+    ("request 40Gi / limit 80Gi ephemeral storage", "40Gi", "80Gi"),
+])
+def test_sizes_sharing_a_unit_go_to_their_own_cues(text, req, lim):
+    vals = extract_params(_SIZES, text).values
+    assert (vals.get("req"), vals.get("lim")) == (req, lim)
+
+
+def test_a_quantity_goes_to_the_parameter_it_is_closest_to_once():
+    vals = extract_params(_SIZES, "a 300Gi generic ephemeral volume, request 40Gi, limit 80Gi").values
+    assert vals == {"cache": "300Gi", "req": "40Gi", "lim": "80Gi"}
+
+
+def test_durations_sharing_a_unit_go_to_their_own_cues():
+    r = _recipe({"poll": {"type": "integer", "minimum": 1, "maximum": 3600},
+                 "cool": {"type": "integer", "minimum": 0, "maximum": 86400}},
+                {"poll": [{"duration": True, "near": ["poll", "every"]}],
+                 "cool": [{"duration": True, "near": ["cooldown"]}]})
+    assert extract_params(r, "threshold 70, poll every 30s, cooldown 5 min").values == {"poll": 30, "cool": 300}
+    assert extract_params(r, "cooldown 5 min, poll every 30s").values == {"poll": 30, "cool": 300}
+
+
+def test_an_explicit_rule_before_the_size_rule_wins():
+    r = _recipe({"req": SIZE, "lim": SIZE},
+                {"req": [{"regex": r"\bREQ=(\d+Gi)"}, {"size": "quantity", "near": ["request"]}],
+                 "lim": [{"size": "quantity", "near": ["limit"]}]})
+    assert extract_params(r, "limit 10Gi REQ=5Gi request").values == {"req": "5Gi", "lim": "10Gi"}
+
+
+def test_a_size_naming_the_gpu_model_is_not_memory():
+    r = _recipe({"memory": SIZE})
+    assert extract_params(r, "8 x A100 80GB each, 96 cores and 1Ti ram per pod").values["memory"] == "1Ti"
+
+
+def test_no_counted_thing_gives_zero_only_when_the_word_ends_the_phrase():
+    r = _recipe({"gpus": INT, "x": {"type": "string"}})
+    assert extract_params(r, "pod with a limit, no GPU").values.get("gpus") == 0
+    assert "gpus" not in extract_params(r, "no gpu toleration on the flavor").values
