@@ -78,6 +78,43 @@ def test_the_recipe_named_first_wins_over_a_detail_named_later():
     assert match_recipes("triton deployment with an HPA", recipes, k=1)[0][0].id == "deploy"
 
 
+@pytest.mark.parametrize("text, want", [
+    ("scale my vllm deployment between 1 and 6 pods with keda", "keda"),  # my ...: an object already there
+    ("vllm deployment, 1 to 6 pods, scaled with keda", "deploy"),
+    ("scale our existing triton deployment on queue depth with keda", "keda"),
+    ("keda scaler where the vllm triton deployment is the target", "keda"),  # a relative clause is a detail
+])
+def test_an_object_the_user_already_has_is_not_the_object_asked_for(text, want):
+    from gpukb.recipes.match import match_recipes
+
+    recipes = [_kw_recipe("keda", ["keda", "scaledobject"]),
+               _kw_recipe("deploy", ["deployment", "vllm", "triton"])]
+    assert match_recipes(text, recipes, k=1)[0][0].id == want
+
+
+@pytest.mark.parametrize("text, word, detail", [
+    ("cluster policy where the mig manager reads a configmap", "mig", True),
+    ("cluster policy, mig manager on", "mig", False),
+    ("scale my vllm deployment", "deployment", True),
+    ("scale the vllm deployment", "deployment", False),
+    ("pods in the prod queue", "queue", True),
+])
+def test_details_of_the_object_asked_for(text, word, detail):
+    from gpukb.recipes.match import is_detail
+
+    assert is_detail(text, text.index(word)) is detail
+
+
+def test_a_keyword_inside_a_given_name_names_no_recipe():
+    from gpukb.recipes.match import mask_given_names, match_recipes
+
+    recipes = [_kw_recipe("spread", ["spread pods", "one pod per node"]), _kw_recipe("ddp", ["ddp", "torchrun"])]
+    assert match_recipes("spread pods one per node, job name ddp-spread", recipes, k=1)[0][0].id == "spread"
+    assert match_recipes("ddp job, spread pods evenly", recipes, k=1)[0][0].id == "ddp"
+    masked = mask_given_names('job named ddp-x and "vllm-a" here')
+    assert "ddp" not in masked and "vllm" not in masked and len(masked) == len('job named ddp-x and "vllm-a" here')
+
+
 def test_a_shared_keyword_names_no_recipe_first():
     from gpukb.recipes.match import match_recipes
 
