@@ -226,3 +226,21 @@ def test_no_counted_thing_gives_zero_only_when_the_word_ends_the_phrase():
     r = _recipe({"gpus": INT, "x": {"type": "string"}})
     assert extract_params(r, "pod with a limit, no GPU").values.get("gpus") == 0
     assert "gpus" not in extract_params(r, "no gpu toleration on the flavor").values
+
+
+def test_a_name_bound_to_another_object_is_that_objects_name():
+    name_spec = {"type": "string", "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"}
+    r = _recipe({"name": name_spec, "claim_template": name_spec},
+                {"name": [{"name": True}], "claim_template": [{"after": ["claim template named"]}]})
+    assert extract_params(r, "one GPU, claim template named big-gpu").values == {"claim_template": "big-gpu"}
+    assert extract_params(r, "pod named smi, claim template named big-gpu").values == {
+        "name": "smi", "claim_template": "big-gpu"}
+
+
+def test_object_names_given_verbatim_stay_verbatim():
+    item = {"type": "object", "properties": {"name": {"type": "string"}, "value": INT}}
+    r = _recipe({"classes": {"type": "array", "items": item}},
+                {"classes": [{"objects": [r"(?P<name>[a-z][\w-]*)\s+(?P<value>\d+)\b(?P<_v>)"]}]})
+    vals = extract_params(r, "classes: prod-llm 2000 and dev-notebooks 50, workers 3").values
+    assert [c["name"] for c in vals["classes"]][:2] == ["prod-llm", "dev-notebooks"]
+    assert vals["classes"][2]["name"] == "worker"

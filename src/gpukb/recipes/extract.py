@@ -407,10 +407,33 @@ class _Extractor:
         pat = rf"(?<![\w./:-])([A-Za-z0-9][\w./:@+-]*[\w])[\"'`]?\s+{words}"
         return self._first_valid(name, pat)
 
+    def _other_named(self, name: str) -> re.Pattern | None:
+        """Phrases naming another parameter's object ("claim template" for claim_template)."""
+        phrases: set[str] = set()
+        for other in self.recipe.properties:
+            if other == name or self.recipe.properties[other].get("type") != "string":
+                continue
+            phrases.update(v for v in name_variants(other) if "_" in other)
+            for r in self.recipe.extract.get(other) or []:
+                for w in r.get("after") or []:
+                    w = re.sub(r"\s+(?:named|called)$", "", str(w).lower())
+                    if " " in w or len(w) > 6:
+                        phrases.add(w)
+        if not phrases:
+            return None
+        return _compile(_words_alt(sorted(phrases)) + r"\s*$")
+
     def rule_name(self, name: str, rule: dict[str, Any]):
-        r = self._first_valid(name, rf"\b(?:named|called|name\s*[:=]|name)\b\s*{_TOKEN}")
-        if r:
-            return r
+        # "claim template named big-gpu": a name bound to the object it follows is that object's
+        others = self._other_named(name)
+        for tok, span in self._token_candidates(rf"\b(?:named|called|name\s*[:=]|name)\b\s*{_TOKEN}"):
+            head = self.text[max(0, span[0] - 60):span[0]]
+            head = re.sub(r"\s*\b(?:named|called|name)\b\s*[:=]?\s*[\"'`]?$", "", head, flags=re.I)
+            if others is not None and others.search(head):
+                continue
+            ok, val = self._ok(name, tok)
+            if ok:
+                return val, span
         for m in _compile(r"[\"'`]([^\"'`\s]{1,253})[\"'`]").finditer(self.text):
             span = m.span(1)
             if self._free(span):
@@ -632,7 +655,9 @@ class _Extractor:
                         return None
                     item[f] = n
                 else:
-                    item[f] = _singular(raw.lower()) if f == "name" else raw
+                    # "4 workers" names the task "worker"; a name given verbatim ("dev-notebooks") stays
+                    item[f] = _singular(raw.lower()) if f == "name" and raw.isalpha() else (
+                        raw.lower() if f == "name" else raw)
             seg = self.text[b:seg_end]
             for f, frules in fields.items():
                 if f in item:
