@@ -78,6 +78,43 @@ def test_the_recipe_named_first_wins_over_a_detail_named_later():
     assert match_recipes("triton deployment with an HPA", recipes, k=1)[0][0].id == "deploy"
 
 
+@pytest.mark.parametrize("text, want", [
+    ("scale my vllm deployment between 1 and 6 pods with keda", "keda"),  # my ...: an object already there
+    ("vllm deployment, 1 to 6 pods, scaled with keda", "deploy"),
+    ("scale our existing triton deployment on queue depth with keda", "keda"),
+    ("keda scaler where the vllm triton deployment is the target", "keda"),  # a relative clause is a detail
+])
+def test_an_object_the_user_already_has_is_not_the_object_asked_for(text, want):
+    from gpukb.recipes.match import match_recipes
+
+    recipes = [_kw_recipe("keda", ["keda", "scaledobject"]),
+               _kw_recipe("deploy", ["deployment", "vllm", "triton"])]
+    assert match_recipes(text, recipes, k=1)[0][0].id == want
+
+
+@pytest.mark.parametrize("text, word, detail", [
+    ("cluster policy where the mig manager reads a configmap", "mig", True),
+    ("cluster policy, mig manager on", "mig", False),
+    ("scale my vllm deployment", "deployment", True),
+    ("scale the vllm deployment", "deployment", False),
+    ("pods in the prod queue", "queue", True),
+])
+def test_details_of_the_object_asked_for(text, word, detail):
+    from gpukb.recipes.match import is_detail
+
+    assert is_detail(text, text.index(word)) is detail
+
+
+def test_a_keyword_inside_a_given_name_names_no_recipe():
+    from gpukb.recipes.match import mask_given_names, match_recipes
+
+    recipes = [_kw_recipe("spread", ["spread pods", "one pod per node"]), _kw_recipe("ddp", ["ddp", "torchrun"])]
+    assert match_recipes("spread pods one per node, job name ddp-spread", recipes, k=1)[0][0].id == "spread"
+    assert match_recipes("ddp job, spread pods evenly", recipes, k=1)[0][0].id == "ddp"
+    masked = mask_given_names('job named ddp-x and "vllm-a" here')
+    assert "ddp" not in masked and "vllm" not in masked and len(masked) == len('job named ddp-x and "vllm-a" here')
+
+
 def test_a_shared_keyword_names_no_recipe_first():
     from gpukb.recipes.match import match_recipes
 
@@ -135,3 +172,75 @@ def test_inference_deployment_model_cache_is_an_emptydir_with_a_size_limit():
     bare = generate("vLLM model server with 1 GPU", recipes).documents[0]["spec"]["template"]["spec"]
     assert [v["name"] for v in bare["volumes"]] == ["dshm"]
     assert find_recipe("gpu-inference-deployment", recipes).properties["cache_size"]["pattern"]
+
+
+# ------------------------------------------------------------ quantities assigned in one pass
+_SIZES = _recipe(
+    {"req": {"type": "string", "pattern": "^[0-9]+(Mi|Gi|Ti)$", "description": "ephemeral-storage request."},
+     "lim": {"type": "string", "pattern": "^[0-9]+(Mi|Gi|Ti)$", "description": "ephemeral-storage limit."},
+     "cache": {"type": "string", "pattern": "^[0-9]+(Mi|Gi|Ti)$", "description": "Size of the generic volume."}},
+    {"req": [{"size": "quantity", "near": ["request", "ephemeral"]}],
+     "lim": [{"size": "quantity", "near": ["limit", "max"]}],
+     "cache": [{"size": "quantity", "near": ["cache", "volume"]}]})
+
+
+@pytest.mark.parametrize("text, req, lim", [
+    ("request 80Gi, limit 160Gi", "80Gi", "160Gi"),
+    ("limit 160Gi, request 80Gi", "80Gi", "160Gi"),
+    ("request=20Gi limit=60Gi", "20Gi", "60Gi"),
+    ("an ephemeral request of 300Gi but a limit of only 100Gi", "300Gi", "100Gi"),
+    ("request 40Gi / limit 80Gi ephemeral storage", "40Gi", "80Gi"),
+])
+def test_sizes_sharing_a_unit_go_to_their_own_cues(text, req, lim):
+    vals = extract_params(_SIZES, text).values
+    assert (vals.get("req"), vals.get("lim")) == (req, lim)
+
+
+def test_a_quantity_goes_to_the_parameter_it_is_closest_to_once():
+    vals = extract_params(_SIZES, "a 300Gi generic ephemeral volume, request 40Gi, limit 80Gi").values
+    assert vals == {"cache": "300Gi", "req": "40Gi", "lim": "80Gi"}
+
+
+def test_durations_sharing_a_unit_go_to_their_own_cues():
+    r = _recipe({"poll": {"type": "integer", "minimum": 1, "maximum": 3600},
+                 "cool": {"type": "integer", "minimum": 0, "maximum": 86400}},
+                {"poll": [{"duration": True, "near": ["poll", "every"]}],
+                 "cool": [{"duration": True, "near": ["cooldown"]}]})
+    assert extract_params(r, "threshold 70, poll every 30s, cooldown 5 min").values == {"poll": 30, "cool": 300}
+    assert extract_params(r, "cooldown 5 min, poll every 30s").values == {"poll": 30, "cool": 300}
+
+
+def test_an_explicit_rule_before_the_size_rule_wins():
+    r = _recipe({"req": SIZE, "lim": SIZE},
+                {"req": [{"regex": r"\bREQ=(\d+Gi)"}, {"size": "quantity", "near": ["request"]}],
+                 "lim": [{"size": "quantity", "near": ["limit"]}]})
+    assert extract_params(r, "limit 10Gi REQ=5Gi request").values == {"req": "5Gi", "lim": "10Gi"}
+
+
+def test_a_size_naming_the_gpu_model_is_not_memory():
+    r = _recipe({"memory": SIZE})
+    assert extract_params(r, "8 x A100 80GB each, 96 cores and 1Ti ram per pod").values["memory"] == "1Ti"
+
+
+def test_no_counted_thing_gives_zero_only_when_the_word_ends_the_phrase():
+    r = _recipe({"gpus": INT, "x": {"type": "string"}})
+    assert extract_params(r, "pod with a limit, no GPU").values.get("gpus") == 0
+    assert "gpus" not in extract_params(r, "no gpu toleration on the flavor").values
+
+
+def test_a_name_bound_to_another_object_is_that_objects_name():
+    name_spec = {"type": "string", "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"}
+    r = _recipe({"name": name_spec, "claim_template": name_spec},
+                {"name": [{"name": True}], "claim_template": [{"after": ["claim template named"]}]})
+    assert extract_params(r, "one GPU, claim template named big-gpu").values == {"claim_template": "big-gpu"}
+    assert extract_params(r, "pod named smi, claim template named big-gpu").values == {
+        "name": "smi", "claim_template": "big-gpu"}
+
+
+def test_object_names_given_verbatim_stay_verbatim():
+    item = {"type": "object", "properties": {"name": {"type": "string"}, "value": INT}}
+    r = _recipe({"classes": {"type": "array", "items": item}},
+                {"classes": [{"objects": [r"(?P<name>[a-z][\w-]*)\s+(?P<value>\d+)\b(?P<_v>)"]}]})
+    vals = extract_params(r, "classes: prod-llm 2000 and dev-notebooks 50, workers 3").values
+    assert [c["name"] for c in vals["classes"]][:2] == ["prod-llm", "dev-notebooks"]
+    assert vals["classes"][2]["name"] == "worker"

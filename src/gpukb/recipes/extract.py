@@ -125,6 +125,10 @@ class Extraction:
         return lo, min(hi, a + 80)
 
 
+# Words between a cue and its quantity that do not separate them ("a limit of only 100Gi").
+_FILLERS = frozenset({"of", "only", "is", "at", "to", "the", "a", "an", "be", "set", "about", "around", "just",
+                      "every", "each", "per", "some", "roughly", "approximately", "up"})
+
 # Unit spellings read as the short forms the size rules know: "32 gigs", "2 terabytes".
 _UNIT_WORDS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:(gig|tera|mega)(?:s|abytes?|bytes?)?|(gibi|tebi|mebi)bytes?)(?![\w])",
                          re.I)
@@ -150,6 +154,9 @@ def parse_number(s: str) -> int | None:
 
 _SIZE_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(k|m|g|t|p)(ib|i|b)?(?![a-z0-9])", re.I)
 _POW = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
+_DURATION_RE = re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?|{_NUM[1:-1]}|an?|half an?)\s*"
+                          r"(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d)(?![\w])", re.I)
+_DURATION_MULT = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 def parse_size(num: str, unit: str) -> float:
@@ -225,6 +232,9 @@ _NEGATION = (r"(?:no|not|without|disable[sd]?|disabling|skip|skipping|don'?t|do 
              r"can'?t|cannot|won'?t|must not|mustn'?t|shouldn'?t|may not)")
 # "no retries", "never retry", "zero restarts": nothing of a counted thing ("no more than 4" is a bound)
 _NONE_OF = r"\b(?:no|never|zero|without|don'?t|do not)\s+(?!more\b|less\b|fewer\b|later\b|longer\b|than\b)(?:[a-z]+\s+)?"
+# ... where the counted word ends the phrase: "no GPU", "no retries per index", but not
+# "no gpu toleration" (the word qualifies another noun)
+_NONE_END = r"(?=\s*(?:$|[,.;:)!]|(?:per|for|on|in|at|and|or|with|needed|required|at\s+all|please|but)\b))"
 _AFFIRM = r"(?:with|enable[sd]?|enabling|turn on|on|true|add|include|including|use|using)"
 
 
@@ -397,10 +407,33 @@ class _Extractor:
         pat = rf"(?<![\w./:-])([A-Za-z0-9][\w./:@+-]*[\w])[\"'`]?\s+{words}"
         return self._first_valid(name, pat)
 
+    def _other_named(self, name: str) -> re.Pattern | None:
+        """Phrases naming another parameter's object ("claim template" for claim_template)."""
+        phrases: set[str] = set()
+        for other in self.recipe.properties:
+            if other == name or self.recipe.properties[other].get("type") != "string":
+                continue
+            phrases.update(v for v in name_variants(other) if "_" in other)
+            for r in self.recipe.extract.get(other) or []:
+                for w in r.get("after") or []:
+                    w = re.sub(r"\s+(?:named|called)$", "", str(w).lower())
+                    if " " in w or len(w) > 6:
+                        phrases.add(w)
+        if not phrases:
+            return None
+        return _compile(_words_alt(sorted(phrases)) + r"\s*$")
+
     def rule_name(self, name: str, rule: dict[str, Any]):
-        r = self._first_valid(name, rf"\b(?:named|called|name\s*[:=]|name)\b\s*{_TOKEN}")
-        if r:
-            return r
+        # "claim template named big-gpu": a name bound to the object it follows is that object's
+        others = self._other_named(name)
+        for tok, span in self._token_candidates(rf"\b(?:named|called|name\s*[:=]|name)\b\s*{_TOKEN}"):
+            head = self.text[max(0, span[0] - 60):span[0]]
+            head = re.sub(r"\s*\b(?:named|called|name)\b\s*[:=]?\s*[\"'`]?$", "", head, flags=re.I)
+            if others is not None and others.search(head):
+                continue
+            ok, val = self._ok(name, tok)
+            if ok:
+                return val, span
         for m in _compile(r"[\"'`]([^\"'`\s]{1,253})[\"'`]").finditer(self.text):
             span = m.span(1)
             if self._free(span):
@@ -409,41 +442,45 @@ class _Extractor:
                     return val, span
         return None
 
-    def rule_size(self, name: str, rule: dict[str, Any]):
+    def _size_value(self, name: str, rule: dict[str, Any], m: re.Match) -> tuple[bool, Any]:
         unit = rule["size"]
+        num, u = m.group(1), m.group(2)
+        if unit == "quantity":
+            val: Any = _quantity(parse_size(num, u))
+        else:
+            if rule.get("decimal_tera") and u.lower() == "t":
+                gib = float(num) * 1000
+            else:
+                gib = parse_size(num, u) / (1024 ** _POW[unit[0].lower()])
+            val = int(math.ceil(gib - 1e-9))
+        return self._ok(name, val)
+
+    def rule_size(self, name: str, rule: dict[str, Any]):
         for m in _SIZE_RE.finditer(self.text):
             if not self._free(m.span()) or not self._near(m.span(), rule.get("near")):
                 continue
-            num, u, suffix = m.group(1), m.group(2), (m.group(3) or "")
+            u, suffix = m.group(2), (m.group(3) or "")
             if not suffix and u.lower() in ("m", "k") and not rule.get("near"):
                 continue  # "4m" is more likely minutes than megabytes
-            if unit == "quantity":
-                val: Any = _quantity(parse_size(num, u))
-            else:
-                if rule.get("decimal_tera") and u.lower() == "t":
-                    gib = float(num) * 1000
-                else:
-                    gib = parse_size(num, u) / (1024 ** _POW[unit[0].lower()])
-                val = int(math.ceil(gib - 1e-9))
-            ok, val = self._ok(name, val)
+            ok, val = self._size_value(name, rule, m)
             if ok:
                 return val, m.span()
         return None
 
+    def _duration_value(self, name: str, m: re.Match) -> tuple[bool, Any]:
+        raw = m.group(1).lower()
+        if not raw[0].isdigit() and len(m.group(2)) == 1:
+            return False, None  # "a m" is no duration: word amounts take spelled-out units
+        amount = 0.5 if raw.startswith("half") else 1.0 if raw in ("a", "an") else float(
+            raw) if raw[0].isdigit() else float(parse_number(raw) or 0)
+        secs = amount * _DURATION_MULT[m.group(2)[0].lower()]
+        return self._ok(name, int(secs))
+
     def rule_duration(self, name: str, rule: dict[str, Any]):
-        pat = (rf"(?<![\w.])(\d+(?:\.\d+)?|{_NUM[1:-1]}|an?|half an?)\s*"
-               r"(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d)(?![\w])")
-        mult = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-        for m in _compile(pat).finditer(self.text):
+        for m in _DURATION_RE.finditer(self.text):
             if not self._free(m.span()) or not self._near(m.span(), rule.get("near"), 40):
                 continue
-            raw = m.group(1).lower()
-            if not raw[0].isdigit() and len(m.group(2)) == 1:
-                continue  # "a m" is no duration: word amounts take spelled-out units
-            amount = 0.5 if raw.startswith("half") else 1.0 if raw in ("a", "an") else float(
-                raw) if raw[0].isdigit() else float(parse_number(raw) or 0)
-            secs = amount * mult[m.group(2)[0].lower()]
-            ok, val = self._ok(name, int(secs))
+            ok, val = self._duration_value(name, m)
             if ok:
                 return val, m.span()
         return None
@@ -543,7 +580,7 @@ class _Extractor:
         give 0 (or an empty list) when the schema allows it."""
         spec = self.recipe.properties[name]
         empty: Any = [] if spec.get("type") == "array" else 0
-        m = _compile(_NONE_OF + _words_alt(rule["none"])).search(self.text)
+        m = _compile(_NONE_OF + _words_alt(rule["none"]) + _NONE_END).search(self.text)
         if m and self._free(m.span()):
             ok, val = self._ok(name, empty)
             if ok:
@@ -618,7 +655,9 @@ class _Extractor:
                         return None
                     item[f] = n
                 else:
-                    item[f] = _singular(raw.lower()) if f == "name" else raw
+                    # "4 workers" names the task "worker"; a name given verbatim ("dev-notebooks") stays
+                    item[f] = _singular(raw.lower()) if f == "name" and raw.isalpha() else (
+                        raw.lower() if f == "name" else raw)
             seg = self.text[b:seg_end]
             for f, frules in fields.items():
                 if f in item:
@@ -729,6 +768,7 @@ class _Extractor:
                     if got is not None and not self._into_slots(rule, got[0], got[1]):
                         self._take(name, got[0], got[1])
         self._shapes()
+        self._assign_quantities()
         for name in order:
             if name in self.result.values:
                 continue
@@ -740,8 +780,9 @@ class _Extractor:
                     name_rules.append({"enum": {v: [v] for v in enum if len(v) >= 3}})
             name_rules += _schema_rules(name, props[name], list(props))
             if props[name].get("type") in ("integer", "array"):
+                # a count's units are what is counted ("no GPU"); other cue words must not be frame words
                 cues = [w for r in name_rules for k in ("count", "after", "list") if isinstance(r.get(k), list)
-                        for w in r[k] if isinstance(w, str) and w.lower() not in _STOP]
+                        for w in r[k] if isinstance(w, str) and (k == "count" or w.lower() not in _STOP)]
                 if cues:
                     name_rules.insert(0, {"none": cues})
             for rule in name_rules:
@@ -797,6 +838,127 @@ class _Extractor:
                 if a is not None and b is not None:
                     self._take(lo_name, a, pair.span(1))
                     self._take(hi_name, b, pair.span(2))
+
+    # ------------------------------------------ quantities given to parameters
+    def _quantity_rules(self, name: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+        """A parameter's rules before its first size or duration rule that names cue words,
+        and that rule (None when it has none)."""
+        found = self.recipe.extract.get(name)
+        rules = list(_DEFAULT_RULES.get(name, [])) if found is None else list(found)
+        rules += _schema_rules(name, self.recipe.properties[name], list(self.recipe.properties))
+        for k, r in enumerate(rules):
+            if ("size" in r or "duration" in r) and r.get("near"):
+                return rules[:k], r
+        return rules, None
+
+    def _assign_quantities(self) -> None:
+        """Sizes and durations given to the parameters they belong to, in one pass.
+
+        When several parameters take the same kind of quantity ("request 80Gi, limit
+        160Gi", "poll every 30s, cooldown 5 min"), each quantity in the request is
+        scored against each such parameter by the words around it: the parameter's
+        cue words (its ``near`` words, its name and the distinctive parts of its name,
+        more weakly its description) counted in words away on either side, closer on
+        the left ("limit 160Gi"), closest across ``=`` or ``:``, farther across a comma,
+        a slash or another quantity. The best pairs are taken first, each quantity and
+        each parameter once; the value must fit the parameter's schema. A parameter's
+        own explicit rules listed before its size or duration rule are tried first."""
+        props = self.recipe.properties
+        cands: dict[str, tuple[dict[str, Any], list[tuple[str, float]]]] = {}
+        for name in props:
+            if name in self.result.values:
+                continue
+            before, rule = self._quantity_rules(name)
+            if rule is None:
+                continue
+            for r in before:  # explicit rules first ("scheduleTimeoutSeconds: 30")
+                explicit = next((k for k in ("regex", "flag", "enum") if k in r), None)
+                got = getattr(self, f"rule_{explicit}")(name, r) if explicit else None
+                if got is not None:
+                    self._take(name, got[0], got[1])
+                    break
+            if name in self.result.values:
+                continue
+            cues = [(str(w), 0.0) for w in rule["near"]]
+            cues += [(w, 0.0) for w in name_variants(name) + distinctive_cues(name, list(props))]
+            desc = str(props[name].get("description", "")).split(".")[0]
+            cues += [(w, 1.5) for w in re.findall(r"[A-Za-z][A-Za-z-]{3,}", desc) if w.lower() not in _STOP]
+            cands[name] = (rule, cues)
+        if not cands:
+            return
+        # a cue word several of these parameters answer to ("ephemeral") tells them apart less
+        owners: dict[str, set[str]] = {}
+        for name, (_rule, cues) in cands.items():
+            for w, _pen in cues:
+                for part in {w.lower()} | {_singular(p) for p in re.split(r"[\s_-]+", w.lower())}:
+                    owners.setdefault(part, set()).add(name)
+        for name, (rule, cues) in cands.items():
+            cands[name] = (rule, [(w, pen + (2.0 if len(owners.get(w.lower(), ())) > 1 else 0.0)) for w, pen in cues])
+        mentions: list[tuple[str, re.Match]] = []
+        for m in _SIZE_RE.finditer(self.text):
+            if not m.group(3) and m.group(2).lower() in ("m", "k"):
+                continue  # "500m" is millicores or minutes more often than megabytes
+            before_text = self.text[max(0, m.start() - 12):m.start()].lower()
+            if re.search(rf"(?:{'|'.join(_GPU_MODELS)})[\w-]*\s*-?$", before_text):
+                continue  # "A100 80GB" names the GPU model
+            mentions.append(("size", m))
+        mentions += [("duration", m) for m in _DURATION_RE.finditer(self.text)]
+        mentions = [(k, m) for k, m in mentions if self._free(m.span())]
+        if not mentions:
+            return
+        starts = sorted(m.start() for _, m in mentions)
+        pairs: list[tuple[float, int, str, Any, tuple[int, int]]] = []
+        for name, (rule, cues) in cands.items():
+            kind = "size" if "size" in rule else "duration"
+            rx = _compile("|".join(f"(?:{_phrase_re(w)})" for w, _ in cues))
+            pens: dict[str, float] = {}
+            for w, pen in cues:
+                pens[w.lower()] = min(pen, pens.get(w.lower(), pen))
+            hits = [(c.span(), self._cue_penalty(c.group(0), pens)) for c in rx.finditer(self.text)]
+            for k, m in mentions:
+                if k != kind:
+                    continue
+                ok, val = self._size_value(name, rule, m) if kind == "size" else self._duration_value(name, m)
+                if not ok:
+                    continue
+                best = None
+                for (ca, cb), pen in hits:
+                    if ca < m.end() and cb > m.start():
+                        continue
+                    left = cb <= m.start()
+                    gap = self.text[cb:m.start()] if left else self.text[m.end():ca]
+                    score = self._gap_score(gap, left, sum(1 for x in starts if min(cb, m.end()) <= x < max(ca, m.start()) and x != m.start()))
+                    if score is not None:
+                        score -= pen
+                        best = score if best is None else max(best, score)
+                if best is not None:
+                    pairs.append((best, -m.start(), name, val, m.span()))
+        pairs.sort(key=lambda t: (-t[0], -t[1], t[2]))
+        for _score, _pos, name, val, span in pairs:
+            if name not in self.result.values and self._free(span):
+                self.result.values[name] = val
+                self.result.spans[name] = span
+                self.used.append(span)
+
+    @staticmethod
+    def _cue_penalty(found: str, pens: dict[str, float]) -> float:
+        """The penalty of the cue phrase that matched ``found`` (matching is by word form)."""
+        best = None
+        for w, pen in pens.items():
+            if re.fullmatch(_phrase_re(w), found, re.I):
+                best = pen if best is None else min(best, pen)
+        return best if best is not None else 0.0
+
+    @staticmethod
+    def _gap_score(gap: str, left: bool, between: int) -> float | None:
+        """How strongly a cue binds to a quantity across ``gap`` (None: not at all)."""
+        if re.fullmatch(r"\s*[:=]\s*", gap):
+            return 14.0 if left else None  # "limit=60Gi"; "20Gi limit=" is the next pair
+        words = [w for w in re.findall(r"[\w'-]+", gap) if w.lower() not in _FILLERS]
+        seps = len(re.findall(r"[,;/()]|\b(?:but|and|while|whereas|plus)\b", gap, re.I))
+        if len(words) > 6 or (not left and re.search(r"[:=]\s*$", gap)):
+            return None
+        return 10.0 - len(words) - 2.5 * seps - 3.0 * between + (1.0 if left else 0.0)
 
     # ---------------------------------------------------- what was understood
     def _phrases_of(self, name: str) -> list[str]:

@@ -19,6 +19,13 @@ _REQUEST_WORDS = frozenset({
 
 _MODIFIER = re.compile(r"\b(?:in|on|into|onto|to|from|under|behind)\s+(?:the\s+|a\s+|an\s+|our\s+|my\s+)?"
                        r"(?:[\w.-]+\s+)?$", re.I)
+# "scale my vllm deployment", "reads our existing configmap": an object the user already has is
+# what the asked-for object works on, not the object asked for
+_REFERENCE = re.compile(r"\b(?:my|our|your|their|existing)\s+(?:own\s+|existing\s+)?(?:[\w.-]+\s+)?$", re.I)
+# "cluster policy where the MIG manager reads ...": a relative clause describes the object named before it
+_RELATIVE = re.compile(r"\b(?:where|which|whose|so\s+that)\b[^,;:.()]*$", re.I)
+# a name the user gives is a value, never a recipe's keyword: "job name ddp-spread", "called 'vllm-a'"
+_GIVEN_NAME = re.compile(r"(\b(?:named|called|name)\s*[:=]?\s*)[\"'`]?[A-Za-z0-9][\w./-]*|[\"'`][^\"'`\s]+[\"'`]", re.I)
 _MODIFIER_WEIGHT = 0.4
 _LATE_DISCOUNT = 0.5  # a phrase at the very end of a request weighs half
 _HEAD_BONUS = 3.0  # the object asked for is usually named first: "HPA for the triton deployment"
@@ -66,6 +73,7 @@ class _Index:
     def scores(self, text: str) -> list[float]:
         q = [t for t in tokenize(text) if t in self.vocab]
         base = list(self.bm25.get_scores(q)) if q else [0.0] * len(self.recipes)
+        text = mask_given_names(text)  # a keyword inside a given name names no recipe
         out = []
         first: dict[int, int] = {}  # recipe -> where its first distinctive, unmodified keyword starts
         for i, pats in enumerate(self.phrases):
@@ -76,7 +84,7 @@ class _Index:
                     # "... in the prod queue": a phrase after a preposition names where or
                     # with what, not the object asked for. The object is usually named
                     # first; later mentions are more often details of it.
-                    modified = bool(_MODIFIER.search(text, 0, m.start()))
+                    modified = is_detail(text, m.start())
                     where = _MODIFIER_WEIGHT if modified else 1.0
                     bonus += w * where * (1.0 - _LATE_DISCOUNT * m.start() / max(1, len(text)))
                     if self.distinctive[i][j] and not modified:
@@ -88,6 +96,21 @@ class _Index:
                 if at == head:
                     out[i] += _HEAD_BONUS
         return out
+
+
+def is_detail(text: str, at: int) -> bool:
+    """Is the word at ``at`` a detail of the object asked for rather than that object: after a
+    preposition ("in the prod queue"), an object the user already has ("my vllm deployment"),
+    or inside a relative clause ("... where the MIG manager reads")?"""
+    return bool(_MODIFIER.search(text, 0, at) or _REFERENCE.search(text, 0, at) or _RELATIVE.search(text, 0, at))
+
+
+def mask_given_names(text: str) -> str:
+    """``text`` with the names the user gives blanked out (same length, so offsets hold)."""
+    def blank(m: re.Match) -> str:
+        keep = m.group(1) or ""
+        return keep + "_" * (len(m.group(0)) - len(keep))
+    return _GIVEN_NAME.sub(blank, text)
 
 
 def _index_for(recipes: list[Recipe]) -> _Index:
