@@ -98,11 +98,26 @@ def test_an_object_the_user_already_has_is_not_the_object_asked_for(text, want):
     ("scale my vllm deployment", "deployment", True),
     ("scale the vllm deployment", "deployment", False),
     ("pods in the prod queue", "queue", True),
+    ("pytorchjob, 2 nodes (gang scheduled through volcano)", "volcano", True),  # an aside in brackets
+    ("pytorchjob (2 nodes), volcano gang", "volcano", False),
 ])
 def test_details_of_the_object_asked_for(text, word, detail):
     from gpukb.recipes.match import is_detail
 
     assert is_detail(text, text.index(word)) is detail
+
+
+@pytest.mark.parametrize("text, want", [
+    ("distributed job with nvlink topology awareness", "train"),  # words of a feature after "with"
+    ("topology awareness placement, distributed", "spread"),
+    ("distributed fine-tune where the placement has topology awareness", "train"),  # a relative clause
+])
+def test_word_overlap_in_a_detail_weighs_less(text, want):
+    from gpukb.recipes.match import match_recipes
+
+    recipes = [_kw_recipe("train", [], "distributed fine-tune"),
+               _kw_recipe("spread", [], "topology awareness placement topology")]
+    assert match_recipes(text, recipes, k=1)[0][0].id == want
 
 
 def test_a_keyword_inside_a_given_name_names_no_recipe():

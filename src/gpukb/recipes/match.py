@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..text import STOPWORDS, mask_negated, stem, words
+from ..text import STOPWORDS, WORD_PATTERN, mask_negated, stem, words
 from .model import Recipe, library_of
 
 __all__ = ["match_recipes", "wants_manifest", "recipe_search_text", "tokenize"]
@@ -24,9 +24,16 @@ _MODIFIER = re.compile(r"\b(?:in|on|into|onto|to|from|under|behind)\s+(?:the\s+|
 _REFERENCE = re.compile(r"\b(?:my|our|your|their|existing)\s+(?:own\s+|existing\s+)?(?:[\w.-]+\s+)?$", re.I)
 # "cluster policy where the MIG manager reads ...": a relative clause describes the object named before it
 _RELATIVE = re.compile(r"\b(?:where|which|whose|so\s+that)\b[^,;:.()]*$", re.I)
+# "fine-tune ... with NVLink topology awareness": the words describing a feature after "with"; the
+# first word stays whole ("with vllm", "with an HPA" name the tool) and so does a count ("with one gpu")
+_WITH = re.compile(r"\bwith\s+(?:(?:the|an?|some)\s+)?(?!(?:the|an?|some)\s|\d|(?:one|two|three|four|five|six|seven|eight|nine|ten)\b)"
+                   r"[\w.-]+\s+(?:[\w.-]+\s+)?$", re.I)
+# "pytorchjob ... (gang scheduled through volcano)": an aside in brackets qualifies what precedes it
+_ASIDE = re.compile(r"\([^()]*$")
 # a name the user gives is a value, never a recipe's keyword: "job name ddp-spread", "called 'vllm-a'"
 _GIVEN_NAME = re.compile(r"(\b(?:named|called|name)\s*[:=]?\s*)[\"'`]?[A-Za-z0-9][\w./-]*|[\"'`][^\"'`\s]+[\"'`]", re.I)
 _MODIFIER_WEIGHT = 0.4
+_WORD_RX = re.compile(WORD_PATTERN)
 _LATE_DISCOUNT = 0.5  # a phrase at the very end of a request weighs half
 _HEAD_BONUS = 3.0  # the object asked for is usually named first: "HPA for the triton deployment"
 
@@ -71,8 +78,22 @@ class _Index:
             self.phrases.append(pats)
 
     def scores(self, text: str) -> list[float]:
-        q = [t for t in tokenize(text) if t in self.vocab]
-        base = list(self.bm25.get_scores(q)) if q else [0.0] * len(self.recipes)
+        # the word overlap weighs a detail's words ("with NVLink topology awareness",
+        # "where the MIG manager reads ...") as the keyword phrases do
+        main: list[str] = []
+        detail: list[str] = []
+        for wm in _WORD_RX.finditer(text.lower()):
+            word = wm.group(0)
+            if word in STOPWORDS or word in _REQUEST_WORDS:
+                continue
+            tok = stem(word)
+            if tok in self.vocab:
+                (detail if is_detail(text, wm.start()) or _WITH.search(text, 0, wm.start()) else main).append(tok)
+        base = [0.0] * len(self.recipes)
+        detail = list(dict.fromkeys(detail))  # a detail's repeated words tell no more
+        for toks, weight in ((main, 1.0), (detail, _MODIFIER_WEIGHT)):
+            if toks:
+                base = [b + weight * float(x) for b, x in zip(base, self.bm25.get_scores(toks))]
         text = mask_given_names(text)  # a keyword inside a given name names no recipe
         out = []
         first: dict[int, int] = {}  # recipe -> where its first distinctive, unmodified keyword starts
@@ -101,8 +122,9 @@ class _Index:
 def is_detail(text: str, at: int) -> bool:
     """Is the word at ``at`` a detail of the object asked for rather than that object: after a
     preposition ("in the prod queue"), an object the user already has ("my vllm deployment"),
-    or inside a relative clause ("... where the MIG manager reads")?"""
-    return bool(_MODIFIER.search(text, 0, at) or _REFERENCE.search(text, 0, at) or _RELATIVE.search(text, 0, at))
+    inside a relative clause ("... where the MIG manager reads") or an aside in brackets?"""
+    return bool(_MODIFIER.search(text, 0, at) or _REFERENCE.search(text, 0, at) or _RELATIVE.search(text, 0, at)
+                or _ASIDE.search(text, 0, at))
 
 
 def mask_given_names(text: str) -> str:
