@@ -259,3 +259,35 @@ def test_object_names_given_verbatim_stay_verbatim():
     vals = extract_params(r, "classes: prod-llm 2000 and dev-notebooks 50, workers 3").values
     assert [c["name"] for c in vals["classes"]][:2] == ["prod-llm", "dev-notebooks"]
     assert vals["classes"][2]["name"] == "worker"
+
+
+def _operator_recipe() -> Recipe:
+    b = {"type": "boolean"}
+    return _recipe({
+        "driver_enabled": {**b, "description": "Install the driver (false when the driver is pre-installed)."},
+        "toolkit_enabled": {**b, "description": "Install the toolkit (false when it is pre-installed)."},
+        "preempts": {**b, "description": "May preempt lower-priority pods."},
+    })
+
+
+@pytest.mark.parametrize("text, want", [
+    ("driver is preinstalled, the toolkit stays managed", {"driver_enabled": False}),
+    ("pre-installed drivers and toolkit", {"driver_enabled": False, "toolkit_enabled": False}),
+    ("driver and toolkit are already installed", {"driver_enabled": False, "toolkit_enabled": False}),
+    ("toolkit already on the nodes", {"toolkit_enabled": False}),
+    ("driver is not preinstalled", {}),
+    ("the driver is preinstalled and the toolkit is managed", {"driver_enabled": False}),
+])
+def test_a_state_the_description_names_sets_the_boolean(text, want):
+    got = extract_params(_operator_recipe(), text).values
+    assert {k: v for k, v in got.items() if k != "preempts"} == want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("these pods can also preempt others", True),
+    ("let their jobs preempt lower work", True),
+    ("they should never preempt", False),
+    ("they must not preempt", False),
+])
+def test_a_verb_cue_allowed_or_forbidden(text, want):
+    assert extract_params(_operator_recipe(), text).values.get("preempts") is want

@@ -236,6 +236,21 @@ _NONE_OF = r"\b(?:no|never|zero|without|don'?t|do not)\s+(?!more\b|less\b|fewer\
 # "no gpu toleration" (the word qualifies another noun)
 _NONE_END = r"(?=\s*(?:$|[,.;:)!]|(?:per|for|on|in|at|and|or|with|needed|required|at\s+all|please|but)\b))"
 _AFFIRM = r"(?:with|enable[sd]?|enabling|turn on|on|true|add|include|including|use|using)"
+# "research can also preempt", "let their jobs preempt": a verb cue allowed or asked for
+_MODAL = (r"(?:(?:can|may|should|will|must|allowed\s+to|able\s+to)\s+(?:also\s+|still\s+|always\s+)?"
+          r"|\blets?\s+(?:[\w-]+\s+){0,3}?)")
+
+# A condition a boolean's description states ("false when the driver is pre-installed"), and the
+# ways people say that state.
+_STATED = re.compile(r"\b(true|false)\s+(?:when|if)\s+(?:(?:the\s+)?([a-z][\w-]*)|it|they)\s+(?:is|are)\s+"
+                     r"(?:already\s+)?([a-z][\w-]*)", re.I)
+_STATE_WORDS: dict[str, list[str]] = {
+    "pre-installed": ["pre-installed", "preinstalled", "already installed", "installed already", "already on",
+                      "already present", "already there", "already in place", "host-installed",
+                      "installed on the host", "installed on the hosts", "installed on the nodes"],
+}
+# words that may stand between a state and the noun it qualifies ("pre-installed NVIDIA driver")
+_NOT_BETWEEN = r"(?!(?:and|or|but|so|then|while|is|are|was|were|not|no|keep|keeps|stay|stays)\b)"
 
 
 def distinctive_cues(name: str, all_names: list[str]) -> list[str]:
@@ -265,7 +280,8 @@ def _schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | None =
     variants = name_variants(name) + distinctive_cues(name, all_names or [name])
     t = spec.get("type")
     if t == "boolean":
-        return [{"boolean": variants}]
+        stated = _stated_rule(name, spec, all_names or [name])
+        return ([stated] if stated else []) + [{"boolean": variants}]
     if t == "object" and isinstance(spec.get("propertyNames"), dict):
         return [{"mapping": True}]
     rules: list[dict[str, Any]] = [{"after": variants, "schema": True}]
@@ -275,6 +291,26 @@ def _schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | None =
             rules.insert(0, {"duration": True, "near": variants + [w for w in desc if w.lower() not in _STOP]})
         rules.append({"count": variants, "any_order": True})  # the value before the name: "10 failed indexes"
     return rules
+
+
+def _stated_rule(name: str, spec: dict[str, Any], all_names: list[str]) -> dict[str, Any] | None:
+    """A boolean set by the state its description names: "Let the operator install the driver
+    (false when the driver is pre-installed)" reads "driver is preinstalled", "pre-installed
+    drivers and toolkit", "toolkit already on the nodes" as false. The state's object is the
+    description's subject or, for "it", the distinctive parts of the parameter's name."""
+    m = _STATED.search(str(spec.get("description", "")))
+    if not m:
+        return None
+    nouns = [p for p in distinctive_cues(name, all_names) if not p.endswith("*")]
+    if m.group(2) and m.group(2).lower() not in _STOP:
+        nouns.append(m.group(2).lower())
+    state = m.group(3).lower()
+    states = _STATE_WORDS.get(state, [state])
+    if state not in states:
+        states = [state] + states
+    if not nouns:
+        return None
+    return {"stated": {"nouns": sorted(set(nouns)), "states": states, "value": m.group(1).lower() == "true"}}
 
 
 class _Extractor:
@@ -567,12 +603,39 @@ class _Extractor:
         words = _words_alt(rule["boolean"])
         for value, pat in ((False, rf"\b{_NEGATION}\s+(?:the\s+|a\s+|any\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:false|no|off|disabled?)\b"
                                    rf"|{words}\s+[a-z]+\s+(?:off|disabled)\b"),
-                           (True, rf"\b{_AFFIRM}\s+(?:the\s+|a\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:true|yes|on|enabled?)\b")):
+                           (True, rf"\b{_AFFIRM}\s+(?:the\s+|a\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:true|yes|on|enabled?)\b"
+                   rf"|\b{_MODAL}{words}")):
             m = _compile(pat).search(self.text)
             if m and self._free(m.span()):
                 ok, val = self._ok(name, value)
                 if ok:
                     return val, m.span()
+        return None
+
+    def rule_stated(self, name: str, rule: dict[str, Any]):
+        """A state named next to the parameter's object (see :func:`_stated_rule`); other objects
+        in the same state may be listed with it ("driver and toolkit are pre-installed")."""
+        st = rule["stated"]
+        noun = _words_alt(st["nouns"])
+        state = _words_alt(st["states"])
+        family: set[str] = set(st["nouns"])
+        for other, spec in self.recipe.properties.items():
+            if other != name and spec.get("type") == "boolean":
+                r = _stated_rule(other, spec, list(self.recipe.properties))
+                if r:
+                    family.update(r["stated"]["nouns"])
+        fam = _words_alt(sorted(family))
+        joined = rf"(?:\s*(?:,|and|or|&)\s*(?:the\s+)?{fam})*"
+        pats = [
+            rf"{noun}{joined}\s+(?:(?:is|are|was|were|comes?|come)\s+)?(?:already\s+)?{state}",
+            rf"{state}\s+(?:{_NOT_BETWEEN}[a-z]+\s+){{0,2}}?(?:{fam}\s*(?:,|and|or|&)\s*(?:the\s+)?)*{noun}",
+        ]
+        for p in pats:
+            m = _compile(p).search(self.text)
+            if m:
+                ok, val = self._ok(name, st["value"])
+                if ok:
+                    return val, (m.start(), m.start())  # a state may be shared by several objects
         return None
 
     def rule_none(self, name: str, rule: dict[str, Any]):
@@ -787,7 +850,8 @@ class _Extractor:
                     name_rules.insert(0, {"none": cues})
             for rule in name_rules:
                 kind = next(k for k in ("objects", "mapping", "none", "count", "after", "before", "name", "size",
-                                        "duration", "enum", "flag", "regex", "list", "pairs", "boolean") if k in rule)
+                                        "duration", "enum", "flag", "regex", "list", "pairs", "stated", "boolean")
+                            if k in rule)
                 got = getattr(self, f"rule_{kind}")(name, rule)
                 if got is not None:
                     value, span = got
