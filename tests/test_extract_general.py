@@ -291,3 +291,17 @@ def test_a_state_the_description_names_sets_the_boolean(text, want):
 ])
 def test_a_verb_cue_allowed_or_forbidden(text, want):
     assert extract_params(_operator_recipe(), text).values.get("preempts") is want
+
+
+def test_a_count_before_a_value_naming_what_is_counted():
+    r = _recipe({"gpus": {**INT, "minimum": 1}, "profile": {"type": "string", "pattern": "^[1-7]g\\.[0-9]+gb$"}},
+                {"gpus": [{"count": ["mig devices", "gpus"]}], "profile": [{"regex": r"\b([1-7]g\.\d+gb)\b"}]})
+    assert extract_params(r, "two 1g.10gb mig devices").values == {"gpus": 2, "profile": "1g.10gb"}
+    assert extract_params(r, "two 1g.10gb slices").values == {"profile": "1g.10gb"}  # not the counted unit
+
+
+def test_a_mig_profile_is_not_a_size():
+    r = _recipe({"min_memory": {**SIZE, "description": "Minimum GPU memory."}},
+                {"min_memory": [{"size": "quantity", "near": ["memory", "mig"]}]})
+    assert extract_params(r, "one 1g.10gb mig device").values == {}
+    assert extract_params(r, "mig device with 10Gi memory").values == {"min_memory": "10Gi"}

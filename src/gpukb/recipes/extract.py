@@ -152,7 +152,8 @@ def parse_number(s: str) -> int | None:
     return _WORD_NUMBERS.get(s)
 
 
-_SIZE_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(k|m|g|t|p)(ib|i|b)?(?![a-z0-9])", re.I)
+# a size is not part of a longer token: "1g.10gb" names a MIG profile
+_SIZE_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(k|m|g|t|p)(ib|i|b)?(?![a-z0-9]|\.\d)", re.I)
 _POW = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
 _DURATION_RE = re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?|{_NUM[1:-1]}|an?|half an?)\s*"
                           r"(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d)(?![\w])", re.I)
@@ -386,7 +387,9 @@ class _Extractor:
             pats = [
                 rf"(?<![\w.]){_NUM}\s*(?:x\s*)?-?\s*{u_after_number}",
                 rf"{u}\s*(?:[:=]|of|count|set to)?\s*{_NUM}(?![\w.])",
-                rf"(?<![\w.]){_NUM}\s*(?:x\s*)?-?\s*[A-Za-z][\w.-]*\s+{u}",
+                rf"(?<![\w.]){_NUM}(?:\s*x\s*|\s*-\s*|\s+)[A-Za-z][\w.-]*\s+{u}",
+                # "two 1g.10gb mig devices": a value naming the kind of thing counted between
+                rf"(?<![\w.]){_NUM}\s+(?=[\w.+-]*[A-Za-z])\d[\w.+-]*[A-Za-z][\w+-]*\s+{u}",
             ]
             for p in pats:
                 for m in _compile(p).finditer(self.text):
