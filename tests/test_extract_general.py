@@ -305,3 +305,15 @@ def test_a_mig_profile_is_not_a_size():
                 {"min_memory": [{"size": "quantity", "near": ["memory", "mig"]}]})
     assert extract_params(r, "one 1g.10gb mig device").values == {}
     assert extract_params(r, "mig device with 10Gi memory").values == {"min_memory": "10Gi"}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("spot + on-demand", ["spot", "on-demand"]),
+    ("on-demand and spot both fine", ["on-demand", "spot"]),
+    ("spot only, no on-demand", ["spot"]),
+])
+def test_a_list_of_enum_values_takes_every_value_named(text, want):
+    r = _recipe({"capacity": {"type": "array", "items": {"type": "string", "enum": ["on-demand", "spot", "reserved"]},
+                              "uniqueItems": True}},
+                {"capacity": [{"enum": {"spot": ["spot only", "spot"]}}]})
+    assert extract_params(r, text).values == {"capacity": want}

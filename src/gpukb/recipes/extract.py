@@ -524,7 +524,33 @@ class _Extractor:
                 return val, m.span()
         return None
 
+    def _enum_list(self, name: str, rule: dict[str, Any]):
+        """Every value of a list of enum values the request names ("spot + on-demand"), from the
+        rule's phrases and the schema's own values, in the order written; a value named after a
+        negation ("no spot") is left out."""
+        spec = self.recipe.properties[name]
+        phrases: dict[str, list[str]] = {str(v): [str(v)] for v in (spec.get("items") or {}).get("enum") or []}
+        for value, ps in rule["enum"].items():
+            phrases.setdefault(str(value), []).extend(ps)
+        found: list[tuple[int, int, str]] = []
+        for value, ps in phrases.items():
+            for m in _compile(_words_alt(ps)).finditer(self.text):
+                if re.search(rf"\b{_NEGATION}\s+(?:\w+\s+)?$", self.text[max(0, m.start() - 30):m.start()], re.I):
+                    continue
+                found.append((m.start(), m.end(), value))
+                break
+        if len(found) < 2:
+            return None
+        found.sort()
+        ok, val = self._ok(name, list(dict.fromkeys(v for _, _, v in found)))
+        return (val, (found[0][0], found[0][0])) if ok else None
+
     def rule_enum(self, name: str, rule: dict[str, Any]):
+        spec = self.recipe.properties[name]
+        if spec.get("type") == "array" and (spec.get("items") or {}).get("enum"):
+            several = self._enum_list(name, rule)
+            if several is not None:
+                return several
         best = None
         for value, phrases in rule["enum"].items():
             for ph in phrases:
