@@ -137,14 +137,16 @@ def test_dev_set_target():
     failed = [(r["request"], r["failures"]) for r in core if not r["correct"]]
     assert sum(r["correct"] for r in core) / len(core) >= 0.9, failed
     natural = [r for r in report["results"] if r["file"] == "natural.yaml"]
-    assert sum(r["correct"] for r in natural) / len(natural) >= 0.77
+    assert sum(r["correct"] for r in natural) / len(natural) >= 0.83
     natural_test = [r for r in natural if r["split"] == "test"]
     assert sum(r["correct"] for r in natural_test) / len(natural_test) >= 0.70
     fresh = [r for r in report["results"] if r["file"] == "fresh.yaml"]
-    assert sum(r["correct"] for r in fresh) / len(fresh) >= 0.90
+    assert sum(r["correct"] for r in fresh) / len(fresh) >= 0.93
     assert sum(r.get("silent_drops", 0) for r in fresh) == 0
     fresh2 = [r for r in report["results"] if r["file"] == "fresh2.yaml"]
-    assert sum(r["correct"] for r in fresh2) / len(fresh2) >= 0.77
+    assert sum(r["correct"] for r in fresh2) / len(fresh2) >= 0.81
+    fresh3 = [r for r in report["results"] if r["file"] == "fresh3.yaml"]
+    assert sum(r["correct"] for r in fresh3) / len(fresh3) >= 0.50
 
 
 def test_cli_generate_json(capsys):
