@@ -75,9 +75,20 @@ def _asks_for_manifest(rmod, question: str, top_score: float) -> str | None:
     recipe well (it must then carry details, checked after extraction), else None."""
     if rmod.wants_manifest(question):
         return "explicit"
-    if top_score >= 3.0 and not _QUESTION.search(question) and not _PASTED.search(question):
+    if top_score >= 3.0 and not _QUESTION.search(question) and not _PASTED.search(question) \
+            and not _STATEMENT.search(question):
         return "spec"
     return None
+
+
+# A spec is a noun phrase of details; a clause about what the cluster does or
+# did ("the toolkit cant find the config", "leader finishes but workers run
+# forever", "LowerPriority vs LowerOrNewerEqualPriority") describes a situation
+# or asks for a comparison.
+_STATEMENT = re.compile(
+    r"\b(?:is|are|was|were|isn'?t|aren'?t|doesn'?t|don'?t|didn'?t|can'?t|cannot|can not|won'?t|wont|never|"
+    r"keeps?|stays?|still|but|vs\.?|versus|i|we|it|they|has|have|had|got|gets|says?|shows?|works?|"
+    r"changed|stopped|started|finishes|finished|burns|happily|instead)\b", re.I)
 
 
 # Pasted cluster output is a symptom, never a spec.
