@@ -89,3 +89,34 @@ def test_split_follows_topic_clusters_and_paraphrases_follow_their_original():
     qs = {"a": {"id": "a", "expected_docs": ["doc-x"]}, "b": {"id": "b", "paraphrase_of": "a", "expected_docs": ["doc-y"]}}
     assert split_of(qs["b"], qs) == split_of(qs["a"], qs)
     assert {split_of({"id": str(i), "expected_docs": [f"d{i}"]}) for i in range(30)} == {"tune", "test"}
+
+
+def test_refusal_threshold_is_calibrated_on_the_tune_part_only():
+    from gpukb.evals import QuestionResult, calibrate_refusal
+
+    def r(i, conf, refuse, split):
+        return QuestionResult(id=str(i), area="x", question="q", expect_refuse=refuse, refused=False,
+                              confidence=conf, split=split)
+
+    tune = [r(i, 0.7 + i / 100, False, "tune") for i in range(20)] + [r(100 + i, 0.4 + i / 100, True, "tune")
+                                                                       for i in range(5)]
+    # The test part would pull the threshold up if it were used.
+    test = [r(200, 0.9, True, "test"), r(201, 0.95, False, "test"), r(202, 0.5, False, "test")]
+    c = calibrate_refusal(tune + test)
+    assert 0.44 < c["threshold"] < 0.7 and c["refusals_correct"] == 1.0 and c["false_refusals"] == 0.0
+    assert c["test_refusals_correct"] == 0.0 and c["test_false_refusals"] == 0.5
+    assert calibrate_refusal(tune)["threshold"] == c["threshold"]
+
+
+def test_a_bare_spec_asks_for_a_manifest_but_a_described_situation_does_not():
+    from gpukb import recipes as rmod
+    from gpukb.engine import _asks_for_manifest
+
+    assert _asks_for_manifest(rmod, "volcano job, 4 workers × 8 GPUs, queue research", 5.0) == "spec"
+    assert _asks_for_manifest(rmod, "volcano queue capping team research at 32 gpus", 5.0) == "spec"
+    for situation in ("gpu operator on microk8s, toolkit cant find containerd config",
+                      "kueue withinClusterQueue LowerPriority vs LowerOrNewerEqualPriority",
+                      "jobset leader finishes but workers run forever",
+                      "our quota has limits.nvidia.com/gpu: 8 and the team is happily running 16 gpus"):
+        assert _asks_for_manifest(rmod, situation, 5.0) is None, situation
+    assert _asks_for_manifest(rmod, "volcano job, 4 workers × 8 GPUs, queue research", 1.0) is None

@@ -198,3 +198,16 @@ def test_provenance_lines_never_reach_an_answer():
 
     body = "The fix is to set `sizeLimit`.\n\n> Seen upstream: [a/b#1](https://github.com/a/b/issues/1) · component: kubernetes · versions: 1.30+\n"
     assert [u.text for u in split_units(body)] == ["The fix is to set `sizeLimit`."]
+
+
+def test_terms_the_best_section_names_raise_confidence(tiny_settings):
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    tiny_settings.answer.coverage_weight = 0.3
+    eng = Engine(tiny_settings, embedder=emb)
+    sec = _ev(0, "Cap GPUs per namespace with a ResourceQuota on requests.nvidia.com/gpu.", "GPU quota")
+    off = _ev(0, "PriorityClass values order pods for preemption.", "Priority")
+    q = "cap gpu quota per namespace"
+    assert eng.confidence(q, 0.6, sec) > eng.confidence(q, 0.6, off) == eng.confidence(q, 0.6)
+    tiny_settings.answer.coverage_weight = 0.0
+    assert Engine(tiny_settings, embedder=emb).confidence(q, 0.6, sec) == eng.confidence(q, 0.6)

@@ -147,6 +147,7 @@ class Engine:
         a = self.settings.answer
         self.refuse_below = a.refuse_below
         self.oov_weight = a.oov_weight
+        self.coverage_weight = a.coverage_weight
         self.generator = generator or generator_for(self.settings)
 
     @property
@@ -199,9 +200,14 @@ class Engine:
         return g
 
     # -- answering ---------------------------------------------------------
-    def confidence(self, question: str, top_vector: float) -> float:
+    def confidence(self, question: str, top_vector: float, best: Any = None) -> float:
         """Evidence strength: the best chunk's cosine similarity, lowered by the
-        share of the question's terms that appear nowhere in the KB."""
+        share of the question's terms that appear nowhere in the KB and raised
+        by the share that the best section (``best``, its text and headings)
+        names. Similarity alone is fooled both ways: a Slack question with
+        context words reads far from a section that covers it term by term, and
+        an off-topic question on a neighbouring subject (Slurm, Jenkins) reads
+        close to a section that names none of its topic words."""
         from .questions import FOREIGN_SHARE_REFUSE, NO_EVIDENCE, foreign_share
         from .text import terms
 
@@ -210,7 +216,11 @@ class Engine:
         qt = set(terms(question))
         vocab = self.index.vocabulary
         oov = (sum(1 for t in qt if t not in vocab) / len(qt)) if qt and vocab else 0.0
-        return top_vector - self.oov_weight * oov
+        covered = 0.0
+        if best is not None and qt and self.coverage_weight:
+            named = set(terms(f"{best.title} {best.section} {best.text}"))
+            covered = sum(1 for t in qt if t in named) / len(qt)
+        return top_vector - self.oov_weight * oov + self.coverage_weight * covered
 
     def _retrieve(self, question: str, k: int | None, area: str | None, mode: str) -> tuple[Answer, list[Any], float]:
         """Retrieve evidence; the answer is already a refusal when the KB does not cover the question."""
@@ -225,7 +235,7 @@ class Engine:
         if k < 1 or k > 50:
             raise UsageError("--k must be between 1 and 50")
         got = self.retriever.retrieve(q, k=k, area=area, mode=mode)
-        confidence = self.confidence(q, got.top_vector)
+        confidence = self.confidence(q, got.top_vector, got.evidence[0] if got.evidence else None)
         ans = Answer(question=q, answer="", refused=False, confidence=round(confidence, 4),
                      retrieved=[e.doc_id for e in got.evidence])
         if not got.evidence or confidence < self.refuse_below:
