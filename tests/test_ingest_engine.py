@@ -211,3 +211,20 @@ def test_terms_the_best_section_names_raise_confidence(tiny_settings):
     assert eng.confidence(q, 0.6, sec) > eng.confidence(q, 0.6, off) == eng.confidence(q, 0.6)
     tiny_settings.answer.coverage_weight = 0.0
     assert Engine(tiny_settings, embedder=emb).confidence(q, 0.6, sec) == eng.confidence(q, 0.6)
+
+
+def test_an_answer_citing_a_stale_doc_says_so_in_one_line(tiny_settings):
+    import datetime as dt
+
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    tiny_settings.answer.refuse_below = -1.0
+    eng = Engine(tiny_settings, embedder=emb)
+    eng.today = dt.date(2026, 12, 1)
+    fresh = eng.ask("how do I request a GPU")
+    assert fresh.citations and "out of date" not in fresh.answer
+    eng.today = dt.date(2028, 1, 1)
+    stale = eng.ask("how do I request a GPU")
+    notes = [line for line in stale.body.splitlines() if "out of date" in line]
+    assert len(notes) == 1 and "2026-11-29" in notes[0] and "[1]" in notes[0] and "365 days" in notes[0]
+    assert "out of date" not in stale.answer.split("Sources:")[1]

@@ -91,6 +91,8 @@ _STATEMENT = re.compile(
     r"changed|stopped|started|finishes|finished|burns|happily|instead)\b", re.I)
 
 
+_REVIEWED = re.compile(r"^reviewed:\s*[\"']?(\d{4}-\d{2}-\d{2})", re.M)
+
 # Pasted cluster output is a symptom, never a spec.
 _PASTED = re.compile(r"\b(?:insufficient|failedscheduling|nodes are available|untolerated|error|warning|"
                      r"backoff|crashloop|evicted|unschedulable|denied|forbidden|timeout|timed out)\b", re.I)
@@ -149,6 +151,8 @@ class Engine:
         self.oov_weight = a.oov_weight
         self.coverage_weight = a.coverage_weight
         self.generator = generator or generator_for(self.settings)
+        self.today: Any = None  # the date staleness is judged on (None: today)
+        self._reviewed_cache: dict[str, tuple[float, Any]] = {}
 
     @property
     def streams(self) -> bool:
@@ -281,10 +285,54 @@ class Engine:
             body = f"{SCOPE_NOTE} {tool} code.{closest}\n\n{body}"
         elif g is not None:
             body = _manifest_sentence(g) + "\n\n" + body
+        stale = self._stale_note(cites)
+        if stale:
+            body += "\n\n" + stale
         ans.body = body
         ans.answer = body + ("\n\n" + sources_block(cites) if cites else "")
         ans.seconds = round(time.perf_counter() - t0, 4)
         return ans
+
+    def _reviewed(self, path: str) -> Any:
+        """The ``reviewed`` date of the KB doc at ``path`` (relative to the
+        project root), read from its front matter; None when it has none."""
+        import datetime as dt
+        import os
+
+        full = self.settings.root / path
+        try:
+            mtime = os.stat(full).st_mtime
+            hit = self._reviewed_cache.get(path)
+            if hit and hit[0] == mtime:
+                return hit[1]
+            with open(full, encoding="utf-8", errors="replace") as fh:
+                head = fh.read(4096)
+        except OSError:
+            return None
+        m = _REVIEWED.search(head.split("\n---", 1)[0])
+        try:
+            when = dt.date.fromisoformat(m.group(1)) if m else None
+        except ValueError:
+            when = None
+        self._reviewed_cache[path] = (mtime, when)
+        return when
+
+    def _stale_note(self, cites: list[Citation]) -> str:
+        """One line naming cited docs last reviewed longer ago than ``kb.stale_after_days``."""
+        import datetime as dt
+
+        limit = self.settings.config.kb.stale_after_days
+        today = self.today or dt.date.today()
+        old: dict[str, tuple[list[int], Any]] = {}
+        for c in cites:
+            when = self._reviewed(c.path)
+            if when is not None and (today - when).days > limit:
+                old.setdefault(c.doc_id, ([], when))[0].append(c.n)
+        if not old:
+            return ""
+        parts = [f"{''.join(f'[{n}]' for n in ns)} on {when.isoformat()}" for ns, when in old.values()]
+        return (f"Possibly out of date: last reviewed {', '.join(parts)}, more than {limit} days ago; "
+                f"check the linked upstream sources.")
 
     def ask(self, question: str, *, k: int | None = None, area: str | None = None,
             mode: str = "hybrid", with_manifest: bool = True) -> Answer:
