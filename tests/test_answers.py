@@ -120,3 +120,36 @@ def test_a_bare_spec_asks_for_a_manifest_but_a_described_situation_does_not():
                       "our quota has limits.nvidia.com/gpu: 8 and the team is happily running 16 gpus"):
         assert _asks_for_manifest(rmod, situation, 5.0) is None, situation
     assert _asks_for_manifest(rmod, "volcano job, 4 workers × 8 GPUs, queue research", 1.0) is None
+
+
+SEC_RESTART = """The device plugin reads its config file only when it starts. Editing the ConfigMap changes nothing on running nodes.
+
+Long sections carry other facts too, such as which label selects a named config and where the Helm chart keeps it.
+
+Restart the plugin so it reads the new replicas:
+
+```bash
+kubectl rollout restart daemonset/nvidia-device-plugin-daemonset -n gpu-operator
+```"""
+
+
+def test_a_goal_or_symptom_gets_the_sections_fix_but_a_concept_question_gets_prose():
+    sec = ev(0, "Config not applied", SEC_RESTART)
+    for q in ("raised time-slicing replicas in the configmap, allocatable didn't move",
+              "plugin still advertises the old count after editing its configmap"):
+        c = ExtractiveGenerator(max_words=40).compose(q, [sec])
+        assert "kubectl rollout restart" in c.text and "Restart the plugin" in c.text, (q, c.text)
+        assert answer_defects(c.text) == []
+    concept = ExtractiveGenerator(max_words=40).compose("why does editing change nothing on running nodes", [sec])
+    assert "```" not in concept.text
+
+
+def test_a_second_section_answers_what_the_first_leaves_open():
+    quota = ev(0, "Quota", "Cap a namespace's GPUs with a ResourceQuota on requests.nvidia.com/gpu.")
+    prio = ev(1, "Priority", "A PriorityClass with a higher value lets production pods preempt research pods.",
+              "doc-b")
+    c = ExtractiveGenerator().compose("cap team-a gpus with a quota and let production preempt research pods",
+                                      [quota, prio])
+    assert c.cited == [0, 1] and "PriorityClass" in c.text
+    one = ExtractiveGenerator().compose("cap team-a gpus with a namespace quota", [quota, prio])
+    assert one.cited == [0]
