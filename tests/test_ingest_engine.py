@@ -228,3 +228,18 @@ def test_an_answer_citing_a_stale_doc_says_so_in_one_line(tiny_settings):
     notes = [line for line in stale.body.splitlines() if "out of date" in line]
     assert len(notes) == 1 and "2026-11-29" in notes[0] and "[1]" in notes[0] and "365 days" in notes[0]
     assert "out of date" not in stale.answer.split("Sources:")[1]
+
+
+def test_rare_unknown_words_cost_more_confidence_than_everyday_ones_or_typos(tiny_settings):
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    tiny_settings.answer.oov_weight = 1.0
+    tiny_settings.answer.common_oov_weight = 0.1
+    eng = Engine(tiny_settings, embedder=emb)
+    eng._common_words = {"outage", "everything"}
+    vocab = eng.index.vocabulary
+    assert "quota" in vocab or "quota" in {t for t in vocab}
+    assert eng._unknown_terms("gpu quota outage everything", vocab) == (0, 2)
+    assert eng._unknown_terms("gpu quota slurm hcsshim", vocab) == (2, 0)
+    assert eng._unknown_terms("gpu qouta", vocab) == (0, 1)  # one swap from a KB word
+    assert eng.confidence("gpu quota outage", 0.6) > eng.confidence("gpu quota slurm", 0.6)

@@ -91,6 +91,22 @@ _STATEMENT = re.compile(
     r"changed|stopped|started|finishes|finished|burns|happily|instead)\b", re.I)
 
 
+def _near_known(word: str, vocab: Any) -> bool:
+    """Is ``word`` one edit (a letter dropped, added, changed or two swapped)
+    from a KB term? Words under five letters are left alone."""
+    from .text import stem
+
+    if len(word) < 5 or not word.isalpha():
+        return False
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    cands = {a + b[1:] for a, b in splits if b}
+    cands |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    cands |= {a + c + b[1:] for a, b in splits if b for c in letters}
+    cands |= {a + c + b for a, b in splits for c in letters}
+    return any(stem(c) in vocab for c in cands if c != word)
+
+
 _REVIEWED = re.compile(r"^reviewed:\s*[\"']?(\d{4}-\d{2}-\d{2})", re.M)
 
 # Pasted cluster output is a symptom, never a spec.
@@ -150,6 +166,8 @@ class Engine:
         self.refuse_below = a.refuse_below
         self.oov_weight = a.oov_weight
         self.coverage_weight = a.coverage_weight
+        self.common_oov_weight = a.oov_weight if a.common_oov_weight is None else a.common_oov_weight
+        self._common_words: set[str] | None = None
         self.generator = generator or generator_for(self.settings)
         self.today: Any = None  # the date staleness is judged on (None: today)
         self._reviewed_cache: dict[str, tuple[float, Any]] = {}
@@ -219,12 +237,48 @@ class Engine:
             return NO_EVIDENCE  # mostly another script: the KB is English, any match is on a few shared terms
         qt = set(terms(question))
         vocab = self.index.vocabulary
-        oov = (sum(1 for t in qt if t not in vocab) / len(qt)) if qt and vocab else 0.0
+        rare, common = self._unknown_terms(question, vocab) if qt and vocab else (0, 0)
+        oov = (self.oov_weight * rare + self.common_oov_weight * common) / len(qt) if qt else 0.0
         covered = 0.0
         if best is not None and qt and self.coverage_weight:
             named = set(terms(f"{best.title} {best.section} {best.text}"))
             covered = sum(1 for t in qt if t in named) / len(qt)
-        return top_vector - self.oov_weight * oov + self.coverage_weight * covered
+        return top_vector - oov + self.coverage_weight * covered
+
+    def common_words(self) -> set[str]:
+        """Everyday words: the whole-word entries of the embedding model's
+        vocabulary (empty when the model has no tokenizer file)."""
+        if self._common_words is None:
+            words: set[str] = set()
+            path = getattr(self.embedder, "tokenizer_path", None)
+            if path:
+                try:
+                    from tokenizers import Tokenizer
+
+                    words = {w for w in Tokenizer.from_file(path).get_vocab()
+                             if w.isalpha() and w.islower() and len(w) >= 2}
+                except Exception as exc:  # an unreadable tokenizer: every unknown word counts as rare
+                    log.info("no common-word list: %s", exc)
+            self._common_words = words
+        return self._common_words
+
+    def _unknown_terms(self, question: str, vocab: Any) -> tuple[int, int]:
+        """Question words the KB never uses: (rare, common). A word the KB lacks
+        is a sign the question is about something else when it is a rare or
+        technical word (slurm, hcsshim, pgbouncer), much less when it is
+        everyday English (outage, everything) or a misspelling of a KB word."""
+        from .text import STOPWORDS, stem, words
+
+        common_words = self.common_words()
+        rare = common = 0
+        for w in set(words(question)):
+            if w in STOPWORDS or stem(w) in vocab:
+                continue
+            if w in common_words or _near_known(w, vocab):
+                common += 1
+            else:
+                rare += 1
+        return rare, common
 
     def _retrieve(self, question: str, k: int | None, area: str | None, mode: str) -> tuple[Answer, list[Any], float]:
         """Retrieve evidence; the answer is already a refusal when the KB does not cover the question."""
