@@ -84,11 +84,11 @@ def _asks_for_manifest(rmod, question: str, top_score: float) -> str | None:
 # A spec is a noun phrase of details; a clause about what the cluster does or
 # did ("the toolkit cant find the config", "leader finishes but workers run
 # forever", "LowerPriority vs LowerOrNewerEqualPriority") describes a situation
-# or asks for a comparison.
+# or asks for a comparison; "so a node dying only kills one" gives a purpose.
 _STATEMENT = re.compile(
     r"\b(?:is|are|was|were|isn'?t|aren'?t|doesn'?t|don'?t|didn'?t|can'?t|cannot|can not|won'?t|wont|never|"
     r"keeps?|stays?|still|but|vs\.?|versus|i|we|it|they|has|have|had|got|gets|says?|shows?|works?|"
-    r"changed|stopped|started|finishes|finished|burns|happily|instead)\b", re.I)
+    r"changed|stopped|started|finishes|finished|burns|happily|instead|so)\b", re.I)
 
 
 def _near_known(word: str, vocab: Any) -> bool:
