@@ -89,3 +89,68 @@ def test_split_follows_topic_clusters_and_paraphrases_follow_their_original():
     qs = {"a": {"id": "a", "expected_docs": ["doc-x"]}, "b": {"id": "b", "paraphrase_of": "a", "expected_docs": ["doc-y"]}}
     assert split_of(qs["b"], qs) == split_of(qs["a"], qs)
     assert {split_of({"id": str(i), "expected_docs": [f"d{i}"]}) for i in range(30)} == {"tune", "test"}
+
+
+def test_refusal_threshold_is_calibrated_on_the_tune_part_only():
+    from gpukb.evals import QuestionResult, calibrate_refusal
+
+    def r(i, conf, refuse, split):
+        return QuestionResult(id=str(i), area="x", question="q", expect_refuse=refuse, refused=False,
+                              confidence=conf, split=split)
+
+    tune = [r(i, 0.7 + i / 100, False, "tune") for i in range(20)] + [r(100 + i, 0.4 + i / 100, True, "tune")
+                                                                       for i in range(5)]
+    # The test part would pull the threshold up if it were used.
+    test = [r(200, 0.9, True, "test"), r(201, 0.95, False, "test"), r(202, 0.5, False, "test")]
+    c = calibrate_refusal(tune + test)
+    assert 0.44 < c["threshold"] < 0.7 and c["refusals_correct"] == 1.0 and c["false_refusals"] == 0.0
+    assert c["test_refusals_correct"] == 0.0 and c["test_false_refusals"] == 0.5
+    assert calibrate_refusal(tune)["threshold"] == c["threshold"]
+
+
+def test_a_bare_spec_asks_for_a_manifest_but_a_described_situation_does_not():
+    from gpukb import recipes as rmod
+    from gpukb.engine import _asks_for_manifest
+
+    assert _asks_for_manifest(rmod, "volcano job, 4 workers × 8 GPUs, queue research", 5.0) == "spec"
+    assert _asks_for_manifest(rmod, "volcano queue capping team research at 32 gpus", 5.0) == "spec"
+    for situation in ("gpu operator on microk8s, toolkit cant find containerd config",
+                      "kueue withinClusterQueue LowerPriority vs LowerOrNewerEqualPriority",
+                      "jobset leader finishes but workers run forever",
+                      "one replica of my model server per gpu node so a node dying only kills one",
+                      "our quota has limits.nvidia.com/gpu: 8 and the team is happily running 16 gpus"):
+        assert _asks_for_manifest(rmod, situation, 5.0) is None, situation
+    assert _asks_for_manifest(rmod, "volcano job, 4 workers × 8 GPUs, queue research", 1.0) is None
+
+
+SEC_RESTART = """The device plugin reads its config file only when it starts. Editing the ConfigMap changes nothing on running nodes.
+
+Long sections carry other facts too, such as which label selects a named config and where the Helm chart keeps it.
+
+Restart the plugin so it reads the new replicas:
+
+```bash
+kubectl rollout restart daemonset/nvidia-device-plugin-daemonset -n gpu-operator
+```"""
+
+
+def test_a_goal_or_symptom_gets_the_sections_fix_but_a_concept_question_gets_prose():
+    sec = ev(0, "Config not applied", SEC_RESTART)
+    for q in ("raised time-slicing replicas in the configmap, allocatable didn't move",
+              "plugin still advertises the old count after editing its configmap"):
+        c = ExtractiveGenerator(max_words=40).compose(q, [sec])
+        assert "kubectl rollout restart" in c.text and "Restart the plugin" in c.text, (q, c.text)
+        assert answer_defects(c.text) == []
+    concept = ExtractiveGenerator(max_words=40).compose("why does editing change nothing on running nodes", [sec])
+    assert "```" not in concept.text
+
+
+def test_a_second_section_answers_what_the_first_leaves_open():
+    quota = ev(0, "Quota", "Cap a namespace's GPUs with a ResourceQuota on requests.nvidia.com/gpu.")
+    prio = ev(1, "Priority", "A PriorityClass with a higher value lets production pods preempt research pods.",
+              "doc-b")
+    c = ExtractiveGenerator().compose("cap team-a gpus with a quota and let production preempt research pods",
+                                      [quota, prio])
+    assert c.cited == [0, 1] and "PriorityClass" in c.text
+    one = ExtractiveGenerator().compose("cap team-a gpus with a namespace quota", [quota, prio])
+    assert one.cited == [0]

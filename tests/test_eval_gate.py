@@ -13,13 +13,15 @@ pytestmark = pytest.mark.slow
 # Regression floors at the level measured on the whole dev set (tuned and held-out
 # parts together, wordings by other people included); `gpukb eval` reports the
 # test part and the targets.
-# Measured on 1,245 questions: hit@5 0.985, MRR 0.878, must_include 0.837,
-# false refusals 0.021, refusals correct 0.755, median 105 prose words,
-# unasked manifests 0.040.
+# Measured on 1,303 questions: hit@5 0.985, MRR 0.878, must_include 0.862,
+# false refusals 0.007, refusals correct 0.946, median 112 prose words,
+# unasked manifests 0.003.
 HIT5_FLOOR = 0.97
 MRR_FLOOR = 0.85
-MUST_INCLUDE_FLOOR = 0.80
-FALSE_REFUSAL_CEILING = 0.04
+MUST_INCLUDE_FLOOR = 0.84
+FALSE_REFUSAL_CEILING = 0.02
+REFUSALS_CORRECT_FLOOR = 0.90
+UNASKED_MANIFEST_CEILING = 0.01
 
 
 @pytest.fixture(scope="module")
@@ -59,11 +61,11 @@ def test_retrieval_targets(report):
 
 def test_answer_targets(report):
     s = report.summary
-    assert s["refusals_correct"] >= 0.70, s
+    assert s["refusals_correct"] >= REFUSALS_CORRECT_FLOOR, s
     assert s["false_refusals"] <= FALSE_REFUSAL_CEILING, s
     assert s["median_words"] <= 120, s
     assert s["must_include"] >= MUST_INCLUDE_FLOOR, s
-    assert s["manifests_unasked"] <= 0.06, s
+    assert s["manifests_unasked"] <= UNASKED_MANIFEST_CEILING, s
 
 
 def test_every_area_is_answerable(report):

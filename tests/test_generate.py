@@ -113,6 +113,15 @@ def test_match_recipes_and_search_text():
         ("why does my 4-node PyTorchJob deadlock half-scheduled", False),
         ("time-slicing or MIG for notebooks?", False),
         ("what is the nvidia.com/mig.config label", False),
+        ("make a karpenter nodepool for g5 spot", True),
+        ("can you write a kueue clusterqueue for 16 gpus", True),
+        ("show me a pytorchjob with 2 workers", True),
+        # goals and questions about the cluster, not requests for a file
+        ("can i give a pod half a gpu? tried nvidia.com/gpu: 0.5", False),
+        ("want only one replica of my model server per gpu node", False),
+        ("need a selector for nodes whose driver branch is at least 550, which label", False),
+        ("our old claim manifests put deviceClassName under requests, do they still work on v1?", False),
+        ("a pytorchjob without yaml, just tell me the fields", False),
     ],
 )
 def test_wants_manifest(text, want):

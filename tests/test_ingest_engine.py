@@ -292,3 +292,48 @@ def test_older_index_format_is_stale_and_refused_with_a_clear_message(tiny_setti
     s = ingest(tiny_settings, embedder=emb)
     assert not s.noop and s.embedded == 0  # rebuilt in the new format, embeddings reused
     assert Engine(tiny_settings, embedder=emb).index.manifest["format"] == m["format"]
+
+
+def test_terms_the_best_section_names_raise_confidence(tiny_settings):
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    tiny_settings.answer.coverage_weight = 0.3
+    eng = Engine(tiny_settings, embedder=emb)
+    sec = _ev(0, "Cap GPUs per namespace with a ResourceQuota on requests.nvidia.com/gpu.", "GPU quota")
+    off = _ev(0, "PriorityClass values order pods for preemption.", "Priority")
+    q = "cap gpu quota per namespace"
+    assert eng.confidence(q, 0.6, sec) > eng.confidence(q, 0.6, off) == eng.confidence(q, 0.6)
+    tiny_settings.answer.coverage_weight = 0.0
+    assert Engine(tiny_settings, embedder=emb).confidence(q, 0.6, sec) == eng.confidence(q, 0.6)
+
+
+def test_an_answer_citing_a_stale_doc_says_so_in_one_line(tiny_settings):
+    import datetime as dt
+
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    tiny_settings.answer.refuse_below = -1.0
+    eng = Engine(tiny_settings, embedder=emb)
+    eng.today = dt.date(2026, 12, 1)
+    fresh = eng.ask("how do I request a GPU")
+    assert fresh.citations and "out of date" not in fresh.answer
+    eng.today = dt.date(2028, 1, 1)
+    stale = eng.ask("how do I request a GPU")
+    notes = [line for line in stale.body.splitlines() if "out of date" in line]
+    assert len(notes) == 1 and "2026-11-29" in notes[0] and "[1]" in notes[0] and "365 days" in notes[0]
+    assert "out of date" not in stale.answer.split("Sources:")[1]
+
+
+def test_rare_unknown_words_cost_more_confidence_than_everyday_ones_or_typos(tiny_settings):
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    tiny_settings.answer.oov_weight = 1.0
+    tiny_settings.answer.common_oov_weight = 0.1
+    eng = Engine(tiny_settings, embedder=emb)
+    eng._common_words = {"outage", "everything"}
+    vocab = eng.index.vocabulary
+    assert "quota" in vocab or "quota" in {t for t in vocab}
+    assert eng._unknown_terms("gpu quota outage everything", vocab) == (0, 2)
+    assert eng._unknown_terms("gpu quota slurm hcsshim", vocab) == (2, 0)
+    assert eng._unknown_terms("gpu qouta", vocab) == (0, 1)  # one swap from a KB word
+    assert eng.confidence("gpu quota outage", 0.6) > eng.confidence("gpu quota slurm", 0.6)

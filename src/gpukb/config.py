@@ -72,6 +72,11 @@ class AnswerConfig(_Strict):
     generator: str = "extractive"
     max_words: int = Field(120, ge=20, le=2000, description="Prose words of an answer at most.")
     oov_weight: float = Field(0.3, ge=0.0, le=2.0, description="Confidence lost per share of unknown terms.")
+    common_oov_weight: float | None = Field(None, ge=0.0, le=2.0, description=(
+        "Confidence lost per share of terms the KB lacks that are everyday English (whole words of the "
+        "embedding model's vocabulary, e.g. 'outage'); None: the same as oov_weight."))
+    coverage_weight: float = Field(0.0, ge=0.0, le=2.0, description="Confidence gained per share of question "
+                                   "terms that the best section names.")
     refuse_below: float = Field(0.5613, ge=-2.0, le=2.0, description="Refuse when confidence is lower.")
 
 

@@ -78,10 +78,39 @@ def _asks_for_manifest(rmod, question: str, top_score: float) -> str | None:
     recipe well (it must then carry details, checked after extraction), else None."""
     if rmod.wants_manifest(question):
         return "explicit"
-    if top_score >= 3.0 and not _QUESTION.search(question) and not _PASTED.search(question):
+    if top_score >= 3.0 and not _QUESTION.search(question) and not _PASTED.search(question) \
+            and not _STATEMENT.search(question):
         return "spec"
     return None
 
+
+# A spec is a noun phrase of details; a clause about what the cluster does or
+# did ("the toolkit cant find the config", "leader finishes but workers run
+# forever", "LowerPriority vs LowerOrNewerEqualPriority") describes a situation
+# or asks for a comparison; "so a node dying only kills one" gives a purpose.
+_STATEMENT = re.compile(
+    r"\b(?:is|are|was|were|isn'?t|aren'?t|doesn'?t|don'?t|didn'?t|can'?t|cannot|can not|won'?t|wont|never|"
+    r"keeps?|stays?|still|but|vs\.?|versus|i|we|it|they|has|have|had|got|gets|says?|shows?|works?|"
+    r"changed|stopped|started|finishes|finished|burns|happily|instead|so)\b", re.I)
+
+
+def _near_known(word: str, vocab: Any) -> bool:
+    """Is ``word`` one edit (a letter dropped, added, changed or two swapped)
+    from a KB term? Words under five letters are left alone."""
+    from .text import stem
+
+    if len(word) < 5 or not word.isalpha():
+        return False
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    cands = {a + b[1:] for a, b in splits if b}
+    cands |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    cands |= {a + c + b[1:] for a, b in splits if b for c in letters}
+    cands |= {a + c + b for a, b in splits for c in letters}
+    return any(stem(c) in vocab for c in cands if c != word)
+
+
+_REVIEWED = re.compile(r"^reviewed:\s*[\"']?(\d{4}-\d{2}-\d{2})", re.M)
 
 # Pasted cluster output is a symptom, never a spec.
 _PASTED = re.compile(r"\b(?:insufficient|failedscheduling|nodes are available|untolerated|error|warning|"
@@ -153,7 +182,12 @@ class Engine:
         a = self.settings.answer
         self.refuse_below = a.refuse_below
         self.oov_weight = a.oov_weight
+        self.coverage_weight = a.coverage_weight
+        self.common_oov_weight = a.oov_weight if a.common_oov_weight is None else a.common_oov_weight
+        self._common_words: set[str] | None = None
         self.generator = generator or generator_for(self.settings)
+        self.today: Any = None  # the date staleness is judged on (None: today)
+        self._reviewed_cache: dict[str, tuple[float, Any]] = {}
 
     @property
     def streams(self) -> bool:
@@ -225,9 +259,14 @@ class Engine:
         return g
 
     # -- answering ---------------------------------------------------------
-    def confidence(self, question: str, top_vector: float) -> float:
+    def confidence(self, question: str, top_vector: float, best: Any = None) -> float:
         """Evidence strength: the best chunk's cosine similarity, lowered by the
-        share of the question's terms that appear nowhere in the KB."""
+        share of the question's terms that appear nowhere in the KB and raised
+        by the share that the best section (``best``, its text and headings)
+        names. Similarity alone is fooled both ways: a Slack question with
+        context words reads far from a section that covers it term by term, and
+        an off-topic question on a neighbouring subject (Slurm, Jenkins) reads
+        close to a section that names none of its topic words."""
         from .questions import FOREIGN_SHARE_REFUSE, NO_EVIDENCE, foreign_share
         from .text import terms
 
@@ -235,8 +274,48 @@ class Engine:
             return NO_EVIDENCE  # mostly another script: the KB is English, any match is on a few shared terms
         qt = set(terms(question))
         vocab = self.index.vocabulary
-        oov = (sum(1 for t in qt if t not in vocab) / len(qt)) if qt and vocab else 0.0
-        return top_vector - self.oov_weight * oov
+        rare, common = self._unknown_terms(question, vocab) if qt and vocab else (0, 0)
+        oov = (self.oov_weight * rare + self.common_oov_weight * common) / len(qt) if qt else 0.0
+        covered = 0.0
+        if best is not None and qt and self.coverage_weight:
+            named = set(terms(f"{best.title} {best.section} {best.text}"))
+            covered = sum(1 for t in qt if t in named) / len(qt)
+        return top_vector - oov + self.coverage_weight * covered
+
+    def common_words(self) -> set[str]:
+        """Everyday words: the whole-word entries of the embedding model's
+        vocabulary (empty when the model has no tokenizer file)."""
+        if self._common_words is None:
+            words: set[str] = set()
+            path = getattr(self.embedder, "tokenizer_path", None)
+            if path:
+                try:
+                    from tokenizers import Tokenizer
+
+                    words = {w for w in Tokenizer.from_file(path).get_vocab()
+                             if w.isalpha() and w.islower() and len(w) >= 2}
+                except Exception as exc:  # an unreadable tokenizer: every unknown word counts as rare
+                    log.info("no common-word list: %s", exc)
+            self._common_words = words
+        return self._common_words
+
+    def _unknown_terms(self, question: str, vocab: Any) -> tuple[int, int]:
+        """Question words the KB never uses: (rare, common). A word the KB lacks
+        is a sign the question is about something else when it is a rare or
+        technical word (slurm, hcsshim, pgbouncer), much less when it is
+        everyday English (outage, everything) or a misspelling of a KB word."""
+        from .text import STOPWORDS, stem, words
+
+        common_words = self.common_words()
+        rare = common = 0
+        for w in set(words(question)):
+            if w in STOPWORDS or stem(w) in vocab:
+                continue
+            if w in common_words or _near_known(w, vocab):
+                common += 1
+            else:
+                rare += 1
+        return rare, common
 
     def _retrieve(self, question: str, k: int | None, area: str | None, mode: str,
                   sources: list[str] | None = None) -> tuple[Answer, list[Any], float]:
@@ -253,7 +332,7 @@ class Engine:
         if k < 1 or k > 50:
             raise UsageError("--k must be between 1 and 50")
         got = self.retriever.retrieve(q, k=k, area=area, mode=mode, sources=sources)
-        confidence = self.confidence(q, got.top_vector)
+        confidence = self.confidence(q, got.top_vector, got.evidence[0] if got.evidence else None)
         ans = Answer(question=q, answer="", refused=False, confidence=round(confidence, 4),
                      retrieved=[e.doc_id for e in got.evidence])
         if not got.evidence or confidence < self.refuse_below:
@@ -299,10 +378,54 @@ class Engine:
             body = f"{SCOPE_NOTE} {tool} code.{closest}\n\n{body}"
         elif g is not None:
             body = _manifest_sentence(g) + "\n\n" + body
+        stale = self._stale_note(cites)
+        if stale:
+            body += "\n\n" + stale
         ans.body = body
         ans.answer = body + ("\n\n" + sources_block(cites) if cites else "")
         ans.seconds = round(time.perf_counter() - t0, 4)
         return ans
+
+    def _reviewed(self, path: str) -> Any:
+        """The ``reviewed`` date of the KB doc at ``path`` (relative to the
+        project root), read from its front matter; None when it has none."""
+        import datetime as dt
+        import os
+
+        full = self.settings.root / path
+        try:
+            mtime = os.stat(full).st_mtime
+            hit = self._reviewed_cache.get(path)
+            if hit and hit[0] == mtime:
+                return hit[1]
+            with open(full, encoding="utf-8", errors="replace") as fh:
+                head = fh.read(4096)
+        except OSError:
+            return None
+        m = _REVIEWED.search(head.split("\n---", 1)[0])
+        try:
+            when = dt.date.fromisoformat(m.group(1)) if m else None
+        except ValueError:
+            when = None
+        self._reviewed_cache[path] = (mtime, when)
+        return when
+
+    def _stale_note(self, cites: list[Citation]) -> str:
+        """One line naming cited docs last reviewed longer ago than ``kb.stale_after_days``."""
+        import datetime as dt
+
+        limit = self.settings.config.kb.stale_after_days
+        today = self.today or dt.date.today()
+        old: dict[str, tuple[list[int], Any]] = {}
+        for c in cites:
+            when = self._reviewed(c.path)
+            if when is not None and (today - when).days > limit:
+                old.setdefault(c.doc_id, ([], when))[0].append(c.n)
+        if not old:
+            return ""
+        parts = [f"{''.join(f'[{n}]' for n in ns)} on {when.isoformat()}" for ns, when in old.values()]
+        return (f"Possibly out of date: last reviewed {', '.join(parts)}, more than {limit} days ago; "
+                f"check the linked upstream sources.")
 
     @_stamped
     def ask(self, question: str, *, k: int | None = None, area: str | None = None,

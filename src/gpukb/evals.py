@@ -353,14 +353,19 @@ def summarize(results: list[QuestionResult]) -> EvalReport:
                       retrieval_modes=modes, results=results)
 
 
-def calibrate_refusal(results: list[QuestionResult], max_false_refusal: float = 0.05) -> dict[str, float]:
+def calibrate_refusal(results: list[QuestionResult], max_false_refusal: float = 0.01) -> dict[str, float]:
     """Choose the confidence threshold below which the engine refuses.
 
-    Maximises refusal accuracy over out-of-scope questions while keeping false
-    refusals of answerable questions at or below ``max_false_refusal``.
+    Maximises refusal accuracy over out-of-scope questions of the tune part
+    while keeping its false refusals of answerable questions at or below
+    ``max_false_refusal`` (1 %, which leaves room for the test part's 3 %
+    target), then reports what that threshold does on the test part. Without
+    a split every result counts as tune.
     """
-    pos = sorted(r.confidence for r in results if not r.expect_refuse)
-    neg = sorted(r.confidence for r in results if r.expect_refuse)
+    tune = [r for r in results if r.split != "test"] or list(results)
+    test = [r for r in results if r.split == "test"]
+    pos = sorted(r.confidence for r in tune if not r.expect_refuse)
+    neg = sorted(r.confidence for r in tune if r.expect_refuse)
     if not pos or not neg:
         raise ConfigError("calibration needs both answerable and expect: refuse questions")
     best = None
@@ -378,7 +383,13 @@ def calibrate_refusal(results: list[QuestionResult], max_false_refusal: float = 
     above = [c for c in pos + neg if c >= t]
     if above:
         t = (t + min(above)) / 2
-    return {"threshold": round(t, 4), "refusals_correct": round(rc, 4), "false_refusals": round(fr, 4)}
+    out = {"threshold": round(t, 4), "refusals_correct": round(rc, 4), "false_refusals": round(fr, 4)}
+    test_pos = [r.confidence for r in test if not r.expect_refuse]
+    test_neg = [r.confidence for r in test if r.expect_refuse]
+    if test_pos and test_neg:
+        out["test_refusals_correct"] = round(sum(c < t for c in test_neg) / len(test_neg), 4)
+        out["test_false_refusals"] = round(sum(c < t for c in test_pos) / len(test_pos), 4)
+    return out
 
 
 def _percentile(xs: list[float], q: float) -> float:

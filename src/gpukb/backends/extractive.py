@@ -19,6 +19,19 @@ from ..text import terms
 from .base import Composed, Evidence
 
 _HOWTO = re.compile(r"\b(how|yaml|manifest|example|config|configure|set ?up|setup|create|write|give me|spec|enable|install|apply|command|cmd)\b", re.I)
+# A question that asks what something is, why, or how two things differ wants
+# prose; every other question (a goal, a symptom, a how-to) is answered with the
+# section's steps, command or YAML too.
+_CONCEPT = re.compile(r"^\W*(?:why|what\s+(?:is|are|does|do|happens)|whats|explain|is\s+it|are\s+there|does|do)\b|"
+                      r"\b(?:vs\.?|versus|difference|differences|compare|meaning)\b", re.I)
+# A question about a problem (a symptom, something that does not happen) is
+# answered by its cause and its fix; the fix often shares no word with the symptom.
+_PROBLEM = re.compile(r"\b(?:stuck|fail\w*|error\w*|never|not|no|doesn'?t|don'?t|didn'?t|won'?t|wont|can'?t|cant|"
+                      r"cannot|isn'?t|pending|crash\w*|killed|evicted|hangs?|hanging|slow|rejected|denied|wrong|"
+                      r"broken|keeps?|forever|deadlock\w*|oom\w*|unschedulable|timed?\s*out|timeout)\b", re.I)
+_REMEDY = re.compile(r"^(?:\*\*[^*]+\*\*:?\s*)?(?:the\s+fix\b|fix\b|to\s+fix\b|workaround|solution|set|use|add|enable|"
+                     r"disable|run|apply|label|patch|restart|raise|lower|increase|remove|delete|install|upgrade|give|"
+                     r"request|put|move|create|avoid|check)\b|\b(?:the\s+fix\s+is|instead,|to\s+avoid)\b", re.I)
 _WANTS_YAML = re.compile(r"\b(ya?ml|manifest|example|sample)\b", re.I)
 _PROVENANCE = re.compile(r"^>\s*Seen upstream:", re.I)
 _SENT_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\[(])")
@@ -125,7 +138,9 @@ LEAD_BONUS = 2.5  # sections open with their direct answer
 SECOND_SENTENCE_BONUS = 0.8
 KEY_TERM_WEIGHT = 0.6  # terms the section heading names mark its key facts
 MIN_UNIT_SCORE = 0.5  # below this a unit adds nothing
+REMEDY_BONUS = 1.0  # for a problem question, a sentence that states the fix
 MAX_RELATED = 3
+SECOND_SECTION_SHARE = 0.34  # a second section when the first leaves this share of question terms open
 
 
 def prose_words(text: str) -> int:
@@ -157,7 +172,7 @@ class ExtractiveGenerator:
                 df.update(set(terms(u.text)))
         return lambda t: math.log(1 + (n + 1) / (df.get(t, 0) + 0.5))
 
-    def _unit_scores(self, q: Counter, units: list[Unit], key: set[str], idf) -> dict[int, float]:
+    def _unit_scores(self, q: Counter, units: list[Unit], key: set[str], idf, problem: bool = False) -> dict[int, float]:
         out = {}
         for u in units:
             ut = set(terms(u.text))
@@ -168,6 +183,8 @@ class ExtractiveGenerator:
                 s += SECOND_SENTENCE_BONUS
             if u.kind != "code":
                 s += KEY_TERM_WEIGHT * min(3, len(key & ut))
+                if problem and _REMEDY.search(u.text):
+                    s += REMEDY_BONUS
             out[u.pos] = s
         return out
 
@@ -206,6 +223,13 @@ class ExtractiveGenerator:
                 continue
             chosen[u.pos] = u
             words += u.words
+            # A chosen sentence that introduces a block ("Restart the plugin:")
+            # brings its block along, when the question wants steps.
+            nxt = units[u.pos + 1] if u.pos + 1 < len(units) else None
+            if nxt is not None and nxt.kind == "code" and howto and allow_code and not code_taken \
+                    and _POINTS_ON.search(u.text) and nxt.text.count("\n") + 1 <= code_lines:
+                code_taken = True
+                chosen[nxt.pos] = nxt
         return self._whole(units, chosen)
 
     @staticmethod
@@ -237,7 +261,8 @@ class ExtractiveGenerator:
         if not evidence:
             return Composed("", [])
         q = Counter(terms(question))
-        howto = bool(_HOWTO.search(question))
+        howto = bool(_HOWTO.search(question)) or not _CONCEPT.search(question)
+        problem = bool(_PROBLEM.search(question))
         code_lines = self.max_code_lines * 2 if _WANTS_YAML.search(question) else self.max_code_lines
         pool = list(evidence[: self.max_sections])
         per_sec = [split_units(resolve_links(e.text, e.path)) for e in pool]
@@ -250,7 +275,7 @@ class ExtractiveGenerator:
             numbers_ok = {str(v) for v in _flat_values(manifest_params)}
         allow_code = manifest_params is None
 
-        scores0 = self._unit_scores(q, per_sec[0], keys[0], idf)
+        scores0 = self._unit_scores(q, per_sec[0], keys[0], idf, problem)
         first = self._select(per_sec[0], scores0, q, self.max_words, howto, code_lines, allow_code, numbers_ok)
         parts: list[tuple[int, list[Unit]]] = [(0, first)] if first else []
         used_words = sum(u.words for u in first if u.kind != "code")
@@ -258,7 +283,7 @@ class ExtractiveGenerator:
         # A second section only when the question needs it.
         covered = set().union(*(set(terms(u.text)) | set(terms(pool[0].section)) for u in first)) if first else set()
         missing = {t for t in q if t not in covered}
-        if len(pool) > 1 and (not parts or _COMPARE.search(question) or len(missing) >= max(2, len(q) // 2)):
+        if len(pool) > 1 and (not parts or _COMPARE.search(question) or len(missing) >= max(2, int(len(q) * SECOND_SECTION_SHARE))):
             best, gain = None, 0
             for si in range(1, len(pool)):
                 sec_terms = set().union(*(set(terms(u.text)) for u in per_sec[si])) | set(terms(pool[si].section))
@@ -267,7 +292,7 @@ class ExtractiveGenerator:
                     best, gain = si, g
             if best is not None and (gain >= 1 or not parts):
                 budget = max(25, self.max_words - used_words) if parts else self.max_words
-                sc = self._unit_scores(q, per_sec[best], keys[best], idf)
+                sc = self._unit_scores(q, per_sec[best], keys[best], idf, problem)
                 second = self._select(per_sec[best], sc, q, budget, howto, code_lines,
                                       allow_code and not any(u.kind == "code" for u in first), numbers_ok)
                 if second:

@@ -57,7 +57,9 @@ def _report_markdown(rep, recipes: dict | None, calib: dict | None, compared: di
                 lines.append(f"- {k}: {v}")
     if calib:
         lines += ["", "## Refusal calibration", "", f"- suggested `answer.refuse_below`: {calib['threshold']} "
-                  f"(refusals correct {calib['refusals_correct']}, false refusals {calib['false_refusals']})"]
+                  f"(tune part: refusals correct {calib['refusals_correct']}, false refusals {calib['false_refusals']}"
+                  + (f"; test part: {calib['test_refusals_correct']}, {calib['test_false_refusals']}"
+                     if "test_refusals_correct" in calib else "") + ")"]
     failed = [r for r in rep.results if (r.expect_refuse and not r.refused) or (not r.expect_refuse and not r.must_include_ok)]
     if failed:
         lines += ["", "## Failures", ""]

@@ -157,13 +157,31 @@ def match_recipes(text: str, recipes: list[Recipe] | None = None, k: int = 3) ->
     return [(recipes[i], round(scores[i], 4)) for i in ranked[:k] if scores[i] > 0.0]
 
 
-_WANT = re.compile(
-    r"\b(?:ya?ml|manifests?|spec(?:ification)?\s+for|template|skeleton|boilerplate|"
-    r"(?:generate|write|create|make|build|draft|produce|render|give|show|send|need|want)\s+(?:me\s+)?(?:an?|the|some|one|my)\b|"
-    r"(?:generate|render|scaffold)\b|example\s+(?:of\s+)?(?:an?\s+)?[\w-]+\s+(?:for|with)|"
-    r"(?:an?|the)\s+(?:sample|example)\s+[\w-]+)",
-    re.I,
-)
+# Asking for a manifest is an intent, read from the shape of the request rather
+# than from any one word: (1) it names the artifact (YAML, a manifest, a
+# template...), (2) it asks gpukb to produce something (write, generate,
+# render...), (3) it asks to be handed something (give me, show us), or (4) it is
+# an imperative whose object is a thing ("make a karpenter pool for g5").
+# "can I give a pod half a GPU" or "I want one replica per node" state a goal
+# about the cluster and ask how, not for a file; "our old claim manifests ..."
+# is about the user's own files. Needs and wants without a question ("need a
+# volcano job, 4 workers x 8 GPUs") are specs: the engine attaches a manifest
+# when the recipe finds details in them.
+_ARTIFACT = re.compile(r"\b(?:ya?ml|manifests?|templates?|skeleton|boilerplate|snippet|"
+                       r"spec(?:ification)?\s+for|(?<!for\s)examples?\s+(?:of\s+)?(?:an?\s+)?[\w-]+\s+(?:for|with)|"
+                       r"(?:an?|the)\s+(?:sample|example)\s+[\w-]+)\b", re.I)
+_PRODUCE = re.compile(r"\b(?:(?:write|create|draft|produce)\s+(?:me\s+|us\s+)?(?:an?|the|some|one|my)\b|"
+                      r"(?:generate|render|scaffold)\b)", re.I)
+_HAND_OVER = re.compile(r"\b(?:give|show|send|paste|share)\s+(?:me|us)\b", re.I)
+# An imperative opens the request, after greetings, politeness or "can you".
+_IMPERATIVE = re.compile(r"^\W*(?:(?:hey|hi|hello|ok|okay|so|pls|plz|please|quick one)\W+)*"
+                         r"(?:(?:can|could|would|will)\s+(?:you|u|someone)\s+|i\s+(?:need|want|would like)\s+you\s+to\s+)?"
+                         r"(?:pls\s+|please\s+)?(?:make|build)\s+(?:me\s+|us\s+)?(?:an?|the|some|one)\b", re.I)
+_ASKS_HOW = re.compile(r"\?|\b(?:how|why|which|what|whats|where|when|is\s+there|can\s+i|can\s+we|do\s+i|do\s+we)\b",
+                       re.I)
+# The user's own files: "our Workload manifests", "my old yaml".
+_THEIRS = re.compile(r"\b(?:our|my|their|existing|old|current)\s+(?:[\w.-]+\s+){0,3}?(?:ya?ml|manifests?|templates?)\b",
+                     re.I)
 _EXPLAIN = re.compile(r"^\s*(?:why|what\s+(?:is|are|does|happens)|when\s+should|explain|is\s+it|does)\b", re.I)
 
 
@@ -171,9 +189,11 @@ def wants_manifest(text: str) -> bool:
     """Does the text ask for a manifest (rather than an explanation)?"""
     if not text or not text.strip():
         return False
+    text = _THEIRS.sub(" ", mask_negated(text))
     if _EXPLAIN.search(text) and not re.search(r"\b(?:ya?ml|manifest)\b", text, re.I):
         return False
-    return bool(_WANT.search(text))
+    return bool(_ARTIFACT.search(text) or _PRODUCE.search(text) or _HAND_OVER.search(text)
+                or (_IMPERATIVE.search(text) and not _ASKS_HOW.search(text)))
 
 
 def _debug(text: str, recipes: list[Recipe]) -> list[dict[str, Any]]:  # pragma: no cover - dev aid
