@@ -154,3 +154,36 @@ def test_a_second_section_answers_what_the_first_leaves_open():
     assert c.cited == [0, 1] and "PriorityClass" in c.text
     one = ExtractiveGenerator().compose("cap team-a gpus with a namespace quota", [quota, prio])
     assert one.cited == [0]
+
+
+def test_with_a_manifest_the_lead_is_the_next_section_with_something_to_say():
+    # every sentence of the top section quotes another example's numbers
+    example = ev(0, "Example", "Run 1 master and 3 workers with 8 GPUs each for 32 GPUs.")
+    spec = ev(1, "Spec", "A PyTorchJob has Master and Worker replica specs; each has a Pod template.")
+    other = ev(2, "Labels", "GPU nodes carry the label nvidia.com/gpu.present.", "doc-b")
+    q = "pytorchjob 4 workers on gpu nodes with labels"  # the unrelated section shares more words
+    c = ExtractiveGenerator().compose(q, [example, spec, other], manifest_params={"workers": 4, "gpus": 8})
+    assert c.text.startswith("A PyTorchJob has Master") and c.cited[0] == 1
+    assert "32" not in c.text and answer_defects(c.text, {"workers": 4, "gpus": 8}) == []
+    # without a manifest the best section leads as before
+    plain = ExtractiveGenerator().compose(q, [example, spec, other])
+    assert plain.cited[0] == 0
+
+
+def test_sections_of_the_manifest_recipe_docs_lead(tiny_settings):
+    from types import SimpleNamespace
+
+    from conftest import make_hash_embedder
+    from gpukb.engine import Engine
+    from gpukb.ingest import ingest
+
+    ingest(tiny_settings, embedder=make_hash_embedder())
+    eng = Engine(tiny_settings, embedder=make_hash_embedder())
+    recipe = SimpleNamespace(id="r", docs=["doc-main", "doc-aux"])
+    eng.recipes = lambda: ([recipe], None)  # type: ignore[method-assign]
+    evidence = [ev(0, "A", "x", "doc-other"), ev(1, "B", "y", "doc-aux"), ev(2, "C", "z", "doc-main")]
+    got = eng._manifest_docs_first(evidence, SimpleNamespace(recipe="r"))
+    assert [e.doc_id for e in got] == ["doc-main", "doc-aux", "doc-other"]
+    assert [e.rank for e in got] == [0, 1, 2]
+    assert eng._manifest_docs_first(evidence, None) is evidence
+    assert eng._manifest_docs_first(evidence, SimpleNamespace(recipe="unknown")) == evidence

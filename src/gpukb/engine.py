@@ -434,6 +434,7 @@ class Engine:
         if ans.refused:
             return ans
         tool, g = self._prepare(ans, with_manifest)
+        evidence = self._manifest_docs_first(evidence, g)
         composed = self._compose(ans.question, evidence, g)
         return self._finish(ans, evidence, composed, with_manifest, t0, tool, g)
 
@@ -443,6 +444,23 @@ class Engine:
         tool = other_tool(ans.question)
         g = None if tool else self._attach_recipes(ans, ans.question, with_manifest)
         return tool, g
+
+    def _manifest_docs_first(self, evidence: list[Any], g: Any) -> list[Any]:
+        """With a manifest attached, the text explains that manifest: sections of
+        the docs its recipe names lead (in the recipe's order, then retrieval
+        order), then the rest."""
+        import dataclasses
+
+        if g is None:
+            return evidence
+        recipes, _ = self.recipes()
+        docs = list(next((r.docs for r in recipes if r.id == g.recipe), ()))
+        # the recipe lists its docs main one first
+        lead = sorted((e for e in evidence if e.doc_id in docs), key=lambda e: docs.index(e.doc_id))
+        ordered = lead + [e for e in evidence if e.doc_id not in docs]
+        if not lead or ordered == evidence:
+            return evidence
+        return [dataclasses.replace(e, rank=i) if dataclasses.is_dataclass(e) else e for i, e in enumerate(ordered)]
 
     def _compose(self, question: str, evidence: list[Any], g: Any) -> Any:
         if g is not None and getattr(self.generator, "name", "") == "extractive":
@@ -461,6 +479,7 @@ class Engine:
             yield self.stamp(ans)
             return
         tool, g = self._prepare(ans, with_manifest)
+        evidence = self._manifest_docs_first(evidence, g)
         composed = None
         stream = getattr(self.generator, "stream", None)
         if callable(stream):

@@ -275,17 +275,27 @@ class ExtractiveGenerator:
             numbers_ok = {str(v) for v in _flat_values(manifest_params)}
         allow_code = manifest_params is None
 
-        scores0 = self._unit_scores(q, per_sec[0], keys[0], idf, problem)
-        first = self._select(per_sec[0], scores0, q, self.max_words, howto, code_lines, allow_code, numbers_ok)
-        parts: list[tuple[int, list[Unit]]] = [(0, first)] if first else []
+        # The lead section: the best one, or (when nothing of it can be said, e.g.
+        # its numbers belong to another example than the attached manifest) the
+        # next one in rank order that has something to say.
+        lead, first = 0, []
+        for si in range(len(pool) if manifest_params is not None else 1):
+            sc = self._unit_scores(q, per_sec[si], keys[si], idf, problem)
+            first = self._select(per_sec[si], sc, q, self.max_words, howto, code_lines, allow_code, numbers_ok)
+            if first:
+                lead = si
+                break
+        parts: list[tuple[int, list[Unit]]] = [(lead, first)] if first else []
         used_words = sum(u.words for u in first if u.kind != "code")
 
         # A second section only when the question needs it.
-        covered = set().union(*(set(terms(u.text)) | set(terms(pool[0].section)) for u in first)) if first else set()
+        covered = set().union(*(set(terms(u.text)) | set(terms(pool[lead].section)) for u in first)) if first else set()
         missing = {t for t in q if t not in covered}
         if len(pool) > 1 and (not parts or _COMPARE.search(question) or len(missing) >= max(2, int(len(q) * SECOND_SECTION_SHARE))):
             best, gain = None, 0
             for si in range(1, len(pool)):
+                if parts and si == lead:
+                    continue
                 sec_terms = set().union(*(set(terms(u.text)) for u in per_sec[si])) | set(terms(pool[si].section))
                 g = len(missing & sec_terms)
                 if g > gain:
