@@ -460,7 +460,7 @@ class Engine:
         ordered = lead + [e for e in evidence if e.doc_id not in docs]
         if not lead or ordered == evidence:
             return evidence
-        return [dataclasses.replace(e, rank=i) if dataclasses.is_dataclass(e) else e for i, e in enumerate(ordered)]
+        return [dataclasses.replace(e, rank=i) for i, e in enumerate(ordered)]
 
     def _compose(self, question: str, evidence: list[Any], g: Any) -> Any:
         if g is not None and getattr(self.generator, "name", "") == "extractive":
