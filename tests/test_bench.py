@@ -64,3 +64,19 @@ def test_serving_bench_starts_the_bot_and_the_app_and_gets_answers(tiny_root, tm
     assert app["answers"] == 2 and "nvidia.com/gpu" in app["first_answer_text"]
     assert app["first_answer_after_start_s"] >= app["first_answer_latency_s"] > 0 and app["second_answer_s"] > 0
     assert app["peak_rss_mb"] > 0 and res["app_first_answer_vs_cold_ask"] > 0 and res["app_rss_vs_cold_ask"] > 0
+
+
+def test_child_peak_rss_is_the_child_not_the_forked_bench_process():
+    import os
+    import sys
+
+    from gpukb.bench import _child
+
+    ballast = bytearray(400 * 1024 * 1024)  # a bench process holding a large index
+    ballast[::4096] = b"x" * len(ballast[::4096])  # touched: resident
+    _, _, small, rc = _child([sys.executable, "-c", "pass"], dict(os.environ))
+    _, _, big, rc2 = _child([sys.executable, "-c", "import time; b = bytearray(150 << 20); b[::4096] = b'y' * len(b[::4096]); time.sleep(0.2)"],
+                            dict(os.environ))
+    del ballast
+    assert rc == rc2 == 0
+    assert small < 100 and big >= 150

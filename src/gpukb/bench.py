@@ -69,22 +69,41 @@ def scaled_kb(src: Path, dst: Path, scale: int, seed: int = 7, perturb: str = "t
     return n
 
 
+def _hwm_kb(pid: int) -> int | None:
+    """The process's peak RSS so far (VmHWM, reset by exec), or None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        return None
+    return None
+
+
 def _child(cmd: list[str], env: dict[str, str], timeout: float = 300) -> tuple[float, float, float, int]:
-    """Run one process: (wall s, CPU s, peak RSS MB, exit code)."""
+    """Run one process: (wall s, CPU s, peak RSS MB, exit code).
+
+    Peak RSS is the child's VmHWM, read while it runs: ``ru_maxrss`` would also
+    count the forked copy of this (possibly large) bench process before exec."""
     t = time.perf_counter()
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + timeout
+    hwm = 0
     while True:
+        now = _hwm_kb(p.pid)
         pid, status, ru = os.wait4(p.pid, os.WNOHANG)
         if pid:
             break
+        hwm = max(hwm, now or 0)
         if time.monotonic() > deadline:
             p.kill()
             pid, status, ru = os.wait4(p.pid, 0)
             break
         time.sleep(0.005)
     p.returncode = os.waitstatus_to_exitcode(status)
-    return (time.perf_counter() - t, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024, p.returncode)
+    peak_mb = hwm / 1024 if hwm else ru.ru_maxrss / 1024
+    return (time.perf_counter() - t, ru.ru_utime + ru.ru_stime, peak_mb, p.returncode)
 
 
 def _med(xs: list[float], nd: int = 2) -> float | None:
