@@ -165,27 +165,7 @@ def iter_doc_paths(kb_dir: Path) -> list[Path]:
 def load_kb(kb_dir: Path | str) -> list[KbDoc]:
     """Load every doc under ``kb_dir``. Collects all problems, then raises
     :class:`KnowledgeErrors` (one line per bad file) if there are any."""
-    kb_dir = Path(kb_dir)
-    if not kb_dir.is_dir():
-        raise ConfigError(f"{kb_dir}: knowledge base folder not found")
-    root = kb_dir.resolve().parent
-    docs: list[KbDoc] = []
-    errors: list[KnowledgeError] = []
-    seen: dict[str, str] = {}
-    for p in iter_doc_paths(kb_dir):
-        try:
-            d = load_doc(p, root)
-        except KnowledgeError as exc:
-            errors.append(exc)
-            continue
-        if d.id in seen:
-            errors.append(KnowledgeError(d.path, "id", f"duplicate id {d.id!r} (also in {seen[d.id]})"))
-            continue
-        seen[d.id] = d.path
-        docs.append(d)
-    if errors:
-        raise KnowledgeErrors(errors)
-    return docs
+    return scan_kb(kb_dir).parsed
 
 
 @dataclass
