@@ -225,3 +225,19 @@ def chroma_server(data_dir: Path) -> Iterator[str]:
             srv.wait(timeout=30)
         except subprocess.TimeoutExpired:
             srv.kill()
+
+
+# A Pod asking for half a GPU: every manifest check must flag it.
+HALF_GPU_POD = textwrap.dedent("""\
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: half-gpu
+    spec:
+      containers:
+        - name: cuda
+          image: nvidia/cuda:12.4.0-base-ubuntu22.04
+          resources:
+            limits:
+              nvidia.com/gpu: 0.5
+    """)

@@ -9,7 +9,6 @@ index in the test marked ``slow``. The browser test is in
 from __future__ import annotations
 
 import datetime as dt
-import textwrap
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -17,7 +16,7 @@ import pytest
 
 pytest.importorskip("streamlit")
 
-from conftest import REPO, make_hash_embedder  # noqa: E402
+from conftest import HALF_GPU_POD, REPO, make_hash_embedder  # noqa: E402
 
 from gpukb.engine import REFUSAL, Answer, Citation  # noqa: E402
 from gpukb.errors import IndexMismatchError, IndexMissingError, UsageError  # noqa: E402
@@ -576,26 +575,12 @@ def test_recipes_unmatched_request_is_one_line(repo_root):
 # ---------------------------------------------------------------------------
 # Validate
 
-BROKEN = textwrap.dedent("""\
-    apiVersion: v1
-    kind: Pod
-    metadata:
-      name: half-gpu
-    spec:
-      containers:
-        - name: cuda
-          image: nvidia/cuda:12.4.0-base-ubuntu22.04
-          resources:
-            limits:
-              nvidia.com/gpu: 0.5
-    """)
-
 
 def test_validate_paste_shows_findings_with_fix_and_doc_link(repo_root):
     at = _page("validate").run()
     _ok(at)
     assert "Paste YAML" in at.info[0].value
-    at.text_area(key="val_text").input(BROKEN).run()
+    at.text_area(key="val_text").input(HALF_GPU_POD).run()
     _ok(at)
     md = _md(at)
     assert "error(s)" in at.error[0].value
@@ -614,7 +599,7 @@ def test_validate_example_upload_and_bad_yaml(repo_root):
     assert "yaml-parse" in _md(at)
     assert _md(at).count("yaml-parse") == 1  # reported once
     at.text_area(key="val_text").input("").run()
-    at.file_uploader(key="val_upload").upload("pod.yaml", BROKEN.encode(), "application/x-yaml").run()
+    at.file_uploader(key="val_upload").upload("pod.yaml", HALF_GPU_POD.encode(), "application/x-yaml").run()
     _ok(at)
     assert "**Fix:**" in _md(at)
 
@@ -623,7 +608,7 @@ def test_validate_with_a_cluster_profile(repo_root):
     from gpukb import lint_files
     import io
 
-    pod = BROKEN.replace("nvidia.com/gpu: 0.5", "nvidia.com/gpu: 1")
+    pod = HALF_GPU_POD.replace("nvidia.com/gpu: 0.5", "nvidia.com/gpu: 1")
     plain = lint_files(["-"], stdin=io.StringIO(pod))
     profiled = lint_files(["-"], stdin=io.StringIO(pod), profile={
         "gpu_node_taints": [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]})

@@ -15,14 +15,13 @@ import os
 import re
 import subprocess
 import sys
-import textwrap
 import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from conftest import free_port as _free_port
+from conftest import HALF_GPU_POD, free_port as _free_port
 
 pytest.importorskip("streamlit")
 
@@ -34,19 +33,6 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-dev-shm-usage"]
 LONG = 240_000  # ms; the first answer loads the model on a busy 2-core machine
 
-BROKEN_POD = textwrap.dedent("""\
-    apiVersion: v1
-    kind: Pod
-    metadata:
-      name: half-gpu
-    spec:
-      containers:
-        - name: cuda
-          image: nvidia/cuda:12.4.0-base-ubuntu22.04
-          resources:
-            limits:
-              nvidia.com/gpu: 0.5
-    """)
 
 pytestmark = pytest.mark.slow
 
@@ -267,7 +253,7 @@ def test_validate_shows_the_finding_of_a_broken_manifest(page, app_url):
     page.goto(f"{app_url}/validate")
     expect(page.get_by_role("heading", name="Validate manifests")).to_be_visible()
     area = page.get_by_label("YAML manifests")
-    area.fill(BROKEN_POD)
+    area.fill(HALF_GPU_POD)
     area.press("Control+Enter")
     expect(_main(page)).to_contain_text("Fix:")
     expect(_main(page)).to_contain_text("error(s)")
