@@ -187,3 +187,15 @@ def test_sections_of_the_manifest_recipe_docs_lead(tiny_settings):
     assert [e.rank for e in got] == [0, 1, 2]
     assert eng._manifest_docs_first(evidence, None) is evidence
     assert eng._manifest_docs_first(evidence, SimpleNamespace(recipe="unknown")) == evidence
+
+
+def test_must_include_counts_the_attached_manifest_the_user_reads():
+    from types import SimpleNamespace
+
+    from gpukb.evals import _answer_checks
+
+    q = {"must_include": [["minAvailable: 4"]], "expected_docs": ["gang-volcano"]}
+    bare = SimpleNamespace(body="A Volcano Job with four workers. [1]", manifest=None, citations=[])
+    assert _answer_checks(q, bare, {})[0] is False
+    with_yaml = SimpleNamespace(body=bare.body, manifest={"yaml": "spec:\n  minAvailable: 4\n"}, citations=[])
+    assert _answer_checks(q, with_yaml, {})[0] is True

@@ -336,4 +336,7 @@ def test_rare_unknown_words_cost_more_confidence_than_everyday_ones_or_typos(tin
     assert eng._unknown_terms("gpu quota outage everything", vocab) == (0, 2)
     assert eng._unknown_terms("gpu quota slurm hcsshim", vocab) == (2, 0)
     assert eng._unknown_terms("gpu qouta", vocab) == (0, 1)  # one swap from a KB word
+    # sizes and model numbers are not topic words; contraction stubs are not words at all
+    assert eng._unknown_terms("gpu quota 140gb mi300x", vocab) == (0, 2)
+    assert eng._unknown_terms("gpu quota aren't", vocab) == (0, 0)
     assert eng.confidence("gpu quota outage", 0.6) > eng.confidence("gpu quota slurm", 0.6)

@@ -78,6 +78,10 @@ def test_terms_stem_like_bm25_and_keep_compound_names():
     assert "schedul" in t and "gpus" not in t and t.count("gpu") == 2
     assert "nvidia.com/gpu" in t and "scale-down-delay-after-add" in t
     assert "the" not in terms("the and of")
+    # a two-word hyphenated compound meets the word written joined, and only those
+    assert set(terms("toolkit preinstalled")) <= set(terms("toolkit pre-installed"))
+    assert "nvidiacomgpu" not in terms("nvidia.com/gpu") and "scaledowndelayafteradd" not in " ".join(
+        terms("scale-down-delay-after-add"))
 
 
 def test_keyword_query_drops_chat_filler_only():

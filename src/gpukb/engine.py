@@ -303,7 +303,8 @@ class Engine:
         """Question words the KB never uses: (rare, common). A word the KB lacks
         is a sign the question is about something else when it is a rare or
         technical word (slurm, hcsshim, pgbouncer), much less when it is
-        everyday English (outage, everything) or a misspelling of a KB word."""
+        everyday English (outage, everything), a misspelling of a KB word, or
+        a word with digits in it."""
         from .text import STOPWORDS, stem, words
 
         common_words = self.common_words()
@@ -311,7 +312,9 @@ class Engine:
         for w in set(words(question)):
             if w in STOPWORDS or stem(w) in vocab:
                 continue
-            if w in common_words or _near_known(w, vocab):
+            # A word with digits is a quantity, a size or a model number (140gb,
+            # mi300x, team2): unknown to the KB says little about the topic.
+            if w in common_words or any(ch.isdigit() for ch in w) or _near_known(w, vocab):
                 common += 1
             else:
                 rare += 1

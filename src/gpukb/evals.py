@@ -137,7 +137,8 @@ class EvalReport:
 
 
 def _answer_checks(q: dict[str, Any], ans, sections: dict[str, dict[str, Any]]) -> tuple[bool, list, list, bool]:
-    body = ans.body.lower()
+    # What the user reads: the answer text and, when one is attached, the manifest.
+    body = (ans.body + ("\n" + ans.manifest["yaml"] if ans.manifest else "")).lower()
     missing = [g for g in q.get("must_include", []) if not any(str(alt).lower() in body for alt in g)]
     forbidden = [t for t in q.get("must_not_include", []) or [] if str(t).lower() in body]
     tokens = [str(a).lower() for g in q.get("must_include", []) for a in g]

@@ -23,7 +23,7 @@ __all__ = [
     "words", "stem", "terms", "keyword_query", "stemmer", "bm25_stopwords", "mask_negated",
 ]
 
-TERMS_VERSION = 4
+TERMS_VERSION = 5
 
 # Function words and words that carry no topic in a platform question.
 STOPWORDS = frozenset("""
@@ -33,6 +33,7 @@ is it its itself just me more most my no nor not now of off on once only or othe
 some such than that the their them then there these they this those through to too under until up very was we were what
 when where which while who whom why will with would you your yours im ive dont doesnt cant whats hows pls please thanks
 get got use using want need make one two k8s kubernetes
+aren isn wasn weren didn hasn haven hadn couldn shouldn wouldn mustn needn
 """.split())
 
 # Chat filler: words that name no topic in a chat question ("how do I give a
@@ -109,7 +110,9 @@ def terms(text: str) -> list[str]:
 
     Plain words are stemmed; a compound name such as
     ``scale-down-gpu-utilization-threshold`` or ``nvidia.com/gpu.memory``
-    counts as itself (unstemmed) and as its stemmed parts.
+    counts as itself (unstemmed) and as its stemmed parts; a two-word
+    hyphenated compound (``pre-installed``, ``time-slicing``) also as the
+    stemmed joined word, the way people often write it.
     """
     out: list[str] = []
     for t in _TOKEN.findall(text.lower()):
@@ -117,7 +120,10 @@ def terms(text: str) -> list[str]:
             continue
         if _PARTS.search(t):
             out.append(t)
-            out.extend(stem(p) for p in _PARTS.split(t) if len(p) >= 2 and p not in STOPWORDS)
+            parts = _PARTS.split(t)
+            out.extend(stem(p) for p in parts if len(p) >= 2 and p not in STOPWORDS)
+            if len(parts) == 2 and "-" in t and all(p.isalpha() for p in parts):
+                out.append(stem("".join(parts)))  # "pre-installed" also meets "preinstalled"
         elif len(t) >= 2:
             out.append(stem(t))
     return out
