@@ -152,6 +152,30 @@ def parse_number(s: str) -> int | None:
     return _WORD_NUMBERS.get(s)
 
 
+_NUMBER_WORD = re.compile(r"(?<![\w.-])" + _NUM[1:-1].split("|", 1)[1].join(["(?:", ")"]) + r"(?![\w-])", re.I)
+
+
+def digits_view(text: str) -> str:
+    """``text`` with number words written as digits, padded to the same length so offsets
+    hold ("max eight" -> "max 8    "): patterns that read digits read words too."""
+    def sub(m: re.Match) -> str:
+        n = parse_number(m.group(0))
+        if n is None or len(str(n)) > len(m.group(0)):
+            return m.group(0)
+        return str(n).ljust(len(m.group(0)))
+    return _NUMBER_WORD.sub(sub, text)
+
+
+# Words people count the same things by: "3 boxes" are 3 nodes, "2 retries" 2 attempts. A parameter
+# counted by one of them also answers to the others that no other parameter of its recipe counts.
+_COUNT_SYNONYMS: list[frozenset[str]] = [
+    frozenset({"node", "machine", "box", "host", "server", "vm", "instance"}),
+    frozenset({"retry", "retries", "attempt", "restart", "try", "tries", "failure"}),
+    frozenset({"shard", "chunk", "partition", "piece", "part", "slice"}),
+    frozenset({"replica", "copy", "instance", "pod"}),
+]
+
+
 # a size is not part of a longer token: "1g.10gb" names a MIG profile
 _SIZE_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(k|m|g|t|p)(ib|i|b)?(?![a-z0-9]|\.\d)", re.I)
 _POW = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
@@ -285,6 +309,9 @@ def _schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | None =
         return ([stated] if stated else []) + [{"boolean": variants}]
     if t == "object" and isinstance(spec.get("propertyNames"), dict):
         return [{"mapping": True}]
+    if t == "integer" and (name == "port" or name.endswith("_port")):
+        variants = variants + ["listen on", "listens on", "listening on", "serve on", "serves on", "served on",
+                               "exposed on", "expose", "exposes"]
     rules: list[dict[str, Any]] = [{"after": variants, "schema": True}]
     if t == "integer":
         if name.endswith("_seconds"):  # the unit is in the name: "cooldown 5 min" -> 300
@@ -318,6 +345,7 @@ class _Extractor:
     def __init__(self, recipe: Recipe, text: str):
         self.recipe = recipe
         self.text = normalise_text(text)
+        self.digits = digits_view(self.text)
         self.used: list[tuple[int, int]] = []
         self.result = Extraction(text=self.text)
 
@@ -379,6 +407,7 @@ class _Extractor:
         units_list = list(rule["count"])
         if any(u.lower() in ("gpu", "gpus") for u in units_list):
             units_list += [u for u in _GPU_MODELS if u not in units_list]
+        units_list += self._synonym_units(name, units_list)
         # a rule whose units are all of equal rank ("any_order") tries them as one alternation
         groups = [units_list] if rule.get("any_order") else [[u] for u in units_list]
         for units in groups:
@@ -390,6 +419,9 @@ class _Extractor:
                 rf"(?<![\w.]){_NUM}(?:\s*x\s*|\s*-\s*|\s+)[A-Za-z][\w.-]*\s+{u}",
                 # "two 1g.10gb mig devices": a value naming the kind of thing counted between
                 rf"(?<![\w.]){_NUM}\s+(?=[\w.+-]*[A-Za-z])\d[\w.+-]*[A-Za-z][\w+-]*\s+{u}",
+                # "retry it at most 2 times", "restart each shard up to three times"
+                rf"{u}\s+(?:[a-z]+\s+){{0,3}}?(?:at\s+most\s+|up\s+to\s+|max(?:imum)?\s+|no\s+more\s+than\s+)?"
+                rf"{_NUM}\s*(?:times|x)(?![\w])",
             ]
             for p in pats:
                 for m in _compile(p).finditer(self.text):
@@ -401,8 +433,24 @@ class _Extractor:
                         continue
                     ok, val = self._ok(name, n)
                     if ok:
+                        self.result.covered.append(m.span())  # "6 training pods": the words between too
                         return val, span
         return None
+
+    def _synonym_units(self, name: str, units: list[str]) -> list[str]:
+        """Words counting the same thing as ``units`` (:data:`_COUNT_SYNONYMS`) that no other
+        parameter of the recipe counts: "3 boxes" for a parameter counted in nodes."""
+        mine = {_singular(u.lower()) for u in units if " " not in u}
+        extra = sorted({w for group in _COUNT_SYNONYMS if mine & group for w in group} - mine)
+        if not extra:
+            return []
+        taken = set()
+        for other in self.recipe.properties:
+            if other == name:
+                continue
+            for r in self.recipe.extract.get(other) or _DEFAULT_RULES.get(other, []):
+                taken.update(_singular(w.lower()) for w in r.get("count") or [] if isinstance(w, str))
+        return [w for w in extra if w not in taken and _singular(w) not in taken]
 
     def _token_candidates(self, pattern: str):
         rx = _compile(pattern)
@@ -580,6 +628,8 @@ class _Extractor:
 
     def rule_regex(self, name: str, rule: dict[str, Any]):
         rx = _compile(rule["regex"])
+        # a number may be written as a word ("max eight"): integers read the digits view
+        text = self.digits if self.recipe.properties[name].get("type") == "integer" else self.text
         if rule.get("all"):
             vals, spans = [], []
             for m in rx.finditer(self.text):
@@ -592,12 +642,17 @@ class _Extractor:
                 if ok:
                     return val, (spans[0][0], spans[-1][1])
             return None
-        for m in rx.finditer(self.text):
+        for m in rx.finditer(text):
             g = m.group(1) if m.groups() else m.group(0)
             span = m.span(1) if m.groups() else m.span()
             if g is None or not self._free(span):
                 continue
-            g = g.rstrip(".,;:)")
+            g = g.rstrip(".,;:) ")
+            if text is not self.text:  # the span covers the whole number word ("ten", not "te")
+                end = span[1]
+                while end < len(self.text) and self.text[end].isalpha() and text[end] == " ":
+                    end += 1
+                span = (span[0], end)
             ok, val = self._ok(name, g)
             if ok:
                 return val, span
@@ -919,18 +974,66 @@ class _Extractor:
                     if self._take(count, a, m.span(1)):
                         self._take("gpus", b, m.span(2))
                     break
+        self._per_unit_maxima()
+        counted = {_singular(w.lower()) for n in props if n not in ("min_" + n[4:], "max_" + n[4:])
+                   for r in (self.recipe.extract.get(n) or _DEFAULT_RULES.get(n, [])) for w in r.get("count") or []
+                   if isinstance(w, str)}
         for lo_name in [n for n in props if n.startswith("min_")]:
             hi_name = "max_" + lo_name[4:]
             if hi_name not in props:
                 continue
-            unit = _phrase_re(lo_name[4:].replace("_", " "))
+            base = lo_name[4:].replace("_", " ")
+            words = [base] + self._synonym_units(lo_name, [base])
+            unit = _words_alt(words)
             rx = _compile(rf"(?<![\w.])(?:between\s+)?{_NUM}\s*(?:to|-|\.\.|–|and)\s*{_NUM}\s*{unit}")
-            pair = rx.search(self.text)
+            # "scaling 2 to 6", "autoscale it between 1 and 8": a scaling verb names what the range counts
+            verb = _compile(rf"\b(?:auto)?scal(?:e|es|ed|ing)\s+(?:(?:it|them|out|up|from|between|the\s+[\w-]+)\s+){{0,2}}"
+                            rf"{_NUM}\s*(?:to|-|\.\.|and)\s*{_NUM}(?!\s*[\w.]*\d)(?!\s*(?!{unit})[a-z]+\s*(?:each|per)\b)")
+            pair = rx.search(self.text) or verb.search(self.text)
             if pair:
                 a, b = parse_number(pair.group(1)), parse_number(pair.group(2))
                 if a is not None and b is not None:
                     self._take(lo_name, a, pair.span(1))
                     self._take(hi_name, b, pair.span(2))
+                    self.result.covered.append(pair.span())
+            if _singular(base) in counted:
+                continue  # "at least 2 workers" counts the recipe's own workers, not a bound
+            after = rf"(?:\s*{unit}|(?=\s*(?:$|[,.;)]|and\b|or\b|but\b|on\b|when\b|with\b|based\b)))"
+            for pname, lead in ((lo_name, r"at\s+least|no\s+fewer\s+than|no\s+less\s+than|min(?:imum)?(?:\s+of)?"),
+                                (hi_name, r"at\s+most|up\s+to|no\s+more\s+than|never\s+more\s+than|max(?:imum)?(?:\s+of)?")):
+                m = _compile(rf"\b(?:{lead})\s+{_NUM}{after}").search(self.text)
+                if m and pname not in self.result.values:
+                    n = parse_number(m.group(1))
+                    if n is not None and self._take(pname, n, m.span(1)):
+                        self.result.covered.append(m.span())
+
+    def _per_unit_maxima(self) -> None:
+        """A most-per-unit parameter (``max_gpus_per_pod``) from the ways people bound one unit:
+        "4 gpus per pod max", "at most 4 gpus a container", "no pod may ask for more than 4",
+        "each pod can use up to 2". Read before totals so "one gpu per container max" is no quota."""
+        for name in self.recipe.properties:
+            m = re.fullmatch(r"max_([a-z]+)_per_([a-z]+)", name)
+            if not m or name in self.result.values or self.recipe.properties[name].get("type") != "integer":
+                continue
+            thing = _words_alt([m.group(1)])
+            units = [m.group(2)] + sorted({"pod", "container", "job", "workload"} - {m.group(2)}
+                                          if m.group(2) in ("pod", "container") else set())
+            unit = _words_alt(units)
+            verb = r"(?:(?:may|can|could|should|is\s+allowed\s+to|gets?\s+to|will)\s+)?(?:(?:ask|asks)\s+for|request|requests|use|uses|get|gets|have|has|take|takes)?\s*"
+            pats = [
+                rf"(?<![\w.]){_NUM}\s*(?:{thing}\s*)?(?:per|a|each|/|in\s+any|for\s+any)\s*(?:single\s+|one\s+)?{unit}"
+                r"(?:\s+(?:max(?:imum)?|at\s+most|tops))?",
+                rf"\b(?:max(?:imum)?|at\s+most|up\s+to|no\s+more\s+than|limit(?:ed)?\s+to|cap(?:ped)?\s+at)\s+(?:of\s+)?{_NUM}\s*(?:{thing})?\s*(?:per|a|each|in\s+any|for\s+any|for\s+one|for\s+a\s+single)\s+{unit}",
+                rf"\b(?:no|not\s+a\s+single|none\s+of\s+the|no\s+single)\s+{unit}\s+{verb}(?:more\s+than|over|above|beyond)\s+{_NUM}(?![\w.])",
+                rf"\b(?:each|every|any|a\s+single|one|a)\s+{unit}\s+{verb}(?:at\s+most|up\s+to|no\s+more\s+than|max(?:imum)?(?:\s+of)?)\s+{_NUM}(?![\w.])",
+            ]
+            for p in pats:
+                hit = _compile(p).search(self.text)
+                if hit and self._free(hit.span()):
+                    n = parse_number(hit.group(1))
+                    if n is not None and self._take(name, n, hit.span(1)):
+                        self.result.covered.append(hit.span())
+                        break
 
     # ------------------------------------------ quantities given to parameters
     def _quantity_rules(self, name: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
@@ -1063,6 +1166,8 @@ class _Extractor:
                 v = rule.get(key)
                 if isinstance(v, list):
                     out += [str(x) for x in v]
+            if isinstance(rule.get("count"), list):
+                out += self._synonym_units(name, [str(x) for x in rule["count"]])
             if isinstance(rule.get("enum"), dict):
                 for phrases in rule["enum"].values():
                     out += [str(x) for x in phrases]
@@ -1080,7 +1185,7 @@ class _Extractor:
                 covered += spans
                 self.result.cues[name] = spans
         # Quoted or "named" values and "x" in "4 x 8" are structure, not content.
-        self.result.covered = covered
+        self.result.covered = self.result.covered + covered
 
 
 def extract_params(recipe: Recipe, text: str) -> Extraction:

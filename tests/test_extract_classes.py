@@ -1,0 +1,92 @@
+"""Classes of wording the schema-driven extraction reads, on small fixture recipes:
+names with their object's kind noun, boolean negation and keep/omit phrasing, counts by
+synonyms of the counted thing, enum paraphrases, verbatim values."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpukb.recipes.extract import digits_view, extract_params
+from gpukb.recipes.model import Recipe
+
+
+def _recipe(props: dict[str, Any], extract: dict[str, Any] | None = None,
+            templates: list[Any] | None = None, **extra: Any) -> Recipe:
+    return Recipe(id="fixture", title="fixture", area="test", description="", docs=[],
+                  parameters={"type": "object", "properties": props, **extra}, templates=templates or [],
+                  examples=[], path=Path("fixture.yaml"), extract=extract or {})
+
+
+INT = {"type": "integer", "minimum": 0, "maximum": 100000}
+
+
+# ---------------------------------------------------------------- counts by synonyms
+def test_digits_view_keeps_offsets():
+    text = "max eight, min twenty-four and team-one"
+    view = digits_view(text)
+    assert len(view) == len(text)
+    assert view.startswith("max 8    , min 24")
+    assert view.endswith("team-one")
+
+
+def test_a_regex_rule_reads_number_words():
+    r = _recipe({"max_replicas": INT}, {"max_replicas": [{"regex": r"\bmax\s+(\d+)\b"}]})
+    ext = extract_params(r, "keep it at max ten please")
+    assert ext.values == {"max_replicas": 10}
+    assert ext.used()["max_replicas"].endswith("ten")
+
+
+def test_a_count_by_a_synonym_of_its_unit():
+    r = _recipe({"workers": INT, "gpus": INT},
+                {"workers": [{"count": ["workers", "nodes"]}], "gpus": [{"count": ["gpus"]}]})
+    assert extract_params(r, "3 boxes, 2 GPUs apiece").values == {"workers": 3, "gpus": 2}
+    assert extract_params(r, "on 5 servers with 8 gpus each").values == {"workers": 5, "gpus": 8}
+
+
+def test_a_synonym_another_parameter_counts_is_not_borrowed():
+    r = _recipe({"replicas": INT, "size": INT},
+                {"replicas": [{"count": ["replicas", "instances"]}], "size": [{"count": ["nodes", "hosts"]}]})
+    assert extract_params(r, "2 instances").values == {"replicas": 2}
+
+
+def test_times_counts_a_verb_cue():
+    r = _recipe({"max_retry": INT}, {"max_retry": [{"count": ["retries", "retry"]}]})
+    assert extract_params(r, "retry it at most 2 times").values == {"max_retry": 2}
+    assert extract_params(r, "retry each shard up to three times").values == {"max_retry": 3}
+
+
+@pytest.mark.parametrize("text, per_pod, total", [
+    ("32 gpus total, no pod may request more than 4", 4, 32),
+    ("sixteen gpus, one gpu per container max", 1, 16),
+    ("at most 2 gpus per pod, 8 gpus for the team", 2, 8),
+    ("24 gpus, each pod can use up to 8", 8, 24),
+])
+def test_a_per_unit_maximum_is_not_the_total(text, per_pod, total):
+    r = _recipe({"gpus": INT, "max_gpus_per_pod": {"type": "integer", "minimum": 1, "maximum": 16}},
+                {"gpus": [{"count": ["gpus", "gpu"]}]})
+    assert extract_params(r, text).values == {"gpus": total, "max_gpus_per_pod": per_pod}
+
+
+@pytest.mark.parametrize("text, lo, hi", [
+    ("scaling 3 to 12 on gpu utilization", 3, 12),
+    ("at least two replicas and max ten", 2, 10),
+    ("autoscale it between 1 and 8", 1, 8),
+    ("2 to 6 pods", 2, 6),
+])
+def test_a_min_max_pair_from_ranges_and_bounds(text, lo, hi):
+    r = _recipe({"min_replicas": INT, "max_replicas": INT})
+    assert extract_params(r, text).values == {"min_replicas": lo, "max_replicas": hi}
+
+
+def test_bounds_on_a_unit_the_recipe_counts_itself_are_no_pair():
+    r = _recipe({"workers": INT, "min_workers": INT, "max_workers": INT},
+                {"workers": [{"count": ["workers"]}]})
+    assert extract_params(r, "at least 2 workers").values.get("min_workers") is None
+
+
+def test_a_port_from_listen_on():
+    r = _recipe({"port": {"type": "integer", "minimum": 1, "maximum": 65535}})
+    assert extract_params(r, "the server listens on 8080").values == {"port": 8080}
