@@ -90,3 +90,42 @@ def test_bounds_on_a_unit_the_recipe_counts_itself_are_no_pair():
 def test_a_port_from_listen_on():
     r = _recipe({"port": {"type": "integer", "minimum": 1, "maximum": 65535}})
     assert extract_params(r, "the server listens on 8080").values == {"port": 8080}
+
+
+# ---------------------------------------------------------------- booleans: negation, keep/omit
+BOOLS = {
+    "driver_enabled": {"type": "boolean", "default": True,
+                       "description": "Let the operator install the driver (false when the driver is pre-installed)."},
+    "toolkit_enabled": {"type": "boolean", "default": True,
+                        "description": "Keep the operator-managed toolkit (false when it is pre-installed)."},
+}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("skip installing the driver and leave out the toolkit too", {"driver_enabled": False, "toolkit_enabled": False}),
+    ("keep the toolkit; the driver comes from our image, do not install it",
+     {"driver_enabled": False, "toolkit_enabled": True}),
+    ("the driver is baked into the AMI", {"driver_enabled": False}),
+    ("the driver ships with our AMI so no need to deploy it", {"driver_enabled": False}),
+    ("toolkit still managed by the operator", {"toolkit_enabled": True}),
+    ("the operator should not install the driver", {"driver_enabled": False}),
+])
+def test_booleans_from_what_is_done_with_their_object(text, want):
+    assert extract_params(_recipe(BOOLS), text).values == want
+
+
+def test_a_pronoun_refers_to_the_nearest_object_named_before_it():
+    ext = extract_params(_recipe(BOOLS), "the driver is ours; the toolkit, don't deploy it")
+    assert ext.values == {"toolkit_enabled": False}
+
+
+def test_a_negated_flag_phrase_gives_the_opposite_boolean():
+    r = _recipe({"rename": {"type": "boolean", "default": False}}, {"rename": [{"flag": ["rename"]}]})
+    assert extract_params(r, "time slicing, don't rename the resource").values == {"rename": False}
+    assert extract_params(r, "time slicing, do not rename it").values == {"rename": False}
+    assert extract_params(r, "time slicing and rename the resource").values == {"rename": True}
+
+
+def test_a_negated_flag_of_another_type_selects_nothing():
+    r = _recipe({"min_replicas": INT}, {"min_replicas": [{"flag": ["scale to zero"], "value": 0}]})
+    assert extract_params(r, "don't scale to zero").values == {}

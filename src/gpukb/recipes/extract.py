@@ -272,8 +272,43 @@ _STATED = re.compile(r"\b(true|false)\s+(?:when|if)\s+(?:(?:the\s+)?([a-z][\w-]*
 _STATE_WORDS: dict[str, list[str]] = {
     "pre-installed": ["pre-installed", "preinstalled", "already installed", "installed already", "already on",
                       "already present", "already there", "already in place", "host-installed",
-                      "installed on the host", "installed on the hosts", "installed on the nodes"],
+                      "installed on the host", "installed on the hosts", "installed on the nodes",
+                      "baked into", "baked in", "baked", "built into", "built in", "comes with", "come with",
+                      "ships with", "ship with", "shipped with", "shipped in", "bundled with", "bundled in",
+                      "part of the image", "part of the ami", "in the image", "in the ami"],
 }
+
+# Acting on a boolean's object: verbs that keep or provide a thing ("keep the toolkit", "the
+# operator handles the driver") and verbs that leave it out ("skip installing the driver"); a
+# negation before a keeping verb leaves it out too ("don't deploy it", "should not install it").
+_KEEP_VERBS = ["install", "deploy", "run", "manage", "handle", "enable", "keep", "load", "use", "include", "add",
+               "provide", "ship"]
+_DROP_VERBS = ["skip", "omit", "drop", "disable", "remove", "exclude", "leave out", "leave off", "turn off",
+               "switch off", "get rid of"]
+
+
+def _verb_forms(verbs: list[str]) -> str:
+    forms: set[str] = set()
+    for v in verbs:
+        head, _, rest = v.partition(" ")
+        tail = (" " + rest) if rest else ""
+        stem = head[:-1] if head.endswith("e") else head
+        if re.fullmatch(r"[^aeiou]*[aeiou][bdgmnprt]", head):  # skip -> skipping, run -> running
+            stem = head + head[-1]
+        third = head + ("es" if re.search(r"(?:sh|ch|x|s)$", head) else "s")
+        past = {"run": "ran", "leave": "left", "get": "got", "keep": "kept", "omit": "omitted"}.get(
+            head, head + "d" if head.endswith("e") else stem + "ed")
+        for f in {head, third, past, stem + "ing"}:
+            forms.add(f + tail)
+    return "(?:" + "|".join(sorted((re.escape(f).replace(r"\ ", r"\s+") for f in forms), key=len, reverse=True)) + ")"
+
+
+_KEEP = _verb_forms(_KEEP_VERBS)
+_DROP = _verb_forms(_DROP_VERBS)
+_NEG_BEFORE = (r"(?:don'?t|do\s+not|does\s+not|doesn'?t|should\s+not|shouldn'?t|must\s+not|mustn'?t|never|"
+               r"no\s+need\s+(?:to|for)|not|won'?t|will\s+not|cannot|can'?t|can\s+not|need\s+not|needn'?t|"
+               r"without)")
+_PRONOUN = r"(?:it|them|that|those|this)"
 # words that may stand between a state and the noun it qualifies ("pre-installed NVIDIA driver")
 _NOT_BETWEEN = r"(?!(?:and|or|but|so|then|while|is|are|was|were|not|no|keep|keeps|stay|stays)\b)"
 
@@ -306,7 +341,8 @@ def _schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | None =
     t = spec.get("type")
     if t == "boolean":
         stated = _stated_rule(name, spec, all_names or [name])
-        return ([stated] if stated else []) + [{"boolean": variants}]
+        return ([stated] if stated else []) + [{"acted": _bool_nouns(name, spec, all_names or [name])},
+                                               {"boolean": variants}]
     if t == "object" and isinstance(spec.get("propertyNames"), dict):
         return [{"mapping": True}]
     if t == "integer" and (name == "port" or name.endswith("_port")):
@@ -339,6 +375,18 @@ def _stated_rule(name: str, spec: dict[str, Any], all_names: list[str]) -> dict[
     if not nouns:
         return None
     return {"stated": {"nouns": sorted(set(nouns)), "states": states, "value": m.group(1).lower() == "true"}}
+
+
+def _bool_nouns(name: str, spec: dict[str, Any], all_names: list[str]) -> list[str]:
+    """The thing a boolean turns on or off, as the request names it: its name ("dcgm exporter"),
+    its distinctive name parts ("driver" for driver_enabled) and the subject of the state its
+    description names ("false when the driver is pre-installed")."""
+    nouns = [v for v in name_variants(name) if v.lower() not in _STOP]
+    nouns += [p for p in distinctive_cues(name, all_names) if not p.endswith("*") and p.lower() not in _STOP]
+    m = _STATED.search(str(spec.get("description", "")))
+    if m and m.group(2) and m.group(2).lower() not in _STOP:
+        nouns.append(m.group(2).lower())
+    return sorted(set(nouns), key=len, reverse=True)
 
 
 class _Extractor:
@@ -619,9 +667,24 @@ class _Extractor:
                 return val, best[2]
         return None
 
+    def _negated_before(self, at: int) -> int | None:
+        """Where the negation of the phrase at ``at`` starts ("do not rename it", "never expire"),
+        or None: it stands at most two words before the phrase, in the same clause."""
+        lo = max(0, at - 40)
+        m = re.search(rf"\b{_NEG_BEFORE}\s+(?:[\w'-]+\s+){{0,2}}?$", self.text[lo:at], re.I)
+        return lo + m.start() if m else None
+
     def rule_flag(self, name: str, rule: dict[str, Any]):
+        spec = self.recipe.properties[name]
         for m in _compile(_words_alt(rule["flag"])).finditer(self.text):
-            ok, val = self._ok(name, rule.get("value", True))
+            value = rule.get("value", True)
+            neg = self._negated_before(m.start())
+            if neg is not None and not re.match(_NEGATION, m.group(0), re.I):
+                if spec.get("type") != "boolean" or not isinstance(value, bool):
+                    continue  # "don't scale to zero" selects no value
+                value = not value  # "do not rename it"
+                self.result.covered.append((neg, m.end()))
+            ok, val = self._ok(name, value)
             if ok:
                 return val, (m.start(), m.start())  # phrases select values; they use up no text
         return None
@@ -719,7 +782,57 @@ class _Extractor:
             if m:
                 ok, val = self._ok(name, st["value"])
                 if ok:
+                    self.result.covered.append(m.span())
                     return val, (m.start(), m.start())  # a state may be shared by several objects
+        return None
+
+    def _bool_family(self) -> list[str]:
+        out: set[str] = set()
+        for other, spec in self.recipe.properties.items():
+            if spec.get("type") == "boolean":
+                out.update(_bool_nouns(other, spec, list(self.recipe.properties)))
+        return sorted(out, key=len, reverse=True)
+
+    def _antecedent(self, at: int, family: list[str]) -> str | None:
+        """The boolean object a pronoun at ``at`` refers back to: the nearest one named before it."""
+        best = None
+        for m in _compile(_words_alt(family)).finditer(self.text, 0, at):
+            best = m.group(0)
+        return best
+
+    def rule_acted(self, name: str, rule: dict[str, Any]):
+        """A boolean from what the request does with its object: "keep the toolkit" and "the
+        operator handles the driver" are true; "skip installing the driver", "leave out the
+        toolkit", "don't deploy it" (a pronoun refers back to the nearest object named) and
+        "the driver is not needed" are false. Other objects may share the verb ("skip the
+        driver and the toolkit")."""
+        nouns = rule["acted"]
+        if not nouns:
+            return None
+        family = self._bool_family()
+        noun = _words_alt(nouns)
+        fam = _words_alt(family)
+        obj = (rf"(?:(?:the|a|an|any|its|our|their|that)\s+)?(?:(?!(?:and|or|but|so|then)\b)[\w.-]+\s+){{0,2}}?"
+               rf"(?:{fam}\s*(?:,|and|or|&)\s*(?:the\s+)?)*(?P<obj>{noun}|{_PRONOUN})(?![\w-])")
+        pats = [
+            (False, rf"\b{_NEG_BEFORE}\s+(?:(?!(?:and|or|but|so)\b)[\w'-]+\s+){{0,3}}?(?<![\w-]){_KEEP}\s+{obj}"),
+            (False, rf"(?<![\w-]){_DROP}\s+(?:{_KEEP}\s+)?{obj}"),
+            (False, rf"(?<![\w-])(?P<obj2>{noun})\s+(?:is|are)\s+(?:not\s+(?:needed|required|wanted|necessary)|unnecessary|unneeded)"),
+            (True, rf"(?<![\w-]){_KEEP}\s+{obj}"),
+            (True, rf"(?<![\w-])(?P<obj2>{noun})\s+(?:(?:is|are)\s+)?(?:still\s+)?{_KEEP}\s+by\b"),
+        ]
+        for value, p in pats:
+            for m in _compile(p).finditer(self.text):
+                what = m.group("obj") if "obj" in m.groupdict() and m.group("obj") else None
+                if value and self._negated_before(m.start()) is not None:
+                    continue
+                if what is not None and re.fullmatch(_PRONOUN, what, re.I):
+                    ante = self._antecedent(m.start("obj"), family)
+                    if ante is None or not re.fullmatch(noun, ante, re.I):
+                        continue
+                ok, val = self._ok(name, value)
+                if ok:
+                    return val, m.span()  # not checked for being free: a verb may act on several objects
         return None
 
     def rule_none(self, name: str, rule: dict[str, Any]):
@@ -934,7 +1047,8 @@ class _Extractor:
                     name_rules.insert(0, {"none": cues})
             for rule in name_rules:
                 kind = next(k for k in ("objects", "mapping", "none", "count", "after", "before", "name", "size",
-                                        "duration", "enum", "flag", "regex", "list", "pairs", "stated", "boolean")
+                                        "duration", "enum", "flag", "regex", "list", "pairs", "stated", "acted",
+                                        "boolean")
                             if k in rule)
                 got = getattr(self, f"rule_{kind}")(name, rule)
                 if got is not None:
