@@ -129,3 +129,62 @@ def test_a_negated_flag_phrase_gives_the_opposite_boolean():
 def test_a_negated_flag_of_another_type_selects_nothing():
     r = _recipe({"min_replicas": INT}, {"min_replicas": [{"flag": ["scale to zero"], "value": 0}]})
     assert extract_params(r, "don't scale to zero").values == {}
+
+
+# ---------------------------------------------------------------- names with their kind noun
+NAME = {"type": "string", "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", "maxLength": 60}
+SC_TEMPLATES = [
+    {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": {"$param": "name"}}},
+    {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": {"$format": "{name}-claim"}}},
+]
+
+
+def test_kind_phrases():
+    from gpukb.recipes.extract import kind_phrases
+
+    assert {"pvc", "claim", "persistent volume claim", "persistentvolumeclaim"} <= set(kind_phrases("PersistentVolumeClaim"))
+    assert {"storageclass", "storage class", "sc"} <= set(kind_phrases("StorageClass"))
+    assert "class" not in kind_phrases("StorageClass")
+    assert {"nodepool", "node pool", "pool"} <= set(kind_phrases("NodePool"))
+
+
+@pytest.mark.parametrize("text, want", [
+    ("fsx storageclass ckpt-scratch, persistent", "ckpt-scratch"),
+    ("a new storage class for fsx, call it lustre-fast", "lustre-fast"),
+    ("fsx storage class, and a pvc named data-claim", "data"),  # the claim is <name>-claim
+    ("fsx storage class named fast-one and a pvc", "fast-one"),
+])
+def test_a_name_binds_to_the_object_its_noun_names(text, want):
+    r = _recipe({"name": NAME}, {"name": [{"name": True}]}, templates=SC_TEMPLATES)
+    assert extract_params(r, text).values == {"name": want}
+
+
+def test_a_name_given_to_an_object_formatted_differently_is_not_taken():
+    r = _recipe({"name": NAME}, {"name": [{"name": True}]}, templates=SC_TEMPLATES)
+    assert extract_params(r, "fsx storage class, and a pvc named scratch-data").values == {}
+
+
+def test_a_plain_word_after_the_kind_noun_is_no_name():
+    r = _recipe({"name": NAME}, {"name": [{"name": True}]},
+                templates=[{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": {"$param": "name"}}}])
+    assert extract_params(r, "a pod requesting two gpus").values == {}
+    assert extract_params(r, "a pod dev-box with two gpus").values == {"name": "dev-box"}
+
+
+def test_names_listed_after_named_fill_the_recipes_fixed_objects_in_order():
+    props = {"high_name": NAME, "high_value": INT, "low_name": NAME, "low_value": INT,
+             "classes": {"type": "array", "items": {"type": "object", "properties": {
+                 "name": NAME, "value": INT}}}}
+    rule = {"objects": [r"(?P<name>[a-z][a-z0-9-]*)\s+value\s+(?P<value>\d+)"], "min_items": 2,
+            "slots": [{"name": "high_name", "value": "high_value"}, {"name": "low_name", "value": "low_value"}]}
+    r = _recipe(props, {"classes": [rule]})
+    assert extract_params(r, "a priorityclass pair named train-hi / train-lo").values == {
+        "high_name": "train-hi", "low_name": "train-lo"}
+
+
+def test_a_word_of_the_recipes_keywords_is_no_value():
+    r = Recipe(id="fixture", title="fixture", area="test", description="", docs=[],
+               parameters={"type": "object", "properties": {"tenant": NAME}}, templates=[], examples=[],
+               path=Path("fixture.yaml"), extract={"tenant": [{"after": ["tenant", "for"]}]},
+               keywords=["tenant bundle"])
+    assert extract_params(r, "tenant bundle for robotics-lab").values == {"tenant": "robotics-lab"}

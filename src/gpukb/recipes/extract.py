@@ -389,6 +389,77 @@ def _bool_nouns(name: str, spec: dict[str, Any], all_names: list[str]) -> list[s
     return sorted(set(nouns), key=len, reverse=True)
 
 
+_GENERIC_KIND_PARTS = {"class", "set", "object", "config", "map", "rule", "template", "policy", "service", "range"}
+
+
+def kind_phrases(kind: str) -> list[str]:
+    """How people name a Kubernetes kind: "storageclass", "storage class", "sc"; "PersistentVolumeClaim"
+    is also a "pvc" and a "claim", "NodePool" a "node pool" and a "pool"."""
+    parts = re.findall(r"[A-Z0-9]+(?![a-z])|[A-Z][a-z0-9]*", kind) or [kind]
+    out = {kind.lower()}
+    if len(parts) > 1:
+        out.add(" ".join(p.lower() for p in parts))
+        if all(p.isalpha() for p in parts):
+            out.add("".join(p[0] for p in parts).lower())
+        last = parts[-1].lower()
+        if len(last) >= 4 and last not in _GENERIC_KIND_PARTS:
+            out.add(last)
+    return sorted(out, key=len, reverse=True)
+
+
+def _names_of(expr: Any) -> tuple[str | None, list[tuple[str, str, str]]]:
+    """The parameter a metadata.name expression is (directly), and the (parameter, prefix,
+    suffix) it is formatted from ("{name}-claim")."""
+    if isinstance(expr, dict):
+        if isinstance(expr.get("$param"), str):
+            return expr["$param"], []
+        if isinstance(expr.get("$format"), str):
+            m = re.fullmatch(r"([^{}]*)\{(\w+)\}([^{}]*)", expr["$format"])
+            return None, [(m.group(2), m.group(1), m.group(3))] if m else []
+        if "$if" in expr:
+            direct, derived = _names_of(expr.get("then"))
+            d2, derived2 = _names_of(expr.get("else"))
+            return direct or d2, derived + derived2
+    return None, []
+
+
+_KINDS_CACHE: dict[tuple[str, str, int], dict[str, Any]] = {}
+
+
+def named_kinds(recipe: Recipe) -> dict[str, Any]:
+    """Per parameter, the phrases of the kinds of object it names (``direct``) and of the objects
+    whose names are formatted from it (``derived``: phrase -> (prefix, suffix)), from the
+    recipe's templates."""
+    key = (recipe.id, str(recipe.path), id(recipe.templates))
+    if key in _KINDS_CACHE:
+        return _KINDS_CACHE[key]
+    direct: dict[str, set[str]] = {}
+    derived: dict[str, dict[str, tuple[str, str]]] = {}
+
+    def walk(t: Any) -> None:
+        if isinstance(t, dict):
+            if isinstance(t.get("kind"), str) and isinstance(t.get("metadata"), dict):
+                d, der = _names_of(t["metadata"].get("name"))
+                phrases = kind_phrases(t["kind"])
+                if d:
+                    direct.setdefault(d, set()).update(phrases)
+                for p, pre, suf in der:
+                    for ph in phrases:
+                        derived.setdefault(p, {})[ph] = (pre, suf)
+            for v in t.values():
+                walk(v)
+        elif isinstance(t, list):
+            for v in t:
+                walk(v)
+
+    walk(recipe.templates)
+    every_direct = {ph for phs in direct.values() for ph in phs}
+    out = {"direct": {p: sorted(v, key=len, reverse=True) for p, v in direct.items()},
+           "derived": {p: {ph: a for ph, a in v.items() if ph not in every_direct} for p, v in derived.items()}}
+    _KINDS_CACHE[key] = out
+    return out
+
+
 class _Extractor:
     def __init__(self, recipe: Recipe, text: str):
         self.recipe = recipe
@@ -527,9 +598,12 @@ class _Extractor:
         pat = rf"{words}\s*(?:[:=]\s*|(?:named|called|is|of|to|at)\s+)?(?:(?:the|a|an|our|my|their)\s+)?{_TOKEN}"
         cue = _compile(rf"^{words}$")
         others = self._cue_words(name) if rule.get("schema") else set()
+        kw = self._keyword_spans()
         for tok, span in self._token_candidates(pat):
             if cue.match(tok):  # "tolerate taint key dedicated": a cue word is not the value
                 continue
+            if any(a <= span[0] and span[1] <= b for a, b in kw) and not self._quoted(span):
+                continue  # "tenant bundle for x": a word of the recipe's keyword names the recipe
             if _singular(tok.lower()) in others:  # "model cache": the word names another parameter
                 continue
             ok, val = self._ok(name, tok)
@@ -558,17 +632,75 @@ class _Extractor:
             return None
         return _compile(_words_alt(sorted(phrases)) + r"\s*$")
 
+    def _kind_nouns(self, name: str) -> tuple[list[str], dict[str, tuple[str, str]], list[str]]:
+        """The kind nouns of the objects ``name`` names, of those named after it ("<name>-claim")
+        and of objects other parameters name."""
+        kinds = named_kinds(self.recipe)
+        mine = kinds["direct"].get(name, [])
+        others = sorted({ph for p, phs in kinds["direct"].items() if p != name for ph in phs} - set(mine))
+        return mine, kinds["derived"].get(name, {}), others
+
+    def _quoted(self, span: tuple[int, int]) -> bool:
+        a, b = span
+        return a > 0 and b < len(self.text) and self.text[a - 1] in "\"'`" and self.text[b] == self.text[a - 1]
+
+    def _keyword_spans(self) -> list[tuple[int, int]]:
+        if not hasattr(self, "_kw_spans"):
+            kws = [k for k in self.recipe.keywords if re.search(r"[a-z]", k, re.I)]
+            self._kw_spans = [m.span() for m in _compile(_words_alt(kws)).finditer(self.text)] if kws else []
+        return self._kw_spans
+
     def rule_name(self, name: str, rule: dict[str, Any]):
         # "claim template named big-gpu": a name bound to the object it follows is that object's
         others = self._other_named(name)
+        mine, derived, other_kinds = self._kind_nouns(name)
+
+        def kind_tail(phrases: list[str]) -> re.Pattern:  # the head ends with the noun (and maybe one word)
+            return _compile(rf"(?<![\w-]){_words_alt(phrases)}\s*(?:[\w-]+\s*)?$")
+
+        derived_rx = kind_tail(list(derived)) if derived else None
+        others_rx = kind_tail(other_kinds) if other_kinds else None
+        mine_rx = kind_tail(mine) if mine else None
         for tok, span in self._token_candidates(rf"\b(?:named|called|name\s*[:=]|name)\b\s*{_TOKEN}"):
             head = self.text[max(0, span[0] - 60):span[0]]
             head = re.sub(r"\s*\b(?:named|called|name)\b\s*[:=]?\s*[\"'`]?$", "", head, flags=re.I)
             if others is not None and others.search(head):
                 continue
+            if mine_rx is None or not mine_rx.search(head):
+                # "a PVC named data-claim" names the object formatted from this parameter: its part
+                # is what the format adds around ("data"); another object's name is not this one
+                dm = derived_rx.search(head) if derived_rx else None
+                if dm is not None:
+                    phrase = next((ph for ph in derived if re.match(_phrase_re(ph), dm.group(0), re.I)), None)
+                    pre, suf = derived.get(phrase, ("", "")) if phrase else ("", "")
+                    if not (tok.startswith(pre) and tok.endswith(suf) and len(tok) > len(pre) + len(suf)):
+                        continue
+                    tok = tok[len(pre):len(tok) - len(suf) if suf else None]
+                    span = (span[0] + len(pre), span[1] - len(suf))
+                elif others_rx is not None and others_rx.search(head):
+                    continue
             ok, val = self._ok(name, tok)
             if ok:
                 return val, span
+        # "call it resnet-ddp", "name the pool gpu-burst"
+        call = rf"\b(?:call|calling|name|naming)\s+(?:it|this|them|(?:the|this|that)\s+(?:[\w-]+\s+)?{_words_alt(mine or ['one'])})\s+{_TOKEN}"
+        for tok, span in self._token_candidates(call):
+            ok, val = self._ok(name, tok)
+            if ok:
+                self.result.covered.append((max(0, span[0] - 40), span[0]))
+                return val, span
+        # "storageclass fsx-ckpt", "nodepool gpu-burst for p5": a name-like word right after the noun
+        # of the object this parameter names (hyphenated, so "pod requesting" names no pod)
+        if mine:
+            kw = self._keyword_spans()
+            for tok, span in self._token_candidates(rf"(?<![\w-]){_words_alt(mine)}\s+{_TOKEN}"):
+                if not re.fullmatch(r"[A-Za-z][\w.]*[-_][\w.-]*[A-Za-z0-9]", tok) or _SIZE_RE.match(tok):
+                    continue
+                if any(a <= span[0] and span[1] <= b for a, b in kw):
+                    continue  # "... pod gpu-pod": a keyword names the recipe, not the object
+                ok, val = self._ok(name, tok)
+                if ok:
+                    return val, span
         for m in _compile(r"[\"'`]([^\"'`\s]{1,253})[\"'`]").finditer(self.text):
             span = m.span(1)
             if self._free(span):
@@ -939,6 +1071,26 @@ class _Extractor:
             return val, (anchors[0][0], end)
         return None
 
+    def _named_list(self, rule: dict[str, Any]) -> bool:
+        """Names listed after "named" ("pair named train-hi / train-lo") for a recipe's fixed
+        objects: one name per slot, in the order the slots are declared."""
+        slots: list[dict[str, str]] = rule.get("slots") or []
+        if len(slots) < 2 or not all("name" in sl for sl in slots):
+            return False
+        tok = r"[\"'`]?([a-z0-9][a-z0-9.-]*[a-z0-9])[\"'`]?"
+        sep = r"\s*(?:,|/|&|\band\b|\bor\b)\s*"
+        m = _compile(rf"\b(?:named|called)\s+{tok}" + "".join(rf"{sep}{tok}" for _ in slots[1:]) + r"(?![\w.-])").search(self.text)
+        if not m or not self._free(m.span()):
+            return False
+        pairs = [(sl["name"], m.group(i + 1)) for i, sl in enumerate(slots)]
+        if any(p in self.result.values or not self._ok(p, v)[0] for p, v in pairs):
+            return False
+        for i, (p, v) in enumerate(pairs):
+            self.result.values[p] = self._ok(p, v)[1]
+            self.result.spans[p] = m.span(i + 1)
+        self.used.append(m.span())
+        return True
+
     def _into_slots(self, rule: dict[str, Any], items: list[dict[str, Any]], span: tuple[int, int]) -> bool:
         """Objects that fit the recipe's own fixed parameters: ``slots`` lists, per slot, which
         parameter each item field goes to ({name: production_name, value: production_value});
@@ -1027,6 +1179,8 @@ class _Extractor:
                     got = self.rule_objects(name, rule)
                     if got is not None and not self._into_slots(rule, got[0], got[1]):
                         self._take(name, got[0], got[1])
+                    elif got is None:
+                        self._named_list(rule)
         self._shapes()
         self._assign_quantities()
         for name in order:
