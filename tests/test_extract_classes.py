@@ -188,3 +188,41 @@ def test_a_word_of_the_recipes_keywords_is_no_value():
                path=Path("fixture.yaml"), extract={"tenant": [{"after": ["tenant", "for"]}]},
                keywords=["tenant bundle"])
     assert extract_params(r, "tenant bundle for robotics-lab").values == {"tenant": "robotics-lab"}
+
+
+# ---------------------------------------------------------------- enum values by paraphrase
+def test_a_camelcase_enum_value_read_as_words():
+    r = _recipe({"when_unsatisfiable": {"type": "string", "enum": ["DoNotSchedule", "ScheduleAnyway"]}},
+                {"when_unsatisfiable": [{"enum": {"ScheduleAnyway": ["soft"]}}]})
+    assert extract_params(r, "if it can't be satisfied just schedule anyway").values == {
+        "when_unsatisfiable": "ScheduleAnyway"}
+
+
+def test_a_plain_enum_word_only_beside_the_parameters_noun():
+    r = _recipe({"capacity_types": {"type": "array", "items": {"type": "string", "enum": ["on-demand", "spot", "reserved"]}},
+                 "gpus": INT},
+                {"capacity_types": [{"enum": {"spot": ["spot"]}}]})
+    assert extract_params(r, "a pool on reserved capacity").values == {"capacity_types": ["reserved"]}
+    assert extract_params(r, "capacity type: reserved").values == {"capacity_types": ["reserved"]}
+    assert "capacity_types" not in extract_params(r, "8 reserved gpus for the team").values
+
+
+def test_an_enum_value_opening_a_compound_that_describes_the_parameter():
+    r = _recipe({"topology_key": {"type": "string", "enum": ["kubernetes.io/hostname", "topology.kubernetes.io/zone"],
+                                  "description": "Node label to spread over."}},
+                {"topology_key": [{"enum": {"topology.kubernetes.io/zone": ["zone"], "kubernetes.io/hostname": ["node"]}}]})
+    assert extract_params(r, "zone-spread training job").values == {"topology_key": "topology.kubernetes.io/zone"}
+    assert extract_params(r, "zone-a training job").values == {}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("nodepool on bottlerocket (latest)", "bottlerocket@latest"),
+    ("al2023 latest please", "al2023@latest"),
+    ("the bottlerocket v1.30.0 ami", "bottlerocket@v1.30.0"),
+    ("just bottlerocket", "bottlerocket@v1.64.0"),
+])
+def test_a_value_joined_from_two_words(text, want):
+    spec = {"type": "string", "pattern": "^(al2023@(v[0-9]{8}|latest)|bottlerocket@(v[0-9]+\\.[0-9]+\\.[0-9]+|latest))$"}
+    r = _recipe({"ami_alias": spec, "node_role": {"type": "string", "pattern": "^[\\w+=,.@-]{1,64}$"}},
+                {"ami_alias": [{"enum": {"bottlerocket@v1.64.0": ["bottlerocket"]}}], "node_role": [{"after": ["role"]}]})
+    assert extract_params(r, text).values == {"ami_alias": want}

@@ -602,8 +602,8 @@ class _Extractor:
         for tok, span in self._token_candidates(pat):
             if cue.match(tok):  # "tolerate taint key dedicated": a cue word is not the value
                 continue
-            if any(a <= span[0] and span[1] <= b for a, b in kw) and not self._quoted(span):
-                continue  # "tenant bundle for x": a word of the recipe's keyword names the recipe
+            if any(a < span[0] and span[1] <= b for a, b in kw) and not self._quoted(span):
+                continue  # "tenant bundle for x": the cue and this word are one keyword of the recipe
             if _singular(tok.lower()) in others:  # "model cache": the word names another parameter
                 continue
             ok, val = self._ok(name, tok)
@@ -696,8 +696,8 @@ class _Extractor:
             for tok, span in self._token_candidates(rf"(?<![\w-]){_words_alt(mine)}\s+{_TOKEN}"):
                 if not re.fullmatch(r"[A-Za-z][\w.]*[-_][\w.-]*[A-Za-z0-9]", tok) or _SIZE_RE.match(tok):
                     continue
-                if any(a <= span[0] and span[1] <= b for a, b in kw):
-                    continue  # "... pod gpu-pod": a keyword names the recipe, not the object
+                if any(a < span[0] and span[1] <= b for a, b in kw):
+                    continue  # the noun and this word are one keyword of the recipe: no name
                 ok, val = self._ok(name, tok)
                 if ok:
                     return val, span
@@ -773,16 +773,89 @@ class _Extractor:
         ok, val = self._ok(name, list(dict.fromkeys(v for _, _, v in found)))
         return (val, (found[0][0], found[0][0])) if ok else None
 
+    def rule_joined(self, name: str, rule: dict[str, Any]):
+        """A value the schema writes as two parts joined by a separator ("family@version"),
+        given as two words: "bottlerocket (latest)", "al2023 latest", "the bottlerocket v1.30.0 ami"."""
+        sep = rule["joined"]
+        rx = _compile(r"(?<![\w.@-])([A-Za-z][\w.-]*[\w])\s*(?:\(\s*|\s+(?:version\s+|at\s+)?)([\w][\w.-]*[\w])\)?(?![\w@-])")
+        pos = 0
+        while True:
+            m = rx.search(self.text, pos)
+            if m is None:
+                return None
+            pos = m.start(2)
+            for a, b in ((m.group(1), m.group(2)), (m.group(2), m.group(1))):
+                ok, val = self._ok(name, f"{a}{sep}{b}".lower())
+                if ok and self._free(m.span()):
+                    return val, m.span()
+
+    def _schema_enum_rules(self, name: str, own_rules: bool) -> list[dict[str, Any]]:
+        """Enum rules from the schema's own values. A code-like value ("DoNotSchedule",
+        "kubernetes.io/hostname", "SCRATCH_2") is read anywhere, and a CamelCase one also as
+        words ("schedule anyway") when no other parameter of the recipe has that value; a plain
+        word ("reserved") only next to the parameter's own noun ("reserved capacity",
+        "capacity type: reserved") unless the recipe has no rules of its own for it."""
+        spec = self.recipe.properties[name]
+        values = spec.get("enum") or (spec.get("items") or {}).get("enum") or []
+        values = [v for v in values if isinstance(v, str) and len(v) >= 3]
+        if not values:
+            return []
+        shared: dict[str, int] = {}
+        for other in self.recipe.properties.values():
+            for v in other.get("enum") or (other.get("items") or {}).get("enum") or []:
+                shared[str(v)] = shared.get(str(v), 0) + 1
+
+        def code_like(v: str) -> bool:
+            return bool(re.search(r"[\d._/@:-]", v) or re.search(r"[a-z][A-Z]|[A-Z]{2}[a-z]", v) or
+                        (v.isupper() and len(v) >= 3))
+
+        anywhere: dict[str, list[str]] = {}
+        gated: dict[str, list[str]] = {}
+        for v in values:
+            if code_like(v) or not own_rules:
+                anywhere[v] = [v]
+                words = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+", v)
+                if len(words) >= 2 and shared.get(v, 0) <= 1 and all(w.isalpha() for w in words):
+                    anywhere[v].append(" ".join(w.lower() for w in words))
+            else:
+                gated[v] = [v]
+        out: list[dict[str, Any]] = []
+        if anywhere:
+            out.append({"enum": anywhere})
+        if gated:
+            nouns = [w for w in name_variants(name) + distinctive_cues(name, list(self.recipe.properties))
+                     if not w.endswith("*") and w.lower() not in _STOP]
+            out.append({"enum": gated, "near": nouns})
+        return out
+
+    def _beside(self, span: tuple[int, int], words: list[str], window: int = 30) -> bool:
+        """Is one of ``words`` within ``window`` characters of ``span``, in the same clause?"""
+        a, b = span
+        for m in _compile(_words_alt(words)).finditer(self.text, max(0, a - window), min(len(self.text), b + window)):
+            gap = self.text[m.end():a] if m.end() <= a else self.text[b:m.start()]
+            if (m.end() <= a or m.start() >= b) and not re.search(r"[,;.]|\b(?:and|but|or)\b", gap):
+                return True
+        return False
+
     def rule_enum(self, name: str, rule: dict[str, Any]):
         spec = self.recipe.properties[name]
-        if spec.get("type") == "array" and (spec.get("items") or {}).get("enum"):
+        if spec.get("type") == "array" and (spec.get("items") or {}).get("enum") and not rule.get("near"):
             several = self._enum_list(name, rule)
             if several is not None:
                 return several
+        # "zone-spread": a value may open a compound whose other word describes the parameter
+        desc = [w.lower() for w in re.findall(r"[A-Za-z]{4,}", str(spec.get("description", "")))
+                if w.lower() not in _STOP]
+        compound = rf"(?=-(?:{'|'.join(map(re.escape, desc))})\b)" if desc else None
         best = None
         for value, phrases in rule["enum"].items():
             for ph in phrases:
-                for m in _compile(_phrase_re(ph)).finditer(self.text):
+                pats = [_phrase_re(ph)]
+                if compound and re.search(r"\w$", ph):
+                    pats.append(_phrase_re(ph)[:-len(r"(?![\w-])")] + compound)
+                for m in (x for p in pats for x in _compile(p).finditer(self.text)):
+                    if rule.get("near") and not self._beside(m.span(), rule["near"]):
+                        continue
                     key = (-(m.end() - m.start()), m.start())
                     if best is None or key < best[0]:
                         best = (key, value, m.span())
@@ -1188,10 +1261,9 @@ class _Extractor:
                 continue
             found = self.recipe.extract.get(name)
             name_rules: list[dict[str, Any]] = list(_DEFAULT_RULES.get(name, [])) if found is None else list(found)
-            if found is None:
-                enum = props[name].get("enum")
-                if enum and all(isinstance(v, str) for v in enum):
-                    name_rules.append({"enum": {v: [v] for v in enum if len(v) >= 3}})
+            name_rules += self._schema_enum_rules(name, own_rules=found is not None)
+            if "@" in re.sub(r"\[[^\]]*\]", "", str(props[name].get("pattern", ""))):  # a literal "@" joins parts
+                name_rules.insert(0, {"joined": "@"})
             name_rules += _schema_rules(name, props[name], list(props))
             if props[name].get("type") in ("integer", "array"):
                 # a count's units are what is counted ("no GPU"); other cue words must not be frame words
@@ -1202,7 +1274,7 @@ class _Extractor:
             for rule in name_rules:
                 kind = next(k for k in ("objects", "mapping", "none", "count", "after", "before", "name", "size",
                                         "duration", "enum", "flag", "regex", "list", "pairs", "stated", "acted",
-                                        "boolean")
+                                        "joined", "boolean")
                             if k in rule)
                 got = getattr(self, f"rule_{kind}")(name, rule)
                 if got is not None:
@@ -1439,6 +1511,9 @@ class _Extractor:
             if isinstance(rule.get("enum"), dict):
                 for phrases in rule["enum"].values():
                     out += [str(x) for x in phrases]
+        for rule in self._schema_enum_rules(name, own_rules=True):
+            for phrases in rule["enum"].values():
+                out += [str(x) for x in phrases]
         desc = str(self.recipe.properties.get(name, {}).get("description", ""))
         out += [w for w in re.findall(r"[A-Za-z][\w.-]{3,}", desc.split(".")[0]) if w.lower() not in _STOP]
         return out

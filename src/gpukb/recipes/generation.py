@@ -172,7 +172,10 @@ def _missing(recipe: Recipe, found: dict[str, Any], params: dict[str, Any]) -> l
 
 
 def _recipe_phrases(recipe: Recipe) -> list[re.Pattern[str]]:
+    from .extract import kind_phrases
+
     words = [*recipe.keywords, *recipe.kinds, recipe.id.replace("-", " "), *recipe.id.split("-"), recipe.title]
+    words += [ph for k in recipe.kinds for ph in kind_phrases(k)]  # "pool" for a NodePool
     pats = []
     for w in words:
         parts = [re.escape(p) + r"(?:s|es)?" for p in re.split(r"[\s-]+", w.strip().lower()) if p]
