@@ -226,3 +226,38 @@ def test_a_value_joined_from_two_words(text, want):
     r = _recipe({"ami_alias": spec, "node_role": {"type": "string", "pattern": "^[\\w+=,.@-]{1,64}$"}},
                 {"ami_alias": [{"enum": {"bottlerocket@v1.64.0": ["bottlerocket"]}}], "node_role": [{"after": ["role"]}]})
     assert extract_params(r, text).values == {"ami_alias": want}
+
+
+# ---------------------------------------------------------------- defaults yield to given values
+QUEUE = {"gpus": {**INT, "default": 16}, "deserved_gpus": INT, "guarantee_gpus": INT}
+QUEUE_RULES = [
+    {"rule": {"$le": [{"$param": "deserved_gpus"}, {"$param": "gpus"}]}, "message": "deserved above capability"},
+    {"rule": {"$le": [{"$param": "guarantee_gpus"}, {"$param": "deserved_gpus"}]}, "message": "guarantee above deserved"},
+]
+
+
+def test_a_default_yields_to_a_given_value_and_says_so():
+    from gpukb.recipes.model import resolve_params
+
+    notes: list[str] = []
+    full = resolve_params(_recipe(QUEUE, **{"x-constraints": QUEUE_RULES}), {"deserved_gpus": 24}, notes)
+    assert full["gpus"] == 24 and full["deserved_gpus"] == 24
+    assert len(notes) == 1 and notes[0].startswith("gpus set to 24 (default 16)")
+
+
+def test_two_given_values_that_conflict_stay_an_error():
+    from gpukb.errors import ParameterError
+    from gpukb.recipes.model import resolve_params
+
+    with pytest.raises(ParameterError, match="deserved above capability"):
+        resolve_params(_recipe(QUEUE, **{"x-constraints": QUEUE_RULES}), {"deserved_gpus": 24, "gpus": 8})
+
+
+def test_a_capture_keys_a_mapping_value():
+    spec = {"type": "object", "propertyNames": {"pattern": "^[1-7]g\\.[0-9]+gb$"},
+            "additionalProperties": {"type": "integer", "minimum": 1, "maximum": 7}}
+    rule = {"regex": r"\ball-([1-7]g\.\d+gb)\b", "key_of": {"^1g": 7, "^3g": 2}, "shared": True}
+    r = _recipe({"mig_devices": spec, "config_name": NAME | {"pattern": "^[a-z0-9][-a-z0-9.]*$"}},
+                {"mig_devices": [rule], "config_name": [{"regex": r"\b(all-[1-7]g\.\d+gb)\b"}]})
+    assert extract_params(r, "MIG all-3g.40gb please").values == {"mig_devices": {"3g.40gb": 2},
+                                                                  "config_name": "all-3g.40gb"}

@@ -913,7 +913,14 @@ class _Extractor:
         for m in rx.finditer(text):
             g = m.group(1) if m.groups() else m.group(0)
             span = m.span(1) if m.groups() else m.span()
-            if g is None or not self._free(span):
+            if g is None or (not self._free(span) and not rule.get("shared")):
+                continue
+            if isinstance(rule.get("key_of"), dict):
+                # the capture is the key of a mapping value, its value from the first pattern it matches
+                n = next((v for k, v in rule["key_of"].items() if re.search(k, g)), None)
+                ok, val = self._ok(name, {g: n}) if n is not None else (False, None)
+                if ok:
+                    return val, (m.start(), m.start()) if rule.get("shared") else span
                 continue
             g = g.rstrip(".,;:) ")
             if text is not self.text:  # the span covers the whole number word ("ten", not "te")

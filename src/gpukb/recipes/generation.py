@@ -139,7 +139,7 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
         unused=understood(recipe, ext),
         missing=_missing(recipe, found, rendered.params),
         llm_filled={k: v for k, v in (reading.llm_filled if reading else {}).items() if k in found},
-        notices=list(reading.notices) if reading else [],
+        notices=(list(reading.notices) if reading else []) + list(rendered.notices),
     )
 
 
