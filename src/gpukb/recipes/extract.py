@@ -152,6 +152,7 @@ def parse_number(s: str) -> int | None:
     return _WORD_NUMBERS.get(s)
 
 
+_DIG = r"(\d+)"  # a count on the digits view (:func:`digits_view`)
 _NUMBER_WORD = re.compile(r"(?<![\w.-])" + _NUM[1:-1].split("|", 1)[1].join(["(?:", ")"]) + r"(?![\w-])", re.I)
 
 
@@ -214,6 +215,7 @@ def _word_re(w: str) -> str:
     return re.escape(w) + (r"(?:s|es)?" if re.search(r"[A-Za-z0-9]$", w) else "")
 
 
+@lru_cache(maxsize=8192)
 def _phrase_re(phrase: str, left_boundary: bool = True) -> str:
     """A phrase as a regex: words joined by space, hyphen or nothing; plural words accepted;
     never matching inside a longer word or a hyphenated name."""
@@ -314,6 +316,11 @@ _NOT_BETWEEN = r"(?!(?:and|or|but|so|then|while|is|are|was|were|not|no|keep|keep
 
 
 def distinctive_cues(name: str, all_names: list[str]) -> list[str]:
+    return list(_distinctive_cues(name, tuple(all_names)))
+
+
+@lru_cache(maxsize=4096)
+def _distinctive_cues(name: str, all_names: tuple[str, ...]) -> tuple[str, ...]:
     """Parts of a parameter's name that no other parameter of the recipe shares:
     in an HPA recipe "min" means min_replicas and "target" target_value, while
     "replicas" means neither. Long parts also match by their first four letters
@@ -331,10 +338,23 @@ def distinctive_cues(name: str, all_names: list[str]) -> list[str]:
         if len(part) >= 7 and not any(o.startswith(part[:4]) for o in others):
             out.append(part[:4])
             out.append(part[:5] + "*")  # the word's other forms: "reclaim" for reclaimable
-    return out
+    return tuple(out)
+
+
+_SCHEMA_RULES_CACHE: dict[tuple[str, int, tuple[str, ...]], Any] = {}
 
 
 def _schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | None = None) -> list[dict[str, Any]]:
+    """:func:`_build_schema_rules`, kept per parameter schema (the rules only depend on it)."""
+    key = (name, id(spec), tuple(all_names or ()))
+    got = _SCHEMA_RULES_CACHE.get(key)
+    if got is None or got[0] is not spec:
+        got = (spec, _build_schema_rules(name, spec, all_names))
+        _SCHEMA_RULES_CACHE[key] = got  # type: ignore[assignment]
+    return list(got[1])
+
+
+def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | None = None) -> list[dict[str, Any]]:
     """Rules every parameter gets from its schema, tried after the recipe's own rules:
     its own name (snake, camel, spaced) and its distinctive name parts as cues."""
     variants = name_variants(name) + distinctive_cues(name, all_names or [name])
@@ -460,6 +480,9 @@ def named_kinds(recipe: Recipe) -> dict[str, Any]:
     return out
 
 
+_CUE_WORDS_CACHE: dict[tuple[int, str], Any] = {}
+
+
 class _Extractor:
     def __init__(self, recipe: Recipe, text: str):
         self.recipe = recipe
@@ -508,6 +531,14 @@ class _Extractor:
 
     def _cue_words(self, name: str) -> set[str]:
         """Single cue words of the recipe's other parameters (their rules' units and near words)."""
+        key = (id(self.recipe.extract), name)
+        got = _CUE_WORDS_CACHE.get(key)
+        if got is None or got[0] is not self.recipe.extract:
+            got = (self.recipe.extract, self._build_cue_words(name))
+            _CUE_WORDS_CACHE[key] = got
+        return got[1]
+
+    def _build_cue_words(self, name: str) -> set[str]:
         out: set[str] = set()
         for other, rules in self.recipe.extract.items():
             if other == name:
@@ -532,19 +563,20 @@ class _Extractor:
         for units in groups:
             u = _words_alt_cached(tuple(units))
             u_after_number = u.replace(r"(?<![\w-])", "")  # "2-node", "8xA100"
+            # on the digits view, where number words are digits ("eight" -> "8    "): small patterns
             pats = [
-                rf"(?<![\w.]){_NUM}\s*(?:x\s*)?-?\s*{u_after_number}",
-                rf"{u}\s*(?:[:=]|of|count|set to)?\s*{_NUM}(?![\w.])",
-                rf"(?<![\w.]){_NUM}(?:\s*x\s*|\s*-\s*|\s+)[A-Za-z][\w.-]*\s+{u}",
+                rf"(?<![\w.]){_DIG}\s*(?:x\s*)?-?\s*{u_after_number}",
+                rf"{u}\s*(?:[:=]|of|count|set to)?\s*{_DIG}(?![\w.])",
+                rf"(?<![\w.]){_DIG}(?:\s*x\s*|\s*-\s*|\s+)[A-Za-z][\w.-]*\s+{u}",
                 # "two 1g.10gb mig devices": a value naming the kind of thing counted between
-                rf"(?<![\w.]){_NUM}\s+(?=[\w.+-]*[A-Za-z])\d[\w.+-]*[A-Za-z][\w+-]*\s+{u}",
+                rf"(?<![\w.]){_DIG}\s+(?=[\w.+-]*[A-Za-z])\d[\w.+-]*[A-Za-z][\w+-]*\s+{u}",
                 # "retry it at most 2 times", "restart each shard up to three times"
                 rf"{u}\s+(?:[a-z]+\s+){{0,3}}?(?:at\s+most\s+|up\s+to\s+|max(?:imum)?\s+|no\s+more\s+than\s+)?"
-                rf"{_NUM}\s*(?:times|x)(?![\w])",
+                rf"{_DIG}\s*(?:times|x)(?![\w])",
             ]
             for p in pats:
-                for m in _compile(p).finditer(self.text):
-                    span = m.span(1)
+                for m in _compile(p).finditer(self.digits):
+                    span = self._whole_word(m.span(1))
                     if not self._free(span) or not self._near(m.span(), rule.get("near")):
                         continue
                     n = parse_number(m.group(1))
@@ -555,6 +587,13 @@ class _Extractor:
                         self.result.covered.append(m.span())  # "6 training pods": the words between too
                         return val, span
         return None
+
+    def _whole_word(self, span: tuple[int, int]) -> tuple[int, int]:
+        """A span of the digits view grown over the rest of the number word it stands for."""
+        a, b = span
+        while b < len(self.text) and self.digits[b] == " " and (self.text[b].isalpha() or self.text[b] in "-"):
+            b += 1
+        return a, b
 
     def _synonym_units(self, name: str, units: list[str]) -> list[str]:
         """Words counting the same thing as ``units`` (:data:`_COUNT_SYNONYMS`) that no other
