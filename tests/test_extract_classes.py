@@ -261,3 +261,44 @@ def test_a_capture_keys_a_mapping_value():
                 {"mig_devices": [rule], "config_name": [{"regex": r"\b(all-[1-7]g\.\d+gb)\b"}]})
     assert extract_params(r, "MIG all-3g.40gb please").values == {"mig_devices": {"3g.40gb": 2},
                                                                   "config_name": "all-3g.40gb"}
+
+
+# ---------------------------------------------------------------- verbatim values and namespaces
+def test_a_code_like_value_is_taken_whole():
+    r = _recipe({"query": {"type": "string", "pattern": "^[^\\r\\n]+$"},
+                 "metric": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_:]*$"}},
+                {"metric": [{"regex": r"\b(vllm:[a-z0-9_]+)\b"}]})
+    ext = extract_params(r, "custom query sum(rate(vllm:request_success_total[2m])) and threshold 20")
+    assert ext.values == {"query": "sum(rate(vllm:request_success_total[2m]))"}
+
+
+def test_a_quoted_value_with_spaces_goes_whole_to_the_parameter_named_before_it():
+    r = _recipe({"command": {"type": "array", "items": {"type": "string"}},
+                 "query": {"type": "string", "pattern": "^[^\\r\\n]+$"}})
+    assert extract_params(r, "a pod running `sleep infinity`").values == {"command": ["sleep", "infinity"]}
+    assert extract_params(r, 'query `sum(up{job="x"})` please').values == {"query": 'sum(up{job="x"})'}
+
+
+def test_both_parts_of_a_two_part_name_around_its_value():
+    r = _recipe({"default_cpu": {"type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?m?$"},
+                 "default_memory": {"type": "string", "pattern": "^[0-9]+(Mi|Gi)$"},
+                 "memory": {"type": "string", "pattern": "^[0-9]+(Mi|Gi|Ti)$"}},
+                {"memory": [{"size": "quantity", "near": ["memory"]}]})
+    ext = extract_params(r, "default container cpu 250m, default memory 512Mi and 64Gi memory in total")
+    assert ext.values == {"default_cpu": "250m", "default_memory": "512Mi", "memory": "64Gi"}
+
+
+@pytest.mark.parametrize("text, ns", [
+    ("hpa for the llama deployment in inference-prod", "inference-prod"),
+    ("autoscale the vllm-qwen deployment in serving on gpu util", "serving"),
+    ("everything in ml-team please", "ml-team"),
+])
+def test_a_namespace_after_in(text, ns):
+    r = _recipe({"namespace": NAME, "deployment": NAME})
+    assert extract_params(r, text).values.get("namespace") == ns
+
+
+@pytest.mark.parametrize("text", ["run 4 shards in parallel", "fsx in us-west-2", "pods in the cluster"])
+def test_in_before_other_words_is_no_namespace(text):
+    r = _recipe({"namespace": NAME})
+    assert extract_params(r, text).values == {}

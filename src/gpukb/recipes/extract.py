@@ -66,7 +66,13 @@ _IMAGE_RE = (
 
 _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
     "name": [{"name": True}],
-    "namespace": [{"after": ["namespace", "ns"]}, {"before": ["namespace", "ns"]}],
+    "namespace": [{"after": ["namespace", "ns"]}, {"before": ["namespace", "ns"]},
+                  # "the llama deployment in inference-prod", "everything in serving": a place after "in"
+                  # is the namespace when it is hyphenated or follows the object the request is about
+                  {"regex": r"\bin\s+(?:the\s+)?(?!(?:[a-z]{2}(?:-gov)?-[a-z]+-\d)(?![\w-]))([a-z][a-z0-9]*-[-a-z0-9]*[a-z0-9])(?![\w.-])"},
+                  {"regex": r"\b(?:deployment|deployments|pods?|jobs?|services?|everything|all\s+of\s+it|it|them)\s+in\s+"
+                            r"(?!(?:the|a|an|our|my|parallel|total|order|place|front|case|one|each|addition|practice)\b)"
+                            r"([a-z][a-z0-9]*)(?![\w.-])(?!\s+(?:cluster|region|zone|mode|parallel)\b)"}],
     "image": [{"after": ["image", "container image"]}, {"regex": _IMAGE_RE}],
     "queue": [{"after": ["queue"]}, {"before": ["queue"]}],
     "replicas": [{"count": ["replicas", "replica", "copies", "instances"]}],
@@ -369,6 +375,9 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
         variants = variants + ["listen on", "listens on", "listening on", "serve on", "serves on", "served on",
                                "exposed on", "expose", "exposes"]
     rules: list[dict[str, Any]] = [{"after": variants, "schema": True}]
+    parts = [p for p in name.split("_") if len(p) >= 3]
+    if len(parts) == 2 and t in ("string", "integer"):
+        rules.append({"parts": parts})  # "default container cpu 250m", "default to 500m cpu"
     if t == "integer":
         if name.endswith("_seconds"):  # the unit is in the name: "cooldown 5 min" -> 300
             desc = re.findall(r"[A-Za-z]{4,}", str(spec.get("description", "")))
@@ -618,12 +627,88 @@ class _Extractor:
             if m is None:
                 return
             pos = m.start() + 1  # overlapping: "onboard team ml-platform" also tries "team ml-platform"
-            tok = m.group(1).rstrip(".,;:)")
+            tok = m.group(1)
+            if m.end(1) < len(self.text) and self.text[m.end(1)] in "([{":
+                tok = self.text[m.start(1):self._code_end(m.start(1))]  # code is taken whole: "sum(rate(x[2m]))"
+            tok = tok.rstrip(".,;:)") if tok.count("(") <= tok.count(")") - 1 or "(" not in tok else tok.rstrip(".,;:")
             if tok.lower() in _STOP:
                 continue
             span = (m.start(1), m.start(1) + len(tok))
             if self._free(span):
                 yield tok, span
+
+    def _inside_code(self, span: tuple[int, int]) -> bool:
+        """Is ``span`` a piece inside the brackets of a larger code-like value?"""
+        a, b = span
+        start = a
+        while start > 0 and not self.text[start - 1].isspace() and self.text[start - 1] not in "`,;":
+            start -= 1
+        if not re.search(r"[(\[{]", self.text[start:a]):
+            return False
+        return self._code_end(start) >= b
+
+    def _code_end(self, start: int) -> int:
+        """Where a code-like value starting at ``start`` ends: at a space, comma or closing quote
+        outside its brackets ("sum(rate(vllm:request_success_total[2m]))")."""
+        depth, quote, i = 0, "", start
+        while i < len(self.text):
+            c = self.text[i]
+            if quote:
+                quote = "" if c == quote else quote
+            elif c in "\"'" and depth:
+                quote = c
+            elif c in "([{":
+                depth += 1
+            elif c in ")]}":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif depth == 0 and (c.isspace() or c in ",;`"):
+                break
+            i += 1
+        return i
+
+    def _verbatim(self) -> None:
+        """Values quoted whole (in backticks or quotes) that hold spaces or brackets
+        ("`sleep infinity`", "`sum(rate(x[2m]))`") go, whole, to the parameter whose cue words
+        stand closest before them and whose schema takes them (a list parameter takes the
+        words); the cue is the parameter's name, its distinctive parts or, for a command,
+        the verbs that run one."""
+        import shlex
+
+        for m in _compile(r"`([^`]+)`|\"([^\"]*[\s()\[\]{}][^\"]*)\"").finditer(self.text):
+            raw = m.group(1) if m.group(1) is not None else m.group(2)
+            span = m.span(1) if m.group(1) is not None else m.span(2)
+            if not self._free(span) or not re.search(r"[\s()\[\]{}]", raw.strip()):
+                continue
+            best = None
+            for name, spec in self.recipe.properties.items():
+                if name in self.result.values or spec.get("type") not in ("string", "array"):
+                    continue
+                if spec.get("type") == "array":
+                    try:
+                        value: Any = shlex.split(raw)
+                    except ValueError:
+                        continue
+                else:
+                    value = raw.strip()
+                ok, val = self._ok(name, value)
+                if not ok:
+                    continue
+                cues = [w for w in name_variants(name) + distinctive_cues(name, list(self.recipe.properties))
+                        if not w.endswith("*") and w.lower() not in _STOP]
+                if re.search(r"(?:^|_)(?:command|cmd|program|args)$", name):
+                    cues += ["run", "runs", "running", "execute", "executes", "executing", "exec", "command", "cmd"]
+                head = self.text[max(0, m.start() - 50):m.start()]
+                hits = [h.end() for h in _compile(_words_alt(cues)).finditer(head)] if cues else []
+                if hits:
+                    gap = len(head) - hits[-1]
+                    if best is None or gap < best[0]:
+                        best = (gap, name, val)
+            if best is not None:
+                self.result.values[best[1]] = best[2]
+                self.result.spans[best[1]] = span
+                self.used.append(m.span())
 
     def _first_valid(self, name: str, pattern: str):
         for tok, span in self._token_candidates(pattern):
@@ -766,8 +851,8 @@ class _Extractor:
             if not self._free(m.span()) or not self._near(m.span(), rule.get("near")):
                 continue
             u, suffix = m.group(2), (m.group(3) or "")
-            if not suffix and u.lower() in ("m", "k") and not rule.get("near"):
-                continue  # "4m" is more likely minutes than megabytes
+            if not suffix and u.lower() in ("m", "k") and (not rule.get("near") or u == "m"):
+                continue  # "4m" is more likely minutes than megabytes, "250m" millicores
             ok, val = self._size_value(name, rule, m)
             if ok:
                 return val, m.span()
@@ -954,6 +1039,8 @@ class _Extractor:
             span = m.span(1) if m.groups() else m.span()
             if g is None or (not self._free(span) and not rule.get("shared")):
                 continue
+            if self._inside_code(span):
+                continue  # "vllm:x" inside "sum(rate(vllm:x[2m]))" is part of a larger value
             if isinstance(rule.get("key_of"), dict):
                 # the capture is the key of a mapping value, its value from the first pattern it matches
                 n = next((v for k, v in rule["key_of"].items() if re.search(k, g)), None)
@@ -1050,6 +1137,19 @@ class _Extractor:
         for m in _compile(_words_alt(family)).finditer(self.text, 0, at):
             best = m.group(0)
         return best
+
+    def rule_parts(self, name: str, rule: dict[str, Any]):
+        """Both parts of a two-part parameter name in order around its value, a word or two
+        apart: "default container cpu 250m" or "default to 500m cpu" for default_cpu."""
+        a, b = (_words_alt([p]) for p in rule["parts"])
+        tok = r"[\"'`]?([A-Za-z0-9](?:[\w./:@+-]*[\w])?)[\"'`]?"
+        for p in (rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?{b}\s*(?:[:=]\s*|(?:of|to|at|is)\s+)?{tok}",
+                  rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?{tok}\s+{b}(?![\w-])"):
+            for tok_, span in self._token_candidates(p):
+                ok, val = self._ok(name, tok_)
+                if ok:
+                    return val, span
+        return None
 
     def rule_acted(self, name: str, rule: dict[str, Any]):
         """A boolean from what the request does with its object: "keep the toolkit" and "the
@@ -1300,6 +1400,7 @@ class _Extractor:
                         self._take(name, got[0], got[1])
                     elif got is None:
                         self._named_list(rule)
+        self._verbatim()
         self._shapes()
         self._assign_quantities()
         for name in order:
@@ -1320,7 +1421,7 @@ class _Extractor:
             for rule in name_rules:
                 kind = next(k for k in ("objects", "mapping", "none", "count", "after", "before", "name", "size",
                                         "duration", "enum", "flag", "regex", "list", "pairs", "stated", "acted",
-                                        "joined", "boolean")
+                                        "joined", "parts", "boolean")
                             if k in rule)
                 got = getattr(self, f"rule_{kind}")(name, rule)
                 if got is not None:
@@ -1431,6 +1532,11 @@ class _Extractor:
         for k, r in enumerate(rules):
             if ("size" in r or "duration" in r) and r.get("near"):
                 return rules[:k], r
+        spec = self.recipe.properties[name]
+        if spec.get("type") == "string" and not any("size" in r for r in rules) and not spec.get("enum"):
+            v = _prop_validator(json.dumps(spec, sort_keys=True))
+            if (v.is_valid("512Mi") or v.is_valid("10Gi")) and not v.is_valid("abc"):  # a quantity, nothing else
+                return rules, {"size": "quantity", "near": [w for w in name_variants(name) if w.lower() not in _STOP]}
         return rules, None
 
     def _assign_quantities(self) -> None:
@@ -1511,6 +1617,8 @@ class _Extractor:
                     gap = self.text[cb:m.start()] if left else self.text[m.end():ca]
                     score = self._gap_score(gap, left, sum(1 for x in starts if min(cb, m.end()) <= x < max(ca, m.start()) and x != m.start()))
                     if score is not None:
+                        # a longer cue names the parameter more exactly ("default memory 1Gi")
+                        score += 0.5 * len(re.findall(r"[\s_-]+", self.text[ca:cb].strip()))
                         score -= pen
                         best = score if best is None else max(best, score)
                 if best is not None:
