@@ -302,3 +302,57 @@ def test_a_namespace_after_in(text, ns):
 def test_in_before_other_words_is_no_namespace(text):
     r = _recipe({"namespace": NAME})
     assert extract_params(r, text).values == {}
+
+
+# ---------------------------------------------------------------- recipe choice
+def _kw(rid: str, keywords: list[str]) -> Recipe:
+    return Recipe(id=rid, title=rid, area="test", description="", docs=[],
+                  parameters={"type": "object", "properties": {}}, templates=[], examples=[],
+                  path=Path(f"{rid}.yaml"), keywords=keywords)
+
+
+def test_a_keyword_that_qualifies_another_recipes_noun_is_a_detail():
+    from gpukb.recipes.match import match_recipes
+
+    recipes = [_kw("sharing", ["time slicing", "notebooks"]), _kw("pod", ["gpu pod", "pod with gpu", "test pod"])]
+    assert match_recipes("a jupyter notebook pod with one A100", recipes, k=1)[0][0].id == "pod"
+    assert match_recipes("time slicing so 4 notebooks share a gpu", recipes, k=1)[0][0].id == "sharing"
+
+
+def test_an_image_reference_names_no_recipe():
+    from gpukb.recipes.match import match_recipes
+
+    recipes = [_kw("train", ["pytorch", "pytorchjob"]), _kw("pod", ["dev pod"])]
+    assert match_recipes("dev pod, image jupyter/pytorch-notebook:latest", recipes, k=1)[0][0].id == "pod"
+
+
+def test_a_parameter_naming_a_referenced_kind_takes_the_name_after_its_noun():
+    r = _recipe({"mig_config": {**NAME, "description": "Name of a custom mig-parted ConfigMap for MIG Manager."}})
+    assert extract_params(r, "clusterpolicy whose MIG manager uses the configmap team-mig-layouts").values == {
+        "mig_config": "team-mig-layouts"}
+
+
+def test_a_noun_two_parameters_objects_share_names_neither():
+    from gpukb.recipes.extract import named_kinds
+
+    r = _recipe({"name": NAME, "local_queue": NAME}, templates=[
+        {"kind": "ClusterQueue", "metadata": {"name": {"$param": "name"}}},
+        {"kind": "LocalQueue", "metadata": {"name": {"$param": "local_queue"}}}])
+    kinds = named_kinds(r)["direct"]
+    assert "queue" not in kinds["name"] and "queue" not in kinds["local_queue"]
+    assert "localqueue" in kinds["local_queue"]
+
+
+def test_of_two_recipes_matching_about_equally_the_one_understanding_more_wins():
+    from gpukb.recipes.generation import generate
+
+    def rec(rid: str, props: dict[str, Any]) -> Recipe:
+        cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}, "data": {"k": "v"}}
+        return Recipe(id=rid, title="shared thing", area="test", description="", docs=[],
+                      parameters={"type": "object", "properties": props}, templates=[cm], examples=[],
+                      path=Path(f"{rid}.yaml"), keywords=["shared thing"])
+
+    plain = rec("aaa-plain", {})
+    knows = rec("bbb-knows", {"widget_color": {"type": "string", "enum": ["turquoise", "magenta"]}})
+    g = generate("shared thing, widget color turquoise", [plain, knows], llm=False)
+    assert g.recipe == "bbb-knows" and g.params["widget_color"] == "turquoise"

@@ -482,6 +482,25 @@ def named_kinds(recipe: Recipe) -> dict[str, Any]:
                 walk(v)
 
     walk(recipe.templates)
+    # a parameter that names an object the recipe refers to but does not render ("Name of a custom
+    # mig-parted ConfigMap for MIG Manager") names that kind too, unless a rendered object has it
+    rendered = {ph for phs in direct.values() for ph in phs}
+    refs: dict[str, set[str]] = {}
+    for p, spec in recipe.properties.items():
+        m = re.match(r"\s*Name of (?:an? |the )?(?:[\w-]+ ){0,2}?([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)\b",
+                     str(spec.get("description", "")))
+        if m and p not in direct and spec.get("type") == "string":
+            refs.setdefault(p, set()).update(ph for ph in kind_phrases(m.group(1)) if ph not in rendered)
+    for p, phs in refs.items():
+        if phs:
+            direct[p] = phs
+    direct = {p: v for p, v in direct.items() if p in recipe.properties}
+    # a noun two parameters' objects share ("queue" for a ClusterQueue and a LocalQueue) names neither
+    count: dict[str, int] = {}
+    for phs in direct.values():
+        for ph in phs:
+            count[ph] = count.get(ph, 0) + 1
+    direct = {p: {ph for ph in v if count[ph] == 1} for p, v in direct.items()}
     every_direct = {ph for phs in direct.values() for ph in phs}
     out = {"direct": {p: sorted(v, key=len, reverse=True) for p, v in direct.items()},
            "derived": {p: {ph: a for ph, a in v.items() if ph not in every_direct} for p, v in derived.items()}}
@@ -756,6 +775,22 @@ class _Extractor:
             return None
         return _compile(_words_alt(sorted(phrases)) + r"\s*$")
 
+    def _after_kind_noun(self, name: str, mine: list[str]):
+        """"storageclass fsx-ckpt", "nodepool gpu-burst for p5": a name-like word right after the
+        noun of the object this parameter names (hyphenated, so "pod requesting" names no pod)."""
+        if not mine:
+            return None
+        kw = self._keyword_spans()
+        for tok, span in self._token_candidates(rf"(?<![\w-]){_words_alt(mine)}\s+(?:(?:named|called)\s+)?{_TOKEN}"):
+            if not re.fullmatch(r"[A-Za-z][\w.]*[-_][\w.-]*[A-Za-z0-9]", tok) or _SIZE_RE.match(tok):
+                continue
+            if any(a < span[0] and span[1] <= b for a, b in kw):
+                continue  # the noun and this word are one keyword of the recipe: no name
+            ok, val = self._ok(name, tok)
+            if ok:
+                return val, span
+        return None
+
     def _kind_nouns(self, name: str) -> tuple[list[str], dict[str, tuple[str, str]], list[str]]:
         """The kind nouns of the objects ``name`` names, of those named after it ("<name>-claim")
         and of objects other parameters name."""
@@ -813,18 +848,9 @@ class _Extractor:
             if ok:
                 self.result.covered.append((max(0, span[0] - 40), span[0]))
                 return val, span
-        # "storageclass fsx-ckpt", "nodepool gpu-burst for p5": a name-like word right after the noun
-        # of the object this parameter names (hyphenated, so "pod requesting" names no pod)
-        if mine:
-            kw = self._keyword_spans()
-            for tok, span in self._token_candidates(rf"(?<![\w-]){_words_alt(mine)}\s+{_TOKEN}"):
-                if not re.fullmatch(r"[A-Za-z][\w.]*[-_][\w.-]*[A-Za-z0-9]", tok) or _SIZE_RE.match(tok):
-                    continue
-                if any(a < span[0] and span[1] <= b for a, b in kw):
-                    continue  # the noun and this word are one keyword of the recipe: no name
-                ok, val = self._ok(name, tok)
-                if ok:
-                    return val, span
+        got = self._after_kind_noun(name, mine)
+        if got is not None:
+            return got
         for m in _compile(r"[\"'`]([^\"'`\s]{1,253})[\"'`]").finditer(self.text):
             span = m.span(1)
             if self._free(span):
@@ -1391,6 +1417,14 @@ class _Extractor:
                         self.result.spans[name] = got[1]
                         self.used.append(got[1])
                         break
+            else:
+                # a parameter naming an object of a kind: "configmap team-mig-layouts"
+                if props.get(name, {}).get("type") == "string" and name not in self.result.values:
+                    got = self._after_kind_noun(name, named_kinds(self.recipe)["direct"].get(name, []))
+                    if got is not None:
+                        self.result.values[name] = got[0]
+                        self.result.spans[name] = got[1]
+                        self.used.append(got[1])
         # several objects in one request fill a list parameter before single values take their words
         for name in order:
             for rule in self.recipe.extract.get(name) or []:
@@ -1669,7 +1703,7 @@ class _Extractor:
             for phrases in rule["enum"].values():
                 out += [str(x) for x in phrases]
         desc = str(self.recipe.properties.get(name, {}).get("description", ""))
-        out += [w for w in re.findall(r"[A-Za-z][\w.-]{3,}", desc.split(".")[0]) if w.lower() not in _STOP]
+        out += [w for w in re.findall(r"[A-Za-z][\w.-]{3,}|\b[A-Z]{3}\b", desc.split(".")[0]) if w.lower() not in _STOP]
         return out
 
     def _cover(self) -> None:
