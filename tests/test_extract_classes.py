@@ -356,3 +356,12 @@ def test_of_two_recipes_matching_about_equally_the_one_understanding_more_wins()
     knows = rec("bbb-knows", {"widget_color": {"type": "string", "enum": ["turquoise", "magenta"]}})
     g = generate("shared thing, widget color turquoise", [plain, knows], llm=False)
     assert g.recipe == "bbb-knows" and g.params["widget_color"] == "turquoise"
+
+
+@pytest.mark.parametrize("text, want", [
+    ("leave the driver alone, it's preinstalled", {"driver_enabled": False}),
+    ("the toolkit is ours and it's already installed", {"toolkit_enabled": False}),
+    ("please don't touch the driver", {"driver_enabled": False}),
+])
+def test_a_state_or_verb_on_a_pronoun_or_leave_alone(text, want):
+    assert extract_params(_recipe(BOOLS), text).values == want

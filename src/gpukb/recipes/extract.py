@@ -290,7 +290,7 @@ _STATE_WORDS: dict[str, list[str]] = {
 # operator handles the driver") and verbs that leave it out ("skip installing the driver"); a
 # negation before a keeping verb leaves it out too ("don't deploy it", "should not install it").
 _KEEP_VERBS = ["install", "deploy", "run", "manage", "handle", "enable", "keep", "load", "use", "include", "add",
-               "provide", "ship"]
+               "provide", "ship", "touch"]
 _DROP_VERBS = ["skip", "omit", "drop", "disable", "remove", "exclude", "leave out", "leave off", "turn off",
                "switch off", "get rid of"]
 
@@ -1075,6 +1075,7 @@ class _Extractor:
                     return val, (m.start(), m.start()) if rule.get("shared") else span
                 continue
             g = g.rstrip(".,;:) ")
+            cover = m.span()  # the rule's own words around the value are understood too
             if text is not self.text:  # the span covers the whole number word ("ten", not "te")
                 end = span[1]
                 while end < len(self.text) and self.text[end].isalpha() and text[end] == " ":
@@ -1082,6 +1083,7 @@ class _Extractor:
                 span = (span[0], end)
             ok, val = self._ok(name, g)
             if ok:
+                self.result.covered.append(cover)
                 return val, span
         return None
 
@@ -1148,6 +1150,15 @@ class _Extractor:
                 if ok:
                     self.result.covered.append(m.span())
                     return val, (m.start(), m.start())  # a state may be shared by several objects
+        # "leave the driver alone, it's preinstalled": a pronoun in that state refers back to the
+        # nearest object named before it
+        for m in _compile(rf"\b(?:it|they)(?:'s|'re|\s+(?:is|are|was|were|comes?|come))\s+(?:already\s+)?{state}").finditer(self.text):
+            ante = self._antecedent(m.start(), sorted(family, key=len, reverse=True))
+            if ante is not None and re.fullmatch(noun, ante, re.I):
+                ok, val = self._ok(name, st["value"])
+                if ok:
+                    self.result.covered.append(m.span())
+                    return val, (m.start(), m.start())
         return None
 
     def _bool_family(self) -> list[str]:
@@ -1194,6 +1205,7 @@ class _Extractor:
         pats = [
             (False, rf"\b{_NEG_BEFORE}\s+(?:(?!(?:and|or|but|so)\b)[\w'-]+\s+){{0,3}}?(?<![\w-]){_KEEP}\s+{obj}"),
             (False, rf"(?<![\w-]){_DROP}\s+(?:{_KEEP}\s+)?{obj}"),
+            (False, rf"\b(?:leave|leaves|leaving|left)\s+{obj}\s+(?:alone|be|untouched|as\s+it\s+is)\b"),
             (False, rf"(?<![\w-])(?P<obj2>{noun})\s+(?:is|are)\s+(?:not\s+(?:needed|required|wanted|necessary)|unnecessary|unneeded)"),
             (True, rf"(?<![\w-]){_KEEP}\s+{obj}"),
             (True, rf"(?<![\w-])(?P<obj2>{noun})\s+(?:(?:is|are)\s+)?(?:still\s+)?{_KEEP}\s+by\b"),
@@ -1708,6 +1720,10 @@ class _Extractor:
 
     def _cover(self) -> None:
         covered = list(self.used)
+        for a, _b in self.result.spans.values():  # "called 'x'", "named x": the naming word too
+            m = re.search(r"\b(?:named|called|name\s*[:=]?|call\s+it|name\s+it)\s*[\"'`]?$", self.text[max(0, a - 14):a], re.I)
+            if m:
+                covered.append((max(0, a - 14) + m.start(), a))
         for name, (a, b) in self.result.spans.items():
             lo, hi = max(0, a - 40), min(len(self.text), b + 40)
             phrases = [p for p in self._phrases_of(name) if p.strip()]
