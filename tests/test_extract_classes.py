@@ -365,3 +365,26 @@ def test_of_two_recipes_matching_about_equally_the_one_understanding_more_wins()
 ])
 def test_a_state_or_verb_on_a_pronoun_or_leave_alone(text, want):
     assert extract_params(_recipe(BOOLS), text).values == want
+
+
+# ---------------------------------------------------------------- lists, two-part names, none
+GROUPS = {"type": "array", "items": {"type": "string", "pattern": "^[A-Za-z0-9.*^$_\\\\()|+?\\[\\]-]+$"}}
+
+
+def test_a_list_of_regexes_before_a_closing_cue_and_after_one():
+    r = _recipe({"preferred": GROUPS, "fallback": GROUPS, "namespace": NAME},
+                {"preferred": [{"list": ["prefer", "first"]}], "fallback": [{"list": ["fall back to", "then"]}]})
+    ext = extract_params(r, "node groups matching .*a10g-spot.* and .*l4-spot.* first, "
+                            "fall back to .*a10g-ondemand.*, CA runs in namespace kube-system")
+    assert ext.values == {"preferred": [".*a10g-spot.*", ".*l4-spot.*"], "fallback": [".*a10g-ondemand.*"],
+                          "namespace": "kube-system"}
+
+
+def test_both_name_parts_before_a_value_beat_one_part():
+    r = _recipe({"namespace": NAME, "scheduler_namespace": NAME})
+    assert extract_params(r, "scheduler config in namespace kube-system").values == {"scheduler_namespace": "kube-system"}
+
+
+def test_none_of_a_counted_thing_before_a_bracket():
+    r = _recipe({"gpus": INT}, {"gpus": [{"count": ["gpus"]}]})
+    assert extract_params(r, "5 pods, no GPUs (CPU preprocessing)").values == {"gpus": 0}

@@ -267,7 +267,7 @@ _NEGATION = (r"(?:no|not|without|disable[sd]?|disabling|skip|skipping|don'?t|do 
 _NONE_OF = r"\b(?:no|never|zero|without|don'?t|do not)\s+(?!more\b|less\b|fewer\b|later\b|longer\b|than\b)(?:[a-z]+\s+)?"
 # ... where the counted word ends the phrase: "no GPU", "no retries per index", but not
 # "no gpu toleration" (the word qualifies another noun)
-_NONE_END = r"(?=\s*(?:$|[,.;:)!]|(?:per|for|on|in|at|and|or|with|needed|required|at\s+all|please|but)\b))"
+_NONE_END = r"(?=\s*(?:$|[,.;:()!]|(?:per|for|on|in|at|and|or|with|needed|required|at\s+all|please|but)\b))"
 _AFFIRM = r"(?:with|enable[sd]?|enabling|turn on|on|true|add|include|including|use|using)"
 # "research can also preempt", "let their jobs preempt": a verb cue allowed or asked for
 _MODAL = (r"(?:(?:can|may|should|will|must|allowed\s+to|able\s+to)\s+(?:also\s+|still\s+|always\s+)?"
@@ -1088,11 +1088,22 @@ class _Extractor:
         return None
 
     def rule_list(self, name: str, rule: dict[str, Any]):
+        """A list after one of its cue words ("prefer a, b and c"), or right before a cue that
+        closes the clause ("matching .*a10g-spot.* and .*l4-spot.* first"). An item may be a
+        regular expression (".*gpu-spot.*") when the schema takes one."""
         words = _words_alt(rule["list"])
-        item = r"[A-Za-z0-9][\w./:@+-]*[\w]"
-        pat = rf"{words}\s*[:=]?\s*(?:(?:the|a|an|our|my)\s+)?((?:{item})(?:\s*(?:,|and|or|&)\s*(?:{item}))*)"
-        for m in _compile(pat).finditer(self.text):
+        item = r"(?:[.*^]*[A-Za-z0-9][\w./:@+*^$-]*[\w*$]|[A-Za-z0-9])"
+        items = rf"((?:{item})(?:\s*(?:,|and|or|&)\s*(?:{item}))*)"
+        pat = rf"{words}\s*[:=]?\s*(?:(?:the|a|an|our|my)\s+)?{items}"
+        before = rf"(?<![\w.*^$-]){items}\s+{words}(?=\s*(?:$|[,;.]))"
+        others = self._cue_words(name)
+        for m in (x for p in (pat, before) for x in _compile(p).finditer(self.text)):
+            if m.re.pattern == before and any(_singular(w.lower()) in others or w.lower() in _STOP
+                                              for w in re.split(r"\s*(?:,|\band\b|\bor\b|&)\s*", m.group(1)) if w):
+                continue
             parts = [p for p in re.split(r"\s*(?:,|\band\b|\bor\b|&)\s*", m.group(1)) if p]
+            if m.re.pattern == pat and len(parts) > 1 and re.match(r"\s+[a-z]", self.text[m.end(1):], re.I):
+                parts = parts[:-1]  # ", CA runs in ...": the last word opens the next clause
             parts = [p for p in parts if p.lower() not in _STOP]
             spec = self.recipe.properties[name]
             items_spec = spec.get("items", {}) if spec.get("type") == "array" else spec
@@ -1446,6 +1457,15 @@ class _Extractor:
                         self._take(name, got[0], got[1])
                     elif got is None:
                         self._named_list(rule)
+        # a string parameter whose two name parts both stand before its value ("scheduler config
+        # in namespace kube-system" for scheduler_namespace) is named more exactly than by either part
+        for name in order:
+            spec = props[name]
+            parts = [p for p in name.split("_") if len(p) >= 3]
+            if name not in self.result.values and spec.get("type") == "string" and not spec.get("enum") and len(parts) == 2:
+                got = self.rule_parts(name, {"parts": parts})
+                if got is not None:
+                    self._take(name, got[0], got[1])
         self._verbatim()
         self._shapes()
         self._assign_quantities()
