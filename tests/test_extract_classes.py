@@ -388,3 +388,19 @@ def test_both_name_parts_before_a_value_beat_one_part():
 def test_none_of_a_counted_thing_before_a_bracket():
     r = _recipe({"gpus": INT}, {"gpus": [{"count": ["gpus"]}]})
     assert extract_params(r, "5 pods, no GPUs (CPU preprocessing)").values == {"gpus": 0}
+
+
+def test_another_parameters_name_phrase_is_not_this_name():
+    r = _recipe({"name": NAME, "mount_name": {"type": "string", "pattern": "^[a-z0-9]{8}$"}},
+                {"name": [{"name": True}], "mount_name": [{"after": ["mount name"]}]})
+    assert extract_params(r, "call it shared-ckpt, mount name abcd1234").values == {
+        "name": "shared-ckpt", "mount_name": "abcd1234"}
+
+
+def test_what_is_not_wanted_names_no_recipe_and_turns_its_boolean_off():
+    from gpukb.recipes.match import match_recipes
+
+    recipes = [_kw("policy", ["clusterpolicy"]), _kw("monitor", ["dcgm exporter", "dcgm"])]
+    assert match_recipes("we don't want the dcgm exporter in the clusterpolicy", recipes, k=1)[0][0].id == "policy"
+    r = _recipe({"dcgm_exporter": {"type": "boolean", "default": True, "description": "Run the DCGM exporter."}})
+    assert extract_params(r, "we don't want the dcgm exporter").values == {"dcgm_exporter": False}

@@ -290,7 +290,7 @@ _STATE_WORDS: dict[str, list[str]] = {
 # operator handles the driver") and verbs that leave it out ("skip installing the driver"); a
 # negation before a keeping verb leaves it out too ("don't deploy it", "should not install it").
 _KEEP_VERBS = ["install", "deploy", "run", "manage", "handle", "enable", "keep", "load", "use", "include", "add",
-               "provide", "ship", "touch"]
+               "provide", "ship", "touch", "want", "need"]
 _DROP_VERBS = ["skip", "omit", "drop", "disable", "remove", "exclude", "leave out", "leave off", "turn off",
                "switch off", "get rid of"]
 
@@ -821,10 +821,10 @@ class _Extractor:
         others_rx = kind_tail(other_kinds) if other_kinds else None
         mine_rx = kind_tail(mine) if mine else None
         for tok, span in self._token_candidates(rf"\b(?:named|called|name\s*[:=]|name)\b\s*{_TOKEN}"):
-            head = self.text[max(0, span[0] - 60):span[0]]
-            head = re.sub(r"\s*\b(?:named|called|name)\b\s*[:=]?\s*[\"'`]?$", "", head, flags=re.I)
-            if others is not None and others.search(head):
-                continue
+            full_head = self.text[max(0, span[0] - 60):span[0]]
+            head = re.sub(r"\s*\b(?:named|called|name)\b\s*[:=]?\s*[\"'`]?$", "", full_head, flags=re.I)
+            if others is not None and (others.search(head) or others.search(re.sub(r"[\s:=\"'`]+$", "", full_head))):
+                continue  # "mount name abcd1234" is another parameter's name
             if mine_rx is None or not mine_rx.search(head):
                 # "a PVC named data-claim" names the object formatted from this parameter: its part
                 # is what the format adds around ("data"); another object's name is not this one

@@ -167,9 +167,16 @@ def mask_given_names(text: str) -> str:
 _IMAGE_REF = re.compile(r"(?<![\w./:-])[a-z0-9][\w.-]*(?:/[\w.-]+)+:[\w.-]+(?![\w/:])", re.I)
 
 
+# "we don't want the dcgm exporter", "won't run volcano": what is not wanted names no recipe
+_NOT_WANTED = re.compile(r"\b(?:don'?t|do\s+not|does\s+not|doesn'?t|won'?t|will\s+not|no\s+need\s+(?:for|to))\s+"
+                         r"(?:want|need|use|run|deploy|install|have|get)?\s*(?:the\s+|a\s+|an\s+|any\s+)?"
+                         r"([\w./-]+(?:\s+(?!(?:in|on|for|with|and|or|but|so|to|from|of|at)\b)[\w./-]+)?)", re.I)
+
+
 def mask_values(text: str) -> str:
-    """``text`` with image references blanked out (same length)."""
-    return _IMAGE_REF.sub(lambda m: " " * len(m.group(0)), text)
+    """``text`` with image references and what is not wanted blanked out (same length)."""
+    text = _IMAGE_REF.sub(lambda m: " " * len(m.group(0)), text)
+    return _NOT_WANTED.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + " " * len(m.group(1)), text)
 
 
 def _index_for(recipes: list[Recipe]) -> _Index:
