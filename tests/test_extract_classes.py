@@ -404,3 +404,9 @@ def test_what_is_not_wanted_names_no_recipe_and_turns_its_boolean_off():
     assert match_recipes("we don't want the dcgm exporter in the clusterpolicy", recipes, k=1)[0][0].id == "policy"
     r = _recipe({"dcgm_exporter": {"type": "boolean", "default": True, "description": "Run the DCGM exporter."}})
     assert extract_params(r, "we don't want the dcgm exporter").values == {"dcgm_exporter": False}
+
+
+def test_twice_counts_two_times():
+    r = _recipe({"backoff_limit_per_index": INT}, {"backoff_limit_per_index": [{"count": ["retries", "retry"]}]})
+    assert extract_params(r, "each chunk retried twice at most").values == {"backoff_limit_per_index": 2}
+    assert digits_view("stop once 20 fail") == "stop once 20 fail"

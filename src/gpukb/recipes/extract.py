@@ -170,14 +170,17 @@ def digits_view(text: str) -> str:
         if n is None or len(str(n)) > len(m.group(0)):
             return m.group(0)
         return str(n).ljust(len(m.group(0)))
-    return _NUMBER_WORD.sub(sub, text)
+    text = _NUMBER_WORD.sub(sub, text)
+    # "retried twice": so many times ("once" is as often "as soon as")
+    return re.sub(r"(?<![\w-])(twice|thrice)(?![\w-])", lambda m: ("2x" if m.group(1).lower() == "twice" else "3x").ljust(
+        len(m.group(1))), text, flags=re.I)
 
 
 # Words people count the same things by: "3 boxes" are 3 nodes, "2 retries" 2 attempts. A parameter
 # counted by one of them also answers to the others that no other parameter of its recipe counts.
 _COUNT_SYNONYMS: list[frozenset[str]] = [
     frozenset({"node", "machine", "box", "host", "server", "vm", "instance"}),
-    frozenset({"retry", "retries", "attempt", "restart", "try", "tries", "failure"}),
+    frozenset({"retry", "retries", "retried", "attempt", "restart", "restarted", "try", "tries", "failure"}),
     frozenset({"shard", "chunk", "partition", "piece", "part", "slice"}),
     frozenset({"replica", "copy", "instance", "pod"}),
 ]
