@@ -141,21 +141,23 @@ def test_dev_set_target():
     report = evaluate_requests(ROOT / "evals" / "requests", RECIPES)
     assert report["cases"] >= 200
     assert report["valid_rate"] == 1.0
-    assert report["silent_drops"] <= 3, [r["request"] for r in report["results"] if r.get("silent_drops")]
+    assert report["silent_drops"] <= 1, [r["request"] for r in report["results"] if r.get("silent_drops")]
     core = [r for r in report["results"] if r["file"] == "core.yaml"]
     failed = [(r["request"], r["failures"]) for r in core if not r["correct"]]
     assert sum(r["correct"] for r in core) / len(core) >= 0.9, failed
     natural = [r for r in report["results"] if r["file"] == "natural.yaml"]
-    assert sum(r["correct"] for r in natural) / len(natural) >= 0.83
+    assert sum(r["correct"] for r in natural) / len(natural) >= 0.89
     natural_test = [r for r in natural if r["split"] == "test"]
-    assert sum(r["correct"] for r in natural_test) / len(natural_test) >= 0.70
+    assert sum(r["correct"] for r in natural_test) / len(natural_test) >= 0.80
     fresh = [r for r in report["results"] if r["file"] == "fresh.yaml"]
-    assert sum(r["correct"] for r in fresh) / len(fresh) >= 0.93
+    assert sum(r["correct"] for r in fresh) / len(fresh) >= 0.97
     assert sum(r.get("silent_drops", 0) for r in fresh) == 0
     fresh2 = [r for r in report["results"] if r["file"] == "fresh2.yaml"]
-    assert sum(r["correct"] for r in fresh2) / len(fresh2) >= 0.81
+    assert sum(r["correct"] for r in fresh2) / len(fresh2) >= 0.95
     fresh3 = [r for r in report["results"] if r["file"] == "fresh3.yaml"]
-    assert sum(r["correct"] for r in fresh3) / len(fresh3) >= 0.50
+    assert sum(r["correct"] for r in fresh3) / len(fresh3) >= 0.93
+    classes = [r for r in report["results"] if r["file"] == "tune-classes.yaml"]
+    assert sum(r["correct"] for r in classes) / len(classes) >= 0.95
 
 
 def test_cli_generate_json(capsys):

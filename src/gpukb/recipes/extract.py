@@ -66,7 +66,13 @@ _IMAGE_RE = (
 
 _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
     "name": [{"name": True}],
-    "namespace": [{"after": ["namespace", "ns"]}, {"before": ["namespace", "ns"]}],
+    "namespace": [{"after": ["namespace", "ns"]}, {"before": ["namespace", "ns"]},
+                  # "the llama deployment in inference-prod", "everything in serving": a place after "in"
+                  # is the namespace when it is hyphenated or follows the object the request is about
+                  {"regex": r"\bin\s+(?:the\s+)?(?!(?:[a-z]{2}(?:-gov)?-[a-z]+-\d)(?![\w-]))([a-z][a-z0-9]*-[-a-z0-9]*[a-z0-9])(?![\w.-])"},
+                  {"regex": r"\b(?:deployment|deployments|pods?|jobs?|services?|everything|all\s+of\s+it|it|them)\s+in\s+"
+                            r"(?!(?:the|a|an|our|my|parallel|total|order|place|front|case|one|each|addition|practice)\b)"
+                            r"([a-z][a-z0-9]*)(?![\w.-])(?!\s+(?:cluster|region|zone|mode|parallel)\b)"}],
     "image": [{"after": ["image", "container image"]}, {"regex": _IMAGE_RE}],
     "queue": [{"after": ["queue"]}, {"before": ["queue"]}],
     "replicas": [{"count": ["replicas", "replica", "copies", "instances"]}],
@@ -152,6 +158,34 @@ def parse_number(s: str) -> int | None:
     return _WORD_NUMBERS.get(s)
 
 
+_DIG = r"(\d+)"  # a count on the digits view (:func:`digits_view`)
+_NUMBER_WORD = re.compile(r"(?<![\w.-])" + _NUM[1:-1].split("|", 1)[1].join(["(?:", ")"]) + r"(?![\w-])", re.I)
+
+
+def digits_view(text: str) -> str:
+    """``text`` with number words written as digits, padded to the same length so offsets
+    hold ("max eight" -> "max 8    "): patterns that read digits read words too."""
+    def sub(m: re.Match) -> str:
+        n = parse_number(m.group(0))
+        if n is None or len(str(n)) > len(m.group(0)):
+            return m.group(0)
+        return str(n).ljust(len(m.group(0)))
+    text = _NUMBER_WORD.sub(sub, text)
+    # "retried twice": so many times ("once" is as often "as soon as")
+    return re.sub(r"(?<![\w-])(twice|thrice)(?![\w-])", lambda m: ("2x" if m.group(1).lower() == "twice" else "3x").ljust(
+        len(m.group(1))), text, flags=re.I)
+
+
+# Words people count the same things by: "3 boxes" are 3 nodes, "2 retries" 2 attempts. A parameter
+# counted by one of them also answers to the others that no other parameter of its recipe counts.
+_COUNT_SYNONYMS: list[frozenset[str]] = [
+    frozenset({"node", "machine", "box", "host", "server", "vm", "instance"}),
+    frozenset({"retry", "retries", "retried", "attempt", "restart", "restarted", "try", "tries", "failure"}),
+    frozenset({"shard", "chunk", "partition", "piece", "part", "slice"}),
+    frozenset({"replica", "copy", "instance", "pod"}),
+]
+
+
 # a size is not part of a longer token: "1g.10gb" names a MIG profile
 _SIZE_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(k|m|g|t|p)(ib|i|b)?(?![a-z0-9]|\.\d)", re.I)
 _POW = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
@@ -190,6 +224,7 @@ def _word_re(w: str) -> str:
     return re.escape(w) + (r"(?:s|es)?" if re.search(r"[A-Za-z0-9]$", w) else "")
 
 
+@lru_cache(maxsize=8192)
 def _phrase_re(phrase: str, left_boundary: bool = True) -> str:
     """A phrase as a regex: words joined by space, hyphen or nothing; plural words accepted;
     never matching inside a longer word or a hyphenated name."""
@@ -235,7 +270,7 @@ _NEGATION = (r"(?:no|not|without|disable[sd]?|disabling|skip|skipping|don'?t|do 
 _NONE_OF = r"\b(?:no|never|zero|without|don'?t|do not)\s+(?!more\b|less\b|fewer\b|later\b|longer\b|than\b)(?:[a-z]+\s+)?"
 # ... where the counted word ends the phrase: "no GPU", "no retries per index", but not
 # "no gpu toleration" (the word qualifies another noun)
-_NONE_END = r"(?=\s*(?:$|[,.;:)!]|(?:per|for|on|in|at|and|or|with|needed|required|at\s+all|please|but)\b))"
+_NONE_END = r"(?=\s*(?:$|[,.;:()!]|(?:per|for|on|in|at|and|or|with|needed|required|at\s+all|please|but)\b))"
 _AFFIRM = r"(?:with|enable[sd]?|enabling|turn on|on|true|add|include|including|use|using)"
 # "research can also preempt", "let their jobs preempt": a verb cue allowed or asked for
 _MODAL = (r"(?:(?:can|may|should|will|must|allowed\s+to|able\s+to)\s+(?:also\s+|still\s+|always\s+)?"
@@ -248,13 +283,53 @@ _STATED = re.compile(r"\b(true|false)\s+(?:when|if)\s+(?:(?:the\s+)?([a-z][\w-]*
 _STATE_WORDS: dict[str, list[str]] = {
     "pre-installed": ["pre-installed", "preinstalled", "already installed", "installed already", "already on",
                       "already present", "already there", "already in place", "host-installed",
-                      "installed on the host", "installed on the hosts", "installed on the nodes"],
+                      "installed on the host", "installed on the hosts", "installed on the nodes",
+                      "baked into", "baked in", "baked", "built into", "built in", "comes with", "come with",
+                      "ships with", "ship with", "shipped with", "shipped in", "bundled with", "bundled in",
+                      "part of the image", "part of the ami", "in the image", "in the ami"],
 }
+
+# Acting on a boolean's object: verbs that keep or provide a thing ("keep the toolkit", "the
+# operator handles the driver") and verbs that leave it out ("skip installing the driver"); a
+# negation before a keeping verb leaves it out too ("don't deploy it", "should not install it").
+_KEEP_VERBS = ["install", "deploy", "run", "manage", "handle", "enable", "keep", "load", "use", "include", "add",
+               "provide", "ship", "touch", "want", "need"]
+_DROP_VERBS = ["skip", "omit", "drop", "disable", "remove", "exclude", "leave out", "leave off", "turn off",
+               "switch off", "get rid of"]
+
+
+def _verb_forms(verbs: list[str]) -> str:
+    forms: set[str] = set()
+    for v in verbs:
+        head, _, rest = v.partition(" ")
+        tail = (" " + rest) if rest else ""
+        stem = head[:-1] if head.endswith("e") else head
+        if re.fullmatch(r"[^aeiou]*[aeiou][bdgmnprt]", head):  # skip -> skipping, run -> running
+            stem = head + head[-1]
+        third = head + ("es" if re.search(r"(?:sh|ch|x|s)$", head) else "s")
+        past = {"run": "ran", "leave": "left", "get": "got", "keep": "kept", "omit": "omitted"}.get(
+            head, head + "d" if head.endswith("e") else stem + "ed")
+        for f in {head, third, past, stem + "ing"}:
+            forms.add(f + tail)
+    return "(?:" + "|".join(sorted((re.escape(f).replace(r"\ ", r"\s+") for f in forms), key=len, reverse=True)) + ")"
+
+
+_KEEP = _verb_forms(_KEEP_VERBS)
+_DROP = _verb_forms(_DROP_VERBS)
+_NEG_BEFORE = (r"(?:don'?t|do\s+not|does\s+not|doesn'?t|should\s+not|shouldn'?t|must\s+not|mustn'?t|never|"
+               r"no\s+need\s+(?:to|for)|not|won'?t|will\s+not|cannot|can'?t|can\s+not|need\s+not|needn'?t|"
+               r"without)")
+_PRONOUN = r"(?:it|them|that|those|this)"
 # words that may stand between a state and the noun it qualifies ("pre-installed NVIDIA driver")
 _NOT_BETWEEN = r"(?!(?:and|or|but|so|then|while|is|are|was|were|not|no|keep|keeps|stay|stays)\b)"
 
 
 def distinctive_cues(name: str, all_names: list[str]) -> list[str]:
+    return list(_distinctive_cues(name, tuple(all_names)))
+
+
+@lru_cache(maxsize=4096)
+def _distinctive_cues(name: str, all_names: tuple[str, ...]) -> tuple[str, ...]:
     """Parts of a parameter's name that no other parameter of the recipe shares:
     in an HPA recipe "min" means min_replicas and "target" target_value, while
     "replicas" means neither. Long parts also match by their first four letters
@@ -272,20 +347,40 @@ def distinctive_cues(name: str, all_names: list[str]) -> list[str]:
         if len(part) >= 7 and not any(o.startswith(part[:4]) for o in others):
             out.append(part[:4])
             out.append(part[:5] + "*")  # the word's other forms: "reclaim" for reclaimable
-    return out
+    return tuple(out)
+
+
+_SCHEMA_RULES_CACHE: dict[tuple[str, int, tuple[str, ...]], Any] = {}
 
 
 def _schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | None = None) -> list[dict[str, Any]]:
+    """:func:`_build_schema_rules`, kept per parameter schema (the rules only depend on it)."""
+    key = (name, id(spec), tuple(all_names or ()))
+    got = _SCHEMA_RULES_CACHE.get(key)
+    if got is None or got[0] is not spec:
+        got = (spec, _build_schema_rules(name, spec, all_names))
+        _SCHEMA_RULES_CACHE[key] = got  # type: ignore[assignment]
+    return list(got[1])
+
+
+def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | None = None) -> list[dict[str, Any]]:
     """Rules every parameter gets from its schema, tried after the recipe's own rules:
     its own name (snake, camel, spaced) and its distinctive name parts as cues."""
     variants = name_variants(name) + distinctive_cues(name, all_names or [name])
     t = spec.get("type")
     if t == "boolean":
         stated = _stated_rule(name, spec, all_names or [name])
-        return ([stated] if stated else []) + [{"boolean": variants}]
+        return ([stated] if stated else []) + [{"acted": _bool_nouns(name, spec, all_names or [name])},
+                                               {"boolean": variants}]
     if t == "object" and isinstance(spec.get("propertyNames"), dict):
         return [{"mapping": True}]
+    if t == "integer" and (name == "port" or name.endswith("_port")):
+        variants = variants + ["listen on", "listens on", "listening on", "serve on", "serves on", "served on",
+                               "exposed on", "expose", "exposes"]
     rules: list[dict[str, Any]] = [{"after": variants, "schema": True}]
+    parts = [p for p in name.split("_") if len(p) >= 3]
+    if len(parts) == 2 and t in ("string", "integer"):
+        rules.append({"parts": parts})  # "default container cpu 250m", "default to 500m cpu"
     if t == "integer":
         if name.endswith("_seconds"):  # the unit is in the name: "cooldown 5 min" -> 300
             desc = re.findall(r"[A-Za-z]{4,}", str(spec.get("description", "")))
@@ -314,10 +409,116 @@ def _stated_rule(name: str, spec: dict[str, Any], all_names: list[str]) -> dict[
     return {"stated": {"nouns": sorted(set(nouns)), "states": states, "value": m.group(1).lower() == "true"}}
 
 
+def _bool_nouns(name: str, spec: dict[str, Any], all_names: list[str]) -> list[str]:
+    """The thing a boolean turns on or off, as the request names it: its name ("dcgm exporter"),
+    its distinctive name parts ("driver" for driver_enabled) and the subject of the state its
+    description names ("false when the driver is pre-installed")."""
+    nouns = [v for v in name_variants(name) if v.lower() not in _STOP]
+    nouns += [p for p in distinctive_cues(name, all_names) if not p.endswith("*") and p.lower() not in _STOP]
+    m = _STATED.search(str(spec.get("description", "")))
+    if m and m.group(2) and m.group(2).lower() not in _STOP:
+        nouns.append(m.group(2).lower())
+    return sorted(set(nouns), key=len, reverse=True)
+
+
+_GENERIC_KIND_PARTS = {"class", "set", "object", "config", "map", "rule", "template", "policy", "service", "range"}
+
+
+def kind_phrases(kind: str) -> list[str]:
+    """How people name a Kubernetes kind: "storageclass", "storage class", "sc"; "PersistentVolumeClaim"
+    is also a "pvc" and a "claim", "NodePool" a "node pool" and a "pool"."""
+    parts = re.findall(r"[A-Z0-9]+(?![a-z])|[A-Z][a-z0-9]*", kind) or [kind]
+    out = {kind.lower()}
+    if len(parts) > 1:
+        out.add(" ".join(p.lower() for p in parts))
+        if all(p.isalpha() for p in parts):
+            out.add("".join(p[0] for p in parts).lower())
+        last = parts[-1].lower()
+        if len(last) >= 4 and last not in _GENERIC_KIND_PARTS:
+            out.add(last)
+    return sorted(out, key=len, reverse=True)
+
+
+def _names_of(expr: Any) -> tuple[str | None, list[tuple[str, str, str]]]:
+    """The parameter a metadata.name expression is (directly), and the (parameter, prefix,
+    suffix) it is formatted from ("{name}-claim")."""
+    if isinstance(expr, dict):
+        if isinstance(expr.get("$param"), str):
+            return expr["$param"], []
+        if isinstance(expr.get("$format"), str):
+            m = re.fullmatch(r"([^{}]*)\{(\w+)\}([^{}]*)", expr["$format"])
+            return None, [(m.group(2), m.group(1), m.group(3))] if m else []
+        if "$if" in expr:
+            direct, derived = _names_of(expr.get("then"))
+            d2, derived2 = _names_of(expr.get("else"))
+            return direct or d2, derived + derived2
+    return None, []
+
+
+_KINDS_CACHE: dict[tuple[str, str, int], dict[str, Any]] = {}
+
+
+def named_kinds(recipe: Recipe) -> dict[str, Any]:
+    """Per parameter, the phrases of the kinds of object it names (``direct``) and of the objects
+    whose names are formatted from it (``derived``: phrase -> (prefix, suffix)), from the
+    recipe's templates."""
+    key = (recipe.id, str(recipe.path), id(recipe.templates))
+    if key in _KINDS_CACHE:
+        return _KINDS_CACHE[key]
+    direct: dict[str, set[str]] = {}
+    derived: dict[str, dict[str, tuple[str, str]]] = {}
+
+    def walk(t: Any) -> None:
+        if isinstance(t, dict):
+            if isinstance(t.get("kind"), str) and isinstance(t.get("metadata"), dict):
+                d, der = _names_of(t["metadata"].get("name"))
+                phrases = kind_phrases(t["kind"])
+                if d:
+                    direct.setdefault(d, set()).update(phrases)
+                for p, pre, suf in der:
+                    for ph in phrases:
+                        derived.setdefault(p, {})[ph] = (pre, suf)
+            for v in t.values():
+                walk(v)
+        elif isinstance(t, list):
+            for v in t:
+                walk(v)
+
+    walk(recipe.templates)
+    # a parameter that names an object the recipe refers to but does not render ("Name of a custom
+    # mig-parted ConfigMap for MIG Manager") names that kind too, unless a rendered object has it
+    rendered = {ph for phs in direct.values() for ph in phs}
+    refs: dict[str, set[str]] = {}
+    for p, spec in recipe.properties.items():
+        m = re.match(r"\s*Name of (?:an? |the )?(?:[\w-]+ ){0,2}?([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)\b",
+                     str(spec.get("description", "")))
+        if m and p not in direct and spec.get("type") == "string":
+            refs.setdefault(p, set()).update(ph for ph in kind_phrases(m.group(1)) if ph not in rendered)
+    for p, phs in refs.items():
+        if phs:
+            direct[p] = phs
+    direct = {p: v for p, v in direct.items() if p in recipe.properties}
+    # a noun two parameters' objects share ("queue" for a ClusterQueue and a LocalQueue) names neither
+    count: dict[str, int] = {}
+    for phs in direct.values():
+        for ph in phs:
+            count[ph] = count.get(ph, 0) + 1
+    direct = {p: {ph for ph in v if count[ph] == 1} for p, v in direct.items()}
+    every_direct = {ph for phs in direct.values() for ph in phs}
+    out = {"direct": {p: sorted(v, key=len, reverse=True) for p, v in direct.items()},
+           "derived": {p: {ph: a for ph, a in v.items() if ph not in every_direct} for p, v in derived.items()}}
+    _KINDS_CACHE[key] = out
+    return out
+
+
+_CUE_WORDS_CACHE: dict[tuple[int, str], Any] = {}
+
+
 class _Extractor:
     def __init__(self, recipe: Recipe, text: str):
         self.recipe = recipe
         self.text = normalise_text(text)
+        self.digits = digits_view(self.text)
         self.used: list[tuple[int, int]] = []
         self.result = Extraction(text=self.text)
 
@@ -361,6 +562,14 @@ class _Extractor:
 
     def _cue_words(self, name: str) -> set[str]:
         """Single cue words of the recipe's other parameters (their rules' units and near words)."""
+        key = (id(self.recipe.extract), name)
+        got = _CUE_WORDS_CACHE.get(key)
+        if got is None or got[0] is not self.recipe.extract:
+            got = (self.recipe.extract, self._build_cue_words(name))
+            _CUE_WORDS_CACHE[key] = got
+        return got[1]
+
+    def _build_cue_words(self, name: str) -> set[str]:
         out: set[str] = set()
         for other, rules in self.recipe.extract.items():
             if other == name:
@@ -379,21 +588,26 @@ class _Extractor:
         units_list = list(rule["count"])
         if any(u.lower() in ("gpu", "gpus") for u in units_list):
             units_list += [u for u in _GPU_MODELS if u not in units_list]
+        units_list += self._synonym_units(name, units_list)
         # a rule whose units are all of equal rank ("any_order") tries them as one alternation
         groups = [units_list] if rule.get("any_order") else [[u] for u in units_list]
         for units in groups:
             u = _words_alt_cached(tuple(units))
             u_after_number = u.replace(r"(?<![\w-])", "")  # "2-node", "8xA100"
+            # on the digits view, where number words are digits ("eight" -> "8    "): small patterns
             pats = [
-                rf"(?<![\w.]){_NUM}\s*(?:x\s*)?-?\s*{u_after_number}",
-                rf"{u}\s*(?:[:=]|of|count|set to)?\s*{_NUM}(?![\w.])",
-                rf"(?<![\w.]){_NUM}(?:\s*x\s*|\s*-\s*|\s+)[A-Za-z][\w.-]*\s+{u}",
+                rf"(?<![\w.]){_DIG}\s*(?:x\s*)?-?\s*{u_after_number}",
+                rf"{u}\s*(?:[:=]|of|count|set to)?\s*{_DIG}(?![\w.])",
+                rf"(?<![\w.]){_DIG}(?:\s*x\s*|\s*-\s*|\s+)[A-Za-z][\w.-]*\s+{u}",
                 # "two 1g.10gb mig devices": a value naming the kind of thing counted between
-                rf"(?<![\w.]){_NUM}\s+(?=[\w.+-]*[A-Za-z])\d[\w.+-]*[A-Za-z][\w+-]*\s+{u}",
+                rf"(?<![\w.]){_DIG}\s+(?=[\w.+-]*[A-Za-z])\d[\w.+-]*[A-Za-z][\w+-]*\s+{u}",
+                # "retry it at most 2 times", "restart each shard up to three times"
+                rf"{u}\s+(?:[a-z]+\s+){{0,3}}?(?:at\s+most\s+|up\s+to\s+|max(?:imum)?\s+|no\s+more\s+than\s+)?"
+                rf"{_DIG}\s*(?:times|x)(?![\w])",
             ]
             for p in pats:
-                for m in _compile(p).finditer(self.text):
-                    span = m.span(1)
+                for m in _compile(p).finditer(self.digits):
+                    span = self._whole_word(m.span(1))
                     if not self._free(span) or not self._near(m.span(), rule.get("near")):
                         continue
                     n = parse_number(m.group(1))
@@ -401,8 +615,31 @@ class _Extractor:
                         continue
                     ok, val = self._ok(name, n)
                     if ok:
+                        self.result.covered.append(m.span())  # "6 training pods": the words between too
                         return val, span
         return None
+
+    def _whole_word(self, span: tuple[int, int]) -> tuple[int, int]:
+        """A span of the digits view grown over the rest of the number word it stands for."""
+        a, b = span
+        while b < len(self.text) and self.digits[b] == " " and (self.text[b].isalpha() or self.text[b] in "-"):
+            b += 1
+        return a, b
+
+    def _synonym_units(self, name: str, units: list[str]) -> list[str]:
+        """Words counting the same thing as ``units`` (:data:`_COUNT_SYNONYMS`) that no other
+        parameter of the recipe counts: "3 boxes" for a parameter counted in nodes."""
+        mine = {_singular(u.lower()) for u in units if " " not in u}
+        extra = sorted({w for group in _COUNT_SYNONYMS if mine & group for w in group} - mine)
+        if not extra:
+            return []
+        taken = set()
+        for other in self.recipe.properties:
+            if other == name:
+                continue
+            for r in self.recipe.extract.get(other) or _DEFAULT_RULES.get(other, []):
+                taken.update(_singular(w.lower()) for w in r.get("count") or [] if isinstance(w, str))
+        return [w for w in extra if w not in taken and _singular(w) not in taken]
 
     def _token_candidates(self, pattern: str):
         rx = _compile(pattern)
@@ -412,12 +649,88 @@ class _Extractor:
             if m is None:
                 return
             pos = m.start() + 1  # overlapping: "onboard team ml-platform" also tries "team ml-platform"
-            tok = m.group(1).rstrip(".,;:)")
+            tok = m.group(1)
+            if m.end(1) < len(self.text) and self.text[m.end(1)] in "([{":
+                tok = self.text[m.start(1):self._code_end(m.start(1))]  # code is taken whole: "sum(rate(x[2m]))"
+            tok = tok.rstrip(".,;:)") if tok.count("(") <= tok.count(")") - 1 or "(" not in tok else tok.rstrip(".,;:")
             if tok.lower() in _STOP:
                 continue
             span = (m.start(1), m.start(1) + len(tok))
             if self._free(span):
                 yield tok, span
+
+    def _inside_code(self, span: tuple[int, int]) -> bool:
+        """Is ``span`` a piece inside the brackets of a larger code-like value?"""
+        a, b = span
+        start = a
+        while start > 0 and not self.text[start - 1].isspace() and self.text[start - 1] not in "`,;":
+            start -= 1
+        if not re.search(r"[(\[{]", self.text[start:a]):
+            return False
+        return self._code_end(start) >= b
+
+    def _code_end(self, start: int) -> int:
+        """Where a code-like value starting at ``start`` ends: at a space, comma or closing quote
+        outside its brackets ("sum(rate(vllm:request_success_total[2m]))")."""
+        depth, quote, i = 0, "", start
+        while i < len(self.text):
+            c = self.text[i]
+            if quote:
+                quote = "" if c == quote else quote
+            elif c in "\"'" and depth:
+                quote = c
+            elif c in "([{":
+                depth += 1
+            elif c in ")]}":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif depth == 0 and (c.isspace() or c in ",;`"):
+                break
+            i += 1
+        return i
+
+    def _verbatim(self) -> None:
+        """Values quoted whole (in backticks or quotes) that hold spaces or brackets
+        ("`sleep infinity`", "`sum(rate(x[2m]))`") go, whole, to the parameter whose cue words
+        stand closest before them and whose schema takes them (a list parameter takes the
+        words); the cue is the parameter's name, its distinctive parts or, for a command,
+        the verbs that run one."""
+        import shlex
+
+        for m in _compile(r"`([^`]+)`|\"([^\"]*[\s()\[\]{}][^\"]*)\"").finditer(self.text):
+            raw = m.group(1) if m.group(1) is not None else m.group(2)
+            span = m.span(1) if m.group(1) is not None else m.span(2)
+            if not self._free(span) or not re.search(r"[\s()\[\]{}]", raw.strip()):
+                continue
+            best = None
+            for name, spec in self.recipe.properties.items():
+                if name in self.result.values or spec.get("type") not in ("string", "array"):
+                    continue
+                if spec.get("type") == "array":
+                    try:
+                        value: Any = shlex.split(raw)
+                    except ValueError:
+                        continue
+                else:
+                    value = raw.strip()
+                ok, val = self._ok(name, value)
+                if not ok:
+                    continue
+                cues = [w for w in name_variants(name) + distinctive_cues(name, list(self.recipe.properties))
+                        if not w.endswith("*") and w.lower() not in _STOP]
+                if re.search(r"(?:^|_)(?:command|cmd|program|args)$", name):
+                    cues += ["run", "runs", "running", "execute", "executes", "executing", "exec", "command", "cmd"]
+                head = self.text[max(0, m.start() - 50):m.start()]
+                hits = [h.end() for h in _compile(_words_alt(cues)).finditer(head)] if cues else []
+                if hits:
+                    gap = len(head) - hits[-1]
+                    if best is None or gap < best[0]:
+                        best = (gap, name, val)
+            if best is not None:
+                self.result.values[best[1]] = best[2]
+                self.result.spans[best[1]] = span
+                self.used.append(m.span())
 
     def _first_valid(self, name: str, pattern: str):
         for tok, span in self._token_candidates(pattern):
@@ -431,9 +744,12 @@ class _Extractor:
         pat = rf"{words}\s*(?:[:=]\s*|(?:named|called|is|of|to|at)\s+)?(?:(?:the|a|an|our|my|their)\s+)?{_TOKEN}"
         cue = _compile(rf"^{words}$")
         others = self._cue_words(name) if rule.get("schema") else set()
+        kw = self._keyword_spans()
         for tok, span in self._token_candidates(pat):
             if cue.match(tok):  # "tolerate taint key dedicated": a cue word is not the value
                 continue
+            if any(a < span[0] and span[1] <= b for a, b in kw) and not self._quoted(span):
+                continue  # "tenant bundle for x": the cue and this word are one keyword of the recipe
             if _singular(tok.lower()) in others:  # "model cache": the word names another parameter
                 continue
             ok, val = self._ok(name, tok)
@@ -462,17 +778,82 @@ class _Extractor:
             return None
         return _compile(_words_alt(sorted(phrases)) + r"\s*$")
 
-    def rule_name(self, name: str, rule: dict[str, Any]):
-        # "claim template named big-gpu": a name bound to the object it follows is that object's
-        others = self._other_named(name)
-        for tok, span in self._token_candidates(rf"\b(?:named|called|name\s*[:=]|name)\b\s*{_TOKEN}"):
-            head = self.text[max(0, span[0] - 60):span[0]]
-            head = re.sub(r"\s*\b(?:named|called|name)\b\s*[:=]?\s*[\"'`]?$", "", head, flags=re.I)
-            if others is not None and others.search(head):
+    def _after_kind_noun(self, name: str, mine: list[str]):
+        """"storageclass fsx-ckpt", "nodepool gpu-burst for p5": a name-like word right after the
+        noun of the object this parameter names (hyphenated, so "pod requesting" names no pod)."""
+        if not mine:
+            return None
+        kw = self._keyword_spans()
+        for tok, span in self._token_candidates(rf"(?<![\w-]){_words_alt(mine)}\s+(?:(?:named|called)\s+)?{_TOKEN}"):
+            if not re.fullmatch(r"[A-Za-z][\w.]*[-_][\w.-]*[A-Za-z0-9]", tok) or _SIZE_RE.match(tok):
                 continue
+            if any(a < span[0] and span[1] <= b for a, b in kw):
+                continue  # the noun and this word are one keyword of the recipe: no name
             ok, val = self._ok(name, tok)
             if ok:
                 return val, span
+        return None
+
+    def _kind_nouns(self, name: str) -> tuple[list[str], dict[str, tuple[str, str]], list[str]]:
+        """The kind nouns of the objects ``name`` names, of those named after it ("<name>-claim")
+        and of objects other parameters name."""
+        kinds = named_kinds(self.recipe)
+        mine = kinds["direct"].get(name, [])
+        others = sorted({ph for p, phs in kinds["direct"].items() if p != name for ph in phs} - set(mine))
+        return mine, kinds["derived"].get(name, {}), others
+
+    def _quoted(self, span: tuple[int, int]) -> bool:
+        a, b = span
+        return a > 0 and b < len(self.text) and self.text[a - 1] in "\"'`" and self.text[b] == self.text[a - 1]
+
+    def _keyword_spans(self) -> list[tuple[int, int]]:
+        if not hasattr(self, "_kw_spans"):
+            kws = [k for k in self.recipe.keywords if re.search(r"[a-z]", k, re.I)]
+            self._kw_spans = [m.span() for m in _compile(_words_alt(kws)).finditer(self.text)] if kws else []
+        return self._kw_spans
+
+    def rule_name(self, name: str, rule: dict[str, Any]):
+        # "claim template named big-gpu": a name bound to the object it follows is that object's
+        others = self._other_named(name)
+        mine, derived, other_kinds = self._kind_nouns(name)
+
+        def kind_tail(phrases: list[str]) -> re.Pattern:  # the head ends with the noun (and maybe one word)
+            return _compile(rf"(?<![\w-]){_words_alt(phrases)}\s*(?:[\w-]+\s*)?$")
+
+        derived_rx = kind_tail(list(derived)) if derived else None
+        others_rx = kind_tail(other_kinds) if other_kinds else None
+        mine_rx = kind_tail(mine) if mine else None
+        for tok, span in self._token_candidates(rf"\b(?:named|called|name\s*[:=]|name)\b\s*{_TOKEN}"):
+            full_head = self.text[max(0, span[0] - 60):span[0]]
+            head = re.sub(r"\s*\b(?:named|called|name)\b\s*[:=]?\s*[\"'`]?$", "", full_head, flags=re.I)
+            if others is not None and (others.search(head) or others.search(re.sub(r"[\s:=\"'`]+$", "", full_head))):
+                continue  # "mount name abcd1234" is another parameter's name
+            if mine_rx is None or not mine_rx.search(head):
+                # "a PVC named data-claim" names the object formatted from this parameter: its part
+                # is what the format adds around ("data"); another object's name is not this one
+                dm = derived_rx.search(head) if derived_rx else None
+                if dm is not None:
+                    phrase = next((ph for ph in derived if re.match(_phrase_re(ph), dm.group(0), re.I)), None)
+                    pre, suf = derived.get(phrase, ("", "")) if phrase else ("", "")
+                    if not (tok.startswith(pre) and tok.endswith(suf) and len(tok) > len(pre) + len(suf)):
+                        continue
+                    tok = tok[len(pre):len(tok) - len(suf) if suf else None]
+                    span = (span[0] + len(pre), span[1] - len(suf))
+                elif others_rx is not None and others_rx.search(head):
+                    continue
+            ok, val = self._ok(name, tok)
+            if ok:
+                return val, span
+        # "call it resnet-ddp", "name the pool gpu-burst"
+        call = rf"\b(?:call|calling|name|naming)\s+(?:it|this|them|(?:the|this|that)\s+(?:[\w-]+\s+)?{_words_alt(mine or ['one'])})\s+{_TOKEN}"
+        for tok, span in self._token_candidates(call):
+            ok, val = self._ok(name, tok)
+            if ok:
+                self.result.covered.append((max(0, span[0] - 40), span[0]))
+                return val, span
+        got = self._after_kind_noun(name, mine)
+        if got is not None:
+            return got
         for m in _compile(r"[\"'`]([^\"'`\s]{1,253})[\"'`]").finditer(self.text):
             span = m.span(1)
             if self._free(span):
@@ -499,8 +880,8 @@ class _Extractor:
             if not self._free(m.span()) or not self._near(m.span(), rule.get("near")):
                 continue
             u, suffix = m.group(2), (m.group(3) or "")
-            if not suffix and u.lower() in ("m", "k") and not rule.get("near"):
-                continue  # "4m" is more likely minutes than megabytes
+            if not suffix and u.lower() in ("m", "k") and (not rule.get("near") or u == "m"):
+                continue  # "4m" is more likely minutes than megabytes, "250m" millicores
             ok, val = self._size_value(name, rule, m)
             if ok:
                 return val, m.span()
@@ -545,16 +926,89 @@ class _Extractor:
         ok, val = self._ok(name, list(dict.fromkeys(v for _, _, v in found)))
         return (val, (found[0][0], found[0][0])) if ok else None
 
+    def rule_joined(self, name: str, rule: dict[str, Any]):
+        """A value the schema writes as two parts joined by a separator ("family@version"),
+        given as two words: "bottlerocket (latest)", "al2023 latest", "the bottlerocket v1.30.0 ami"."""
+        sep = rule["joined"]
+        rx = _compile(r"(?<![\w.@-])([A-Za-z][\w.-]*[\w])\s*(?:\(\s*|\s+(?:version\s+|at\s+)?)([\w][\w.-]*[\w])\)?(?![\w@-])")
+        pos = 0
+        while True:
+            m = rx.search(self.text, pos)
+            if m is None:
+                return None
+            pos = m.start(2)
+            for a, b in ((m.group(1), m.group(2)), (m.group(2), m.group(1))):
+                ok, val = self._ok(name, f"{a}{sep}{b}".lower())
+                if ok and self._free(m.span()):
+                    return val, m.span()
+
+    def _schema_enum_rules(self, name: str, own_rules: bool) -> list[dict[str, Any]]:
+        """Enum rules from the schema's own values. A code-like value ("DoNotSchedule",
+        "kubernetes.io/hostname", "SCRATCH_2") is read anywhere, and a CamelCase one also as
+        words ("schedule anyway") when no other parameter of the recipe has that value; a plain
+        word ("reserved") only next to the parameter's own noun ("reserved capacity",
+        "capacity type: reserved") unless the recipe has no rules of its own for it."""
+        spec = self.recipe.properties[name]
+        values = spec.get("enum") or (spec.get("items") or {}).get("enum") or []
+        values = [v for v in values if isinstance(v, str) and len(v) >= 3]
+        if not values:
+            return []
+        shared: dict[str, int] = {}
+        for other in self.recipe.properties.values():
+            for v in other.get("enum") or (other.get("items") or {}).get("enum") or []:
+                shared[str(v)] = shared.get(str(v), 0) + 1
+
+        def code_like(v: str) -> bool:
+            return bool(re.search(r"[\d._/@:-]", v) or re.search(r"[a-z][A-Z]|[A-Z]{2}[a-z]", v) or
+                        (v.isupper() and len(v) >= 3))
+
+        anywhere: dict[str, list[str]] = {}
+        gated: dict[str, list[str]] = {}
+        for v in values:
+            if code_like(v) or not own_rules:
+                anywhere[v] = [v]
+                words = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+", v)
+                if len(words) >= 2 and shared.get(v, 0) <= 1 and all(w.isalpha() for w in words):
+                    anywhere[v].append(" ".join(w.lower() for w in words))
+            else:
+                gated[v] = [v]
+        out: list[dict[str, Any]] = []
+        if anywhere:
+            out.append({"enum": anywhere})
+        if gated:
+            nouns = [w for w in name_variants(name) + distinctive_cues(name, list(self.recipe.properties))
+                     if not w.endswith("*") and w.lower() not in _STOP]
+            out.append({"enum": gated, "near": nouns})
+        return out
+
+    def _beside(self, span: tuple[int, int], words: list[str], window: int = 30) -> bool:
+        """Is one of ``words`` within ``window`` characters of ``span``, in the same clause?"""
+        a, b = span
+        for m in _compile(_words_alt(words)).finditer(self.text, max(0, a - window), min(len(self.text), b + window)):
+            gap = self.text[m.end():a] if m.end() <= a else self.text[b:m.start()]
+            if (m.end() <= a or m.start() >= b) and not re.search(r"[,;.]|\b(?:and|but|or)\b", gap):
+                return True
+        return False
+
     def rule_enum(self, name: str, rule: dict[str, Any]):
         spec = self.recipe.properties[name]
-        if spec.get("type") == "array" and (spec.get("items") or {}).get("enum"):
+        if spec.get("type") == "array" and (spec.get("items") or {}).get("enum") and not rule.get("near"):
             several = self._enum_list(name, rule)
             if several is not None:
                 return several
+        # "zone-spread": a value may open a compound whose other word describes the parameter
+        desc = [w.lower() for w in re.findall(r"[A-Za-z]{4,}", str(spec.get("description", "")))
+                if w.lower() not in _STOP]
+        compound = rf"(?=-(?:{'|'.join(map(re.escape, desc))})\b)" if desc else None
         best = None
         for value, phrases in rule["enum"].items():
             for ph in phrases:
-                for m in _compile(_phrase_re(ph)).finditer(self.text):
+                pats = [_phrase_re(ph)]
+                if compound and re.search(r"\w$", ph):
+                    pats.append(_phrase_re(ph)[:-len(r"(?![\w-])")] + compound)
+                for m in (x for p in pats for x in _compile(p).finditer(self.text)):
+                    if rule.get("near") and not self._beside(m.span(), rule["near"]):
+                        continue
                     key = (-(m.end() - m.start()), m.start())
                     if best is None or key < best[0]:
                         best = (key, value, m.span())
@@ -571,15 +1025,32 @@ class _Extractor:
                 return val, best[2]
         return None
 
+    def _negated_before(self, at: int) -> int | None:
+        """Where the negation of the phrase at ``at`` starts ("do not rename it", "never expire"),
+        or None: it stands at most two words before the phrase, in the same clause."""
+        lo = max(0, at - 40)
+        m = re.search(rf"\b{_NEG_BEFORE}\s+(?:[\w'-]+\s+){{0,2}}?$", self.text[lo:at], re.I)
+        return lo + m.start() if m else None
+
     def rule_flag(self, name: str, rule: dict[str, Any]):
+        spec = self.recipe.properties[name]
         for m in _compile(_words_alt(rule["flag"])).finditer(self.text):
-            ok, val = self._ok(name, rule.get("value", True))
+            value = rule.get("value", True)
+            neg = self._negated_before(m.start())
+            if neg is not None and not re.match(_NEGATION, m.group(0), re.I):
+                if spec.get("type") != "boolean" or not isinstance(value, bool):
+                    continue  # "don't scale to zero" selects no value
+                value = not value  # "do not rename it"
+                self.result.covered.append((neg, m.end()))
+            ok, val = self._ok(name, value)
             if ok:
                 return val, (m.start(), m.start())  # phrases select values; they use up no text
         return None
 
     def rule_regex(self, name: str, rule: dict[str, Any]):
         rx = _compile(rule["regex"])
+        # a number may be written as a word ("max eight"): integers read the digits view
+        text = self.digits if self.recipe.properties[name].get("type") == "integer" else self.text
         if rule.get("all"):
             vals, spans = [], []
             for m in rx.finditer(self.text):
@@ -592,23 +1063,50 @@ class _Extractor:
                 if ok:
                     return val, (spans[0][0], spans[-1][1])
             return None
-        for m in rx.finditer(self.text):
+        for m in rx.finditer(text):
             g = m.group(1) if m.groups() else m.group(0)
             span = m.span(1) if m.groups() else m.span()
-            if g is None or not self._free(span):
+            if g is None or (not self._free(span) and not rule.get("shared")):
                 continue
-            g = g.rstrip(".,;:)")
+            if self._inside_code(span):
+                continue  # "vllm:x" inside "sum(rate(vllm:x[2m]))" is part of a larger value
+            if isinstance(rule.get("key_of"), dict):
+                # the capture is the key of a mapping value, its value from the first pattern it matches
+                n = next((v for k, v in rule["key_of"].items() if re.search(k, g)), None)
+                ok, val = self._ok(name, {g: n}) if n is not None else (False, None)
+                if ok:
+                    return val, (m.start(), m.start()) if rule.get("shared") else span
+                continue
+            g = g.rstrip(".,;:) ")
+            cover = m.span()  # the rule's own words around the value are understood too
+            if text is not self.text:  # the span covers the whole number word ("ten", not "te")
+                end = span[1]
+                while end < len(self.text) and self.text[end].isalpha() and text[end] == " ":
+                    end += 1
+                span = (span[0], end)
             ok, val = self._ok(name, g)
             if ok:
+                self.result.covered.append(cover)
                 return val, span
         return None
 
     def rule_list(self, name: str, rule: dict[str, Any]):
+        """A list after one of its cue words ("prefer a, b and c"), or right before a cue that
+        closes the clause ("matching .*a10g-spot.* and .*l4-spot.* first"). An item may be a
+        regular expression (".*gpu-spot.*") when the schema takes one."""
         words = _words_alt(rule["list"])
-        item = r"[A-Za-z0-9][\w./:@+-]*[\w]"
-        pat = rf"{words}\s*[:=]?\s*(?:(?:the|a|an|our|my)\s+)?((?:{item})(?:\s*(?:,|and|or|&)\s*(?:{item}))*)"
-        for m in _compile(pat).finditer(self.text):
+        item = r"(?:[.*^]*[A-Za-z0-9][\w./:@+*^$-]*[\w*$]|[A-Za-z0-9])"
+        items = rf"((?:{item})(?:\s*(?:,|and|or|&)\s*(?:{item}))*)"
+        pat = rf"{words}\s*[:=]?\s*(?:(?:the|a|an|our|my)\s+)?{items}"
+        before = rf"(?<![\w.*^$-]){items}\s+{words}(?=\s*(?:$|[,;.]))"
+        others = self._cue_words(name)
+        for m in (x for p in (pat, before) for x in _compile(p).finditer(self.text)):
+            if m.re.pattern == before and any(_singular(w.lower()) in others or w.lower() in _STOP
+                                              for w in re.split(r"\s*(?:,|\band\b|\bor\b|&)\s*", m.group(1)) if w):
+                continue
             parts = [p for p in re.split(r"\s*(?:,|\band\b|\bor\b|&)\s*", m.group(1)) if p]
+            if m.re.pattern == pat and len(parts) > 1 and re.match(r"\s+[a-z]", self.text[m.end(1):], re.I):
+                parts = parts[:-1]  # ", CA runs in ...": the last word opens the next clause
             parts = [p for p in parts if p.lower() not in _STOP]
             spec = self.recipe.properties[name]
             items_spec = spec.get("items", {}) if spec.get("type") == "array" else spec
@@ -664,7 +1162,80 @@ class _Extractor:
             if m:
                 ok, val = self._ok(name, st["value"])
                 if ok:
+                    self.result.covered.append(m.span())
                     return val, (m.start(), m.start())  # a state may be shared by several objects
+        # "leave the driver alone, it's preinstalled": a pronoun in that state refers back to the
+        # nearest object named before it
+        for m in _compile(rf"\b(?:it|they)(?:'s|'re|\s+(?:is|are|was|were|comes?|come))\s+(?:already\s+)?{state}").finditer(self.text):
+            ante = self._antecedent(m.start(), sorted(family, key=len, reverse=True))
+            if ante is not None and re.fullmatch(noun, ante, re.I):
+                ok, val = self._ok(name, st["value"])
+                if ok:
+                    self.result.covered.append(m.span())
+                    return val, (m.start(), m.start())
+        return None
+
+    def _bool_family(self) -> list[str]:
+        out: set[str] = set()
+        for other, spec in self.recipe.properties.items():
+            if spec.get("type") == "boolean":
+                out.update(_bool_nouns(other, spec, list(self.recipe.properties)))
+        return sorted(out, key=len, reverse=True)
+
+    def _antecedent(self, at: int, family: list[str]) -> str | None:
+        """The boolean object a pronoun at ``at`` refers back to: the nearest one named before it."""
+        best = None
+        for m in _compile(_words_alt(family)).finditer(self.text, 0, at):
+            best = m.group(0)
+        return best
+
+    def rule_parts(self, name: str, rule: dict[str, Any]):
+        """Both parts of a two-part parameter name in order around its value, a word or two
+        apart: "default container cpu 250m" or "default to 500m cpu" for default_cpu."""
+        a, b = (_words_alt([p]) for p in rule["parts"])
+        tok = r"[\"'`]?([A-Za-z0-9](?:[\w./:@+-]*[\w])?)[\"'`]?"
+        for p in (rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?{b}\s*(?:[:=]\s*|(?:of|to|at|is)\s+)?{tok}",
+                  rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?{tok}\s+{b}(?![\w-])"):
+            for tok_, span in self._token_candidates(p):
+                ok, val = self._ok(name, tok_)
+                if ok:
+                    return val, span
+        return None
+
+    def rule_acted(self, name: str, rule: dict[str, Any]):
+        """A boolean from what the request does with its object: "keep the toolkit" and "the
+        operator handles the driver" are true; "skip installing the driver", "leave out the
+        toolkit", "don't deploy it" (a pronoun refers back to the nearest object named) and
+        "the driver is not needed" are false. Other objects may share the verb ("skip the
+        driver and the toolkit")."""
+        nouns = rule["acted"]
+        if not nouns:
+            return None
+        family = self._bool_family()
+        noun = _words_alt(nouns)
+        fam = _words_alt(family)
+        obj = (rf"(?:(?:the|a|an|any|its|our|their|that)\s+)?(?:(?!(?:and|or|but|so|then)\b)[\w.-]+\s+){{0,2}}?"
+               rf"(?:{fam}\s*(?:,|and|or|&)\s*(?:the\s+)?)*(?P<obj>{noun}|{_PRONOUN})(?![\w-])")
+        pats = [
+            (False, rf"\b{_NEG_BEFORE}\s+(?:(?!(?:and|or|but|so)\b)[\w'-]+\s+){{0,3}}?(?<![\w-]){_KEEP}\s+{obj}"),
+            (False, rf"(?<![\w-]){_DROP}\s+(?:{_KEEP}\s+)?{obj}"),
+            (False, rf"\b(?:leave|leaves|leaving|left)\s+{obj}\s+(?:alone|be|untouched|as\s+it\s+is)\b"),
+            (False, rf"(?<![\w-])(?P<obj2>{noun})\s+(?:is|are)\s+(?:not\s+(?:needed|required|wanted|necessary)|unnecessary|unneeded)"),
+            (True, rf"(?<![\w-]){_KEEP}\s+{obj}"),
+            (True, rf"(?<![\w-])(?P<obj2>{noun})\s+(?:(?:is|are)\s+)?(?:still\s+)?{_KEEP}\s+by\b"),
+        ]
+        for value, p in pats:
+            for m in _compile(p).finditer(self.text):
+                what = m.group("obj") if "obj" in m.groupdict() and m.group("obj") else None
+                if value and self._negated_before(m.start()) is not None:
+                    continue
+                if what is not None and re.fullmatch(_PRONOUN, what, re.I):
+                    ante = self._antecedent(m.start("obj"), family)
+                    if ante is None or not re.fullmatch(noun, ante, re.I):
+                        continue
+                ok, val = self._ok(name, value)
+                if ok:
+                    return val, m.span()  # not checked for being free: a verb may act on several objects
         return None
 
     def rule_none(self, name: str, rule: dict[str, Any]):
@@ -771,6 +1342,26 @@ class _Extractor:
             return val, (anchors[0][0], end)
         return None
 
+    def _named_list(self, rule: dict[str, Any]) -> bool:
+        """Names listed after "named" ("pair named train-hi / train-lo") for a recipe's fixed
+        objects: one name per slot, in the order the slots are declared."""
+        slots: list[dict[str, str]] = rule.get("slots") or []
+        if len(slots) < 2 or not all("name" in sl for sl in slots):
+            return False
+        tok = r"[\"'`]?([a-z0-9][a-z0-9.-]*[a-z0-9])[\"'`]?"
+        sep = r"\s*(?:,|/|&|\band\b|\bor\b)\s*"
+        m = _compile(rf"\b(?:named|called)\s+{tok}" + "".join(rf"{sep}{tok}" for _ in slots[1:]) + r"(?![\w.-])").search(self.text)
+        if not m or not self._free(m.span()):
+            return False
+        pairs = [(sl["name"], m.group(i + 1)) for i, sl in enumerate(slots)]
+        if any(p in self.result.values or not self._ok(p, v)[0] for p, v in pairs):
+            return False
+        for i, (p, v) in enumerate(pairs):
+            self.result.values[p] = self._ok(p, v)[1]
+            self.result.spans[p] = m.span(i + 1)
+        self.used.append(m.span())
+        return True
+
     def _into_slots(self, rule: dict[str, Any], items: list[dict[str, Any]], span: tuple[int, int]) -> bool:
         """Objects that fit the recipe's own fixed parameters: ``slots`` lists, per slot, which
         parameter each item field goes to ({name: production_name, value: production_value});
@@ -852,6 +1443,14 @@ class _Extractor:
                         self.result.spans[name] = got[1]
                         self.used.append(got[1])
                         break
+            else:
+                # a parameter naming an object of a kind: "configmap team-mig-layouts"
+                if props.get(name, {}).get("type") == "string" and name not in self.result.values:
+                    got = self._after_kind_noun(name, named_kinds(self.recipe)["direct"].get(name, []))
+                    if got is not None:
+                        self.result.values[name] = got[0]
+                        self.result.spans[name] = got[1]
+                        self.used.append(got[1])
         # several objects in one request fill a list parameter before single values take their words
         for name in order:
             for rule in self.recipe.extract.get(name) or []:
@@ -859,6 +1458,18 @@ class _Extractor:
                     got = self.rule_objects(name, rule)
                     if got is not None and not self._into_slots(rule, got[0], got[1]):
                         self._take(name, got[0], got[1])
+                    elif got is None:
+                        self._named_list(rule)
+        # a string parameter whose two name parts both stand before its value ("scheduler config
+        # in namespace kube-system" for scheduler_namespace) is named more exactly than by either part
+        for name in order:
+            spec = props[name]
+            parts = [p for p in name.split("_") if len(p) >= 3]
+            if name not in self.result.values and spec.get("type") == "string" and not spec.get("enum") and len(parts) == 2:
+                got = self.rule_parts(name, {"parts": parts})
+                if got is not None:
+                    self._take(name, got[0], got[1])
+        self._verbatim()
         self._shapes()
         self._assign_quantities()
         for name in order:
@@ -866,10 +1477,9 @@ class _Extractor:
                 continue
             found = self.recipe.extract.get(name)
             name_rules: list[dict[str, Any]] = list(_DEFAULT_RULES.get(name, [])) if found is None else list(found)
-            if found is None:
-                enum = props[name].get("enum")
-                if enum and all(isinstance(v, str) for v in enum):
-                    name_rules.append({"enum": {v: [v] for v in enum if len(v) >= 3}})
+            name_rules += self._schema_enum_rules(name, own_rules=found is not None)
+            if "@" in re.sub(r"\[[^\]]*\]", "", str(props[name].get("pattern", ""))):  # a literal "@" joins parts
+                name_rules.insert(0, {"joined": "@"})
             name_rules += _schema_rules(name, props[name], list(props))
             if props[name].get("type") in ("integer", "array"):
                 # a count's units are what is counted ("no GPU"); other cue words must not be frame words
@@ -879,7 +1489,8 @@ class _Extractor:
                     name_rules.insert(0, {"none": cues})
             for rule in name_rules:
                 kind = next(k for k in ("objects", "mapping", "none", "count", "after", "before", "name", "size",
-                                        "duration", "enum", "flag", "regex", "list", "pairs", "stated", "boolean")
+                                        "duration", "enum", "flag", "regex", "list", "pairs", "stated", "acted",
+                                        "joined", "parts", "boolean")
                             if k in rule)
                 got = getattr(self, f"rule_{kind}")(name, rule)
                 if got is not None:
@@ -919,18 +1530,66 @@ class _Extractor:
                     if self._take(count, a, m.span(1)):
                         self._take("gpus", b, m.span(2))
                     break
+        self._per_unit_maxima()
+        counted = {_singular(w.lower()) for n in props if n not in ("min_" + n[4:], "max_" + n[4:])
+                   for r in (self.recipe.extract.get(n) or _DEFAULT_RULES.get(n, [])) for w in r.get("count") or []
+                   if isinstance(w, str)}
         for lo_name in [n for n in props if n.startswith("min_")]:
             hi_name = "max_" + lo_name[4:]
             if hi_name not in props:
                 continue
-            unit = _phrase_re(lo_name[4:].replace("_", " "))
+            base = lo_name[4:].replace("_", " ")
+            words = [base] + self._synonym_units(lo_name, [base])
+            unit = _words_alt(words)
             rx = _compile(rf"(?<![\w.])(?:between\s+)?{_NUM}\s*(?:to|-|\.\.|–|and)\s*{_NUM}\s*{unit}")
-            pair = rx.search(self.text)
+            # "scaling 2 to 6", "autoscale it between 1 and 8": a scaling verb names what the range counts
+            verb = _compile(rf"\b(?:auto)?scal(?:e|es|ed|ing)\s+(?:(?:it|them|out|up|from|between|the\s+[\w-]+)\s+){{0,2}}"
+                            rf"{_NUM}\s*(?:to|-|\.\.|and)\s*{_NUM}(?!\s*[\w.]*\d)(?!\s*(?!{unit})[a-z]+\s*(?:each|per)\b)")
+            pair = rx.search(self.text) or verb.search(self.text)
             if pair:
                 a, b = parse_number(pair.group(1)), parse_number(pair.group(2))
                 if a is not None and b is not None:
                     self._take(lo_name, a, pair.span(1))
                     self._take(hi_name, b, pair.span(2))
+                    self.result.covered.append(pair.span())
+            if _singular(base) in counted:
+                continue  # "at least 2 workers" counts the recipe's own workers, not a bound
+            after = rf"(?:\s*{unit}|(?=\s*(?:$|[,.;)]|and\b|or\b|but\b|on\b|when\b|with\b|based\b)))"
+            for pname, lead in ((lo_name, r"at\s+least|no\s+fewer\s+than|no\s+less\s+than|min(?:imum)?(?:\s+of)?"),
+                                (hi_name, r"at\s+most|up\s+to|no\s+more\s+than|never\s+more\s+than|max(?:imum)?(?:\s+of)?")):
+                m = _compile(rf"\b(?:{lead})\s+{_NUM}{after}").search(self.text)
+                if m and pname not in self.result.values:
+                    n = parse_number(m.group(1))
+                    if n is not None and self._take(pname, n, m.span(1)):
+                        self.result.covered.append(m.span())
+
+    def _per_unit_maxima(self) -> None:
+        """A most-per-unit parameter (``max_gpus_per_pod``) from the ways people bound one unit:
+        "4 gpus per pod max", "at most 4 gpus a container", "no pod may ask for more than 4",
+        "each pod can use up to 2". Read before totals so "one gpu per container max" is no quota."""
+        for name in self.recipe.properties:
+            m = re.fullmatch(r"max_([a-z]+)_per_([a-z]+)", name)
+            if not m or name in self.result.values or self.recipe.properties[name].get("type") != "integer":
+                continue
+            thing = _words_alt([m.group(1)])
+            units = [m.group(2)] + sorted({"pod", "container", "job", "workload"} - {m.group(2)}
+                                          if m.group(2) in ("pod", "container") else set())
+            unit = _words_alt(units)
+            verb = r"(?:(?:may|can|could|should|is\s+allowed\s+to|gets?\s+to|will)\s+)?(?:(?:ask|asks)\s+for|request|requests|use|uses|get|gets|have|has|take|takes)?\s*"
+            pats = [
+                rf"(?<![\w.]){_NUM}\s*(?:{thing}\s*)?(?:per|a|each|/|in\s+any|for\s+any)\s*(?:single\s+|one\s+)?{unit}"
+                r"(?:\s+(?:max(?:imum)?|at\s+most|tops))?",
+                rf"\b(?:max(?:imum)?|at\s+most|up\s+to|no\s+more\s+than|limit(?:ed)?\s+to|cap(?:ped)?\s+at)\s+(?:of\s+)?{_NUM}\s*(?:{thing})?\s*(?:per|a|each|in\s+any|for\s+any|for\s+one|for\s+a\s+single)\s+{unit}",
+                rf"\b(?:no|not\s+a\s+single|none\s+of\s+the|no\s+single)\s+{unit}\s+{verb}(?:more\s+than|over|above|beyond)\s+{_NUM}(?![\w.])",
+                rf"\b(?:each|every|any|a\s+single|one|a)\s+{unit}\s+{verb}(?:at\s+most|up\s+to|no\s+more\s+than|max(?:imum)?(?:\s+of)?)\s+{_NUM}(?![\w.])",
+            ]
+            for p in pats:
+                hit = _compile(p).search(self.text)
+                if hit and self._free(hit.span()):
+                    n = parse_number(hit.group(1))
+                    if n is not None and self._take(name, n, hit.span(1)):
+                        self.result.covered.append(hit.span())
+                        break
 
     # ------------------------------------------ quantities given to parameters
     def _quantity_rules(self, name: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
@@ -942,6 +1601,11 @@ class _Extractor:
         for k, r in enumerate(rules):
             if ("size" in r or "duration" in r) and r.get("near"):
                 return rules[:k], r
+        spec = self.recipe.properties[name]
+        if spec.get("type") == "string" and not any("size" in r for r in rules) and not spec.get("enum"):
+            v = _prop_validator(json.dumps(spec, sort_keys=True))
+            if (v.is_valid("512Mi") or v.is_valid("10Gi")) and not v.is_valid("abc"):  # a quantity, nothing else
+                return rules, {"size": "quantity", "near": [w for w in name_variants(name) if w.lower() not in _STOP]}
         return rules, None
 
     def _assign_quantities(self) -> None:
@@ -1022,6 +1686,8 @@ class _Extractor:
                     gap = self.text[cb:m.start()] if left else self.text[m.end():ca]
                     score = self._gap_score(gap, left, sum(1 for x in starts if min(cb, m.end()) <= x < max(ca, m.start()) and x != m.start()))
                     if score is not None:
+                        # a longer cue names the parameter more exactly ("default memory 1Gi")
+                        score += 0.5 * len(re.findall(r"[\s_-]+", self.text[ca:cb].strip()))
                         score -= pen
                         best = score if best is None else max(best, score)
                 if best is not None:
@@ -1063,15 +1729,24 @@ class _Extractor:
                 v = rule.get(key)
                 if isinstance(v, list):
                     out += [str(x) for x in v]
+            if isinstance(rule.get("count"), list):
+                out += self._synonym_units(name, [str(x) for x in rule["count"]])
             if isinstance(rule.get("enum"), dict):
                 for phrases in rule["enum"].values():
                     out += [str(x) for x in phrases]
+        for rule in self._schema_enum_rules(name, own_rules=True):
+            for phrases in rule["enum"].values():
+                out += [str(x) for x in phrases]
         desc = str(self.recipe.properties.get(name, {}).get("description", ""))
-        out += [w for w in re.findall(r"[A-Za-z][\w.-]{3,}", desc.split(".")[0]) if w.lower() not in _STOP]
+        out += [w for w in re.findall(r"[A-Za-z][\w.-]{3,}|\b[A-Z]{3}\b", desc.split(".")[0]) if w.lower() not in _STOP]
         return out
 
     def _cover(self) -> None:
         covered = list(self.used)
+        for a, _b in self.result.spans.values():  # "called 'x'", "named x": the naming word too
+            m = re.search(r"\b(?:named|called|name\s*[:=]?|call\s+it|name\s+it)\s*[\"'`]?$", self.text[max(0, a - 14):a], re.I)
+            if m:
+                covered.append((max(0, a - 14) + m.start(), a))
         for name, (a, b) in self.result.spans.items():
             lo, hi = max(0, a - 40), min(len(self.text), b + 40)
             phrases = [p for p in self._phrases_of(name) if p.strip()]
@@ -1080,7 +1755,7 @@ class _Extractor:
                 covered += spans
                 self.result.cues[name] = spans
         # Quoted or "named" values and "x" in "4 x 8" are structure, not content.
-        self.result.covered = covered
+        self.result.covered = self.result.covered + covered
 
 
 def extract_params(recipe: Recipe, text: str) -> Extraction:

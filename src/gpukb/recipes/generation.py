@@ -93,6 +93,13 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
         raise RecipeError("no recipe matches the request (see gpukb recipe list)")
     recipe, score = ranked[0]
     ext = extract_params(recipe, request)
+    if len(ranked) > 1 and ranked[1][1] >= _NEAR_TIE * score:
+        # two recipes match about equally: the one that understands more of the request wins
+        alt, alt_score = ranked[1]
+        alt_ext = extract_params(alt, request)
+        if _not_understood(alt, alt_ext) < _not_understood(recipe, ext):
+            recipe, score, ext = alt, alt_score, alt_ext
+            ranked = [ranked[1], ranked[0], *ranked[2:]]
     found = dict(ext.values)
     reading = None
     if llm is not False:
@@ -139,8 +146,15 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
         unused=understood(recipe, ext),
         missing=_missing(recipe, found, rendered.params),
         llm_filled={k: v for k, v in (reading.llm_filled if reading else {}).items() if k in found},
-        notices=list(reading.notices) if reading else [],
+        notices=(list(reading.notices) if reading else []) + list(rendered.notices),
     )
+
+
+_NEAR_TIE = 0.95  # a second recipe scoring this close to the best is compared by what it understands
+
+
+def _not_understood(recipe: Recipe, ext: Extraction) -> int:
+    return sum(len(f.split()) for f in understood(recipe, ext))
 
 
 def _refuse_conflicts(documents: list[Any], issues: list[dict[str, Any]], found: dict[str, Any],
@@ -172,7 +186,10 @@ def _missing(recipe: Recipe, found: dict[str, Any], params: dict[str, Any]) -> l
 
 
 def _recipe_phrases(recipe: Recipe) -> list[re.Pattern[str]]:
+    from .extract import kind_phrases
+
     words = [*recipe.keywords, *recipe.kinds, recipe.id.replace("-", " "), *recipe.id.split("-"), recipe.title]
+    words += [ph for k in recipe.kinds for ph in kind_phrases(k)]  # "pool" for a NodePool
     pats = []
     for w in words:
         parts = [re.escape(p) + r"(?:s|es)?" for p in re.split(r"[\s-]+", w.strip().lower()) if p]

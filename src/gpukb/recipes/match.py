@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from ..text import STOPWORDS, WORD_PATTERN, mask_negated, stem, words
+from .extract import _GPU_MODELS
 from .model import Recipe, library_of
 
 __all__ = ["match_recipes", "wants_manifest", "recipe_search_text", "tokenize"]
@@ -69,11 +70,22 @@ class _Index:
                 owners[kw] = owners.get(kw, 0) + 1
         self.distinctive: list[list[bool]] = [[owners.get(kw.strip().lower(), 0) == 1 for kw in r.keywords]
                                               for r in recipes]
+        # words of each recipe's keywords: a keyword right before another recipe's word only
+        # qualifies it ("notebook pod": a pod for notebooks)
+        self.kw_words: list[set[str]] = [{w for k in r.keywords for w in re.split(r"[\s-]+", k.lower())
+                                          if w and w not in STOPWORDS} for r in recipes]
+        models = "|".join(_GPU_MODELS)
         for r in recipes:
             pats = []
             for kw in r.keywords:
                 words = re.split(r"[\s-]+", kw.strip().lower())
-                body = r"[\s-]?".join(re.escape(w) + ("s?" if re.match(r"^[a-z]+$", w) else "") for w in words)
+                parts = []
+                for w in words:
+                    part = re.escape(w) + ("s?" if re.match(r"^[a-z]+$", w) else "")
+                    if w in ("gpu", "gpus"):  # "pod with one A100": a count, and a GPU model is a GPU
+                        part = rf"(?:(?:\d+|one|two|three|four|eight|a|an|single)\s+)?(?:{part}|(?:{models})s?)"
+                    parts.append(part)
+                body = r"[\s-]?".join(parts)
                 pats.append((re.compile(rf"(?<![\w]){body}(?![\w])", re.I), 1.0 + 0.5 * (len(words) - 1)))
             self.phrases.append(pats)
 
@@ -105,7 +117,7 @@ class _Index:
                     # "... in the prod queue": a phrase after a preposition names where or
                     # with what, not the object asked for. The object is usually named
                     # first; later mentions are more often details of it.
-                    modified = is_detail(text, m.start())
+                    modified = is_detail(text, m.start()) or self._qualifies(i, text, m.end())
                     where = _MODIFIER_WEIGHT if modified else 1.0
                     bonus += w * where * (1.0 - _LATE_DISCOUNT * m.start() / max(1, len(text)))
                     if self.distinctive[i][j] and not modified:
@@ -117,6 +129,22 @@ class _Index:
                 if at == head:
                     out[i] += _HEAD_BONUS
         return out
+
+
+def _qualifies(self, i: int, text: str, end: int) -> bool:
+    """Does the keyword of recipe ``i`` ending at ``end`` qualify the noun after it, a word of
+    another recipe's keywords and of none of its own ("jupyter notebook pod")?"""
+    m = re.match(r"[\s-]([a-z][\w]*)", text[end:end + 30], re.I)
+    if not m or m.group(1).lower() in STOPWORDS or m.group(1).lower() in _REQUEST_WORDS:
+        return False
+    w = m.group(1).lower()
+    stem_w = w[:-1] if w.endswith("s") and len(w) > 3 else w
+    if {w, stem_w} & self.kw_words[i]:
+        return False
+    return any({w, stem_w} & words for j, words in enumerate(self.kw_words) if j != i)
+
+
+_Index._qualifies = _qualifies  # type: ignore[attr-defined]
 
 
 def is_detail(text: str, at: int) -> bool:
@@ -135,6 +163,22 @@ def mask_given_names(text: str) -> str:
     return _GIVEN_NAME.sub(blank, text)
 
 
+# an image reference ("jupyter/pytorch-notebook:latest") is a value; its words name no recipe
+_IMAGE_REF = re.compile(r"(?<![\w./:-])[a-z0-9][\w.-]*(?:/[\w.-]+)+:[\w.-]+(?![\w/:])", re.I)
+
+
+# "we don't want the dcgm exporter", "won't run volcano": what is not wanted names no recipe
+_NOT_WANTED = re.compile(r"\b(?:don'?t|do\s+not|does\s+not|doesn'?t|won'?t|will\s+not|no\s+need\s+(?:for|to))\s+"
+                         r"(?:want|need|use|run|deploy|install|have|get)?\s*(?:the\s+|a\s+|an\s+|any\s+)?"
+                         r"([\w./-]+(?:\s+(?!(?:in|on|for|with|and|or|but|so|to|from|of|at)\b)[\w./-]+)?)", re.I)
+
+
+def mask_values(text: str) -> str:
+    """``text`` with image references and what is not wanted blanked out (same length)."""
+    text = _IMAGE_REF.sub(lambda m: " " * len(m.group(0)), text)
+    return _NOT_WANTED.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + " " * len(m.group(1)), text)
+
+
 def _index_for(recipes: list[Recipe]) -> _Index:
     lib = library_of(recipes)
     return lib.built("match-index", _Index) if lib is not None else _Index(recipes)
@@ -150,7 +194,7 @@ def match_recipes(text: str, recipes: list[Recipe] | None = None, k: int = 3) ->
         return []
     from .extract import normalise_text
 
-    text = mask_negated(normalise_text(text))
+    text = mask_values(mask_negated(normalise_text(text)))
     idx = _index_for(recipes)
     scores = idx.scores(text)
     ranked = sorted(range(len(recipes)), key=lambda i: (-scores[i], recipes[i].id))

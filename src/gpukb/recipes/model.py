@@ -357,9 +357,11 @@ def _validator_for(schema_json: str):
     return Draft202012Validator(json.loads(schema_json))
 
 
-def resolve_params(recipe: Recipe, params: dict[str, Any] | None) -> dict[str, Any]:
+def resolve_params(recipe: Recipe, params: dict[str, Any] | None, notes: list[str] | None = None) -> dict[str, Any]:
     """Defaults applied and checked against the recipe's parameter schema.
 
+    A default that breaks an ``x-constraints`` bound against a given value yields to it
+    (:func:`yield_defaults`); each such change is described in ``notes`` when given.
     Raises ParameterError naming the parameter and the constraint it broke.
     """
     params = dict(params or {})
@@ -388,8 +390,48 @@ def resolve_params(recipe: Recipe, params: dict[str, Any] | None) -> dict[str, A
             m = re.match(r"'([^']+)'", e.message)
             raise ParameterError("is required", recipe=recipe.id, parameter=m.group(1) if m else None)
         raise ParameterError(_schema_message(e), recipe=recipe.id)
+    for note in yield_defaults(recipe, full, given=set(params)):
+        if notes is not None:
+            notes.append(note)
     check_constraints(recipe, full, given=set(params))
     return full
+
+
+def yield_defaults(recipe: Recipe, full: dict[str, Any], given: set[str]) -> list[str]:
+    """Defaults that yield to given values: when an ``x-constraints`` bound
+    ``{$le: [{$param: a}, {$param: b}]}`` fails and only one side was given, the other
+    side's default moves to the given value ("24 GPUs deserved" raises the default
+    capability of 16 to 24), if that value fits its schema. Changes ``full`` in place and
+    returns one sentence per change. Two given values that conflict are left to
+    :func:`check_constraints`."""
+    notes: list[str] = []
+    for _ in range(4):  # a chain of bounds (guarantee <= deserved <= capability) settles in a few passes
+        changed = False
+        for c in recipe.parameters.get("x-constraints") or []:
+            rule = c.get("rule")
+            if not (isinstance(rule, dict) and list(rule) == ["$le"] and isinstance(rule["$le"], list)
+                    and len(rule["$le"]) == 2 and all(isinstance(x, dict) and list(x) == ["$param"] for x in rule["$le"])):
+                continue
+            lo, hi = (x["$param"] for x in rule["$le"])
+            a, b = full.get(lo), full.get(hi)
+            if not isinstance(a, (int, float)) or not isinstance(b, (int, float)) or isinstance(a, bool) or a <= b:
+                continue
+            if lo in given and hi not in given:
+                target, value, old = hi, a, b
+            elif hi in given and lo not in given:
+                target, value, old = lo, b, a
+            else:
+                continue
+            spec = recipe.properties.get(target) or {}
+            if not _validator_for(json.dumps(spec, sort_keys=True)).is_valid(value):
+                continue
+            full[target] = value
+            source = lo if target == hi else hi
+            notes.append(f"{target} set to {value} (default {old}) to fit {source}={full[source]}: {c.get('message', '')}")
+            changed = True
+        if not changed:
+            break
+    return notes
 
 
 def check_constraints(recipe: Recipe, full: dict[str, Any], given: set[str] | None = None) -> None:

@@ -21,6 +21,7 @@ class Rendered:
     documents: list[Any]
     valid: bool
     issues: list[dict[str, Any]] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)  # defaults that yielded to given values
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -29,6 +30,7 @@ class Rendered:
             "yaml": self.yaml,
             "valid": self.valid,
             "issues": self.issues,
+            "notices": self.notices,
         }
 
 
@@ -71,11 +73,13 @@ def render_recipe(recipe: Recipe, params: dict[str, Any] | None = None, *, valid
     Raises ParameterError for bad parameters. ``valid`` is True when validation
     found no errors (always True when ``validate`` is False).
     """
-    full = resolve_params(recipe, params)
+    notices: list[str] = []
+    full = resolve_params(recipe, params, notices)
     docs = render_documents(recipe, full)
     text = dump_documents(docs)
     issues: list[dict[str, Any]] = []
     if validate:
         issues = validate_rendered(docs)
     valid = not any(i.get("severity") == "error" for i in issues)
-    return Rendered(recipe=recipe.id, params=full, yaml=text, documents=docs, valid=valid, issues=issues)
+    return Rendered(recipe=recipe.id, params=full, yaml=text, documents=docs, valid=valid, issues=issues,
+                    notices=notices)

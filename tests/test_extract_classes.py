@@ -1,0 +1,412 @@
+"""Classes of wording the schema-driven extraction reads, on small fixture recipes:
+names with their object's kind noun, boolean negation and keep/omit phrasing, counts by
+synonyms of the counted thing, enum paraphrases, verbatim values."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpukb.recipes.extract import digits_view, extract_params
+from gpukb.recipes.model import Recipe
+
+
+def _recipe(props: dict[str, Any], extract: dict[str, Any] | None = None,
+            templates: list[Any] | None = None, **extra: Any) -> Recipe:
+    return Recipe(id="fixture", title="fixture", area="test", description="", docs=[],
+                  parameters={"type": "object", "properties": props, **extra}, templates=templates or [],
+                  examples=[], path=Path("fixture.yaml"), extract=extract or {})
+
+
+INT = {"type": "integer", "minimum": 0, "maximum": 100000}
+
+
+# ---------------------------------------------------------------- counts by synonyms
+def test_digits_view_keeps_offsets():
+    text = "max eight, min twenty-four and team-one"
+    view = digits_view(text)
+    assert len(view) == len(text)
+    assert view.startswith("max 8    , min 24")
+    assert view.endswith("team-one")
+
+
+def test_a_regex_rule_reads_number_words():
+    r = _recipe({"max_replicas": INT}, {"max_replicas": [{"regex": r"\bmax\s+(\d+)\b"}]})
+    ext = extract_params(r, "keep it at max ten please")
+    assert ext.values == {"max_replicas": 10}
+    assert ext.used()["max_replicas"].endswith("ten")
+
+
+def test_a_count_by_a_synonym_of_its_unit():
+    r = _recipe({"workers": INT, "gpus": INT},
+                {"workers": [{"count": ["workers", "nodes"]}], "gpus": [{"count": ["gpus"]}]})
+    assert extract_params(r, "3 boxes, 2 GPUs apiece").values == {"workers": 3, "gpus": 2}
+    assert extract_params(r, "on 5 servers with 8 gpus each").values == {"workers": 5, "gpus": 8}
+
+
+def test_a_synonym_another_parameter_counts_is_not_borrowed():
+    r = _recipe({"replicas": INT, "size": INT},
+                {"replicas": [{"count": ["replicas", "instances"]}], "size": [{"count": ["nodes", "hosts"]}]})
+    assert extract_params(r, "2 instances").values == {"replicas": 2}
+
+
+def test_times_counts_a_verb_cue():
+    r = _recipe({"max_retry": INT}, {"max_retry": [{"count": ["retries", "retry"]}]})
+    assert extract_params(r, "retry it at most 2 times").values == {"max_retry": 2}
+    assert extract_params(r, "retry each shard up to three times").values == {"max_retry": 3}
+
+
+@pytest.mark.parametrize("text, per_pod, total", [
+    ("32 gpus total, no pod may request more than 4", 4, 32),
+    ("sixteen gpus, one gpu per container max", 1, 16),
+    ("at most 2 gpus per pod, 8 gpus for the team", 2, 8),
+    ("24 gpus, each pod can use up to 8", 8, 24),
+])
+def test_a_per_unit_maximum_is_not_the_total(text, per_pod, total):
+    r = _recipe({"gpus": INT, "max_gpus_per_pod": {"type": "integer", "minimum": 1, "maximum": 16}},
+                {"gpus": [{"count": ["gpus", "gpu"]}]})
+    assert extract_params(r, text).values == {"gpus": total, "max_gpus_per_pod": per_pod}
+
+
+@pytest.mark.parametrize("text, lo, hi", [
+    ("scaling 3 to 12 on gpu utilization", 3, 12),
+    ("at least two replicas and max ten", 2, 10),
+    ("autoscale it between 1 and 8", 1, 8),
+    ("2 to 6 pods", 2, 6),
+])
+def test_a_min_max_pair_from_ranges_and_bounds(text, lo, hi):
+    r = _recipe({"min_replicas": INT, "max_replicas": INT})
+    assert extract_params(r, text).values == {"min_replicas": lo, "max_replicas": hi}
+
+
+def test_bounds_on_a_unit_the_recipe_counts_itself_are_no_pair():
+    r = _recipe({"workers": INT, "min_workers": INT, "max_workers": INT},
+                {"workers": [{"count": ["workers"]}]})
+    assert extract_params(r, "at least 2 workers").values.get("min_workers") is None
+
+
+def test_a_port_from_listen_on():
+    r = _recipe({"port": {"type": "integer", "minimum": 1, "maximum": 65535}})
+    assert extract_params(r, "the server listens on 8080").values == {"port": 8080}
+
+
+# ---------------------------------------------------------------- booleans: negation, keep/omit
+BOOLS = {
+    "driver_enabled": {"type": "boolean", "default": True,
+                       "description": "Let the operator install the driver (false when the driver is pre-installed)."},
+    "toolkit_enabled": {"type": "boolean", "default": True,
+                        "description": "Keep the operator-managed toolkit (false when it is pre-installed)."},
+}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("skip installing the driver and leave out the toolkit too", {"driver_enabled": False, "toolkit_enabled": False}),
+    ("keep the toolkit; the driver comes from our image, do not install it",
+     {"driver_enabled": False, "toolkit_enabled": True}),
+    ("the driver is baked into the AMI", {"driver_enabled": False}),
+    ("the driver ships with our AMI so no need to deploy it", {"driver_enabled": False}),
+    ("toolkit still managed by the operator", {"toolkit_enabled": True}),
+    ("the operator should not install the driver", {"driver_enabled": False}),
+])
+def test_booleans_from_what_is_done_with_their_object(text, want):
+    assert extract_params(_recipe(BOOLS), text).values == want
+
+
+def test_a_pronoun_refers_to_the_nearest_object_named_before_it():
+    ext = extract_params(_recipe(BOOLS), "the driver is ours; the toolkit, don't deploy it")
+    assert ext.values == {"toolkit_enabled": False}
+
+
+def test_a_negated_flag_phrase_gives_the_opposite_boolean():
+    r = _recipe({"rename": {"type": "boolean", "default": False}}, {"rename": [{"flag": ["rename"]}]})
+    assert extract_params(r, "time slicing, don't rename the resource").values == {"rename": False}
+    assert extract_params(r, "time slicing, do not rename it").values == {"rename": False}
+    assert extract_params(r, "time slicing and rename the resource").values == {"rename": True}
+
+
+def test_a_negated_flag_of_another_type_selects_nothing():
+    r = _recipe({"min_replicas": INT}, {"min_replicas": [{"flag": ["scale to zero"], "value": 0}]})
+    assert extract_params(r, "don't scale to zero").values == {}
+
+
+# ---------------------------------------------------------------- names with their kind noun
+NAME = {"type": "string", "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", "maxLength": 60}
+SC_TEMPLATES = [
+    {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": {"$param": "name"}}},
+    {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": {"$format": "{name}-claim"}}},
+]
+
+
+def test_kind_phrases():
+    from gpukb.recipes.extract import kind_phrases
+
+    assert {"pvc", "claim", "persistent volume claim", "persistentvolumeclaim"} <= set(kind_phrases("PersistentVolumeClaim"))
+    assert {"storageclass", "storage class", "sc"} <= set(kind_phrases("StorageClass"))
+    assert "class" not in kind_phrases("StorageClass")
+    assert {"nodepool", "node pool", "pool"} <= set(kind_phrases("NodePool"))
+
+
+@pytest.mark.parametrize("text, want", [
+    ("fsx storageclass ckpt-scratch, persistent", "ckpt-scratch"),
+    ("a new storage class for fsx, call it lustre-fast", "lustre-fast"),
+    ("fsx storage class, and a pvc named data-claim", "data"),  # the claim is <name>-claim
+    ("fsx storage class named fast-one and a pvc", "fast-one"),
+])
+def test_a_name_binds_to_the_object_its_noun_names(text, want):
+    r = _recipe({"name": NAME}, {"name": [{"name": True}]}, templates=SC_TEMPLATES)
+    assert extract_params(r, text).values == {"name": want}
+
+
+def test_a_name_given_to_an_object_formatted_differently_is_not_taken():
+    r = _recipe({"name": NAME}, {"name": [{"name": True}]}, templates=SC_TEMPLATES)
+    assert extract_params(r, "fsx storage class, and a pvc named scratch-data").values == {}
+
+
+def test_a_plain_word_after_the_kind_noun_is_no_name():
+    r = _recipe({"name": NAME}, {"name": [{"name": True}]},
+                templates=[{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": {"$param": "name"}}}])
+    assert extract_params(r, "a pod requesting two gpus").values == {}
+    assert extract_params(r, "a pod dev-box with two gpus").values == {"name": "dev-box"}
+
+
+def test_names_listed_after_named_fill_the_recipes_fixed_objects_in_order():
+    props = {"high_name": NAME, "high_value": INT, "low_name": NAME, "low_value": INT,
+             "classes": {"type": "array", "items": {"type": "object", "properties": {
+                 "name": NAME, "value": INT}}}}
+    rule = {"objects": [r"(?P<name>[a-z][a-z0-9-]*)\s+value\s+(?P<value>\d+)"], "min_items": 2,
+            "slots": [{"name": "high_name", "value": "high_value"}, {"name": "low_name", "value": "low_value"}]}
+    r = _recipe(props, {"classes": [rule]})
+    assert extract_params(r, "a priorityclass pair named train-hi / train-lo").values == {
+        "high_name": "train-hi", "low_name": "train-lo"}
+
+
+def test_a_word_of_the_recipes_keywords_is_no_value():
+    r = Recipe(id="fixture", title="fixture", area="test", description="", docs=[],
+               parameters={"type": "object", "properties": {"tenant": NAME}}, templates=[], examples=[],
+               path=Path("fixture.yaml"), extract={"tenant": [{"after": ["tenant", "for"]}]},
+               keywords=["tenant bundle"])
+    assert extract_params(r, "tenant bundle for robotics-lab").values == {"tenant": "robotics-lab"}
+
+
+# ---------------------------------------------------------------- enum values by paraphrase
+def test_a_camelcase_enum_value_read_as_words():
+    r = _recipe({"when_unsatisfiable": {"type": "string", "enum": ["DoNotSchedule", "ScheduleAnyway"]}},
+                {"when_unsatisfiable": [{"enum": {"ScheduleAnyway": ["soft"]}}]})
+    assert extract_params(r, "if it can't be satisfied just schedule anyway").values == {
+        "when_unsatisfiable": "ScheduleAnyway"}
+
+
+def test_a_plain_enum_word_only_beside_the_parameters_noun():
+    r = _recipe({"capacity_types": {"type": "array", "items": {"type": "string", "enum": ["on-demand", "spot", "reserved"]}},
+                 "gpus": INT},
+                {"capacity_types": [{"enum": {"spot": ["spot"]}}]})
+    assert extract_params(r, "a pool on reserved capacity").values == {"capacity_types": ["reserved"]}
+    assert extract_params(r, "capacity type: reserved").values == {"capacity_types": ["reserved"]}
+    assert "capacity_types" not in extract_params(r, "8 reserved gpus for the team").values
+
+
+def test_an_enum_value_opening_a_compound_that_describes_the_parameter():
+    r = _recipe({"topology_key": {"type": "string", "enum": ["kubernetes.io/hostname", "topology.kubernetes.io/zone"],
+                                  "description": "Node label to spread over."}},
+                {"topology_key": [{"enum": {"topology.kubernetes.io/zone": ["zone"], "kubernetes.io/hostname": ["node"]}}]})
+    assert extract_params(r, "zone-spread training job").values == {"topology_key": "topology.kubernetes.io/zone"}
+    assert extract_params(r, "zone-a training job").values == {}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("nodepool on bottlerocket (latest)", "bottlerocket@latest"),
+    ("al2023 latest please", "al2023@latest"),
+    ("the bottlerocket v1.30.0 ami", "bottlerocket@v1.30.0"),
+    ("just bottlerocket", "bottlerocket@v1.64.0"),
+])
+def test_a_value_joined_from_two_words(text, want):
+    spec = {"type": "string", "pattern": "^(al2023@(v[0-9]{8}|latest)|bottlerocket@(v[0-9]+\\.[0-9]+\\.[0-9]+|latest))$"}
+    r = _recipe({"ami_alias": spec, "node_role": {"type": "string", "pattern": "^[\\w+=,.@-]{1,64}$"}},
+                {"ami_alias": [{"enum": {"bottlerocket@v1.64.0": ["bottlerocket"]}}], "node_role": [{"after": ["role"]}]})
+    assert extract_params(r, text).values == {"ami_alias": want}
+
+
+# ---------------------------------------------------------------- defaults yield to given values
+QUEUE = {"gpus": {**INT, "default": 16}, "deserved_gpus": INT, "guarantee_gpus": INT}
+QUEUE_RULES = [
+    {"rule": {"$le": [{"$param": "deserved_gpus"}, {"$param": "gpus"}]}, "message": "deserved above capability"},
+    {"rule": {"$le": [{"$param": "guarantee_gpus"}, {"$param": "deserved_gpus"}]}, "message": "guarantee above deserved"},
+]
+
+
+def test_a_default_yields_to_a_given_value_and_says_so():
+    from gpukb.recipes.model import resolve_params
+
+    notes: list[str] = []
+    full = resolve_params(_recipe(QUEUE, **{"x-constraints": QUEUE_RULES}), {"deserved_gpus": 24}, notes)
+    assert full["gpus"] == 24 and full["deserved_gpus"] == 24
+    assert len(notes) == 1 and notes[0].startswith("gpus set to 24 (default 16)")
+
+
+def test_two_given_values_that_conflict_stay_an_error():
+    from gpukb.errors import ParameterError
+    from gpukb.recipes.model import resolve_params
+
+    with pytest.raises(ParameterError, match="deserved above capability"):
+        resolve_params(_recipe(QUEUE, **{"x-constraints": QUEUE_RULES}), {"deserved_gpus": 24, "gpus": 8})
+
+
+def test_a_capture_keys_a_mapping_value():
+    spec = {"type": "object", "propertyNames": {"pattern": "^[1-7]g\\.[0-9]+gb$"},
+            "additionalProperties": {"type": "integer", "minimum": 1, "maximum": 7}}
+    rule = {"regex": r"\ball-([1-7]g\.\d+gb)\b", "key_of": {"^1g": 7, "^3g": 2}, "shared": True}
+    r = _recipe({"mig_devices": spec, "config_name": NAME | {"pattern": "^[a-z0-9][-a-z0-9.]*$"}},
+                {"mig_devices": [rule], "config_name": [{"regex": r"\b(all-[1-7]g\.\d+gb)\b"}]})
+    assert extract_params(r, "MIG all-3g.40gb please").values == {"mig_devices": {"3g.40gb": 2},
+                                                                  "config_name": "all-3g.40gb"}
+
+
+# ---------------------------------------------------------------- verbatim values and namespaces
+def test_a_code_like_value_is_taken_whole():
+    r = _recipe({"query": {"type": "string", "pattern": "^[^\\r\\n]+$"},
+                 "metric": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_:]*$"}},
+                {"metric": [{"regex": r"\b(vllm:[a-z0-9_]+)\b"}]})
+    ext = extract_params(r, "custom query sum(rate(vllm:request_success_total[2m])) and threshold 20")
+    assert ext.values == {"query": "sum(rate(vllm:request_success_total[2m]))"}
+
+
+def test_a_quoted_value_with_spaces_goes_whole_to_the_parameter_named_before_it():
+    r = _recipe({"command": {"type": "array", "items": {"type": "string"}},
+                 "query": {"type": "string", "pattern": "^[^\\r\\n]+$"}})
+    assert extract_params(r, "a pod running `sleep infinity`").values == {"command": ["sleep", "infinity"]}
+    assert extract_params(r, 'query `sum(up{job="x"})` please').values == {"query": 'sum(up{job="x"})'}
+
+
+def test_both_parts_of_a_two_part_name_around_its_value():
+    r = _recipe({"default_cpu": {"type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?m?$"},
+                 "default_memory": {"type": "string", "pattern": "^[0-9]+(Mi|Gi)$"},
+                 "memory": {"type": "string", "pattern": "^[0-9]+(Mi|Gi|Ti)$"}},
+                {"memory": [{"size": "quantity", "near": ["memory"]}]})
+    ext = extract_params(r, "default container cpu 250m, default memory 512Mi and 64Gi memory in total")
+    assert ext.values == {"default_cpu": "250m", "default_memory": "512Mi", "memory": "64Gi"}
+
+
+@pytest.mark.parametrize("text, ns", [
+    ("hpa for the llama deployment in inference-prod", "inference-prod"),
+    ("autoscale the vllm-qwen deployment in serving on gpu util", "serving"),
+    ("everything in ml-team please", "ml-team"),
+])
+def test_a_namespace_after_in(text, ns):
+    r = _recipe({"namespace": NAME, "deployment": NAME})
+    assert extract_params(r, text).values.get("namespace") == ns
+
+
+@pytest.mark.parametrize("text", ["run 4 shards in parallel", "fsx in us-west-2", "pods in the cluster"])
+def test_in_before_other_words_is_no_namespace(text):
+    r = _recipe({"namespace": NAME})
+    assert extract_params(r, text).values == {}
+
+
+# ---------------------------------------------------------------- recipe choice
+def _kw(rid: str, keywords: list[str]) -> Recipe:
+    return Recipe(id=rid, title=rid, area="test", description="", docs=[],
+                  parameters={"type": "object", "properties": {}}, templates=[], examples=[],
+                  path=Path(f"{rid}.yaml"), keywords=keywords)
+
+
+def test_a_keyword_that_qualifies_another_recipes_noun_is_a_detail():
+    from gpukb.recipes.match import match_recipes
+
+    recipes = [_kw("sharing", ["time slicing", "notebooks"]), _kw("pod", ["gpu pod", "pod with gpu", "test pod"])]
+    assert match_recipes("a jupyter notebook pod with one A100", recipes, k=1)[0][0].id == "pod"
+    assert match_recipes("time slicing so 4 notebooks share a gpu", recipes, k=1)[0][0].id == "sharing"
+
+
+def test_an_image_reference_names_no_recipe():
+    from gpukb.recipes.match import match_recipes
+
+    recipes = [_kw("train", ["pytorch", "pytorchjob"]), _kw("pod", ["dev pod"])]
+    assert match_recipes("dev pod, image jupyter/pytorch-notebook:latest", recipes, k=1)[0][0].id == "pod"
+
+
+def test_a_parameter_naming_a_referenced_kind_takes_the_name_after_its_noun():
+    r = _recipe({"mig_config": {**NAME, "description": "Name of a custom mig-parted ConfigMap for MIG Manager."}})
+    assert extract_params(r, "clusterpolicy whose MIG manager uses the configmap team-mig-layouts").values == {
+        "mig_config": "team-mig-layouts"}
+
+
+def test_a_noun_two_parameters_objects_share_names_neither():
+    from gpukb.recipes.extract import named_kinds
+
+    r = _recipe({"name": NAME, "local_queue": NAME}, templates=[
+        {"kind": "ClusterQueue", "metadata": {"name": {"$param": "name"}}},
+        {"kind": "LocalQueue", "metadata": {"name": {"$param": "local_queue"}}}])
+    kinds = named_kinds(r)["direct"]
+    assert "queue" not in kinds["name"] and "queue" not in kinds["local_queue"]
+    assert "localqueue" in kinds["local_queue"]
+
+
+def test_of_two_recipes_matching_about_equally_the_one_understanding_more_wins():
+    from gpukb.recipes.generation import generate
+
+    def rec(rid: str, props: dict[str, Any]) -> Recipe:
+        cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}, "data": {"k": "v"}}
+        return Recipe(id=rid, title="shared thing", area="test", description="", docs=[],
+                      parameters={"type": "object", "properties": props}, templates=[cm], examples=[],
+                      path=Path(f"{rid}.yaml"), keywords=["shared thing"])
+
+    plain = rec("aaa-plain", {})
+    knows = rec("bbb-knows", {"widget_color": {"type": "string", "enum": ["turquoise", "magenta"]}})
+    g = generate("shared thing, widget color turquoise", [plain, knows], llm=False)
+    assert g.recipe == "bbb-knows" and g.params["widget_color"] == "turquoise"
+
+
+@pytest.mark.parametrize("text, want", [
+    ("leave the driver alone, it's preinstalled", {"driver_enabled": False}),
+    ("the toolkit is ours and it's already installed", {"toolkit_enabled": False}),
+    ("please don't touch the driver", {"driver_enabled": False}),
+])
+def test_a_state_or_verb_on_a_pronoun_or_leave_alone(text, want):
+    assert extract_params(_recipe(BOOLS), text).values == want
+
+
+# ---------------------------------------------------------------- lists, two-part names, none
+GROUPS = {"type": "array", "items": {"type": "string", "pattern": "^[A-Za-z0-9.*^$_\\\\()|+?\\[\\]-]+$"}}
+
+
+def test_a_list_of_regexes_before_a_closing_cue_and_after_one():
+    r = _recipe({"preferred": GROUPS, "fallback": GROUPS, "namespace": NAME},
+                {"preferred": [{"list": ["prefer", "first"]}], "fallback": [{"list": ["fall back to", "then"]}]})
+    ext = extract_params(r, "node groups matching .*a10g-spot.* and .*l4-spot.* first, "
+                            "fall back to .*a10g-ondemand.*, CA runs in namespace kube-system")
+    assert ext.values == {"preferred": [".*a10g-spot.*", ".*l4-spot.*"], "fallback": [".*a10g-ondemand.*"],
+                          "namespace": "kube-system"}
+
+
+def test_both_name_parts_before_a_value_beat_one_part():
+    r = _recipe({"namespace": NAME, "scheduler_namespace": NAME})
+    assert extract_params(r, "scheduler config in namespace kube-system").values == {"scheduler_namespace": "kube-system"}
+
+
+def test_none_of_a_counted_thing_before_a_bracket():
+    r = _recipe({"gpus": INT}, {"gpus": [{"count": ["gpus"]}]})
+    assert extract_params(r, "5 pods, no GPUs (CPU preprocessing)").values == {"gpus": 0}
+
+
+def test_another_parameters_name_phrase_is_not_this_name():
+    r = _recipe({"name": NAME, "mount_name": {"type": "string", "pattern": "^[a-z0-9]{8}$"}},
+                {"name": [{"name": True}], "mount_name": [{"after": ["mount name"]}]})
+    assert extract_params(r, "call it shared-ckpt, mount name abcd1234").values == {
+        "name": "shared-ckpt", "mount_name": "abcd1234"}
+
+
+def test_what_is_not_wanted_names_no_recipe_and_turns_its_boolean_off():
+    from gpukb.recipes.match import match_recipes
+
+    recipes = [_kw("policy", ["clusterpolicy"]), _kw("monitor", ["dcgm exporter", "dcgm"])]
+    assert match_recipes("we don't want the dcgm exporter in the clusterpolicy", recipes, k=1)[0][0].id == "policy"
+    r = _recipe({"dcgm_exporter": {"type": "boolean", "default": True, "description": "Run the DCGM exporter."}})
+    assert extract_params(r, "we don't want the dcgm exporter").values == {"dcgm_exporter": False}
+
+
+def test_twice_counts_two_times():
+    r = _recipe({"backoff_limit_per_index": INT}, {"backoff_limit_per_index": [{"count": ["retries", "retry"]}]})
+    assert extract_params(r, "each chunk retried twice at most").values == {"backoff_limit_per_index": 2}
+    assert digits_view("stop once 20 fail") == "stop once 20 fail"
