@@ -24,7 +24,10 @@ Integrity: :func:`check_index` verifies ``CURRENT`` (its generation name must
 match the generation pattern, so it never leads outside the home), the
 manifest against the checksum in ``CURRENT``, and every data file against the
 manifest (sizes; sha256 too with ``deep=True``). A damaged index is refused
-with a message to run ``gpukb ingest``, which rebuilds it.
+with a message to run ``gpukb ingest``, which rebuilds it. The manifest's
+checksums are taken as files are written (:class:`FileSums`); a file copied
+unchanged from the previous generation carries the checksum recorded there, so
+a copy of a damaged file still fails the deep check.
 
 Readers never write to a published generation: ``meta.sqlite`` is opened
 read-only and the arrays memory-mapped read-only. Embedded Chroma writes to
@@ -76,7 +79,7 @@ def embedding_identity(settings: Settings) -> dict[str, Any]:
 def write_json_atomic(path: Path, data: Any) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, ensure_ascii=False)
+        fh.write(json.dumps(data, ensure_ascii=False))  # one C-encoded string: json.dump encodes in Python
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
@@ -156,12 +159,72 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def data_files(gen_dir: Path) -> dict[str, dict[str, Any]]:
-    """``{relative path: {"size", "sha256"}}`` of every file of a generation but its manifest."""
+class _HashingFile:
+    """A file being written whose size and sha256 are taken from the bytes as they go out."""
+
+    def __init__(self, path: Path, sums: FileSums):
+        self._fh = open(path, "wb")
+        self._path = path
+        self._sums = sums
+        self._h = hashlib.sha256()
+        self._size = 0
+
+    def write(self, data: Any) -> int:
+        mv = memoryview(data).cast("B")
+        self._h.update(mv)
+        self._fh.write(mv)
+        self._size += mv.nbytes
+        return mv.nbytes
+
+    def close(self) -> None:
+        if not self._fh.closed:
+            self._fh.close()
+            self._sums.record(self._path, self._size, self._h.hexdigest())
+
+    def __enter__(self) -> _HashingFile:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if exc[0] is None:
+            self.close()
+        else:
+            self._fh.close()
+
+
+class FileSums:
+    """Sizes and checksums of a new generation's files that are known without
+    reading them again: taken while they were written (:meth:`create`), or
+    carried over from the manifest of the generation a file was copied from
+    unchanged (:meth:`carry`). A carried checksum is the one recorded when the
+    source was written, so a copy of a damaged file fails the deep check."""
+
+    def __init__(self, gen_dir: Path):
+        self.dir = gen_dir
+        self.known: dict[str, dict[str, Any]] = {}
+
+    def create(self, path: Path) -> _HashingFile:
+        return _HashingFile(path, self)
+
+    def record(self, path: Path, size: int, sha256: str) -> None:
+        self.known[path.relative_to(self.dir).as_posix()] = {"size": size, "sha256": sha256}
+
+    def carry(self, path: Path, entry: Any) -> None:
+        if isinstance(entry, dict) and isinstance(entry.get("sha256"), str) and isinstance(entry.get("size"), int):
+            self.known[path.relative_to(self.dir).as_posix()] = {"size": entry["size"], "sha256": entry["sha256"]}
+
+
+def data_files(gen_dir: Path, known: dict[str, dict[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
+    """``{relative path: {"size", "sha256"}}`` of every file of a generation but
+    its manifest. A file in ``known`` (see :class:`FileSums`) whose size still
+    matches is not read again."""
+    known = known or {}
     out: dict[str, dict[str, Any]] = {}
     for p in sorted(gen_dir.rglob("*")):
         if p.is_file() and p.name != MANIFEST:
-            out[p.relative_to(gen_dir).as_posix()] = {"size": p.stat().st_size, "sha256": _sha256(p)}
+            rel = p.relative_to(gen_dir).as_posix()
+            size = p.stat().st_size
+            k = known.get(rel)
+            out[rel] = {"size": size, "sha256": k["sha256"] if k and k.get("size") == size else _sha256(p)}
     return out
 
 
