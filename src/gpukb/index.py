@@ -6,9 +6,10 @@ Layout under the index home (``.gpukb/`` by default)::
     generations/g-.../           published: never written after CURRENT names it
         manifest.json            format, embedding model, dimension, chunker, corpus hash,
                                  docs, size and sha256 of every other file
-        meta.sqlite              sections, vocabulary, chunk list, BM25 term counts (gpukb.meta)
+        meta.sqlite              sections, vocabulary, docs and chunk list (gpukb.meta)
         vectors.npy              one L2-normalised row per chunk, read memory-mapped
-        bm25/                    keyword index in bm25s' format, read memory-mapped
+        bm25/                    keyword index in bm25s' format, read memory-mapped, and
+                                 each row's term counts (tf.*.npy); rows as gpukb.rows orders them
         chroma/                  vectors (embedded Chroma; absent with a server)
     readers/g-.../chroma/        the working copy embedded Chroma opens
     models/                      the ONNX export of the embedding model (shared by generations)
@@ -18,7 +19,8 @@ An ingest writes a complete new generation, then swaps ``CURRENT``. A crash or
 kill at any point leaves the previous generation answering; the partial
 generation it leaves is removed when the next ingest starts. An incremental
 ingest starts the new generation from copies of the published one's
-``meta.sqlite``, ``vectors.npy`` and ``chroma/`` and applies only what changed.
+``meta.sqlite`` and ``chroma/`` and applies only what changed; the row-aligned
+files copy the unchanged rows in runs (:mod:`gpukb.rows`).
 
 Integrity: :func:`check_index` verifies ``CURRENT`` (its generation name must
 match the generation pattern, so it never leads outside the home), the
@@ -58,8 +60,10 @@ from .config import Settings
 from .errors import GpukbError, IndexDamagedError, IndexMismatchError, IndexMissingError
 
 # 3: manifest.json records every data file's size and sha256;
-# 4: meta.sqlite instead of sections.json/vocab.json, vectors.npy, bm25s arrays.
-FORMAT = 4
+# 4: meta.sqlite instead of sections.json/vocab.json, vectors.npy, bm25s arrays;
+# 5: rows in index order by (path, doc id) with a docs table in meta.sqlite, chunk
+#    metadata in columns, term counts as row-aligned arrays under bm25/ (tf.*.npy).
+FORMAT = 5
 REBUILD_HINT = "run `gpukb ingest --rebuild`"
 REPAIR_HINT = "run `gpukb ingest` to rebuild it"
 GENERATION_PATTERN = re.compile(r"^g-\d{8}T\d{6}-[0-9a-f]{6}$")
