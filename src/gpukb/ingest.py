@@ -484,9 +484,10 @@ def _add_to_store(store: Any, items: Any, batch: int = 1000) -> None:
         store.add(part)
 
 
-def _add_all_to_store(store: Any, gen_dir: Path, meta_path: Path, batch: int = 1000) -> None:
+def _add_all_to_store(store: Any, gen_dir: Path, meta_path: Path, batch: int = 500) -> None:
     """Every row of a generation into a new collection: vectors from its
-    ``vectors.npy``, metadata from its ``meta.sqlite``."""
+    ``vectors.npy``, metadata from its ``meta.sqlite`` (``batch`` ids per
+    query: under SQLite's oldest limit of 999 variables)."""
     import sqlite3
 
     import numpy as np

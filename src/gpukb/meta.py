@@ -53,7 +53,7 @@ CREATE TABLE IF NOT EXISTS bm25_vocab(term TEXT PRIMARY KEY, id INTEGER NOT NULL
 
 
 def text_signature() -> str:
-    """Identifies the text layer that computed ``terms`` and ``bm25_rows``: a
+    """Identifies the text layer that computed ``terms`` and the term counts: a
     copy made by another text layer is not reused."""
     from .text import TERMS_VERSION, WORD_PATTERN, bm25_stopwords
 
