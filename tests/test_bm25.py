@@ -118,3 +118,29 @@ def test_memory_bm25_scores_as_bm25s():
         if not toks:
             continue
         assert np.allclose(ours.get_scores(toks), ref.get_scores(toks), atol=1e-6), q
+
+
+def test_column_order_is_a_stable_sort_for_any_vocabulary_size():
+    from gpukb.bm25 import column_order
+
+    rng = np.random.default_rng(3)
+    for n_vocab in (50, 1 << 16, (1 << 16) + 1, 3_000_000):
+        ids = rng.integers(0, n_vocab, size=20_000).astype(np.int32)
+        assert np.array_equal(column_order(ids, n_vocab), np.argsort(ids, kind="stable")), n_vocab
+
+
+def test_rows_with_no_terms_anywhere_score_as_bm25s(tmp_path):
+    """Empty rows (only stopwords) first, in the middle and last."""
+    texts = ["the and of", *TEXTS, "of the"]
+    model, tok = _bm25s_index(texts)
+    term_ids, counts, indptr, vocab = _csr(texts)
+    rows = [(f"c{i}", {"doc_id": f"d{i}"}) for i in range(len(texts))]
+    write_bm25(tmp_path / "bm25", rows, term_ids, counts, indptr, vocab)
+    ours = _by_term(np.load(tmp_path / "bm25" / "data.csc.index.npy"),
+                    np.load(tmp_path / "bm25" / "indices.csc.index.npy"),
+                    np.load(tmp_path / "bm25" / "indptr.csc.index.npy"), vocab)
+    s = model.scores
+    theirs = _by_term(s["data"], s["indices"], s["indptr"], {t: i for t, i in tok.vocab.items()})
+    assert ours.keys() == theirs.keys()
+    assert all(abs(ours[k] - v) < 1e-6 for k, v in theirs.items())
+    assert (tmp_path / "bm25" / "rows.txt").read_text().split("\n") == [cid for cid, _ in rows]

@@ -340,3 +340,181 @@ def test_rare_unknown_words_cost_more_confidence_than_everyday_ones_or_typos(tin
     assert eng._unknown_terms("gpu quota 140gb mi300x", vocab) == (0, 2)
     assert eng._unknown_terms("gpu quota aren't", vocab) == (0, 0)
     assert eng.confidence("gpu quota outage", 0.6) > eng.confidence("gpu quota slurm", 0.6)
+
+
+# -- a small change is a small amount of work ------------------------------------
+
+def _rows(gen):
+    """chunk id -> (corpus line, vector row, term counts) of a generation."""
+    import numpy as np
+
+    bm = gen / "bm25"
+    ids = (bm / "rows.txt").read_text().split("\n")
+    lines = (bm / "corpus.jsonl").read_bytes().splitlines(keepends=True)
+    vecs = np.load(gen / "vectors.npy")
+    vocab = {i: t for t, i in json.loads((bm / "vocab.index.json").read_text()).items()}
+    terms, counts, indptr = (np.load(bm / f"tf.{n}.npy") for n in ("terms", "counts", "indptr"))
+    return {cid: (lines[i], vecs[i].tobytes(),
+                  sorted((vocab[int(t)], int(n)) for t, n in zip(terms[indptr[i]:indptr[i + 1]],
+                                                                 counts[indptr[i]:indptr[i + 1]])))
+            for i, cid in enumerate(ids)}
+
+
+def test_one_changed_doc_is_the_only_work(tiny_settings, monkeypatch):
+    """Unchanged docs' rows are copied byte for byte; only the changed doc is
+    tokenized and embedded; the files written are checksummed as they are
+    written, so only files changed in place (the SQLite files) are read again."""
+    from gpukb import bm25 as bm25_mod
+    from gpukb import index as index_mod
+
+    emb = make_hash_embedder()
+    first = ingest(tiny_settings, embedder=emb)
+    before = _rows(tiny_settings.home / "generations" / first.generation)
+    p = tiny_settings.kb_dir / "storage" / "rwx.md"
+    p.write_text(p.read_text() + "\n## Snapshots\n\nVolumeSnapshot copies of a dataset volume.\n")
+
+    tokenized: list[str] = []
+    real_counts, real_sha = bm25_mod.term_counts, index_mod._sha256
+    monkeypatch.setattr(bm25_mod, "term_counts", lambda text: tokenized.append(text) or real_counts(text))
+    hashed: list[str] = []
+    monkeypatch.setattr(index_mod, "_sha256", lambda path: hashed.append(path.name) or real_sha(path))
+    calls = len(emb.calls)
+    s = ingest(tiny_settings, embedder=emb)
+    assert s.changed_docs == ["st-rwx"] and emb.calls[calls:] == [1]  # the one new text
+
+    after = _rows(tiny_settings.home / "generations" / s.generation)
+    mine = {cid for cid in after if cid.startswith("st-rwx#")}
+    assert len(tokenized) == 1  # the new text only: the doc's other texts keep their counts
+    assert {cid: row for cid, row in after.items() if cid not in mine} == \
+           {cid: row for cid, row in before.items() if not cid.startswith("st-rwx#")}
+    assert not [h for h in hashed if h.endswith((".npy", ".json", ".jsonl", ".txt"))]
+    assert "meta.sqlite" in hashed  # edited in place: read once for its checksum
+    assert index_status(tiny_settings, deep=True)["state"] == "current"  # the checksums are right
+
+
+def test_rows_follow_path_order_through_adds_and_removals(tiny_settings):
+    """A doc added before, between and after the others, and one removed: the
+    incremental rows are the rows of a full build, vectors included."""
+    import numpy as np
+
+    from gpukb.config import load_settings
+
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    root = tiny_settings.root
+    write_doc(root, "autoscaling", "first", id="aa-first", title="First", body="## One\n\nAlpha text.\n")
+    write_doc(root, "multi-tenancy", "between", id="mt-between", title="Between", body="## Two\n\nBeta text.\n")
+    write_doc(root, "storage", "zz-last", id="zz-last", title="Last", body="## Three\n\nGamma text.\n")
+    (tiny_settings.kb_dir / "device-plugin" / "requesting.md").unlink()
+    ingest(tiny_settings, embedder=emb)
+    full = load_settings(home=root.parent / "full-home", root=root)
+    ingest(full, embedder=make_hash_embedder())
+    gen_inc = tiny_settings.home / "generations" / current_generation(tiny_settings.home)
+    gen_full = full.home / "generations" / current_generation(full.home)
+    a, b = _rows(gen_inc), _rows(gen_full)
+    assert list(a) == list(b) and a == b
+    assert list(a)[0].startswith("aa-first#") and list(a)[-1].startswith("zz-last#")
+    assert np.array_equal(np.load(gen_inc / "vectors.npy"), np.load(gen_full / "vectors.npy"))
+
+
+def test_kill_while_writing_rows_leaves_published_generation(tiny_settings, monkeypatch):
+    import hashlib
+
+    from gpukb import bm25 as bm25_mod
+
+    emb = make_hash_embedder()
+    first = ingest(tiny_settings, embedder=emb)
+    gen_dir = tiny_settings.home / "generations" / first.generation
+
+    def digest():
+        return {str(p.relative_to(gen_dir)): hashlib.sha256(p.read_bytes()).hexdigest()
+                for p in sorted(gen_dir.rglob("*")) if p.is_file()}
+
+    before = digest()
+    p = tiny_settings.kb_dir / "storage" / "rwx.md"
+    p.write_text(p.read_text() + "\n## More\n\nMore text about volumes.\n")
+
+    def killed(*a, **kw):
+        raise KeyboardInterrupt  # vectors.npy and the corpus are written, the scores are not
+
+    monkeypatch.setattr(bm25_mod, "write_scores", killed)
+    with pytest.raises(KeyboardInterrupt):
+        ingest(tiny_settings, embedder=emb)
+    monkeypatch.undo()
+    assert current_generation(tiny_settings.home) == first.generation and digest() == before
+    assert index_status(tiny_settings, deep=True)["state"] == "stale"  # intact, one doc behind
+    tiny_settings.answer.refuse_below = -1.0
+    assert Engine(tiny_settings, embedder=emb).ask("nvidia.com/gpu limits").citations
+    s = ingest(tiny_settings, embedder=emb)
+    assert s.changed_docs == ["st-rwx"] and s.embedded == 1
+    assert sorted(p.name for p in (tiny_settings.home / "generations").iterdir()) == sorted(
+        {first.generation, s.generation})  # the partial generation is gone
+    assert index_status(tiny_settings, deep=True)["state"] == "current"
+
+
+def test_carried_checksum_finds_a_damaged_copy(tiny_settings):
+    """A file copied unchanged from the base generation keeps the checksum
+    recorded when it was written: a copy of a damaged file (same size) is
+    found by the deep check, not blessed with a fresh checksum."""
+    from gpukb.backends.chroma import copy_embedded
+    from gpukb.index import FileSums, check_index, data_files
+
+    ingest(tiny_settings, embedder=make_hash_embedder())
+    home = tiny_settings.home
+    gen = home / "generations" / current_generation(home)
+    recorded = read_manifest(home)["files"]
+    rel, entry = max(((r, e) for r, e in recorded.items() if r.startswith("chroma/")), key=lambda kv: kv[1]["size"])
+    src = gen / rel
+    data = bytearray(src.read_bytes())
+    data[len(data) // 2] ^= 0x01  # same size, one bit flipped
+    src.write_bytes(bytes(data))
+
+    new = home / "generations" / "g-20990101T000000-abcdef"
+    copied = copy_embedded(gen / "chroma", new / "chroma")
+    sums = FileSums(new)
+    for r in copied:
+        sums.carry(new / "chroma" / r, recorded.get(f"chroma/{r}"))
+    files = data_files(new, sums.known)
+    assert files[rel] == entry  # carried, not recomputed from the damaged bytes
+    from gpukb.index import _sha256
+
+    assert _sha256(new / rel) != entry["sha256"]
+    # published, the copy is found damaged by the deep check
+    from gpukb.index import publish, write_json_atomic
+
+    write_json_atomic(new / "manifest.json", {**read_manifest(home), "generation": new.name, "files": files})
+    publish(home, new.name)
+    assert check_index(home).state == "ok"  # sizes match
+    deep = check_index(home, deep=True)
+    assert deep.state == "damaged" and deep.problems == [f"{rel}: contents differ from the checksum"]
+
+
+def test_an_index_of_the_previous_format_is_rebuilt_not_spliced(tiny_settings):
+    """Format 4 kept term counts in meta.sqlite and ordered rows by path only:
+    such an index is stale and the next ingest builds from scratch."""
+    from gpukb.index import FORMAT, publish, write_json_atomic
+
+    emb = make_hash_embedder()
+    first = ingest(tiny_settings, embedder=emb)
+    mpath = tiny_settings.home / "generations" / first.generation / "manifest.json"
+    write_json_atomic(mpath, {**json.loads(mpath.read_text()), "format": FORMAT - 1})
+    publish(tiny_settings.home, first.generation)
+    assert index_status(tiny_settings)["state"] == "stale"
+    s = ingest(tiny_settings, embedder=emb)
+    m = read_manifest(tiny_settings.home)
+    assert not s.noop and m["built_from"] is None and m["format"] == FORMAT
+    assert index_status(tiny_settings, deep=True)["state"] == "current"
+
+
+def test_row_plan_copies_runs_and_makes_new_docs():
+    from gpukb.rows import RowPlan
+
+    base = [("a", "kb/a.md", 2), ("b", "kb/b.md", 3), ("c", "kb/c.md", 1), ("d", "kb/d.md", 4)]
+    new = [("a", "kb/a.md", 2), ("b", "kb/b.md", 5), ("bb", "kb/bb.md", 1), ("d", "kb/d.md", 4)]
+    plan = RowPlan.make(base, new, fresh={"b", "bb"})
+    assert plan.runs == [("base", (0, 2)), ("new", "b"), ("new", "bb"), ("base", (6, 10))]
+    assert plan.base_total == 10 and plan.total == 12 and plan.kept == {"a": 0, "d": 6}
+    # neighbouring kept docs are one run
+    assert RowPlan.make(base, base, fresh=set()).runs == [("base", (0, 10))]
+    with pytest.raises(ValueError):  # a kept doc the base does not hold as described
+        RowPlan.make(base, [("a", "kb/a.md", 3)], fresh=set())

@@ -426,12 +426,13 @@ def test_changed_bytes_are_found_by_verify(hash_index):
 
 
 def test_partial_generation_is_removed_by_the_next_ingest(hash_index, monkeypatch):
+    from gpukb import bm25 as bm25_mod
     from gpukb import ingest as ingest_mod
 
     def killed(*a, **kw):
         raise KeyboardInterrupt  # as if the process died while writing the keyword index
 
-    monkeypatch.setattr(ingest_mod, "write_bm25", killed)
+    monkeypatch.setattr(bm25_mod, "write_scores", killed)
     with pytest.raises(KeyboardInterrupt):
         ingest_mod.ingest(hash_index, embedder=make_hash_embedder(), rebuild=True)
     monkeypatch.undo()

@@ -6,9 +6,10 @@ Layout under the index home (``.gpukb/`` by default)::
     generations/g-.../           published: never written after CURRENT names it
         manifest.json            format, embedding model, dimension, chunker, corpus hash,
                                  docs, size and sha256 of every other file
-        meta.sqlite              sections, vocabulary, chunk list, BM25 term counts (gpukb.meta)
+        meta.sqlite              sections, vocabulary, docs and chunk list (gpukb.meta)
         vectors.npy              one L2-normalised row per chunk, read memory-mapped
-        bm25/                    keyword index in bm25s' format, read memory-mapped
+        bm25/                    keyword index in bm25s' format, read memory-mapped, and
+                                 each row's term counts (tf.*.npy); rows as gpukb.rows orders them
         chroma/                  vectors (embedded Chroma; absent with a server)
     readers/g-.../chroma/        the working copy embedded Chroma opens
     models/                      the ONNX export of the embedding model (shared by generations)
@@ -18,13 +19,17 @@ An ingest writes a complete new generation, then swaps ``CURRENT``. A crash or
 kill at any point leaves the previous generation answering; the partial
 generation it leaves is removed when the next ingest starts. An incremental
 ingest starts the new generation from copies of the published one's
-``meta.sqlite``, ``vectors.npy`` and ``chroma/`` and applies only what changed.
+``meta.sqlite`` and ``chroma/`` and applies only what changed; the row-aligned
+files copy the unchanged rows in runs (:mod:`gpukb.rows`).
 
 Integrity: :func:`check_index` verifies ``CURRENT`` (its generation name must
 match the generation pattern, so it never leads outside the home), the
 manifest against the checksum in ``CURRENT``, and every data file against the
 manifest (sizes; sha256 too with ``deep=True``). A damaged index is refused
-with a message to run ``gpukb ingest``, which rebuilds it.
+with a message to run ``gpukb ingest``, which rebuilds it. The manifest's
+checksums are taken as files are written (:class:`FileSums`); a file copied
+unchanged from the previous generation carries the checksum recorded there, so
+a copy of a damaged file still fails the deep check.
 
 Readers never write to a published generation: ``meta.sqlite`` is opened
 read-only and the arrays memory-mapped read-only. Embedded Chroma writes to
@@ -55,8 +60,10 @@ from .config import Settings
 from .errors import GpukbError, IndexDamagedError, IndexMismatchError, IndexMissingError
 
 # 3: manifest.json records every data file's size and sha256;
-# 4: meta.sqlite instead of sections.json/vocab.json, vectors.npy, bm25s arrays.
-FORMAT = 4
+# 4: meta.sqlite instead of sections.json/vocab.json, vectors.npy, bm25s arrays;
+# 5: rows in index order by (path, doc id) with a docs table in meta.sqlite, chunk
+#    metadata in columns, term counts as row-aligned arrays under bm25/ (tf.*.npy).
+FORMAT = 5
 REBUILD_HINT = "run `gpukb ingest --rebuild`"
 REPAIR_HINT = "run `gpukb ingest` to rebuild it"
 GENERATION_PATTERN = re.compile(r"^g-\d{8}T\d{6}-[0-9a-f]{6}$")
@@ -76,7 +83,7 @@ def embedding_identity(settings: Settings) -> dict[str, Any]:
 def write_json_atomic(path: Path, data: Any) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, ensure_ascii=False)
+        fh.write(json.dumps(data, ensure_ascii=False))  # one C-encoded string: json.dump encodes in Python
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
@@ -156,12 +163,72 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def data_files(gen_dir: Path) -> dict[str, dict[str, Any]]:
-    """``{relative path: {"size", "sha256"}}`` of every file of a generation but its manifest."""
+class _HashingFile:
+    """A file being written whose size and sha256 are taken from the bytes as they go out."""
+
+    def __init__(self, path: Path, sums: FileSums):
+        self._fh = open(path, "wb")
+        self._path = path
+        self._sums = sums
+        self._h = hashlib.sha256()
+        self._size = 0
+
+    def write(self, data: Any) -> int:
+        mv = memoryview(data).cast("B")
+        self._h.update(mv)
+        self._fh.write(mv)
+        self._size += mv.nbytes
+        return mv.nbytes
+
+    def close(self) -> None:
+        if not self._fh.closed:
+            self._fh.close()
+            self._sums.record(self._path, self._size, self._h.hexdigest())
+
+    def __enter__(self) -> _HashingFile:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if exc[0] is None:
+            self.close()
+        else:
+            self._fh.close()
+
+
+class FileSums:
+    """Sizes and checksums of a new generation's files that are known without
+    reading them again: taken while they were written (:meth:`create`), or
+    carried over from the manifest of the generation a file was copied from
+    unchanged (:meth:`carry`). A carried checksum is the one recorded when the
+    source was written, so a copy of a damaged file fails the deep check."""
+
+    def __init__(self, gen_dir: Path):
+        self.dir = gen_dir
+        self.known: dict[str, dict[str, Any]] = {}
+
+    def create(self, path: Path) -> _HashingFile:
+        return _HashingFile(path, self)
+
+    def record(self, path: Path, size: int, sha256: str) -> None:
+        self.known[path.relative_to(self.dir).as_posix()] = {"size": size, "sha256": sha256}
+
+    def carry(self, path: Path, entry: Any) -> None:
+        if isinstance(entry, dict) and isinstance(entry.get("sha256"), str) and isinstance(entry.get("size"), int):
+            self.known[path.relative_to(self.dir).as_posix()] = {"size": entry["size"], "sha256": entry["sha256"]}
+
+
+def data_files(gen_dir: Path, known: dict[str, dict[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
+    """``{relative path: {"size", "sha256"}}`` of every file of a generation but
+    its manifest. A file in ``known`` (see :class:`FileSums`) whose size still
+    matches is not read again."""
+    known = known or {}
     out: dict[str, dict[str, Any]] = {}
     for p in sorted(gen_dir.rglob("*")):
         if p.is_file() and p.name != MANIFEST:
-            out[p.relative_to(gen_dir).as_posix()] = {"size": p.stat().st_size, "sha256": _sha256(p)}
+            rel = p.relative_to(gen_dir).as_posix()
+            size = p.stat().st_size
+            k = known.get(rel)
+            out[rel] = {"size": size, "sha256": k["sha256"] if k and k.get("size") == size else _sha256(p)}
     return out
 
 

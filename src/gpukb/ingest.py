@@ -8,9 +8,15 @@ Incremental by content hash, and proportional to the change:
 * a chunk whose embedded text is unchanged keeps its stored embedding, so
   editing one doc re-embeds only that doc's changed sections;
 * the new generation starts as a copy of the published one (``meta.sqlite``
-  by SQLite backup, the embedded Chroma folder by file copy) and only the
-  replaced docs' rows and vectors are deleted and re-added; the keyword index
-  is recomputed from stored term counts (:mod:`gpukb.bm25`).
+  and the embedded Chroma folder by byte copy) and only the replaced docs'
+  rows and vectors are deleted and re-added;
+* the row-aligned files (``vectors.npy``, the keyword index's corpus and term
+  counts) are spliced: unchanged docs' rows are copied from the published
+  generation in runs of bytes, only the changed docs' rows are made
+  (:mod:`gpukb.rows`); the BM25 scores are recomputed from the stored term
+  counts without tokenizing (:mod:`gpukb.bm25`);
+* the manifest's checksums are taken while files are written, or carried
+  over for files copied unchanged; only files edited in place are read again.
 
 Knowledge sources (``ingest/sources.yaml``): the bundled ``kb/`` and any
 team folders of Markdown (:mod:`gpukb.sources`). With team sources every doc
@@ -40,12 +46,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .config import Settings
-from .bm25 import write_bm25
 from .errors import BackendError
 from .index import (
     FORMAT,
     check_index,
     collection_name,
+    FileSums,
     data_files,
     embedding_identity,
     ingest_lock,
@@ -193,6 +199,11 @@ def _incremental_base(settings: Settings, old: dict[str, Any] | None, rebuild: b
     gen_dir = settings.home / "generations" / old["generation"]
     if not all((gen_dir / f).is_file() for f in (META_FILE, "vectors.npy", "bm25/rows.txt")):
         return None
+    # The row-aligned files must hold the rows the manifest counts.
+    from .rows import BaseRows
+
+    if BaseRows.open(gen_dir, int(old.get("chunks", -1))) is None:
+        return None
     return old
 
 
@@ -209,9 +220,9 @@ def ingest(
     (the published index is left untouched). Another ingest running on the
     same home is an error, or with ``wait`` is waited for."""
     from .backends import embedder_for, get_vector_store
-    from .backends.base import StoredChunk
     from .chunking import chunk_docs, chunker_settings
     from .meta import META_FILE, MetaWriter, copy_meta, text_signature
+    from .rows import BaseRows, RowPlan, write_rows
 
     t0 = time.perf_counter()
     home = settings.home
@@ -260,13 +271,15 @@ def ingest(
         gen = new_generation_id()
         gen_dir = home / "generations" / gen
         gen_dir.mkdir(parents=True, exist_ok=False)
+        sums = FileSums(gen_dir)  # checksums known without reading the files again
         base_dir = home / "generations" / base["generation"] if base else None
         # Docs of the base generation that this one drops or replaces.
         replaced = sorted(set((base or {}).get("docs", {})) - set(scan.unchanged))
         if base_dir is not None:
             copy_meta(base_dir / META_FILE, gen_dir / META_FILE)
         meta = MetaWriter(gen_dir / META_FILE)
-        old_chunks = meta.chunk_shas(replaced)
+        base_layout = meta.layout()  # the base generation's rows (none on a first build)
+        old_chunks = {d: meta.doc_chunks(d) for d in replaced}
         meta.remove_docs(replaced)
         by_doc_sections: dict[str, list[tuple[str, dict[str, Any]]]] = {}
         for key, sec in sections.items():
@@ -276,27 +289,38 @@ def ingest(
             by_doc_chunks.setdefault(c.doc_id, []).append(c)
         for d in scan.parsed:
             meta.add_doc(d.id, d.path, by_doc_sections.get(d.id, []), by_doc_chunks.get(d.id, []))
-        meta.tokenize_missing({c.sha: c.embed_text for c in chunks})
-        meta.prune()
+        try:
+            plan = RowPlan.make(base_layout, meta.layout(), {d.id for d in scan.parsed})
+        except ValueError as exc:
+            raise BackendError(f"generation {base['generation']}: {exc}; run `gpukb ingest --rebuild`") from None  # type: ignore[index]
         lap("metadata")
 
-        # Embeddings to reuse, by text hash. From the base generation's
-        # vectors.npy: every unchanged chunk, and any new chunk whose text a
-        # replaced chunk had. From an older index (another format or chunker):
-        # its vector store, read whole.
-        base_vecs, base_pos = _base_vectors(base_dir) if base_dir is not None else (None, {})
+        # Embeddings to reuse, by text hash: rows of the base generation's
+        # vectors.npy (the replaced docs' chunks, then any unchanged chunk with
+        # the same text), or an older index's vector store (another format or
+        # chunker), read whole.
+        base_rows = BaseRows.open(base_dir, plan.base_total) if base_dir is not None else None
+        if base_dir is not None and base_rows is None:
+            raise BackendError(f"the rows of generation {base['generation']} do not match its metadata; "  # type: ignore[index]
+                               "run `gpukb ingest --rebuild`")
+        reuse_rows: dict[str, int] = {}
+        for doc_id, cs in old_chunks.items():
+            lo = plan.base_start.get(doc_id)
+            if lo is not None:
+                for i, (_, sha) in enumerate(cs):
+                    reuse_rows.setdefault(sha, lo + i)
         reuse: dict[str, Any] = {}
-        if base_vecs is not None:
-            for cid, sha in old_chunks.items():
-                if cid in base_pos:
-                    reuse.setdefault(sha, base_vecs[base_pos[cid]])
+        if base_rows is not None:
+            missing = {c.sha for c in chunks if c.sha not in reuse_rows}
+            for sha, (doc_id, seq) in meta.chunks_with_text(missing, plan.kept).items():
+                reuse_rows[sha] = plan.kept[doc_id] + seq
         elif (old and not rebuild and embedder is not None and _same_vectors(old, settings, embedder)
               and not any(p.startswith("chroma/") for p in repaired)):
             # Damaged vectors are not reused; other damage leaves them a good cache.
             reuse = _stored_embeddings(home, old)
 
         # Each distinct text is embedded once, even if several chunks share it.
-        todo = list({c.sha: c for c in chunks if c.sha not in reuse}.values())
+        todo = list({c.sha: c for c in chunks if c.sha not in reuse_rows and c.sha not in reuse}.values())
         fresh: dict[str, Any] = {}
         if todo:
             vectors = embedder.embed_documents([c.embed_text for c in todo], progress=bool(progress))
@@ -306,14 +330,15 @@ def ingest(
         if _after_embed:
             _after_embed()
 
-        # Every chunk in index order: the keyword index and vectors.npy share it.
-        rows, term_ids, counts, indptr, vocab = meta.bm25_input()
+        # The row-aligned files (vectors.npy and the keyword index share one
+        # row order): unchanged docs' rows are copied from the base generation
+        # in runs, only the new docs' rows are made.
+        dim = int(embedder.dim) if embedder is not None else int(base["embedding"]["dim"])  # type: ignore[index]
+        new_vecs = _new_vectors(chunks, dim, fresh, reuse, reuse_rows, base_rows)
+        write_rows(gen_dir, plan, by_doc_chunks, new_vecs, meta, base_rows, dim, sums,
+                   similarity_top_k=settings.retrieval.candidates, base_row=reuse_rows)
         n_sections, n_chunks = meta.counts()
         meta.close()
-        dim = int(embedder.dim) if embedder is not None else int(base["embedding"]["dim"])  # type: ignore[index]
-        matrix = _write_vectors(gen_dir / "vectors.npy", rows, dim, fresh, reuse, base_vecs, base_pos)
-        write_bm25(gen_dir / "bm25", [(cid, md) for cid, md, _ in rows], term_ids, counts, indptr, vocab,
-                   similarity_top_k=settings.retrieval.candidates)
         lap("keyword index and vectors")
 
         # The vector store of record (Chroma). Embedded: the new generation
@@ -325,22 +350,35 @@ def ingest(
         if copy_store:
             from .backends.chroma import copy_embedded
 
-            copy_embedded(base_dir / "chroma", gen_dir / "chroma")  # type: ignore[operator]
+            copied = copy_embedded(base_dir / "chroma", gen_dir / "chroma")  # type: ignore[operator]
             coll = vs_base["collection"]
             store = get_vector_store("chroma", collection_name=coll, path=gen_dir / "chroma")
-            if old_chunks:
-                store.delete(sorted(old_chunks))
-            new_ids = {c.id for c in chunks}
+            gone = sorted(cid for cs in old_chunks.values() for cid, _ in cs)
+            if gone:
+                store.delete(gone)
+            _add_to_store(store, ((c, new_vecs[c.id]) for d in scan.parsed for c in by_doc_chunks.get(d.id, [])))
         else:
+            copied = {}
             coll = collection_name(gen)
             store = get_vector_store("chroma", collection_name=coll,
                                      path=None if settings.chroma_url else gen_dir / "chroma",
                                      url=settings.chroma_url, create=True)
-            new_ids = None
-        store.add([StoredChunk(id=cid, text="", metadata=_vector_metadata(md, sha), embedding=matrix[i].tolist())
-                   for i, (cid, md, sha) in enumerate(rows) if new_ids is None or cid in new_ids])
+            _add_all_to_store(store, gen_dir, gen_dir / META_FILE)
         n_vectors = store.count()
-        del store, matrix
+        if hasattr(store, "close"):
+            store.close()  # the folder is complete and never written again
+        del store
+        # Files of the copied collection that Chroma left as they were keep the
+        # checksums the base generation recorded.
+        base_files = (base or {}).get("files", {})
+        for rel, before in copied.items():
+            copy = gen_dir / "chroma" / rel
+            try:
+                st = copy.stat()
+            except OSError:
+                continue
+            if (st.st_size, st.st_mtime_ns, st.st_ino) == before:
+                sums.carry(copy, base_files.get(f"chroma/{rel}"))
         lap("vector store")
         if n_vectors != n_chunks:
             raise BackendError(f"vector store holds {n_vectors} chunks, the index lists {n_chunks}; "
@@ -371,7 +409,7 @@ def ingest(
             "bm25": {"backend": "bm25s (llama-index BM25Retriever, memory-mapped)", "path": "bm25"},
             "built_from": base["generation"] if base else None,
             "timings_s": timings,
-            "files": data_files(gen_dir),
+            "files": data_files(gen_dir, sums.known),
         }
         write_json_atomic(gen_dir / "manifest.json", manifest)
         publish(home, gen)
@@ -402,20 +440,79 @@ def _same_vectors(old: dict[str, Any], settings: Settings, embedder: Any) -> boo
 def _vector_metadata(md: dict[str, Any], sha: str) -> dict[str, Any]:
     """What the vector store keeps per chunk: what retrieval filters and
     collapses on, and the text hash (texts and sections live in meta.sqlite)."""
-    return {**{k: md[k] for k in ("doc_id", "anchor", "area", "kind", "chunk") if k in md}, "sha": sha}
+    return {**{k: md[k] for k in ("doc_id", "anchor", "area", "kind", "chunk") if md.get(k) is not None}, "sha": sha}
 
 
-def _base_vectors(base_dir: Path) -> tuple[Any, dict[str, int]]:
-    """The base generation's vectors (memory-mapped) and chunk id -> row."""
+def _new_vectors(chunks: list[Any], dim: int, fresh: dict[str, Any], reuse: dict[str, Any],
+                 reuse_rows: dict[str, int], base_rows: Any) -> dict[str, Any]:
+    """chunk id -> its L2-normalised float32 vector, for the chunks of the docs
+    this ingest (re)indexes: embedded now or read from an older index's store
+    (normalised here), or a row of the base generation (stored normalised)."""
     import numpy as np
 
+    out: dict[str, Any] = {}
+    for c in chunks:
+        v = fresh.get(c.sha)
+        if v is None:
+            v = reuse.get(c.sha)
+        if v is not None:
+            v = np.asarray(v, dtype=np.float32)
+            v = v / (float(np.linalg.norm(v)) or 1.0)
+        elif c.sha in reuse_rows and base_rows is not None:
+            v = np.array(base_rows.vectors[reuse_rows[c.sha]], dtype=np.float32)
+        else:
+            raise BackendError(f"no embedding for chunk {c.id}; run `gpukb ingest --rebuild`")
+        if v.shape != (dim,):
+            raise BackendError(f"chunk {c.id} has a vector of shape {v.shape}, the index {dim} dimensions; "
+                               "run `gpukb ingest --rebuild`")
+        out[c.id] = v
+    return out
+
+
+def _add_to_store(store: Any, items: Any, batch: int = 1000) -> None:
+    """Add (chunk, vector) pairs to the vector store, a batch at a time."""
+    from .backends.base import StoredChunk
+
+    part: list[Any] = []
+    for c, vec in items:
+        part.append(StoredChunk(id=c.id, text="", metadata=_vector_metadata(c.metadata, c.sha),
+                                embedding=vec.tolist()))
+        if len(part) >= batch:
+            store.add(part)
+            part = []
+    if part:
+        store.add(part)
+
+
+def _add_all_to_store(store: Any, gen_dir: Path, meta_path: Path, batch: int = 500) -> None:
+    """Every row of a generation into a new collection: vectors from its
+    ``vectors.npy``, metadata from its ``meta.sqlite`` (``batch`` ids per
+    query: under SQLite's oldest limit of 999 variables)."""
+    import sqlite3
+
+    import numpy as np
+
+    from .backends.base import StoredChunk
+
+    vecs = np.load(gen_dir / "vectors.npy", mmap_mode="r")
+    ids = (gen_dir / "bm25" / "rows.txt").read_text(encoding="utf-8").split("\n") if len(vecs) else []
+    db = sqlite3.connect(f"file:{meta_path}?mode=ro", uri=True)
     try:
-        vecs = np.load(base_dir / "vectors.npy", mmap_mode="r")
-        ids = (base_dir / "bm25" / "rows.txt").read_text(encoding="utf-8").split("\n")
-    except (OSError, ValueError) as exc:
-        log.warning("base generation has no readable vectors, embedding what changed: %s", exc)
-        return None, {}
-    return vecs, {cid: i for i, cid in enumerate(ids) if cid}
+        for start in range(0, len(ids), batch):
+            part = ids[start:start + batch]
+            rows = {r[0]: r[1:] for r in db.execute(
+                f"SELECT id, doc_id, anchor, area, kind, chunk, sha FROM chunks WHERE id IN ({','.join('?' * len(part))})",
+                part)}
+            block = np.asarray(vecs[start:start + len(part)])
+            out = []
+            for i, cid in enumerate(part):
+                doc_id, anchor, area, kind, chunk, sha = rows[cid]
+                md = {"doc_id": doc_id, "anchor": anchor, "area": area, "kind": kind, "chunk": chunk}
+                out.append(StoredChunk(id=cid, text="", metadata=_vector_metadata(md, sha),
+                                       embedding=block[i].tolist()))
+            store.add(out)
+    finally:
+        db.close()
 
 
 def _stored_embeddings(home: Path, old: dict[str, Any]) -> dict[str, Any]:
@@ -437,32 +534,3 @@ def _stored_embeddings(home: Path, old: dict[str, Any]) -> dict[str, Any]:
         log.warning("previous index unreadable, embedding everything: %s", exc)
         return {}
     return out
-
-
-def _write_vectors(path: Path, rows: list[tuple[str, dict[str, Any], str]], dim: int, fresh: dict[str, Any],
-                   reuse: dict[str, Any], base_vecs: Any, base_pos: dict[str, int]):
-    """vectors.npy: one L2-normalised float32 row per chunk, in index order.
-    Rows of unchanged chunks are copied from the base generation in one gather."""
-    import numpy as np
-
-    matrix = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(len(rows), dim))
-    take_dst, take_src = [], []
-    for i, (cid, _, sha) in enumerate(rows):
-        v = fresh.get(sha)
-        if v is None:
-            v = reuse.get(sha)
-        if v is not None:
-            v = np.asarray(v, dtype=np.float32)
-            matrix[i] = v / (float(np.linalg.norm(v)) or 1.0)
-        elif cid in base_pos:
-            take_dst.append(i)
-            take_src.append(base_pos[cid])
-        else:
-            raise BackendError(f"no embedding for chunk {cid}; run `gpukb ingest --rebuild`")
-    if take_dst:
-        src = np.asarray(take_src, dtype=np.int64)
-        dst = np.asarray(take_dst, dtype=np.int64)
-        for start in range(0, len(dst), 65536):  # bounded memory at any scale
-            matrix[dst[start:start + 65536]] = base_vecs[src[start:start + 65536]]
-    matrix.flush()
-    return matrix

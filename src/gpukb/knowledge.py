@@ -193,13 +193,16 @@ def scan_kb(kb_dir: Path | str, known: dict[str, tuple[str, str]] | None = None)
     if not kb_dir.is_dir():
         raise ConfigError(f"{kb_dir}: knowledge base folder not found")
     known = known or {}
-    root = kb_dir.resolve().parent
+    kb_dir = kb_dir.resolve()
+    root = kb_dir.parent
     parsed: list[KbDoc] = []
     unchanged: dict[str, tuple[str, str]] = {}
     errors: list[KnowledgeError] = []
     seen: dict[str, str] = {}
     for p in iter_doc_paths(kb_dir):
-        shown = rel_path(p, root)
+        # Under the resolved folder, only a symlinked file resolves elsewhere
+        # (rglob does not descend into symlinked folders): resolve just those.
+        shown = rel_path(p, root) if p.is_symlink() else str(p.relative_to(root))
         hit = known.get(shown)
         if hit is not None:
             try:

@@ -7,14 +7,17 @@ reuses, so neither loads the whole corpus into memory:
   through :class:`Sections` (a read-only ``Mapping``);
 * ``terms``: the KB vocabulary (normalised terms and how many docs use each),
   read through :class:`Vocabulary` (``term in vocab``);
-* ``chunks``: each chunk's id, doc, order and text hash, so an ingest knows
-  what an edited doc replaces;
-* ``bm25_rows`` / ``bm25_vocab``: each distinct chunk text's term counts (by
-  text hash) and a grow-only term numbering, from which :mod:`gpukb.bm25`
-  writes the keyword index without re-tokenizing unchanged text.
+* ``docs``: each doc's path and how many chunks it has, in index order (by
+  path, then doc id): the layout of every row-aligned file of the generation
+  (``vectors.npy``, ``bm25/``), so an ingest knows which rows a doc owns;
+* ``chunks``: each chunk's id, doc, position, text hash and the metadata
+  retrieval reads, in columns;
+* ``bm25_vocab``: a grow-only term numbering for the keyword index (the term
+  counts themselves are row-aligned arrays under ``bm25/``, see
+  :mod:`gpukb.bm25`).
 
-A new generation starts as a copy of the previous one's file (SQLite's online
-backup, a consistent snapshot even while the app reads it), then the docs that
+A new generation starts as a byte copy of the previous one's file (published
+files are never written, so a plain copy is consistent), then the docs that
 changed are removed and re-added, so the work follows the change.
 """
 
@@ -38,20 +41,19 @@ CREATE TABLE IF NOT EXISTS sections(
     key TEXT PRIMARY KEY, doc_id TEXT NOT NULL, path TEXT NOT NULL, seq INTEGER NOT NULL,
     stand_in TEXT, data TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS sections_doc ON sections(doc_id);
+CREATE TABLE IF NOT EXISTS docs(doc_id TEXT PRIMARY KEY, path TEXT NOT NULL, chunks INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS chunks(
-    id TEXT PRIMARY KEY, doc_id TEXT NOT NULL, path TEXT NOT NULL, seq INTEGER NOT NULL,
-    sha TEXT NOT NULL, meta TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
-CREATE INDEX IF NOT EXISTS chunks_order ON chunks(path, seq);
+    id TEXT PRIMARY KEY, doc_id TEXT NOT NULL, seq INTEGER NOT NULL, sha TEXT NOT NULL,
+    anchor TEXT, area TEXT, kind TEXT, chunk INTEGER);
+CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id, seq);
 CREATE INDEX IF NOT EXISTS chunks_sha ON chunks(sha);
 CREATE TABLE IF NOT EXISTS terms(term TEXT PRIMARY KEY, docs INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS bm25_vocab(term TEXT PRIMARY KEY, id INTEGER NOT NULL UNIQUE);
-CREATE TABLE IF NOT EXISTS bm25_rows(sha TEXT PRIMARY KEY, terms BLOB NOT NULL, counts BLOB NOT NULL) WITHOUT ROWID;
 """
 
 
 def text_signature() -> str:
-    """Identifies the text layer that computed ``terms`` and ``bm25_rows``: a
+    """Identifies the text layer that computed ``terms`` and the term counts: a
     copy made by another text layer is not reused."""
     from .text import TERMS_VERSION, WORD_PATTERN, bm25_stopwords
 
@@ -60,16 +62,12 @@ def text_signature() -> str:
 
 
 def copy_meta(src: Path, dst: Path) -> None:
-    """A consistent copy of ``src`` at ``dst`` (SQLite's online backup)."""
-    source = sqlite3.connect(f"file:{src}?mode=ro", uri=True)
-    try:
-        target = sqlite3.connect(str(dst))
-        try:
-            source.backup(target)
-        finally:
-            target.close()
-    finally:
-        source.close()
+    """A copy of a published ``meta.sqlite`` at ``dst``: a byte copy (the
+    kernel's), consistent because a published file is complete (written with
+    no journal, committed and fsync'd before publishing) and never written again."""
+    import shutil
+
+    shutil.copyfile(src, dst)
 
 
 def _doc_terms(sections: Iterable[dict[str, Any]]) -> set[str]:
@@ -96,12 +94,23 @@ class MetaWriter:
         row = self.db.execute("SELECT value FROM info WHERE key=?", (key,)).fetchone()
         return row[0] if row else None
 
-    def chunk_shas(self, doc_ids: Iterable[str]) -> dict[str, str]:
-        """chunk id -> text hash, for these docs."""
-        out: dict[str, str] = {}
-        for d in doc_ids:
-            out.update(self.db.execute("SELECT id, sha FROM chunks WHERE doc_id=?", (d,)).fetchall())
+    def doc_chunks(self, doc_id: str) -> list[tuple[str, str]]:
+        """(chunk id, text hash) of a doc's chunks, in order."""
+        return self.db.execute("SELECT id, sha FROM chunks WHERE doc_id=? ORDER BY seq", (doc_id,)).fetchall()
+
+    def chunks_with_text(self, shas: Iterable[str], docs: Mapping[str, Any]) -> dict[str, tuple[str, int]]:
+        """text hash -> (doc id, position) of a chunk of one of ``docs`` with that text."""
+        out: dict[str, tuple[str, int]] = {}
+        for sha in shas:
+            for doc_id, seq in self.db.execute("SELECT doc_id, seq FROM chunks WHERE sha=?", (sha,)):
+                if doc_id in docs:
+                    out[sha] = (doc_id, int(seq))
+                    break
         return out
+
+    def layout(self) -> list[tuple[str, str, int]]:
+        """(doc id, path, chunks) of every doc in index order: by path, then doc id."""
+        return sorted(self.db.execute("SELECT doc_id, path, chunks FROM docs"), key=lambda r: (r[1], r[0]))
 
     def remove_docs(self, doc_ids: Iterable[str]) -> None:
         db = self.db
@@ -111,6 +120,7 @@ class MetaWriter:
             db.executemany("UPDATE terms SET docs = docs - 1 WHERE term=?", [(t,) for t in gone])
             db.execute("DELETE FROM sections WHERE doc_id=?", (d,))
             db.execute("DELETE FROM chunks WHERE doc_id=?", (d,))
+            db.execute("DELETE FROM docs WHERE doc_id=?", (d,))
         db.execute("DELETE FROM terms WHERE docs <= 0")
 
     def add_doc(self, doc_id: str, path: str, sections: Sequence[tuple[str, dict[str, Any]]],
@@ -118,80 +128,44 @@ class MetaWriter:
         """One doc's sections (key, section) and chunks (:class:`~gpukb.chunking.Chunk`), in doc order."""
         db = self.db
         first = next((k for k, s in sections if s["text"].strip()), None)
+        db.execute("INSERT INTO docs(doc_id, path, chunks) VALUES (?,?,?)", (doc_id, path, len(chunks)))
         db.executemany(
             "INSERT INTO sections(key, doc_id, path, seq, stand_in, data) VALUES (?,?,?,?,?,?)",
             [(k, doc_id, path, i, first if (first and not s["text"].strip()) else None,
               json.dumps(s, ensure_ascii=False)) for i, (k, s) in enumerate(sections)])
         db.executemany(
-            "INSERT INTO chunks(id, doc_id, path, seq, sha, meta) VALUES (?,?,?,?,?,?)",
-            [(c.id, doc_id, path, i, c.sha, json.dumps(c.metadata, ensure_ascii=False)) for i, c in enumerate(chunks)])
+            "INSERT INTO chunks(id, doc_id, seq, sha, anchor, area, kind, chunk) VALUES (?,?,?,?,?,?,?,?)",
+            [(c.id, doc_id, i, c.sha, *(c.metadata.get(k) for k in ("anchor", "area", "kind", "chunk")))
+             for i, c in enumerate(chunks)])
         db.executemany("INSERT INTO terms(term, docs) VALUES (?, 1) ON CONFLICT(term) DO UPDATE SET docs = docs + 1",
                        [(t,) for t in _doc_terms(s for _, s in sections)])
 
     # -- keyword index -------------------------------------------------------
-    def tokenize_missing(self, texts: Mapping[str, str]) -> int:
-        """Term counts for each text hash not yet stored; returns how many were tokenized."""
-        import numpy as np
-
-        from .bm25 import term_counts
-
+    def term_ids(self, terms: Iterable[str]) -> dict[str, int]:
+        """term -> its number in the keyword index; terms never seen get the next free numbers."""
         db = self.db
-        have = {r[0] for r in db.execute("SELECT sha FROM bm25_rows")}
-        todo = [(sha, t) for sha, t in texts.items() if sha not in have]
-        if not todo:
-            return 0
-        vocab = dict(db.execute("SELECT term, id FROM bm25_vocab"))
-        new_terms: list[tuple[str, int]] = []
-        rows = []
-        for sha, text in todo:
-            counts = term_counts(text)
-            ids = []
-            for term in counts:
-                tid = vocab.get(term)
-                if tid is None:
-                    tid = vocab[term] = len(vocab)
-                    new_terms.append((term, tid))
-                ids.append(tid)
-            rows.append((sha, np.asarray(ids, dtype=np.int32).tobytes(),
-                         np.asarray(list(counts.values()), dtype=np.int32).tobytes()))
-        db.executemany("INSERT INTO bm25_vocab(term, id) VALUES (?, ?)", new_terms)
-        db.executemany("INSERT INTO bm25_rows(sha, terms, counts) VALUES (?, ?, ?)", rows)
-        return len(todo)
+        out: dict[str, int] = {}
+        new: list[str] = []
+        for t in dict.fromkeys(terms):
+            row = db.execute("SELECT id FROM bm25_vocab WHERE term=?", (t,)).fetchone()
+            if row is None:
+                new.append(t)
+            else:
+                out[t] = int(row[0])
+        if new:
+            (top,) = db.execute("SELECT coalesce(max(id), -1) FROM bm25_vocab").fetchone()
+            add = [(t, int(top) + 1 + i) for i, t in enumerate(new)]
+            db.executemany("INSERT INTO bm25_vocab(term, id) VALUES (?, ?)", add)
+            out.update(add)
+        return out
 
-    def prune(self) -> None:
-        """Drop term counts no chunk uses any more."""
-        self.db.execute("DELETE FROM bm25_rows WHERE sha NOT IN (SELECT sha FROM chunks)")
-
-    def bm25_input(self) -> tuple[list[tuple[str, dict[str, Any], str]], Any, Any, Any, dict[str, int]]:
-        """Every chunk in index order (path, then position in the doc) as
-        (id, metadata, text hash), its term counts as CSR arrays, and the term numbering."""
-        import numpy as np
-
-        from .bm25 import CORPUS_KEYS
-
-        rows: list[tuple[str, dict[str, Any], str]] = []
-        terms_parts, counts_parts = [], []
-        lengths = []
-        frombuffer = np.frombuffer
-        for cid, meta, sha, t, c in self.db.execute(
-                "SELECT c.id, c.meta, c.sha, r.terms, r.counts FROM chunks c JOIN bm25_rows r ON r.sha = c.sha "
-                "ORDER BY c.path, c.seq"):
-            md = json.loads(meta)
-            rows.append((cid, {k: md.get(k) for k in CORPUS_KEYS}, sha))
-            ids = frombuffer(t, dtype=np.int32)
-            terms_parts.append(ids)
-            counts_parts.append(frombuffer(c, dtype=np.int32))
-            lengths.append(len(ids))
-        indptr = np.zeros(len(lengths) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=indptr[1:])
-        term_ids = np.concatenate(terms_parts) if terms_parts else np.zeros(0, np.int32)
-        counts = np.concatenate(counts_parts) if counts_parts else np.zeros(0, np.int32)
-        vocab = {t: i for t, i in self.db.execute("SELECT term, id FROM bm25_vocab")}
-        return rows, term_ids, counts, indptr, vocab
+    def vocab(self) -> dict[str, int]:
+        """Every term number in use or retired (the keyword index's vocabulary)."""
+        return dict(self.db.execute("SELECT term, id FROM bm25_vocab"))
 
     def counts(self) -> tuple[int, int]:
         (secs,) = self.db.execute("SELECT count(*) FROM sections").fetchone()
-        (chunks,) = self.db.execute("SELECT count(*) FROM chunks").fetchone()
+        (chunks,) = self.db.execute("SELECT coalesce(sum(chunks), 0) FROM docs").fetchone()
         return int(secs), int(chunks)
 
     def close(self) -> None:

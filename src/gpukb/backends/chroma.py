@@ -122,6 +122,16 @@ class ChromaStore:
 
         return ChromaVectorStore(chroma_collection=self.collection)
 
+    def close(self) -> None:
+        """Release the client (embedded: its SQLite connections), so the folder
+        is left complete and no longer written."""
+        close = getattr(self.client, "close", None)
+        if close is not None:
+            try:
+                close()
+            except Exception as exc:  # an older chromadb, or already closed
+                log.debug("close %s: %s", self.name, exc)
+
     def drop(self) -> None:
         try:
             self.client.delete_collection(self.name)
@@ -129,29 +139,33 @@ class ChromaStore:
             log.debug("drop %s: %s", self.name, exc)
 
 
-def copy_embedded(src: Path, dst: Path) -> None:
+def copy_embedded(src: Path, dst: Path) -> dict[str, tuple[int, int, int]]:
     """Copy an embedded Chroma folder that nobody writes to (a published
-    generation): its SQLite file through SQLite's online backup (a consistent
-    snapshot even while readers have it open), everything else file by file."""
-    import shutil
-    import sqlite3
+    generation: its writer closed it before publishing, readers open copies),
+    file by file with the kernel's copy, so each copy has the source's bytes.
 
+    Returns ``{relative path: (size, mtime_ns, inode)}`` of each copy as made,
+    so the caller can tell which files Chroma left untouched afterwards. Each
+    copy keeps its source's modification time, which is older than this copy:
+    any later write sets a different one, whatever the clock's granularity."""
+    import os
+    import shutil
+
+    out: dict[str, tuple[int, int, int]] = {}
     dst.mkdir(parents=True, exist_ok=False)
-    for child in src.iterdir():
-        if child.name == "chroma.sqlite3":
-            source = sqlite3.connect(f"file:{child}?mode=ro", uri=True)
-            try:
-                target = sqlite3.connect(str(dst / child.name))
-                try:
-                    source.backup(target)
-                finally:
-                    target.close()
-            finally:
-                source.close()
-        elif child.is_dir():
-            shutil.copytree(child, dst / child.name)
-        elif not child.name.startswith("chroma.sqlite3-"):  # journal files belong to the backup above
-            shutil.copy2(child, dst / child.name)
+    for path in sorted(src.rglob("*")):
+        rel = path.relative_to(src)
+        target = dst / rel
+        if path.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+        elif path.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+            src_st = path.stat()
+            os.utime(target, ns=(src_st.st_atime_ns, src_st.st_mtime_ns))
+            st = target.stat()
+            out[rel.as_posix()] = (st.st_size, st.st_mtime_ns, st.st_ino)
+    return out
 
 
 def chroma_store(collection_name: str, path: Path | None = None, url: str | None = None, create: bool = False) -> ChromaStore:
