@@ -489,6 +489,25 @@ def test_carried_checksum_finds_a_damaged_copy(tiny_settings):
     assert deep.state == "damaged" and deep.problems == [f"{rel}: contents differ from the checksum"]
 
 
+def test_ingest_verify_rebuilds_a_file_changed_in_place(tiny_settings):
+    """A same-size change is invisible to the size check a plain ingest makes;
+    ``ingest --verify`` reads the checksums and rebuilds instead of copying it."""
+    from gpukb.index import check_index
+
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    home = tiny_settings.home
+    gen = home / "generations" / current_generation(home)
+    rel = max(read_manifest(home)["files"].items(), key=lambda kv: kv[1]["size"])[0]
+    data = bytearray((gen / rel).read_bytes())
+    data[len(data) // 2] ^= 0x01
+    (gen / rel).write_bytes(bytes(data))
+    assert ingest(tiny_settings, embedder=emb).noop  # sizes match: nothing to do
+    s = ingest(tiny_settings, embedder=emb, verify=True)
+    assert s.repaired == [f"{rel}: contents differ from the checksum"] and not s.noop
+    assert check_index(home, deep=True).state == "ok"
+
+
 def test_an_index_of_the_previous_format_is_rebuilt_not_spliced(tiny_settings):
     """Format 4 kept term counts in meta.sqlite and ordered rows by path only:
     such an index is stale and the next ingest builds from scratch."""

@@ -214,11 +214,16 @@ def ingest(
     progress: bool | None = None,
     embedder: Any = None,
     wait: bool = False,
+    verify: bool = False,
     _after_embed: Callable[[], None] | None = None,
 ) -> IngestSummary:
     """Build or update the index. Raises :class:`KnowledgeErrors` on bad docs
     (the published index is left untouched). Another ingest running on the
-    same home is an error, or with ``wait`` is waited for."""
+    same home is an error, or with ``wait`` is waited for.
+
+    A published generation with a file missing or of the wrong size is rebuilt,
+    never used as the base; with ``verify`` every file's sha256 is checked too
+    (a file changed in place), at the cost of reading the whole index."""
     from .backends import embedder_for, get_vector_store
     from .chunking import chunk_docs, chunker_settings
     from .meta import META_FILE, MetaWriter, copy_meta, text_signature
@@ -236,7 +241,7 @@ def ingest(
 
     with ingest_lock(home, wait=wait):
         remove_partial_generations(home, settings.chroma_url)
-        check = check_index(home)
+        check = check_index(home, deep=verify)
         old = check.manifest if check.generation else None
         repaired = list(check.problems) if check.state == "damaged" else []
         if repaired:

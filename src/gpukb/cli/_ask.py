@@ -26,6 +26,8 @@ def ingest(
     home: Optional[Path] = HomeOpt,
     kb: Optional[Path] = typer.Option(None, "--kb", help="Knowledge base folder (default: kb/ of the project)."),
     wait: bool = typer.Option(False, "--wait", help="If another ingest is running on this home, wait for it instead of failing."),
+    verify: bool = typer.Option(False, "--verify", help="Check every index file's checksum first (reads the whole "
+                                "index) and rebuild if any changed in place."),
     watch: bool = typer.Option(False, "--watch", help="Keep running: re-ingest when a source changes (debounced)."),
     debounce: float = typer.Option(2.0, "--debounce", min=0.0, max=3600.0, help="With --watch: seconds of quiet before re-ingesting."),
     poll: Optional[float] = typer.Option(None, "--poll", min=0.2, max=3600.0,
@@ -39,7 +41,7 @@ def ingest(
     if watch:
         _watch(s, json_out, debounce, poll, rebuild)
         return
-    summary = run(s, rebuild=rebuild, progress=None if not json_out else False, wait=wait)
+    summary = run(s, rebuild=rebuild, progress=None if not json_out else False, wait=wait, verify=verify)
     if json_out:
         emit_json(summary)
         return
