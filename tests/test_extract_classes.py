@@ -410,3 +410,30 @@ def test_twice_counts_two_times():
     r = _recipe({"backoff_limit_per_index": INT}, {"backoff_limit_per_index": [{"count": ["retries", "retry"]}]})
     assert extract_params(r, "each chunk retried twice at most").values == {"backoff_limit_per_index": 2}
     assert digits_view("stop once 20 fail") == "stop once 20 fail"
+
+
+# ------------------------------------------------- naming phrases with a copula
+NAME = {"type": "string", "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", "maxLength": 63}
+
+
+def test_a_naming_word_is_never_a_value():
+    r = _recipe({"release": {**NAME, "default": "kube-prometheus-stack"}},
+                {"release": [{"regex": r"\brelease\s+(?:is\s+)?([a-z0-9-]+)"}]})
+    assert "release" not in extract_params(r, "the release is called").values
+
+
+def test_a_cue_called_also_reads_is_called():
+    r = _recipe({"name": NAME, "scheduler_name": NAME},
+                {"scheduler_name": [{"after": ["scheduler called"]}]})
+    assert extract_params(r, "our extra scheduler is called sched-two").values == {"scheduler_name": "sched-two"}
+
+
+def test_where_an_object_runs_is_its_namespace():
+    r = _recipe({"namespace": NAME, "scheduler_namespace": NAME})
+    assert extract_params(r, "the second scheduler lives in kube-system").values == {
+        "scheduler_namespace": "kube-system"}
+
+
+def test_a_recipes_own_rules_keep_the_shared_ones_after_them():
+    r = _recipe({"namespace": NAME}, {"namespace": [{"after": ["namespace"]}]})
+    assert extract_params(r, "the operator sits in the gpu-ops namespace").values == {"namespace": "gpu-ops"}

@@ -55,6 +55,9 @@ _STOP = set(STOPWORDS) | {
     "quota", "gets", "has", "have", "should", "must", "will",
 }
 
+# words that frame a value and are never one ("release is called kps", "the existing pvc x")
+_FRAME_WORDS = frozenset({"called", "named", "existing", "current", "same", "own", "is", "are", "was", "were"})
+
 _GPU_MODELS = ["h100", "h200", "a100", "a10g", "a10", "l40s", "l40", "l4", "t4", "v100", "b200", "gb200", "a6000", "rtx"]
 
 _TOKEN = r"[\"'`]?([A-Za-z0-9](?:[\w./:@+-]*[\w])?)[\"'`]?"
@@ -532,6 +535,8 @@ class _Extractor:
         value = self._coerce(spec, value)
         if value is None:
             return False, None
+        if isinstance(value, str) and "enum" not in spec and value.lower() in _FRAME_WORDS:
+            return False, None
         v = _prop_validator(json.dumps(spec, sort_keys=True))
         if v.is_valid(value):
             return True, value
@@ -740,8 +745,12 @@ class _Extractor:
         return None
 
     def rule_after(self, name: str, rule: dict[str, Any]):
-        words = _words_alt(rule["after"])
-        pat = rf"{words}\s*(?:[:=]\s*|(?:named|called|is|of|to|at)\s+)?(?:(?:the|a|an|our|my|their)\s+)?{_TOKEN}"
+        # "scheduler called x" also reads "the scheduler is called x"
+        cues = list(rule["after"]) + [re.sub(r"\s+(named|called)$", r" is \1", w) for w in rule["after"]
+                                      if re.search(r"\s(?:named|called)$", w)]
+        words = _words_alt(cues)
+        pat = (rf"{words}\s*(?:[:=]\s*|(?:(?:is|are|was)\s+(?:named|called)|named|called|is|of|to|at)\s+)?"
+               rf"(?:(?:the|a|an|our|my|their)\s+)?{_TOKEN}")
         cue = _compile(rf"^{words}$")
         others = self._cue_words(name) if rule.get("schema") else set()
         kw = self._keyword_spans()
@@ -825,7 +834,8 @@ class _Extractor:
         mine_rx = kind_tail(mine) if mine else None
         for tok, span in self._token_candidates(rf"\b(?:named|called|name\s*[:=]|name)\b\s*{_TOKEN}"):
             full_head = self.text[max(0, span[0] - 60):span[0]]
-            head = re.sub(r"\s*\b(?:named|called|name)\b\s*[:=]?\s*[\"'`]?$", "", full_head, flags=re.I)
+            head = re.sub(r"\s*\b(?:(?:is|are|was|be)\s+)?(?:named|called|name)\b\s*[:=]?\s*[\"'`]?$", "", full_head,
+                          flags=re.I)
             if others is not None and (others.search(head) or others.search(re.sub(r"[\s:=\"'`]+$", "", full_head))):
                 continue  # "mount name abcd1234" is another parameter's name
             if mine_rx is None or not mine_rx.search(head):
@@ -1195,7 +1205,10 @@ class _Extractor:
         a, b = (_words_alt([p]) for p in rule["parts"])
         tok = r"[\"'`]?([A-Za-z0-9](?:[\w./:@+-]*[\w])?)[\"'`]?"
         for p in (rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?{b}\s*(?:[:=]\s*|(?:of|to|at|is)\s+)?{tok}",
-                  rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?{tok}\s+{b}(?![\w-])"):
+                  rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?{tok}\s+{b}(?![\w-])") + (
+                # "the scheduler is called x and runs in kube-system": where the object lives
+                (rf"\b{a}\b[^.;]{{0,40}}?\b(?:runs?|running|lives?|living|sits?|is|deployed|installed)\s+in\s+"
+                 rf"(?:the\s+)?(?:{b}\s+|ns\s+)?{tok}",) if rule["parts"][1] == "namespace" else ()):
             for tok_, span in self._token_candidates(p):
                 ok, val = self._ok(name, tok_)
                 if ok:
@@ -1476,7 +1489,9 @@ class _Extractor:
             if name in self.result.values:
                 continue
             found = self.recipe.extract.get(name)
-            name_rules: list[dict[str, Any]] = list(_DEFAULT_RULES.get(name, [])) if found is None else list(found)
+            # the recipe's own rules first, then the ones every parameter of that name gets
+            name_rules: list[dict[str, Any]] = list(found or []) + [
+                r for r in _DEFAULT_RULES.get(name, []) if not found or (r not in found and "name" not in r)]
             name_rules += self._schema_enum_rules(name, own_rules=found is not None)
             if "@" in re.sub(r"\[[^\]]*\]", "", str(props[name].get("pattern", ""))):  # a literal "@" joins parts
                 name_rules.insert(0, {"joined": "@"})
