@@ -437,3 +437,60 @@ def test_where_an_object_runs_is_its_namespace():
 def test_a_recipes_own_rules_keep_the_shared_ones_after_them():
     r = _recipe({"namespace": NAME}, {"namespace": [{"after": ["namespace"]}]})
     assert extract_params(r, "the operator sits in the gpu-ops namespace").values == {"namespace": "gpu-ops"}
+
+
+# ------------------------------------------ a number after the object it belongs to
+def test_a_number_at_after_the_object_of_a_two_part_integer():
+    r = _recipe({"gpus": INT, "priority_value": {**INT, "default": 1000}})
+    assert extract_params(r, "a priority class at 7000 for the team").values == {"priority_value": 7000}
+
+
+def test_a_name_part_by_its_short_form():
+    r = _recipe({"production_value": {**INT, "default": 10}, "research_value": {**INT, "default": 1}})
+    assert extract_params(r, "prod at 900 and research at 9").values == {"production_value": 900,
+                                                                      "research_value": 9}
+
+
+def test_a_number_before_another_parameters_unit_is_not_counted_after_this_one():
+    r = _recipe({"nodes": INT, "cpu": INT}, {"nodes": [{"count": ["nodes", "pods", "pod"]}]})
+    assert extract_params(r, "2 nodes, give each pod 48 cpus").values == {"nodes": 2, "cpu": 48}
+
+
+# ------------------------------------------------------ values written out whole
+def test_an_enum_mapping_value_written_in_full():
+    r = _recipe({"gpu_product": {"type": "string", "pattern": "^[A-Za-z0-9][-A-Za-z0-9_.]*$"}},
+                {"gpu_product": [{"enum": {"NVIDIA-L4": ["l4"], "NVIDIA-L40S": ["l40s"]}}]})
+    assert extract_params(r, "only on NVIDIA-L40S nodes").values == {"gpu_product": "NVIDIA-L40S"}
+
+
+def test_a_product_label_the_table_does_not_list():
+    r = _recipe({"gpu_product": {"type": "string", "pattern": "^[A-Za-z0-9][-A-Za-z0-9_.]*$"}})
+    assert extract_params(r, "pin it to NVIDIA-A100-PCIE-40GB").values == {"gpu_product": "NVIDIA-A100-PCIE-40GB"}
+    assert extract_params(r, "with the nvidia-device-plugin").values == {}
+
+
+def test_an_unquoted_command_takes_its_arguments():
+    r = _recipe({"command": {"type": "array", "items": {"type": "string"}}})
+    assert extract_params(r, "command is python /app/run.py --steps 10. thanks").values == {
+        "command": ["python", "/app/run.py", "--steps", "10"]}
+
+
+def test_a_quoted_value_after_another_parameters_noun_is_not_the_name():
+    r = _recipe({"name": NAME, "queue": NAME})
+    assert extract_params(r, "put it in the queue 'vision'").values == {"queue": "vision"}
+
+
+def test_a_percentage_goes_to_the_parameter_measured_in_per_cent():
+    r = _recipe({"replicas": INT, "target_value": {"type": "string", "pattern": "^[0-9]+$",
+                                                   "description": "Target (70 = 70 % utilization)."}})
+    assert extract_params(r, "keep it near 55% busy").values == {"target_value": "55"}
+
+
+def test_a_word_in_brackets_of_its_own_is_not_inside_code():
+    r = _recipe({"deployment": NAME}, {"deployment": [{"regex": r"\bdeployment\s+\(?([a-z0-9-]+)"}]})
+    assert extract_params(r, "scale the deployment (chat-api) on load").values == {"deployment": "chat-api"}
+
+
+def test_a_tool_after_through_or_via_is_a_detail():
+    from gpukb.recipes.match import match_recipes
+    assert match_recipes("an MPIJob on 2 hosts, gang scheduled via the volcano queue hpc")[0][0].id == "mpijob"

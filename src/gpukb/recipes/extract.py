@@ -55,6 +55,10 @@ _STOP = set(STOPWORDS) | {
     "quota", "gets", "has", "have", "should", "must", "will",
 }
 
+# short forms of parameter name parts ("prod at 1000000" for production_value)
+_ABBREVIATIONS = {"production": ["prod"], "priority": ["prio"], "development": ["dev"], "memory": ["mem"],
+                  "namespace": ["ns"], "replicas": ["reps"], "configuration": ["config", "cfg"]}
+
 # words that frame a value and are never one ("release is called kps", "the existing pvc x")
 _FRAME_WORDS = frozenset({"called", "named", "existing", "current", "same", "own", "is", "are", "was", "were"})
 
@@ -94,7 +98,9 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
         "NVIDIA-A10G": ["a10g", "a10"],
         "Tesla-T4": ["t4"],
         "Tesla-V100-SXM2-16GB": ["v100"],
-    }}],
+    }},
+        # a product label value written out that the table above does not list ("NVIDIA-A100-PCIE-40GB")
+        {"regex": r"(?<![\w./-])((?:NVIDIA|Tesla)-(?=[\w.-]*\d)[A-Za-z0-9][-A-Za-z0-9_.]*[A-Za-z0-9])(?![\w-])"}],
     "driver_enabled": [{"flag": ["pre-installed driver", "preinstalled driver", "driver pre-installed",
                                  "driver preinstalled", "driver already installed", "drivers already installed",
                                  "existing driver", "without driver", "no driver", "driver disabled"], "value": False}],
@@ -384,6 +390,10 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
     parts = [p for p in name.split("_") if len(p) >= 3]
     if len(parts) == 2 and t in ("string", "integer"):
         rules.append({"parts": parts})  # "default container cpu 250m", "default to 500m cpu"
+    if t in ("string", "integer") and (re.search(r"\d\s*%|percent", str(spec.get("description", "")))
+                                       or name.endswith("_percent")):
+        # a percentage is the value of the parameter whose schema measures in per cent ("keep it around 60%")
+        rules.append({"regex": r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*(?:%|percent\b|pct\b)"})
     if t == "integer":
         if name.endswith("_seconds"):  # the unit is in the name: "cooldown 5 min" -> 300
             desc = re.findall(r"[A-Za-z]{4,}", str(spec.get("description", "")))
@@ -574,6 +584,16 @@ class _Extractor:
             _CUE_WORDS_CACHE[key] = got
         return got[1]
 
+    def _count_units(self, name: str) -> set[str]:
+        """Single words the recipe's other parameters count (their own or shared count rules)."""
+        out = set()
+        for other in self.recipe.properties:
+            if other != name:
+                for r in self.recipe.extract.get(other) or _DEFAULT_RULES.get(other, []):
+                    out.update(_singular(w.lower()) for w in r.get("count") or []
+                               if isinstance(w, str) and re.fullmatch(r"[a-z]+", w.lower()))
+        return out
+
     def _build_cue_words(self, name: str) -> set[str]:
         out: set[str] = set()
         for other, rules in self.recipe.extract.items():
@@ -610,11 +630,15 @@ class _Extractor:
                 rf"{u}\s+(?:[a-z]+\s+){{0,3}}?(?:at\s+most\s+|up\s+to\s+|max(?:imum)?\s+|no\s+more\s+than\s+)?"
                 rf"{_DIG}\s*(?:times|x)(?![\w])",
             ]
-            for p in pats:
+            for i, p in enumerate(pats):
                 for m in _compile(p).finditer(self.digits):
                     span = self._whole_word(m.span(1))
                     if not self._free(span) or not self._near(m.span(), rule.get("near")):
                         continue
+                    if i == 1:  # "each pod 64 cpus": a number right before another parameter's unit is its
+                        nxt = re.match(r"\s*([a-z]+)", self.text[span[1]:span[1] + 30], re.I)
+                        if nxt and _singular(nxt.group(1).lower()) in self._count_units(name):
+                            continue
                     n = parse_number(m.group(1))
                     if n is None:
                         continue
@@ -670,6 +694,8 @@ class _Extractor:
         start = a
         while start > 0 and not self.text[start - 1].isspace() and self.text[start - 1] not in "`,;":
             start -= 1
+        while start < a and self.text[start] in "([{\"'":
+            start += 1  # "(llm-server)": a word in brackets of its own is not inside code
         if not re.search(r"[(\[{]", self.text[start:a]):
             return False
         return self._code_end(start) >= b
@@ -761,10 +787,31 @@ class _Extractor:
                 continue  # "tenant bundle for x": the cue and this word are one keyword of the recipe
             if _singular(tok.lower()) in others:  # "model cache": the word names another parameter
                 continue
-            ok, val = self._ok(name, tok)
+            if re.search(r"(?:^|_)(?:command|cmd|program|args)$", name) and \
+                    self.recipe.properties[name].get("type") == "array":
+                tok, span = self._command_words(tok, span)
+                ok, val = self._ok(name, tok.split())
+            else:
+                ok, val = self._ok(name, tok)
             if ok:
                 return val, span
         return None
+
+    def _command_words(self, tok: str, span: tuple[int, int]) -> tuple[str, tuple[int, int]]:
+        """An unquoted command goes on over the words that look like its arguments (paths,
+        flags, a flag's value): "command is torchrun /workspace/pretrain.py --epochs 3."."""
+        end, prev_flag = span[1], False
+        for m in _compile(r"\s+([^\s,;`\"']+)").finditer(self.text, span[1]):
+            if m.start() != end:
+                break
+            word = m.group(1).rstrip(".")
+            if not (re.search(r"[/=]", word) or word.startswith("-") or prev_flag):
+                break
+            prev_flag = word.startswith("-") and "=" not in word  # "-m torch.distributed.run"
+            end = m.start(1) + len(word)
+            if word != m.group(1):
+                break
+        return self.text[span[0]:end], (span[0], end)
 
     def rule_before(self, name: str, rule: dict[str, Any]):
         words = _words_alt(rule["before"])
@@ -864,8 +911,13 @@ class _Extractor:
         got = self._after_kind_noun(name, mine)
         if got is not None:
             return got
+        other_cues = sorted({w for o, sp in self.recipe.properties.items() if o != name and sp.get("type") == "string"
+                             for w in name_variants(o) if len(w) >= 3})
+        after_other = _compile(rf"{_words_alt(other_cues)}\s*(?:[:=]|is|named|called)?\s*$") if other_cues else None
         for m in _compile(r"[\"'`]([^\"'`\s]{1,253})[\"'`]").finditer(self.text):
             span = m.span(1)
+            if after_other is not None and after_other.search(self.text, max(0, m.start() - 40), m.start()):
+                continue  # "the volcano queue 'vision'": a quoted value after another parameter's noun is its
             if self._free(span):
                 ok, val = self._ok(name, m.group(1))
                 if ok:
@@ -1012,7 +1064,8 @@ class _Extractor:
         compound = rf"(?=-(?:{'|'.join(map(re.escape, desc))})\b)" if desc else None
         best = None
         for value, phrases in rule["enum"].items():
-            for ph in phrases:
+            # the value itself, written out in full ("NVIDIA-L40S"), names it too
+            for ph in list(phrases) + ([value] if isinstance(value, str) and value not in phrases else []):
                 pats = [_phrase_re(ph)]
                 if compound and re.search(r"\w$", ph):
                     pats.append(_phrase_re(ph)[:-len(r"(?![\w-])")] + compound)
@@ -1202,8 +1255,18 @@ class _Extractor:
     def rule_parts(self, name: str, rule: dict[str, Any]):
         """Both parts of a two-part parameter name in order around its value, a word or two
         apart: "default container cpu 250m" or "default to 500m cpu" for default_cpu."""
-        a, b = (_words_alt([p]) for p in rule["parts"])
+        a, b = (_words_alt([p] + _ABBREVIATIONS.get(p, [])) for p in rule["parts"])
         tok = r"[\"'`]?([A-Za-z0-9](?:[\w./:@+-]*[\w])?)[\"'`]?"
+        if self.recipe.properties[name].get("type") == "integer":
+            # "its priority class at 5000", "prod at 1000000" for priority_value, production_value:
+            # the object the number belongs to, then the number after "at", "=" or ":"
+            rx = _compile(rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?(?:at|=|:|set\s+to)\s*(-?\d+)(?![\w.%])")
+            for m in rx.finditer(self.digits):
+                span = self._whole_word(m.span(1))
+                if self._free(span):
+                    ok, val = self._ok(name, m.group(1))
+                    if ok:
+                        return val, span
         for p in (rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?{b}\s*(?:[:=]\s*|(?:of|to|at|is)\s+)?{tok}",
                   rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?{tok}\s+{b}(?![\w-])") + (
                 # "the scheduler is called x and runs in kube-system": where the object lives

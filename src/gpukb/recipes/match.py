@@ -18,7 +18,7 @@ _REQUEST_WORDS = frozenset({
 })
 
 
-_MODIFIER = re.compile(r"\b(?:in|on|into|onto|to|from|under|behind)\s+(?:the\s+|a\s+|an\s+|our\s+|my\s+)?"
+_MODIFIER = re.compile(r"\b(?:in|on|into|onto|to|from|under|behind|through|via)\s+(?:the\s+|a\s+|an\s+|our\s+|my\s+)?"
                        r"(?:[\w.-]+\s+)?$", re.I)
 # "scale my vllm deployment", "reads our existing configmap": an object the user already has is
 # what the asked-for object works on, not the object asked for
