@@ -494,3 +494,23 @@ def test_a_word_in_brackets_of_its_own_is_not_inside_code():
 def test_a_tool_after_through_or_via_is_a_detail():
     from gpukb.recipes.match import match_recipes
     assert match_recipes("an MPIJob on 2 hosts, gang scheduled via the volcano queue hpc")[0][0].id == "mpijob"
+
+
+# ------------------------------------------ description words by stem and synonym
+def test_a_duration_by_the_descriptions_verb_in_other_words():
+    r = _recipe({"ttl_seconds": {"type": "integer", "minimum": 0, "default": 86400,
+                                 "description": "Delete the finished job after this many seconds."},
+                 "timeout_seconds": {"type": "integer", "minimum": 0, "default": 60,
+                                     "description": "How long to wait for the pods."}})
+    assert extract_params(r, "clean it up 2 hours after it finishes").values == {"ttl_seconds": 7200}
+
+
+def test_name_between_the_noun_and_the_value():
+    r = _recipe({"name": NAME, "local_queue": NAME}, {"local_queue": [{"after": ["local queue"]}]})
+    assert extract_params(r, "local queue name lq-1").values == {"local_queue": "lq-1"}
+
+
+def test_a_description_opening_with_a_kind_names_that_kind():
+    r = _recipe({"name": NAME, "queue": {**NAME, "description": "Kueue LocalQueue the pods are labelled with."}},
+                templates=[{"kind": "Deployment", "metadata": {"name": {"$param": "name"}}}])
+    assert extract_params(r, "send it to localqueue team-lq").values == {"queue": "team-lq"}

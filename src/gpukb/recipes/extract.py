@@ -195,6 +195,31 @@ _COUNT_SYNONYMS: list[frozenset[str]] = [
 ]
 
 
+# Verbs a schema description uses and the words people say for them ("clean it up an hour after it
+# finishes" for "Delete the finished job after this many seconds").
+_VERB_SYNONYMS: dict[str, list[str]] = {
+    "delete": ["clean up", "cleaned up", "remove", "removed", "garbage collect", "purge", "purged", "reap"],
+    "wait": ["hold", "linger", "grace"],
+    "fail": ["give up", "gives up", "abort", "aborts"],
+}
+
+
+def description_cues(description: str) -> list[str]:
+    """Cue words from a parameter's description: its longer words, each also as a stem that
+    reads any inflection ("finished" -> "finish*" for "finishes") and with the words people say
+    for its verbs (:data:`_VERB_SYNONYMS`)."""
+    out: list[str] = []
+    for w in re.findall(r"[A-Za-z][A-Za-z-]{3,}", description):
+        if w.lower() in _STOP:
+            continue
+        out.append(w)
+        stem = re.sub(r"(?:ed|es|ing|s)$", "", w.lower())
+        if stem != w.lower() and len(stem) >= 4 and stem.isalpha():
+            out.append(stem + "*")
+        out += _VERB_SYNONYMS.get(stem, []) + _VERB_SYNONYMS.get(w.lower(), [])
+    return out
+
+
 # a size is not part of a longer token: "1g.10gb" names a MIG profile
 _SIZE_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(k|m|g|t|p)(ib|i|b)?(?![a-z0-9]|\.\d)", re.I)
 _POW = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
@@ -396,8 +421,8 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
         rules.append({"regex": r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*(?:%|percent\b|pct\b)"})
     if t == "integer":
         if name.endswith("_seconds"):  # the unit is in the name: "cooldown 5 min" -> 300
-            desc = re.findall(r"[A-Za-z]{4,}", str(spec.get("description", "")))
-            rules.insert(0, {"duration": True, "near": variants + [w for w in desc if w.lower() not in _STOP]})
+            rules.insert(0, {"duration": True,
+                             "near": variants + description_cues(str(spec.get("description", "")))})
         rules.append({"count": variants, "any_order": True})  # the value before the name: "10 failed indexes"
     return rules
 
@@ -503,7 +528,8 @@ def named_kinds(recipe: Recipe) -> dict[str, Any]:
     rendered = {ph for phs in direct.values() for ph in phs}
     refs: dict[str, set[str]] = {}
     for p, spec in recipe.properties.items():
-        m = re.match(r"\s*Name of (?:an? |the )?(?:[\w-]+ ){0,2}?([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)\b",
+        # ("Kueue LocalQueue (the queue-name label)": a description opening with the kind's name too)
+        m = re.match(r"\s*(?:Name of )?(?:an? |the )?(?:[\w-]+ ){0,2}?([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)\b",
                      str(spec.get("description", "")))
         if m and p not in direct and spec.get("type") == "string":
             refs.setdefault(p, set()).update(ph for ph in kind_phrases(m.group(1)) if ph not in rendered)
@@ -775,7 +801,7 @@ class _Extractor:
         cues = list(rule["after"]) + [re.sub(r"\s+(named|called)$", r" is \1", w) for w in rule["after"]
                                       if re.search(r"\s(?:named|called)$", w)]
         words = _words_alt(cues)
-        pat = (rf"{words}\s*(?:[:=]\s*|(?:(?:is|are|was)\s+(?:named|called)|named|called|is|of|to|at)\s+)?"
+        pat = (rf"{words}\s*(?:[:=]\s*|(?:(?:is|are|was)\s+(?:named|called)|named|called|name(?:\s+is|\s*[:=])?|is|of|to|at)\s+)?"
                rf"(?:(?:the|a|an|our|my|their)\s+)?{_TOKEN}")
         cue = _compile(rf"^{words}$")
         others = self._cue_words(name) if rule.get("schema") else set()
@@ -1717,7 +1743,7 @@ class _Extractor:
             cues = [(str(w), 0.0) for w in rule["near"]]
             cues += [(w, 0.0) for w in name_variants(name) + distinctive_cues(name, list(props))]
             desc = str(props[name].get("description", "")).split(".")[0]
-            cues += [(w, 1.5) for w in re.findall(r"[A-Za-z][A-Za-z-]{3,}", desc) if w.lower() not in _STOP]
+            cues += [(w, 1.5) for w in description_cues(desc)]
             cands[name] = (rule, cues)
         if not cands:
             return
