@@ -514,3 +514,25 @@ def test_a_description_opening_with_a_kind_names_that_kind():
     r = _recipe({"name": NAME, "queue": {**NAME, "description": "Kueue LocalQueue the pods are labelled with."}},
                 templates=[{"kind": "Deployment", "metadata": {"name": {"$param": "name"}}}])
     assert extract_params(r, "send it to localqueue team-lq").values == {"queue": "team-lq"}
+
+
+# ----------------------------------------------------------- names given verbatim
+def test_x_as_the_name():
+    r = _recipe({"name": NAME}, templates=[{"kind": "Deployment", "metadata": {"name": {"$param": "name"}}}])
+    assert extract_params(r, "a deployment, use chat-v2 as the name").values == {"name": "chat-v2"}
+
+
+def test_a_hugging_face_model_id_without_a_tag():
+    r = _recipe({"model": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._/:-]*$"},
+                 "image": {"type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9._/:@-]*$"}})
+    assert extract_params(r, "serve Qwen/Qwen2.5-7B-Instruct").values == {"model": "Qwen/Qwen2.5-7B-Instruct"}
+    assert "model" not in extract_params(r, "image nvcr.io/nvidia/tritonserver:24.05-py3").values
+
+
+def test_an_objects_name_given_a_value_is_not_singularised():
+    items = {"type": "object", "properties": {"name": NAME, "value": INT}}
+    r = _recipe({"classes": {"type": "array", "items": items}},
+                {"classes": [{"objects": [r"(?P<name>[a-z][a-z0-9-]*)\s*(?P<_at>=)\s*(?P<value>\d+)"],
+                              "min_items": 2}]})
+    assert extract_params(r, "workers=10, notebooks=5").values == {
+        "classes": [{"name": "workers", "value": 10}, {"name": "notebooks", "value": 5}]}

@@ -81,6 +81,9 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
                             r"(?!(?:the|a|an|our|my|parallel|total|order|place|front|case|one|each|addition|practice)\b)"
                             r"([a-z][a-z0-9]*)(?![\w.-])(?!\s+(?:cluster|region|zone|mode|parallel)\b)"}],
     "image": [{"after": ["image", "container image"]}, {"regex": _IMAGE_RE}],
+    # a Hugging Face model id: an organisation without dots, a slash, a name with a digit or hyphen
+    # and no tag ("stabilityai/stable-diffusion-xl-base-1.0"; "nvcr.io/x" and "a/b:tag" are images)
+    "model": [{"regex": r"(?<![\w./:@-])([A-Za-z][\w-]*/(?=[\w.-]*[-\d])[A-Za-z0-9][\w.-]*[A-Za-z0-9])(?![\w/:@])"}],
     "queue": [{"after": ["queue"]}, {"before": ["queue"]}],
     "replicas": [{"count": ["replicas", "replica", "copies", "instances"]}],
     "priority_class": [{"after": ["priorityclass", "priority class", "priority"]}],
@@ -934,6 +937,12 @@ class _Extractor:
             if ok:
                 self.result.covered.append((max(0, span[0] - 40), span[0]))
                 return val, span
+        # "use sd-xl as the name", "with gpu-burst as its name"
+        for tok, span in self._token_candidates(rf"(?<![\w./-]){_TOKEN}\s+as\s+(?:the|its|their|a)\s+name\b"):
+            ok, val = self._ok(name, tok)
+            if ok:
+                self.result.covered.append((span[1], min(len(self.text), span[1] + 16)))
+                return val, span
         got = self._after_kind_noun(name, mine)
         if got is not None:
             return got
@@ -1420,8 +1429,10 @@ class _Extractor:
                         return None
                     item[f] = n
                 else:
-                    # "4 workers" names the task "worker"; a name given verbatim ("dev-notebooks") stays
-                    item[f] = _singular(raw.lower()) if f == "name" and raw.isalpha() else (
+                    # "4 workers" names the task "worker"; a name given verbatim ("dev-notebooks") or
+                    # given a value ("notebooks=500", "notebooks at 500") stays
+                    verbatim = "_at" in groups or "_named" in groups
+                    item[f] = _singular(raw.lower()) if f == "name" and raw.isalpha() and not verbatim else (
                         raw.lower() if f == "name" else raw)
             seg = self.text[b:seg_end]
             for f, frules in fields.items():
