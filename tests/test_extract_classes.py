@@ -536,3 +536,16 @@ def test_an_objects_name_given_a_value_is_not_singularised():
                               "min_items": 2}]})
     assert extract_params(r, "workers=10, notebooks=5").values == {
         "classes": [{"name": "workers", "value": 10}, {"name": "notebooks", "value": 5}]}
+
+
+# ------------------------------------- permitting what a boolean's description rejects
+def test_letting_the_rejected_action_happen_turns_the_guard_off():
+    r = _recipe({"replicas": INT, "fail_big": {"type": "boolean", "default": True,
+                                               "description": "Reject pods that ask for more than one GPU."}})
+    assert extract_params(r, "and allow pods to ask for more than one").values == {"fail_big": False}
+    assert extract_params(r, "never let pods ask for more than one").values == {"fail_big": True}
+
+
+def test_a_rate_after_a_count_is_not_the_count():
+    r = _recipe({"workers": INT}, {"workers": [{"count": ["pods", "nodes", "node"]}]})
+    assert extract_params(r, "spread 6 training pods one per node").values == {"workers": 6}

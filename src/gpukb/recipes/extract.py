@@ -407,8 +407,9 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
     t = spec.get("type")
     if t == "boolean":
         stated = _stated_rule(name, spec, all_names or [name])
-        return ([stated] if stated else []) + [{"acted": _bool_nouns(name, spec, all_names or [name])},
-                                               {"boolean": variants}]
+        guarded = _guarded_rule(spec)
+        return ([stated] if stated else []) + ([guarded] if guarded else []) + [
+            {"acted": _bool_nouns(name, spec, all_names or [name])}, {"boolean": variants}]
     if t == "object" and isinstance(spec.get("propertyNames"), dict):
         return [{"mapping": True}]
     if t == "integer" and (name == "port" or name.endswith("_port")):
@@ -428,6 +429,24 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
                              "near": variants + description_cues(str(spec.get("description", "")))})
         rules.append({"count": variants, "any_order": True})  # the value before the name: "10 failed indexes"
     return rules
+
+
+_GUARD = re.compile(r"^\s*(?:reject|refuse|deny|block|forbid|prevent|disallow)s?\s+(?:[\w-]+\s+){0,2}?"
+                    r"(?:that|which|who|from)\s+((?:[a-z]+\s+){1,3}[a-z]+)", re.I)
+_PERMIT = r"(?:let|lets|letting|allow|allows|allowing|permit|permits|permitting|accept|accepts)"
+_FORBID = r"(?:reject|rejects|refuse|refuses|deny|denies|block|blocks|forbid|forbids|prevent|prevents|disallow|" \
+          r"(?:don'?t|do\s+not|never)\s+(?:let|allow|permit))"
+
+
+def _guarded_rule(spec: dict[str, Any]) -> dict[str, Any] | None:
+    """A boolean whose description rejects an action ("Reject pods that ask for more than one
+    shared GPU") is false when the request lets that action happen ("let pods ask for more than
+    one replica") and true when it forbids it. The action is the description's first words after
+    "that"; the request needs all of them after a permitting or forbidding verb."""
+    m = _GUARD.search(str(spec.get("description", "")))
+    if not m:
+        return None
+    return {"guarded": m.group(1).lower().split()}
 
 
 def _stated_rule(name: str, spec: dict[str, Any], all_names: list[str]) -> dict[str, Any] | None:
@@ -668,6 +687,8 @@ class _Extractor:
                         nxt = re.match(r"\s*([a-z]+)", self.text[span[1]:span[1] + 30], re.I)
                         if nxt and _singular(nxt.group(1).lower()) in self._count_units(name):
                             continue
+                        if nxt and nxt.group(1).lower() in ("per", "a", "an", "each", "every"):
+                            continue  # "8 pods one per node": a rate after the count, not the count
                     n = parse_number(m.group(1))
                     if n is None:
                         continue
@@ -1287,6 +1308,17 @@ class _Extractor:
             best = m.group(0)
         return best
 
+    def rule_guarded(self, name: str, rule: dict[str, Any]):
+        action = r"\s+".join(_word_re(w) for w in rule["guarded"])
+        for verbs, value in ((_FORBID, True), (_PERMIT, False)):
+            m = _compile(rf"\b{verbs}\s+(?:[\w-]+\s+){{0,3}}?(?:to\s+)?{action}\b").search(self.text)
+            if m and self._free(m.span()):
+                ok, val = self._ok(name, value)
+                if ok:
+                    self.result.covered.append(m.span())
+                    return val, m.span()
+        return None
+
     def rule_parts(self, name: str, rule: dict[str, Any]):
         """Both parts of a two-part parameter name in order around its value, a word or two
         apart: "default container cpu 250m" or "default to 500m cpu" for default_cpu."""
@@ -1604,7 +1636,8 @@ class _Extractor:
                     name_rules.insert(0, {"none": cues})
             for rule in name_rules:
                 kind = next(k for k in ("objects", "mapping", "none", "count", "after", "before", "name", "size",
-                                        "duration", "enum", "flag", "regex", "list", "pairs", "stated", "acted",
+                                        "duration", "enum", "flag", "regex", "list", "pairs", "stated", "guarded",
+                                        "acted",
                                         "joined", "parts", "boolean")
                             if k in rule)
                 got = getattr(self, f"rule_{kind}")(name, rule)
