@@ -549,3 +549,25 @@ def test_letting_the_rejected_action_happen_turns_the_guard_off():
 def test_a_rate_after_a_count_is_not_the_count():
     r = _recipe({"workers": INT}, {"workers": [{"count": ["pods", "nodes", "node"]}]})
     assert extract_params(r, "spread 6 training pods one per node").values == {"workers": 6}
+
+
+# ----------------------------------------------- regular expressions and code values
+REGEXES = {"type": "array", "items": {"type": "string", "pattern": "^[A-Za-z0-9.*^$_-]+$"}}
+
+
+def test_regex_items_in_the_clause_beat_a_plain_word_before_the_cue():
+    r = _recipe({"preferred": REGEXES}, {"preferred": [{"list": ["first"]}]})
+    assert extract_params(r, "groups matching (regex .*g5.*) are used first; then others").values == {
+        "preferred": [".*g5.*"]}
+
+
+def test_nothing_else_leaves_the_others_out():
+    r = _recipe({"other_groups": {"type": "boolean", "default": True, "description": "Add a catch-all."}})
+    assert extract_params(r, "the spot ones, then on-demand, nothing else").values == {"other_groups": False}
+
+
+def test_a_duration_inside_code_is_not_a_duration():
+    r = _recipe({"query": {"type": "string", "pattern": "^[^\\n]+$"},
+                 "cooldown_seconds": {"type": "integer", "minimum": 0, "default": 300}})
+    assert extract_params(r, "query sum(rate(x_total[5m])), cooldown default").values == {
+        "query": "sum(rate(x_total[5m]))"}

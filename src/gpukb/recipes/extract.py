@@ -408,6 +408,10 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
     if t == "boolean":
         stated = _stated_rule(name, spec, all_names or [name])
         guarded = _guarded_rule(spec)
+        if "other" in name.split("_") or "others" in name.split("_"):
+            # other_groups: "..., nothing else", "only these" leave the others out
+            guarded = guarded or {"flag": ["nothing else", "no others", "no other", "none other", "only these",
+                                           "only those", "nobody else"], "value": False}
         return ([stated] if stated else []) + ([guarded] if guarded else []) + [
             {"acted": _bool_nouns(name, spec, all_names or [name])}, {"boolean": variants}]
     if t == "object" and isinstance(spec.get("propertyNames"), dict):
@@ -433,6 +437,7 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
 
 _GUARD = re.compile(r"^\s*(?:reject|refuse|deny|block|forbid|prevent|disallow)s?\s+(?:[\w-]+\s+){0,2}?"
                     r"(?:that|which|who|from)\s+((?:[a-z]+\s+){1,3}[a-z]+)", re.I)
+_REGEX_TOKEN = re.compile(r"(?<![^\s(,])[^\s,;()]*(?:\.\*|\.\+)[^\s,;()]*")
 _PERMIT = r"(?:let|lets|letting|allow|allows|allowing|permit|permits|permitting|accept|accepts)"
 _FORBID = r"(?:reject|rejects|refuse|refuses|deny|denies|block|blocks|forbid|forbids|prevent|prevents|disallow|" \
           r"(?:don'?t|do\s+not|never)\s+(?:let|allow|permit))"
@@ -1230,6 +1235,7 @@ class _Extractor:
             spec = self.recipe.properties[name]
             items_spec = spec.get("items", {}) if spec.get("type") == "array" else spec
             iv = _prop_validator(json.dumps(items_spec, sort_keys=True))
+            regexy = "*" in str(items_spec.get("pattern", ""))
             good = []
             for p in parts:
                 if iv.is_valid(p):
@@ -1238,6 +1244,11 @@ class _Extractor:
                     good.append(p.lower())
                 else:
                     break
+            if good and regexy and not any(re.search(r"[*^$+]", g) for g in good) and _REGEX_TOKEN.search(clause := (
+                    re.split(r"[;!?]|\.\s", self.text[max(0, m.start() - 120):m.start(1)])[-1])):
+                # "the p4d groups (regex .*p4d.*) get tried first": where the schema takes regular
+                # expressions, those the clause holds are the items, not a plain word before the cue
+                good = [t.group(0) for t in _REGEX_TOKEN.finditer(clause) if iv.is_valid(t.group(0))]
             if good and self._free(m.span(1)):
                 ok, val = self._ok(name, good if spec.get("type") == "array" else good[0])
                 if ok:
@@ -1808,7 +1819,8 @@ class _Extractor:
                 continue  # "A100 80GB" names the GPU model
             mentions.append(("size", m))
         mentions += [("duration", m) for m in _DURATION_RE.finditer(self.text)]
-        mentions = [(k, m) for k, m in mentions if self._free(m.span())]
+        # "[1m]" inside "sum(rate(x[1m]))" is part of a larger value, not a duration of its own
+        mentions = [(k, m) for k, m in mentions if self._free(m.span()) and not self._inside_code(m.span())]
         if not mentions:
             return
         starts = sorted(m.start() for _, m in mentions)
