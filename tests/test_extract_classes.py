@@ -571,3 +571,19 @@ def test_a_duration_inside_code_is_not_a_duration():
                  "cooldown_seconds": {"type": "integer", "minimum": 0, "default": 300}})
     assert extract_params(r, "query sum(rate(x_total[5m])), cooldown default").values == {
         "query": "sum(rate(x_total[5m]))"}
+
+
+# ---------------------------------------------- shared modifiers and per-unit bounds
+def test_a_first_name_part_reaches_over_a_list_of_values():
+    SIZE = {"type": "string", "pattern": "^[0-9]+(m|Mi|Gi)?$"}
+    r = _recipe({"default_cpu": SIZE, "default_memory": SIZE, "memory": SIZE})
+    assert extract_params(r, "containers default to 250m cpu and 512Mi memory").values == {
+        "default_cpu": "250m", "default_memory": "512Mi"}
+
+
+def test_single_before_a_plural_is_no_count_and_bounds_each_unit():
+    r = _recipe({"gpus": INT, "max_pods": INT, "max_gpus_per_pod": INT},
+                {"max_pods": [{"count": ["pods"]}], "gpus": [{"count": ["gpus"]}]})
+    assert extract_params(r, "8 gpus in total, individual pods up to 2 gpus").values == {
+        "gpus": 8, "max_gpus_per_pod": 2}
+    assert "max_pods" not in extract_params(r, "let single pods use up to 4 gpus").values

@@ -688,6 +688,9 @@ class _Extractor:
                     span = self._whole_word(m.span(1))
                     if not self._free(span) or not self._near(m.span(), rule.get("near")):
                         continue
+                    if self.text[span[0]:span[1]].lower() == "single" and re.match(
+                            r"\s+[a-z]+s\b", self.text[span[1]:span[1] + 30], re.I):
+                        continue  # "allow single pods up to 8": "single" before a plural is no count
                     if i == 1:  # "each pod 64 cpus": a number right before another parameter's unit is its
                         nxt = re.match(r"\s*([a-z]+)", self.text[span[1]:span[1] + 30], re.I)
                         if nxt and _singular(nxt.group(1).lower()) in self._count_units(name):
@@ -1346,7 +1349,9 @@ class _Extractor:
                     if ok:
                         return val, span
         for p in (rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?{b}\s*(?:[:=]\s*|(?:of|to|at|is)\s+)?{tok}",
-                  rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?{tok}\s+{b}(?![\w-])") + (
+                  rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?{tok}\s+{b}(?![\w-])",
+                  # "default to 500m cpu and 1Gi memory": the first part reaches over a list of value-noun pairs
+                  rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?(?:\d[\w.]*\s+[a-z]+\s*(?:,|and)\s+){{1,3}}{tok}\s+{b}(?![\w-])") + (
                 # "the scheduler is called x and runs in kube-system": where the object lives
                 (rf"\b{a}\b[^.;]{{0,40}}?\b(?:runs?|running|lives?|living|sits?|is|deployed|installed)\s+in\s+"
                  rf"(?:the\s+)?(?:{b}\s+|ns\s+)?{tok}",) if rule["parts"][1] == "namespace" else ()):
@@ -1740,7 +1745,8 @@ class _Extractor:
                 r"(?:\s+(?:max(?:imum)?|at\s+most|tops))?",
                 rf"\b(?:max(?:imum)?|at\s+most|up\s+to|no\s+more\s+than|limit(?:ed)?\s+to|cap(?:ped)?\s+at)\s+(?:of\s+)?{_NUM}\s*(?:{thing})?\s*(?:per|a|each|in\s+any|for\s+any|for\s+one|for\s+a\s+single)\s+{unit}",
                 rf"\b(?:no|not\s+a\s+single|none\s+of\s+the|no\s+single)\s+{unit}\s+{verb}(?:more\s+than|over|above|beyond)\s+{_NUM}(?![\w.])",
-                rf"\b(?:each|every|any|a\s+single|one|a)\s+{unit}\s+{verb}(?:at\s+most|up\s+to|no\s+more\s+than|max(?:imum)?(?:\s+of)?)\s+{_NUM}(?![\w.])",
+                # "each pod can use up to 2", "allow single pods up to 8 gpus each"
+                rf"\b(?:each|every|any|a\s+single|single|individual|one|a)\s+{unit}\s+{verb}(?:at\s+most|up\s+to|no\s+more\s+than|max(?:imum)?(?:\s+of)?)\s+{_NUM}(?![\w.])",
             ]
             for p in pats:
                 hit = _compile(p).search(self.text)
