@@ -587,3 +587,8 @@ def test_single_before_a_plural_is_no_count_and_bounds_each_unit():
     assert extract_params(r, "8 gpus in total, individual pods up to 2 gpus").values == {
         "gpus": 8, "max_gpus_per_pod": 2}
     assert "max_pods" not in extract_params(r, "let single pods use up to 4 gpus").values
+
+
+def test_a_gpu_word_between_a_keyword_and_its_noun_does_not_make_it_a_qualifier():
+    from gpukb.recipes.match import match_recipes
+    assert match_recipes("a sharded gpu job over 500 chunks, add a toleration and node affinity")[0][0].id == "indexed-job"

@@ -134,7 +134,9 @@ class _Index:
 def _qualifies(self, i: int, text: str, end: int) -> bool:
     """Does the keyword of recipe ``i`` ending at ``end`` qualify the noun after it, a word of
     another recipe's keywords and of none of its own ("jupyter notebook pod")?"""
-    m = re.match(r"[\s-]([a-z][\w]*)", text[end:end + 30], re.I)
+    # "sharded gpu job": "gpu" or a GPU model between says what the object uses; the noun after is its head
+    generic = "|".join(["gpus?", "nvidia", *(rf"{g}s?" for g in _GPU_MODELS)])
+    m = re.match(rf"(?:[\s-](?:{generic})(?![\w-]))*[\s-]([a-z][\w]*)", text[end:end + 40], re.I)
     if not m or m.group(1).lower() in STOPWORDS or m.group(1).lower() in _REQUEST_WORDS:
         return False
     w = m.group(1).lower()
