@@ -592,3 +592,13 @@ def test_single_before_a_plural_is_no_count_and_bounds_each_unit():
 def test_a_gpu_word_between_a_keyword_and_its_noun_does_not_make_it_a_qualifier():
     from gpukb.recipes.match import match_recipes
     assert match_recipes("a sharded gpu job over 500 chunks, add a toleration and node affinity")[0][0].id == "indexed-job"
+
+
+def test_a_keyword_with_with_reads_having_verbs_and_gpu_cards():
+    from gpukb.recipes.match import match_recipes
+    assert match_recipes("could I get a pod spec that uses 2 A10G cards")[0][0].id == "gpu-pod"
+
+
+def test_a_gpu_models_memory_size_is_no_mig_profile():
+    from gpukb.recipes.match import mask_values
+    assert mask_values("two A100 80GB cards") == "two A100      cards"

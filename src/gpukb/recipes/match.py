@@ -83,7 +83,11 @@ class _Index:
                 for w in words:
                     part = re.escape(w) + ("s?" if re.match(r"^[a-z]+$", w) else "")
                     if w in ("gpu", "gpus"):  # "pod with one A100": a count, and a GPU model is a GPU
-                        part = rf"(?:(?:\d+|one|two|three|four|eight|a|an|single)\s+)?(?:{part}|(?:{models})s?)"
+                        part = (rf"(?:(?:\d+|one|two|three|four|eight|a|an|single)\s+)?(?:{part}|(?:{models})s?)"
+                                r"(?:\s+(?:cards?|accelerators?))?")
+                    if w == "with":  # "pod with gpu" also reads "a pod spec that grabs two A100s"
+                        part = (r"(?:[\w-]+\s+)?(?:with|using|(?:that|which)\s+(?:has|have|gets?|grabs?|uses?|needs?|"
+                                r"requests?|wants?|takes?))")
                     parts.append(part)
                 body = r"[\s-]?".join(parts)
                 pats.append((re.compile(rf"(?<![\w]){body}(?![\w])", re.I), 1.0 + 0.5 * (len(words) - 1)))
@@ -175,9 +179,15 @@ _NOT_WANTED = re.compile(r"\b(?:don'?t|do\s+not|does\s+not|doesn'?t|won'?t|will\
                          r"([\w./-]+(?:\s+(?!(?:in|on|for|with|and|or|but|so|to|from|of|at)\b)[\w./-]+)?)", re.I)
 
 
+# "two A100 80GB cards": a memory size right after a GPU model is part of the model's name (no MIG profile)
+_MODEL_SIZE = re.compile(r"(\b(?:" + "|".join(_GPU_MODELS) + r")s?[\s-]*)(\d+\s*gb)\b", re.I)
+
+
 def mask_values(text: str) -> str:
-    """``text`` with image references and what is not wanted blanked out (same length)."""
+    """``text`` with image references, GPU models' memory sizes and what is not wanted blanked out
+    (same length)."""
     text = _IMAGE_REF.sub(lambda m: " " * len(m.group(0)), text)
+    text = _MODEL_SIZE.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
     return _NOT_WANTED.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + " " * len(m.group(1)), text)
 
 
