@@ -410,3 +410,195 @@ def test_twice_counts_two_times():
     r = _recipe({"backoff_limit_per_index": INT}, {"backoff_limit_per_index": [{"count": ["retries", "retry"]}]})
     assert extract_params(r, "each chunk retried twice at most").values == {"backoff_limit_per_index": 2}
     assert digits_view("stop once 20 fail") == "stop once 20 fail"
+
+
+# ------------------------------------------------- naming phrases with a copula
+NAME = {"type": "string", "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", "maxLength": 63}
+
+
+def test_a_naming_word_is_never_a_value():
+    r = _recipe({"release": {**NAME, "default": "kube-prometheus-stack"}},
+                {"release": [{"regex": r"\brelease\s+(?:is\s+)?([a-z0-9-]+)"}]})
+    assert "release" not in extract_params(r, "the release is called").values
+
+
+def test_a_cue_called_also_reads_is_called():
+    r = _recipe({"name": NAME, "scheduler_name": NAME},
+                {"scheduler_name": [{"after": ["scheduler called"]}]})
+    assert extract_params(r, "our extra scheduler is called sched-two").values == {"scheduler_name": "sched-two"}
+
+
+def test_where_an_object_runs_is_its_namespace():
+    r = _recipe({"namespace": NAME, "scheduler_namespace": NAME})
+    assert extract_params(r, "the second scheduler lives in kube-system").values == {
+        "scheduler_namespace": "kube-system"}
+
+
+def test_a_recipes_own_rules_keep_the_shared_ones_after_them():
+    r = _recipe({"namespace": NAME}, {"namespace": [{"after": ["namespace"]}]})
+    assert extract_params(r, "the operator sits in the gpu-ops namespace").values == {"namespace": "gpu-ops"}
+
+
+# ------------------------------------------ a number after the object it belongs to
+def test_a_number_at_after_the_object_of_a_two_part_integer():
+    r = _recipe({"gpus": INT, "priority_value": {**INT, "default": 1000}})
+    assert extract_params(r, "a priority class at 7000 for the team").values == {"priority_value": 7000}
+
+
+def test_a_name_part_by_its_short_form():
+    r = _recipe({"production_value": {**INT, "default": 10}, "research_value": {**INT, "default": 1}})
+    assert extract_params(r, "prod at 900 and research at 9").values == {"production_value": 900,
+                                                                      "research_value": 9}
+
+
+def test_a_number_before_another_parameters_unit_is_not_counted_after_this_one():
+    r = _recipe({"nodes": INT, "cpu": INT}, {"nodes": [{"count": ["nodes", "pods", "pod"]}]})
+    assert extract_params(r, "2 nodes, give each pod 48 cpus").values == {"nodes": 2, "cpu": 48}
+
+
+# ------------------------------------------------------ values written out whole
+def test_an_enum_mapping_value_written_in_full():
+    r = _recipe({"gpu_product": {"type": "string", "pattern": "^[A-Za-z0-9][-A-Za-z0-9_.]*$"}},
+                {"gpu_product": [{"enum": {"NVIDIA-L4": ["l4"], "NVIDIA-L40S": ["l40s"]}}]})
+    assert extract_params(r, "only on NVIDIA-L40S nodes").values == {"gpu_product": "NVIDIA-L40S"}
+
+
+def test_a_product_label_the_table_does_not_list():
+    r = _recipe({"gpu_product": {"type": "string", "pattern": "^[A-Za-z0-9][-A-Za-z0-9_.]*$"}})
+    assert extract_params(r, "pin it to NVIDIA-A100-PCIE-40GB").values == {"gpu_product": "NVIDIA-A100-PCIE-40GB"}
+    assert extract_params(r, "with the nvidia-device-plugin").values == {}
+
+
+def test_an_unquoted_command_takes_its_arguments():
+    r = _recipe({"command": {"type": "array", "items": {"type": "string"}}})
+    assert extract_params(r, "command is python /app/run.py --steps 10. thanks").values == {
+        "command": ["python", "/app/run.py", "--steps", "10"]}
+
+
+def test_a_quoted_value_after_another_parameters_noun_is_not_the_name():
+    r = _recipe({"name": NAME, "queue": NAME})
+    assert extract_params(r, "put it in the queue 'vision'").values == {"queue": "vision"}
+
+
+def test_a_percentage_goes_to_the_parameter_measured_in_per_cent():
+    r = _recipe({"replicas": INT, "target_value": {"type": "string", "pattern": "^[0-9]+$",
+                                                   "description": "Target (70 = 70 % utilization)."}})
+    assert extract_params(r, "keep it near 55% busy").values == {"target_value": "55"}
+
+
+def test_a_word_in_brackets_of_its_own_is_not_inside_code():
+    r = _recipe({"deployment": NAME}, {"deployment": [{"regex": r"\bdeployment\s+\(?([a-z0-9-]+)"}]})
+    assert extract_params(r, "scale the deployment (chat-api) on load").values == {"deployment": "chat-api"}
+
+
+def test_a_tool_after_through_or_via_is_a_detail():
+    from gpukb.recipes.match import match_recipes
+    assert match_recipes("an MPIJob on 2 hosts, gang scheduled via the volcano queue hpc")[0][0].id == "mpijob"
+
+
+# ------------------------------------------ description words by stem and synonym
+def test_a_duration_by_the_descriptions_verb_in_other_words():
+    r = _recipe({"ttl_seconds": {"type": "integer", "minimum": 0, "default": 86400,
+                                 "description": "Delete the finished job after this many seconds."},
+                 "timeout_seconds": {"type": "integer", "minimum": 0, "default": 60,
+                                     "description": "How long to wait for the pods."}})
+    assert extract_params(r, "clean it up 2 hours after it finishes").values == {"ttl_seconds": 7200}
+
+
+def test_name_between_the_noun_and_the_value():
+    r = _recipe({"name": NAME, "local_queue": NAME}, {"local_queue": [{"after": ["local queue"]}]})
+    assert extract_params(r, "local queue name lq-1").values == {"local_queue": "lq-1"}
+
+
+def test_a_description_opening_with_a_kind_names_that_kind():
+    r = _recipe({"name": NAME, "queue": {**NAME, "description": "Kueue LocalQueue the pods are labelled with."}},
+                templates=[{"kind": "Deployment", "metadata": {"name": {"$param": "name"}}}])
+    assert extract_params(r, "send it to localqueue team-lq").values == {"queue": "team-lq"}
+
+
+# ----------------------------------------------------------- names given verbatim
+def test_x_as_the_name():
+    r = _recipe({"name": NAME}, templates=[{"kind": "Deployment", "metadata": {"name": {"$param": "name"}}}])
+    assert extract_params(r, "a deployment, use chat-v2 as the name").values == {"name": "chat-v2"}
+
+
+def test_a_hugging_face_model_id_without_a_tag():
+    r = _recipe({"model": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._/:-]*$"},
+                 "image": {"type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9._/:@-]*$"}})
+    assert extract_params(r, "serve Qwen/Qwen2.5-7B-Instruct").values == {"model": "Qwen/Qwen2.5-7B-Instruct"}
+    assert "model" not in extract_params(r, "image nvcr.io/nvidia/tritonserver:24.05-py3").values
+
+
+def test_an_objects_name_given_a_value_is_not_singularised():
+    items = {"type": "object", "properties": {"name": NAME, "value": INT}}
+    r = _recipe({"classes": {"type": "array", "items": items}},
+                {"classes": [{"objects": [r"(?P<name>[a-z][a-z0-9-]*)\s*(?P<_at>=)\s*(?P<value>\d+)"],
+                              "min_items": 2}]})
+    assert extract_params(r, "workers=10, notebooks=5").values == {
+        "classes": [{"name": "workers", "value": 10}, {"name": "notebooks", "value": 5}]}
+
+
+# ------------------------------------- permitting what a boolean's description rejects
+def test_letting_the_rejected_action_happen_turns_the_guard_off():
+    r = _recipe({"replicas": INT, "fail_big": {"type": "boolean", "default": True,
+                                               "description": "Reject pods that ask for more than one GPU."}})
+    assert extract_params(r, "and allow pods to ask for more than one").values == {"fail_big": False}
+    assert extract_params(r, "never let pods ask for more than one").values == {"fail_big": True}
+
+
+def test_a_rate_after_a_count_is_not_the_count():
+    r = _recipe({"workers": INT}, {"workers": [{"count": ["pods", "nodes", "node"]}]})
+    assert extract_params(r, "spread 6 training pods one per node").values == {"workers": 6}
+
+
+# ----------------------------------------------- regular expressions and code values
+REGEXES = {"type": "array", "items": {"type": "string", "pattern": "^[A-Za-z0-9.*^$_-]+$"}}
+
+
+def test_regex_items_in_the_clause_beat_a_plain_word_before_the_cue():
+    r = _recipe({"preferred": REGEXES}, {"preferred": [{"list": ["first"]}]})
+    assert extract_params(r, "groups matching (regex .*g5.*) are used first; then others").values == {
+        "preferred": [".*g5.*"]}
+
+
+def test_nothing_else_leaves_the_others_out():
+    r = _recipe({"other_groups": {"type": "boolean", "default": True, "description": "Add a catch-all."}})
+    assert extract_params(r, "the spot ones, then on-demand, nothing else").values == {"other_groups": False}
+
+
+def test_a_duration_inside_code_is_not_a_duration():
+    r = _recipe({"query": {"type": "string", "pattern": "^[^\\n]+$"},
+                 "cooldown_seconds": {"type": "integer", "minimum": 0, "default": 300}})
+    assert extract_params(r, "query sum(rate(x_total[5m])), cooldown default").values == {
+        "query": "sum(rate(x_total[5m]))"}
+
+
+# ---------------------------------------------- shared modifiers and per-unit bounds
+def test_a_first_name_part_reaches_over_a_list_of_values():
+    SIZE = {"type": "string", "pattern": "^[0-9]+(m|Mi|Gi)?$"}
+    r = _recipe({"default_cpu": SIZE, "default_memory": SIZE, "memory": SIZE})
+    assert extract_params(r, "containers default to 250m cpu and 512Mi memory").values == {
+        "default_cpu": "250m", "default_memory": "512Mi"}
+
+
+def test_single_before_a_plural_is_no_count_and_bounds_each_unit():
+    r = _recipe({"gpus": INT, "max_pods": INT, "max_gpus_per_pod": INT},
+                {"max_pods": [{"count": ["pods"]}], "gpus": [{"count": ["gpus"]}]})
+    assert extract_params(r, "8 gpus in total, individual pods up to 2 gpus").values == {
+        "gpus": 8, "max_gpus_per_pod": 2}
+    assert "max_pods" not in extract_params(r, "let single pods use up to 4 gpus").values
+
+
+def test_a_gpu_word_between_a_keyword_and_its_noun_does_not_make_it_a_qualifier():
+    from gpukb.recipes.match import match_recipes
+    assert match_recipes("a sharded gpu job over 500 chunks, add a toleration and node affinity")[0][0].id == "indexed-job"
+
+
+def test_a_keyword_with_with_reads_having_verbs_and_gpu_cards():
+    from gpukb.recipes.match import match_recipes
+    assert match_recipes("could I get a pod spec that uses 2 A10G cards")[0][0].id == "gpu-pod"
+
+
+def test_a_gpu_models_memory_size_is_no_mig_profile():
+    from gpukb.recipes.match import mask_values
+    assert mask_values("two A100 80GB cards") == "two A100      cards"

@@ -55,6 +55,13 @@ _STOP = set(STOPWORDS) | {
     "quota", "gets", "has", "have", "should", "must", "will",
 }
 
+# short forms of parameter name parts ("prod at 1000000" for production_value)
+_ABBREVIATIONS = {"production": ["prod"], "priority": ["prio"], "development": ["dev"], "memory": ["mem"],
+                  "namespace": ["ns"], "replicas": ["reps"], "configuration": ["config", "cfg"]}
+
+# words that frame a value and are never one ("release is called kps", "the existing pvc x")
+_FRAME_WORDS = frozenset({"called", "named", "existing", "current", "same", "own", "is", "are", "was", "were"})
+
 _GPU_MODELS = ["h100", "h200", "a100", "a10g", "a10", "l40s", "l40", "l4", "t4", "v100", "b200", "gb200", "a6000", "rtx"]
 
 _TOKEN = r"[\"'`]?([A-Za-z0-9](?:[\w./:@+-]*[\w])?)[\"'`]?"
@@ -74,6 +81,9 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
                             r"(?!(?:the|a|an|our|my|parallel|total|order|place|front|case|one|each|addition|practice)\b)"
                             r"([a-z][a-z0-9]*)(?![\w.-])(?!\s+(?:cluster|region|zone|mode|parallel)\b)"}],
     "image": [{"after": ["image", "container image"]}, {"regex": _IMAGE_RE}],
+    # a Hugging Face model id: an organisation without dots, a slash, a name with a digit or hyphen
+    # and no tag ("stabilityai/stable-diffusion-xl-base-1.0"; "nvcr.io/x" and "a/b:tag" are images)
+    "model": [{"regex": r"(?<![\w./:@-])([A-Za-z][\w-]*/(?=[\w.-]*[-\d])[A-Za-z0-9][\w.-]*[A-Za-z0-9])(?![\w/:@])"}],
     "queue": [{"after": ["queue"]}, {"before": ["queue"]}],
     "replicas": [{"count": ["replicas", "replica", "copies", "instances"]}],
     "priority_class": [{"after": ["priorityclass", "priority class", "priority"]}],
@@ -91,7 +101,9 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
         "NVIDIA-A10G": ["a10g", "a10"],
         "Tesla-T4": ["t4"],
         "Tesla-V100-SXM2-16GB": ["v100"],
-    }}],
+    }},
+        # a product label value written out that the table above does not list ("NVIDIA-A100-PCIE-40GB")
+        {"regex": r"(?<![\w./-])((?:NVIDIA|Tesla)-(?=[\w.-]*\d)[A-Za-z0-9][-A-Za-z0-9_.]*[A-Za-z0-9])(?![\w-])"}],
     "driver_enabled": [{"flag": ["pre-installed driver", "preinstalled driver", "driver pre-installed",
                                  "driver preinstalled", "driver already installed", "drivers already installed",
                                  "existing driver", "without driver", "no driver", "driver disabled"], "value": False}],
@@ -184,6 +196,31 @@ _COUNT_SYNONYMS: list[frozenset[str]] = [
     frozenset({"shard", "chunk", "partition", "piece", "part", "slice"}),
     frozenset({"replica", "copy", "instance", "pod"}),
 ]
+
+
+# Verbs a schema description uses and the words people say for them ("clean it up an hour after it
+# finishes" for "Delete the finished job after this many seconds").
+_VERB_SYNONYMS: dict[str, list[str]] = {
+    "delete": ["clean up", "cleaned up", "remove", "removed", "garbage collect", "purge", "purged", "reap"],
+    "wait": ["hold", "linger", "grace"],
+    "fail": ["give up", "gives up", "abort", "aborts"],
+}
+
+
+def description_cues(description: str) -> list[str]:
+    """Cue words from a parameter's description: its longer words, each also as a stem that
+    reads any inflection ("finished" -> "finish*" for "finishes") and with the words people say
+    for its verbs (:data:`_VERB_SYNONYMS`)."""
+    out: list[str] = []
+    for w in re.findall(r"[A-Za-z][A-Za-z-]{3,}", description):
+        if w.lower() in _STOP:
+            continue
+        out.append(w)
+        stem = re.sub(r"(?:ed|es|ing|s)$", "", w.lower())
+        if stem != w.lower() and len(stem) >= 4 and stem.isalpha():
+            out.append(stem + "*")
+        out += _VERB_SYNONYMS.get(stem, []) + _VERB_SYNONYMS.get(w.lower(), [])
+    return out
 
 
 # a size is not part of a longer token: "1g.10gb" names a MIG profile
@@ -370,8 +407,13 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
     t = spec.get("type")
     if t == "boolean":
         stated = _stated_rule(name, spec, all_names or [name])
-        return ([stated] if stated else []) + [{"acted": _bool_nouns(name, spec, all_names or [name])},
-                                               {"boolean": variants}]
+        guarded = _guarded_rule(spec)
+        if "other" in name.split("_") or "others" in name.split("_"):
+            # other_groups: "..., nothing else", "only these" leave the others out
+            guarded = guarded or {"flag": ["nothing else", "no others", "no other", "none other", "only these",
+                                           "only those", "nobody else"], "value": False}
+        return ([stated] if stated else []) + ([guarded] if guarded else []) + [
+            {"acted": _bool_nouns(name, spec, all_names or [name])}, {"boolean": variants}]
     if t == "object" and isinstance(spec.get("propertyNames"), dict):
         return [{"mapping": True}]
     if t == "integer" and (name == "port" or name.endswith("_port")):
@@ -381,12 +423,35 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
     parts = [p for p in name.split("_") if len(p) >= 3]
     if len(parts) == 2 and t in ("string", "integer"):
         rules.append({"parts": parts})  # "default container cpu 250m", "default to 500m cpu"
+    if t in ("string", "integer") and (re.search(r"\d\s*%|percent", str(spec.get("description", "")))
+                                       or name.endswith("_percent")):
+        # a percentage is the value of the parameter whose schema measures in per cent ("keep it around 60%")
+        rules.append({"regex": r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*(?:%|percent\b|pct\b)"})
     if t == "integer":
         if name.endswith("_seconds"):  # the unit is in the name: "cooldown 5 min" -> 300
-            desc = re.findall(r"[A-Za-z]{4,}", str(spec.get("description", "")))
-            rules.insert(0, {"duration": True, "near": variants + [w for w in desc if w.lower() not in _STOP]})
+            rules.insert(0, {"duration": True,
+                             "near": variants + description_cues(str(spec.get("description", "")))})
         rules.append({"count": variants, "any_order": True})  # the value before the name: "10 failed indexes"
     return rules
+
+
+_GUARD = re.compile(r"^\s*(?:reject|refuse|deny|block|forbid|prevent|disallow)s?\s+(?:[\w-]+\s+){0,2}?"
+                    r"(?:that|which|who|from)\s+((?:[a-z]+\s+){1,3}[a-z]+)", re.I)
+_REGEX_TOKEN = re.compile(r"(?<![^\s(,])[^\s,;()]*(?:\.\*|\.\+)[^\s,;()]*")
+_PERMIT = r"(?:let|lets|letting|allow|allows|allowing|permit|permits|permitting|accept|accepts)"
+_FORBID = r"(?:reject|rejects|refuse|refuses|deny|denies|block|blocks|forbid|forbids|prevent|prevents|disallow|" \
+          r"(?:don'?t|do\s+not|never)\s+(?:let|allow|permit))"
+
+
+def _guarded_rule(spec: dict[str, Any]) -> dict[str, Any] | None:
+    """A boolean whose description rejects an action ("Reject pods that ask for more than one
+    shared GPU") is false when the request lets that action happen ("let pods ask for more than
+    one replica") and true when it forbids it. The action is the description's first words after
+    "that"; the request needs all of them after a permitting or forbidding verb."""
+    m = _GUARD.search(str(spec.get("description", "")))
+    if not m:
+        return None
+    return {"guarded": m.group(1).lower().split()}
 
 
 def _stated_rule(name: str, spec: dict[str, Any], all_names: list[str]) -> dict[str, Any] | None:
@@ -490,7 +555,8 @@ def named_kinds(recipe: Recipe) -> dict[str, Any]:
     rendered = {ph for phs in direct.values() for ph in phs}
     refs: dict[str, set[str]] = {}
     for p, spec in recipe.properties.items():
-        m = re.match(r"\s*Name of (?:an? |the )?(?:[\w-]+ ){0,2}?([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)\b",
+        # ("Kueue LocalQueue (the queue-name label)": a description opening with the kind's name too)
+        m = re.match(r"\s*(?:Name of )?(?:an? |the )?(?:[\w-]+ ){0,2}?([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)\b",
                      str(spec.get("description", "")))
         if m and p not in direct and spec.get("type") == "string":
             refs.setdefault(p, set()).update(ph for ph in kind_phrases(m.group(1)) if ph not in rendered)
@@ -532,6 +598,8 @@ class _Extractor:
         value = self._coerce(spec, value)
         if value is None:
             return False, None
+        if isinstance(value, str) and "enum" not in spec and value.lower() in _FRAME_WORDS:
+            return False, None
         v = _prop_validator(json.dumps(spec, sort_keys=True))
         if v.is_valid(value):
             return True, value
@@ -569,6 +637,16 @@ class _Extractor:
             _CUE_WORDS_CACHE[key] = got
         return got[1]
 
+    def _count_units(self, name: str) -> set[str]:
+        """Single words the recipe's other parameters count (their own or shared count rules)."""
+        out = set()
+        for other in self.recipe.properties:
+            if other != name:
+                for r in self.recipe.extract.get(other) or _DEFAULT_RULES.get(other, []):
+                    out.update(_singular(w.lower()) for w in r.get("count") or []
+                               if isinstance(w, str) and re.fullmatch(r"[a-z]+", w.lower()))
+        return out
+
     def _build_cue_words(self, name: str) -> set[str]:
         out: set[str] = set()
         for other, rules in self.recipe.extract.items():
@@ -605,11 +683,20 @@ class _Extractor:
                 rf"{u}\s+(?:[a-z]+\s+){{0,3}}?(?:at\s+most\s+|up\s+to\s+|max(?:imum)?\s+|no\s+more\s+than\s+)?"
                 rf"{_DIG}\s*(?:times|x)(?![\w])",
             ]
-            for p in pats:
+            for i, p in enumerate(pats):
                 for m in _compile(p).finditer(self.digits):
                     span = self._whole_word(m.span(1))
                     if not self._free(span) or not self._near(m.span(), rule.get("near")):
                         continue
+                    if self.text[span[0]:span[1]].lower() == "single" and re.match(
+                            r"\s+[a-z]+s\b", self.text[span[1]:span[1] + 30], re.I):
+                        continue  # "allow single pods up to 8": "single" before a plural is no count
+                    if i == 1:  # "each pod 64 cpus": a number right before another parameter's unit is its
+                        nxt = re.match(r"\s*([a-z]+)", self.text[span[1]:span[1] + 30], re.I)
+                        if nxt and _singular(nxt.group(1).lower()) in self._count_units(name):
+                            continue
+                        if nxt and nxt.group(1).lower() in ("per", "a", "an", "each", "every"):
+                            continue  # "8 pods one per node": a rate after the count, not the count
                     n = parse_number(m.group(1))
                     if n is None:
                         continue
@@ -665,6 +752,8 @@ class _Extractor:
         start = a
         while start > 0 and not self.text[start - 1].isspace() and self.text[start - 1] not in "`,;":
             start -= 1
+        while start < a and self.text[start] in "([{\"'":
+            start += 1  # "(llm-server)": a word in brackets of its own is not inside code
         if not re.search(r"[(\[{]", self.text[start:a]):
             return False
         return self._code_end(start) >= b
@@ -740,8 +829,12 @@ class _Extractor:
         return None
 
     def rule_after(self, name: str, rule: dict[str, Any]):
-        words = _words_alt(rule["after"])
-        pat = rf"{words}\s*(?:[:=]\s*|(?:named|called|is|of|to|at)\s+)?(?:(?:the|a|an|our|my|their)\s+)?{_TOKEN}"
+        # "scheduler called x" also reads "the scheduler is called x"
+        cues = list(rule["after"]) + [re.sub(r"\s+(named|called)$", r" is \1", w) for w in rule["after"]
+                                      if re.search(r"\s(?:named|called)$", w)]
+        words = _words_alt(cues)
+        pat = (rf"{words}\s*(?:[:=]\s*|(?:(?:is|are|was)\s+(?:named|called)|named|called|name(?:\s+is|\s*[:=])?|is|of|to|at)\s+)?"
+               rf"(?:(?:the|a|an|our|my|their)\s+)?{_TOKEN}")
         cue = _compile(rf"^{words}$")
         others = self._cue_words(name) if rule.get("schema") else set()
         kw = self._keyword_spans()
@@ -752,10 +845,31 @@ class _Extractor:
                 continue  # "tenant bundle for x": the cue and this word are one keyword of the recipe
             if _singular(tok.lower()) in others:  # "model cache": the word names another parameter
                 continue
-            ok, val = self._ok(name, tok)
+            if re.search(r"(?:^|_)(?:command|cmd|program|args)$", name) and \
+                    self.recipe.properties[name].get("type") == "array":
+                tok, span = self._command_words(tok, span)
+                ok, val = self._ok(name, tok.split())
+            else:
+                ok, val = self._ok(name, tok)
             if ok:
                 return val, span
         return None
+
+    def _command_words(self, tok: str, span: tuple[int, int]) -> tuple[str, tuple[int, int]]:
+        """An unquoted command goes on over the words that look like its arguments (paths,
+        flags, a flag's value): "command is torchrun /workspace/pretrain.py --epochs 3."."""
+        end, prev_flag = span[1], False
+        for m in _compile(r"\s+([^\s,;`\"']+)").finditer(self.text, span[1]):
+            if m.start() != end:
+                break
+            word = m.group(1).rstrip(".")
+            if not (re.search(r"[/=]", word) or word.startswith("-") or prev_flag):
+                break
+            prev_flag = word.startswith("-") and "=" not in word  # "-m torch.distributed.run"
+            end = m.start(1) + len(word)
+            if word != m.group(1):
+                break
+        return self.text[span[0]:end], (span[0], end)
 
     def rule_before(self, name: str, rule: dict[str, Any]):
         words = _words_alt(rule["before"])
@@ -825,7 +939,8 @@ class _Extractor:
         mine_rx = kind_tail(mine) if mine else None
         for tok, span in self._token_candidates(rf"\b(?:named|called|name\s*[:=]|name)\b\s*{_TOKEN}"):
             full_head = self.text[max(0, span[0] - 60):span[0]]
-            head = re.sub(r"\s*\b(?:named|called|name)\b\s*[:=]?\s*[\"'`]?$", "", full_head, flags=re.I)
+            head = re.sub(r"\s*\b(?:(?:is|are|was|be)\s+)?(?:named|called|name)\b\s*[:=]?\s*[\"'`]?$", "", full_head,
+                          flags=re.I)
             if others is not None and (others.search(head) or others.search(re.sub(r"[\s:=\"'`]+$", "", full_head))):
                 continue  # "mount name abcd1234" is another parameter's name
             if mine_rx is None or not mine_rx.search(head):
@@ -851,11 +966,22 @@ class _Extractor:
             if ok:
                 self.result.covered.append((max(0, span[0] - 40), span[0]))
                 return val, span
+        # "use sd-xl as the name", "with gpu-burst as its name"
+        for tok, span in self._token_candidates(rf"(?<![\w./-]){_TOKEN}\s+as\s+(?:the|its|their|a)\s+name\b"):
+            ok, val = self._ok(name, tok)
+            if ok:
+                self.result.covered.append((span[1], min(len(self.text), span[1] + 16)))
+                return val, span
         got = self._after_kind_noun(name, mine)
         if got is not None:
             return got
+        other_cues = sorted({w for o, sp in self.recipe.properties.items() if o != name and sp.get("type") == "string"
+                             for w in name_variants(o) if len(w) >= 3})
+        after_other = _compile(rf"{_words_alt(other_cues)}\s*(?:[:=]|is|named|called)?\s*$") if other_cues else None
         for m in _compile(r"[\"'`]([^\"'`\s]{1,253})[\"'`]").finditer(self.text):
             span = m.span(1)
+            if after_other is not None and after_other.search(self.text, max(0, m.start() - 40), m.start()):
+                continue  # "the volcano queue 'vision'": a quoted value after another parameter's noun is its
             if self._free(span):
                 ok, val = self._ok(name, m.group(1))
                 if ok:
@@ -1002,7 +1128,8 @@ class _Extractor:
         compound = rf"(?=-(?:{'|'.join(map(re.escape, desc))})\b)" if desc else None
         best = None
         for value, phrases in rule["enum"].items():
-            for ph in phrases:
+            # the value itself, written out in full ("NVIDIA-L40S"), names it too
+            for ph in list(phrases) + ([value] if isinstance(value, str) and value not in phrases else []):
                 pats = [_phrase_re(ph)]
                 if compound and re.search(r"\w$", ph):
                     pats.append(_phrase_re(ph)[:-len(r"(?![\w-])")] + compound)
@@ -1111,6 +1238,7 @@ class _Extractor:
             spec = self.recipe.properties[name]
             items_spec = spec.get("items", {}) if spec.get("type") == "array" else spec
             iv = _prop_validator(json.dumps(items_spec, sort_keys=True))
+            regexy = "*" in str(items_spec.get("pattern", ""))
             good = []
             for p in parts:
                 if iv.is_valid(p):
@@ -1119,6 +1247,11 @@ class _Extractor:
                     good.append(p.lower())
                 else:
                     break
+            if good and regexy and not any(re.search(r"[*^$+]", g) for g in good) and _REGEX_TOKEN.search(clause := (
+                    re.split(r"[;!?]|\.\s", self.text[max(0, m.start() - 120):m.start(1)])[-1])):
+                # "the p4d groups (regex .*p4d.*) get tried first": where the schema takes regular
+                # expressions, those the clause holds are the items, not a plain word before the cue
+                good = [t.group(0) for t in _REGEX_TOKEN.finditer(clause) if iv.is_valid(t.group(0))]
             if good and self._free(m.span(1)):
                 ok, val = self._ok(name, good if spec.get("type") == "array" else good[0])
                 if ok:
@@ -1189,13 +1322,39 @@ class _Extractor:
             best = m.group(0)
         return best
 
+    def rule_guarded(self, name: str, rule: dict[str, Any]):
+        action = r"\s+".join(_word_re(w) for w in rule["guarded"])
+        for verbs, value in ((_FORBID, True), (_PERMIT, False)):
+            m = _compile(rf"\b{verbs}\s+(?:[\w-]+\s+){{0,3}}?(?:to\s+)?{action}\b").search(self.text)
+            if m and self._free(m.span()):
+                ok, val = self._ok(name, value)
+                if ok:
+                    self.result.covered.append(m.span())
+                    return val, m.span()
+        return None
+
     def rule_parts(self, name: str, rule: dict[str, Any]):
         """Both parts of a two-part parameter name in order around its value, a word or two
         apart: "default container cpu 250m" or "default to 500m cpu" for default_cpu."""
-        a, b = (_words_alt([p]) for p in rule["parts"])
+        a, b = (_words_alt([p] + _ABBREVIATIONS.get(p, [])) for p in rule["parts"])
         tok = r"[\"'`]?([A-Za-z0-9](?:[\w./:@+-]*[\w])?)[\"'`]?"
+        if self.recipe.properties[name].get("type") == "integer":
+            # "its priority class at 5000", "prod at 1000000" for priority_value, production_value:
+            # the object the number belongs to, then the number after "at", "=" or ":"
+            rx = _compile(rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?(?:at|=|:|set\s+to)\s*(-?\d+)(?![\w.%])")
+            for m in rx.finditer(self.digits):
+                span = self._whole_word(m.span(1))
+                if self._free(span):
+                    ok, val = self._ok(name, m.group(1))
+                    if ok:
+                        return val, span
         for p in (rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?{b}\s*(?:[:=]\s*|(?:of|to|at|is)\s+)?{tok}",
-                  rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?{tok}\s+{b}(?![\w-])"):
+                  rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?{tok}\s+{b}(?![\w-])",
+                  # "default to 500m cpu and 1Gi memory": the first part reaches over a list of value-noun pairs
+                  rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?(?:\d[\w.]*\s+[a-z]+\s*(?:,|and)\s+){{1,3}}{tok}\s+{b}(?![\w-])") + (
+                # "the scheduler is called x and runs in kube-system": where the object lives
+                (rf"\b{a}\b[^.;]{{0,40}}?\b(?:runs?|running|lives?|living|sits?|is|deployed|installed)\s+in\s+"
+                 rf"(?:the\s+)?(?:{b}\s+|ns\s+)?{tok}",) if rule["parts"][1] == "namespace" else ()):
             for tok_, span in self._token_candidates(p):
                 ok, val = self._ok(name, tok_)
                 if ok:
@@ -1318,8 +1477,10 @@ class _Extractor:
                         return None
                     item[f] = n
                 else:
-                    # "4 workers" names the task "worker"; a name given verbatim ("dev-notebooks") stays
-                    item[f] = _singular(raw.lower()) if f == "name" and raw.isalpha() else (
+                    # "4 workers" names the task "worker"; a name given verbatim ("dev-notebooks") or
+                    # given a value ("notebooks=500", "notebooks at 500") stays
+                    verbatim = "_at" in groups or "_named" in groups
+                    item[f] = _singular(raw.lower()) if f == "name" and raw.isalpha() and not verbatim else (
                         raw.lower() if f == "name" else raw)
             seg = self.text[b:seg_end]
             for f, frules in fields.items():
@@ -1476,7 +1637,9 @@ class _Extractor:
             if name in self.result.values:
                 continue
             found = self.recipe.extract.get(name)
-            name_rules: list[dict[str, Any]] = list(_DEFAULT_RULES.get(name, [])) if found is None else list(found)
+            # the recipe's own rules first, then the ones every parameter of that name gets
+            name_rules: list[dict[str, Any]] = list(found or []) + [
+                r for r in _DEFAULT_RULES.get(name, []) if not found or (r not in found and "name" not in r)]
             name_rules += self._schema_enum_rules(name, own_rules=found is not None)
             if "@" in re.sub(r"\[[^\]]*\]", "", str(props[name].get("pattern", ""))):  # a literal "@" joins parts
                 name_rules.insert(0, {"joined": "@"})
@@ -1489,7 +1652,8 @@ class _Extractor:
                     name_rules.insert(0, {"none": cues})
             for rule in name_rules:
                 kind = next(k for k in ("objects", "mapping", "none", "count", "after", "before", "name", "size",
-                                        "duration", "enum", "flag", "regex", "list", "pairs", "stated", "acted",
+                                        "duration", "enum", "flag", "regex", "list", "pairs", "stated", "guarded",
+                                        "acted",
                                         "joined", "parts", "boolean")
                             if k in rule)
                 got = getattr(self, f"rule_{kind}")(name, rule)
@@ -1581,7 +1745,8 @@ class _Extractor:
                 r"(?:\s+(?:max(?:imum)?|at\s+most|tops))?",
                 rf"\b(?:max(?:imum)?|at\s+most|up\s+to|no\s+more\s+than|limit(?:ed)?\s+to|cap(?:ped)?\s+at)\s+(?:of\s+)?{_NUM}\s*(?:{thing})?\s*(?:per|a|each|in\s+any|for\s+any|for\s+one|for\s+a\s+single)\s+{unit}",
                 rf"\b(?:no|not\s+a\s+single|none\s+of\s+the|no\s+single)\s+{unit}\s+{verb}(?:more\s+than|over|above|beyond)\s+{_NUM}(?![\w.])",
-                rf"\b(?:each|every|any|a\s+single|one|a)\s+{unit}\s+{verb}(?:at\s+most|up\s+to|no\s+more\s+than|max(?:imum)?(?:\s+of)?)\s+{_NUM}(?![\w.])",
+                # "each pod can use up to 2", "allow single pods up to 8 gpus each"
+                rf"\b(?:each|every|any|a\s+single|single|individual|one|a)\s+{unit}\s+{verb}(?:at\s+most|up\s+to|no\s+more\s+than|max(?:imum)?(?:\s+of)?)\s+{_NUM}(?![\w.])",
             ]
             for p in pats:
                 hit = _compile(p).search(self.text)
@@ -1639,7 +1804,7 @@ class _Extractor:
             cues = [(str(w), 0.0) for w in rule["near"]]
             cues += [(w, 0.0) for w in name_variants(name) + distinctive_cues(name, list(props))]
             desc = str(props[name].get("description", "")).split(".")[0]
-            cues += [(w, 1.5) for w in re.findall(r"[A-Za-z][A-Za-z-]{3,}", desc) if w.lower() not in _STOP]
+            cues += [(w, 1.5) for w in description_cues(desc)]
             cands[name] = (rule, cues)
         if not cands:
             return
@@ -1660,7 +1825,8 @@ class _Extractor:
                 continue  # "A100 80GB" names the GPU model
             mentions.append(("size", m))
         mentions += [("duration", m) for m in _DURATION_RE.finditer(self.text)]
-        mentions = [(k, m) for k, m in mentions if self._free(m.span())]
+        # "[1m]" inside "sum(rate(x[1m]))" is part of a larger value, not a duration of its own
+        mentions = [(k, m) for k, m in mentions if self._free(m.span()) and not self._inside_code(m.span())]
         if not mentions:
             return
         starts = sorted(m.start() for _, m in mentions)

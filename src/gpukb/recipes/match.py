@@ -18,7 +18,7 @@ _REQUEST_WORDS = frozenset({
 })
 
 
-_MODIFIER = re.compile(r"\b(?:in|on|into|onto|to|from|under|behind)\s+(?:the\s+|a\s+|an\s+|our\s+|my\s+)?"
+_MODIFIER = re.compile(r"\b(?:in|on|into|onto|to|from|under|behind|through|via)\s+(?:the\s+|a\s+|an\s+|our\s+|my\s+)?"
                        r"(?:[\w.-]+\s+)?$", re.I)
 # "scale my vllm deployment", "reads our existing configmap": an object the user already has is
 # what the asked-for object works on, not the object asked for
@@ -83,7 +83,11 @@ class _Index:
                 for w in words:
                     part = re.escape(w) + ("s?" if re.match(r"^[a-z]+$", w) else "")
                     if w in ("gpu", "gpus"):  # "pod with one A100": a count, and a GPU model is a GPU
-                        part = rf"(?:(?:\d+|one|two|three|four|eight|a|an|single)\s+)?(?:{part}|(?:{models})s?)"
+                        part = (rf"(?:(?:\d+|one|two|three|four|eight|a|an|single)\s+)?(?:{part}|(?:{models})s?)"
+                                r"(?:\s+(?:cards?|accelerators?))?")
+                    if w == "with":  # "pod with gpu" also reads "a pod spec that grabs two A100s"
+                        part = (r"(?:[\w-]+\s+)?(?:with|using|(?:that|which)\s+(?:has|have|gets?|grabs?|uses?|needs?|"
+                                r"requests?|wants?|takes?))")
                     parts.append(part)
                 body = r"[\s-]?".join(parts)
                 pats.append((re.compile(rf"(?<![\w]){body}(?![\w])", re.I), 1.0 + 0.5 * (len(words) - 1)))
@@ -134,7 +138,9 @@ class _Index:
 def _qualifies(self, i: int, text: str, end: int) -> bool:
     """Does the keyword of recipe ``i`` ending at ``end`` qualify the noun after it, a word of
     another recipe's keywords and of none of its own ("jupyter notebook pod")?"""
-    m = re.match(r"[\s-]([a-z][\w]*)", text[end:end + 30], re.I)
+    # "sharded gpu job": "gpu" or a GPU model between says what the object uses; the noun after is its head
+    generic = "|".join(["gpus?", "nvidia", *(rf"{g}s?" for g in _GPU_MODELS)])
+    m = re.match(rf"(?:[\s-](?:{generic})(?![\w-]))*[\s-]([a-z][\w]*)", text[end:end + 40], re.I)
     if not m or m.group(1).lower() in STOPWORDS or m.group(1).lower() in _REQUEST_WORDS:
         return False
     w = m.group(1).lower()
@@ -173,9 +179,15 @@ _NOT_WANTED = re.compile(r"\b(?:don'?t|do\s+not|does\s+not|doesn'?t|won'?t|will\
                          r"([\w./-]+(?:\s+(?!(?:in|on|for|with|and|or|but|so|to|from|of|at)\b)[\w./-]+)?)", re.I)
 
 
+# "two A100 80GB cards": a memory size right after a GPU model is part of the model's name (no MIG profile)
+_MODEL_SIZE = re.compile(r"(\b(?:" + "|".join(_GPU_MODELS) + r")s?[\s-]*)(\d+\s*gb)\b", re.I)
+
+
 def mask_values(text: str) -> str:
-    """``text`` with image references and what is not wanted blanked out (same length)."""
+    """``text`` with image references, GPU models' memory sizes and what is not wanted blanked out
+    (same length)."""
     text = _IMAGE_REF.sub(lambda m: " " * len(m.group(0)), text)
+    text = _MODEL_SIZE.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
     return _NOT_WANTED.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + " " * len(m.group(1)), text)
 
 
