@@ -141,7 +141,7 @@ def test_dev_set_target():
     report = evaluate_requests(ROOT / "evals" / "requests", RECIPES)
     assert report["cases"] >= 200
     assert report["valid_rate"] == 1.0
-    assert report["silent_drops"] <= 2, [r["request"] for r in report["results"] if r.get("silent_drops")]
+    assert report["silent_drops"] == 0, [r["request"] for r in report["results"] if r.get("silent_drops")]
     core = [r for r in report["results"] if r["file"] == "core.yaml"]
     failed = [(r["request"], r["failures"]) for r in core if not r["correct"]]
     assert sum(r["correct"] for r in core) / len(core) >= 0.9, failed
@@ -156,8 +156,10 @@ def test_dev_set_target():
     assert sum(r["correct"] for r in fresh2) / len(fresh2) >= 0.95
     fresh3 = [r for r in report["results"] if r["file"] == "fresh3.yaml"]
     assert sum(r["correct"] for r in fresh3) / len(fresh3) >= 0.93
+    fresh4 = [r for r in report["results"] if r["file"] == "fresh4.yaml"]
+    assert sum(r["correct"] for r in fresh4) / len(fresh4) >= 0.95
     fresh5 = [r for r in report["results"] if r["file"] == "fresh5.yaml"]  # held out: measured, never tuned
-    assert sum(r["correct"] for r in fresh5) / len(fresh5) >= 0.63
+    assert sum(r["correct"] for r in fresh5) / len(fresh5) >= 0.74
     classes = [r for r in report["results"] if r["file"] == "tune-classes.yaml"]
     assert sum(r["correct"] for r in classes) / len(classes) >= 0.95
 
