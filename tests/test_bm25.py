@@ -48,6 +48,18 @@ def _by_term(data, indices, indptr, vocab):
     return out
 
 
+def _ours_and_bm25s(tmp_path, texts, rows):
+    """Scores per (term, row) as gpukb writes them and as bm25s computes them."""
+    model, tok = _bm25s_index(texts)
+    term_ids, counts, indptr, vocab = _csr(texts)
+    write_bm25(tmp_path / "bm25", rows, term_ids, counts, indptr, vocab)
+    ours = _by_term(np.load(tmp_path / "bm25" / "data.csc.index.npy"),
+                    np.load(tmp_path / "bm25" / "indices.csc.index.npy"),
+                    np.load(tmp_path / "bm25" / "indptr.csc.index.npy"), vocab)
+    s = model.scores
+    return ours, _by_term(s["data"], s["indices"], s["indptr"], {t: i for t, i in tok.vocab.items()})
+
+
 def test_tokens_match_bm25s_tokenize():
     import bm25s
 
@@ -57,16 +69,9 @@ def test_tokens_match_bm25s_tokenize():
 
 
 def test_scores_match_bm25s(tmp_path):
-    model, tok = _bm25s_index(TEXTS)
-    term_ids, counts, indptr, vocab = _csr(TEXTS)
     rows = [(f"c{i}", {"doc_id": f"d{i}", "anchor": "", "area": "storage", "kind": "doc", "chunk": 0})
             for i in range(len(TEXTS))]
-    write_bm25(tmp_path / "bm25", rows, term_ids, counts, indptr, vocab)
-    ours = _by_term(np.load(tmp_path / "bm25" / "data.csc.index.npy"),
-                    np.load(tmp_path / "bm25" / "indices.csc.index.npy"),
-                    np.load(tmp_path / "bm25" / "indptr.csc.index.npy"), vocab)
-    s = model.scores
-    theirs = _by_term(s["data"], s["indices"], s["indptr"], {t: i for t, i in tok.vocab.items()})
+    ours, theirs = _ours_and_bm25s(tmp_path, TEXTS, rows)
     assert ours.keys() == theirs.keys()
     for key, value in theirs.items():
         assert abs(ours[key] - value) < 1e-6, key
@@ -132,15 +137,8 @@ def test_column_order_is_a_stable_sort_for_any_vocabulary_size():
 def test_rows_with_no_terms_anywhere_score_as_bm25s(tmp_path):
     """Empty rows (only stopwords) first, in the middle and last."""
     texts = ["the and of", *TEXTS, "of the"]
-    model, tok = _bm25s_index(texts)
-    term_ids, counts, indptr, vocab = _csr(texts)
     rows = [(f"c{i}", {"doc_id": f"d{i}"}) for i in range(len(texts))]
-    write_bm25(tmp_path / "bm25", rows, term_ids, counts, indptr, vocab)
-    ours = _by_term(np.load(tmp_path / "bm25" / "data.csc.index.npy"),
-                    np.load(tmp_path / "bm25" / "indices.csc.index.npy"),
-                    np.load(tmp_path / "bm25" / "indptr.csc.index.npy"), vocab)
-    s = model.scores
-    theirs = _by_term(s["data"], s["indices"], s["indptr"], {t: i for t, i in tok.vocab.items()})
+    ours, theirs = _ours_and_bm25s(tmp_path, texts, rows)
     assert ours.keys() == theirs.keys()
     assert all(abs(ours[k] - v) < 1e-6 for k, v in theirs.items())
     assert (tmp_path / "bm25" / "rows.txt").read_text().split("\n") == [cid for cid, _ in rows]

@@ -251,27 +251,34 @@ def test_incremental_generation_equals_a_full_build(tiny_settings, tmp_path):
         assert e1.ask(q).retrieved == e2.ask(q).retrieved, q
 
 
-def test_killed_incremental_ingest_leaves_published_generation_untouched(tiny_settings):
+def _published_then_edited(settings, emb):
+    """Ingest, then edit one doc: (the published generation, a digest of its files before the
+    edit, a function that digests them again)."""
     import hashlib
 
-    emb = make_hash_embedder()
-    first = ingest(tiny_settings, embedder=emb)
-    gen_dir = tiny_settings.home / "generations" / first.generation
+    gen = ingest(settings, embedder=emb).generation
+    gen_dir = settings.home / "generations" / gen
 
     def digest():
         return {str(p.relative_to(gen_dir)): hashlib.sha256(p.read_bytes()).hexdigest()
                 for p in sorted(gen_dir.rglob("*")) if p.is_file()}
 
+    p = settings.kb_dir / "storage" / "rwx.md"
     before = digest()
-    p = tiny_settings.kb_dir / "storage" / "rwx.md"
     p.write_text(p.read_text() + "\n## More\n\nMore text about volumes.\n")
+    return gen, before, digest
+
+
+def test_killed_incremental_ingest_leaves_published_generation_untouched(tiny_settings):
+    emb = make_hash_embedder()
+    first_gen, before, digest = _published_then_edited(tiny_settings, emb)
 
     def boom():
         raise RuntimeError("simulated kill")
 
     with pytest.raises(RuntimeError):
         ingest(tiny_settings, embedder=emb, _after_embed=boom)
-    assert current_generation(tiny_settings.home) == first.generation
+    assert current_generation(tiny_settings.home) == first_gen
     assert digest() == before
     s = ingest(tiny_settings, embedder=emb)  # the next ingest finishes the job
     assert s.changed_docs == ["st-rwx"] and current_generation(tiny_settings.home) == s.generation
@@ -418,21 +425,10 @@ def test_rows_follow_path_order_through_adds_and_removals(tiny_settings):
 
 
 def test_kill_while_writing_rows_leaves_published_generation(tiny_settings, monkeypatch):
-    import hashlib
-
     from gpukb import bm25 as bm25_mod
 
     emb = make_hash_embedder()
-    first = ingest(tiny_settings, embedder=emb)
-    gen_dir = tiny_settings.home / "generations" / first.generation
-
-    def digest():
-        return {str(p.relative_to(gen_dir)): hashlib.sha256(p.read_bytes()).hexdigest()
-                for p in sorted(gen_dir.rglob("*")) if p.is_file()}
-
-    before = digest()
-    p = tiny_settings.kb_dir / "storage" / "rwx.md"
-    p.write_text(p.read_text() + "\n## More\n\nMore text about volumes.\n")
+    first_gen, before, digest = _published_then_edited(tiny_settings, emb)
 
     def killed(*a, **kw):
         raise KeyboardInterrupt  # vectors.npy and the corpus are written, the scores are not
@@ -441,14 +437,14 @@ def test_kill_while_writing_rows_leaves_published_generation(tiny_settings, monk
     with pytest.raises(KeyboardInterrupt):
         ingest(tiny_settings, embedder=emb)
     monkeypatch.undo()
-    assert current_generation(tiny_settings.home) == first.generation and digest() == before
+    assert current_generation(tiny_settings.home) == first_gen and digest() == before
     assert index_status(tiny_settings, deep=True)["state"] == "stale"  # intact, one doc behind
     tiny_settings.answer.refuse_below = -1.0
     assert Engine(tiny_settings, embedder=emb).ask("nvidia.com/gpu limits").citations
     s = ingest(tiny_settings, embedder=emb)
     assert s.changed_docs == ["st-rwx"] and s.embedded == 1
     assert sorted(p.name for p in (tiny_settings.home / "generations").iterdir()) == sorted(
-        {first.generation, s.generation})  # the partial generation is gone
+        {first_gen, s.generation})  # the partial generation is gone
     assert index_status(tiny_settings, deep=True)["state"] == "current"
 
 
