@@ -165,7 +165,7 @@ def write_rows(gen_dir: Path, plan: RowPlan, by_doc_chunks: dict[str, list[Any]]
     texts the base generation has."""
     import numpy as np
 
-    from .bm25 import corpus_line, write_corpus, write_scores
+    from .bm25 import _open, corpus_line, write_corpus, write_scores
 
     if any(kind == "base" for kind, _ in plan.runs) and base is None:
         raise ValueError("the plan copies rows but there is no base generation")
@@ -216,6 +216,3 @@ def write_rows(gen_dir: Path, plan: RowPlan, by_doc_chunks: dict[str, list[Any]]
     write_corpus(bm, corpus_parts, sums=sums)
     write_scores(bm, terms, counts, indptr, meta.vocab(), similarity_top_k=similarity_top_k, sums=sums)
 
-
-def _open(path: Path, sums: Any):
-    return sums.create(path) if sums is not None else open(path, "wb")

@@ -961,17 +961,15 @@ class _Extractor:
                 return val, span
         # "call it resnet-ddp", "name the pool gpu-burst"
         call = rf"\b(?:call|calling|name|naming)\s+(?:it|this|them|(?:the|this|that)\s+(?:[\w-]+\s+)?{_words_alt(mine or ['one'])})\s+{_TOKEN}"
-        for tok, span in self._token_candidates(call):
-            ok, val = self._ok(name, tok)
-            if ok:
-                self.result.covered.append((max(0, span[0] - 40), span[0]))
-                return val, span
+        hit = self._first_valid(name, call)
+        if hit is not None:
+            self.result.covered.append((max(0, hit[1][0] - 40), hit[1][0]))
+            return hit
         # "use sd-xl as the name", "with gpu-burst as its name"
-        for tok, span in self._token_candidates(rf"(?<![\w./-]){_TOKEN}\s+as\s+(?:the|its|their|a)\s+name\b"):
-            ok, val = self._ok(name, tok)
-            if ok:
-                self.result.covered.append((span[1], min(len(self.text), span[1] + 16)))
-                return val, span
+        hit = self._first_valid(name, rf"(?<![\w./-]){_TOKEN}\s+as\s+(?:the|its|their|a)\s+name\b")
+        if hit is not None:
+            self.result.covered.append((hit[1][1], min(len(self.text), hit[1][1] + 16)))
+            return hit
         got = self._after_kind_noun(name, mine)
         if got is not None:
             return got
@@ -1355,10 +1353,9 @@ class _Extractor:
                 # "the scheduler is called x and runs in kube-system": where the object lives
                 (rf"\b{a}\b[^.;]{{0,40}}?\b(?:runs?|running|lives?|living|sits?|is|deployed|installed)\s+in\s+"
                  rf"(?:the\s+)?(?:{b}\s+|ns\s+)?{tok}",) if rule["parts"][1] == "namespace" else ()):
-            for tok_, span in self._token_candidates(p):
-                ok, val = self._ok(name, tok_)
-                if ok:
-                    return val, span
+            hit = self._first_valid(name, p)
+            if hit is not None:
+                return hit
         return None
 
     def rule_acted(self, name: str, rule: dict[str, Any]):
