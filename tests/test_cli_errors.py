@@ -25,3 +25,26 @@ def test_cli_error_lines(tmp_path, args, code, text):
     errors = [l for l in res.stderr.splitlines() if l.startswith("Error: ")]
     if text:
         assert len(errors) == 1 and text in errors[0], res.stderr
+
+
+def test_command_table_names_every_registered_command():
+    """`main` imports only the module of the command it runs; the table it
+    uses must name every command and group the modules register."""
+    import gpukb.cli as cli
+
+    cli.load_commands(None)
+    names = {c.name or c.callback.__name__ for c in cli.app.registered_commands}
+    names |= {g.name for g in cli.app.registered_groups}
+    assert names == set(cli._COMMANDS)
+
+
+def test_lint_imports_only_its_own_command_module(tmp_path):
+    code = ("import sys; from gpukb.cli import main; rc = main(['lint', '--help']);"
+            "print(sorted(m for m in sys.modules if m.startswith('gpukb.cli._')))")
+    import sys
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in res.stderr
+    loaded = res.stdout.strip().splitlines()[-1]
+    assert "gpukb.cli._validate" in loaded and "gpukb.cli._ask" not in loaded and "gpukb.cli._recipes" not in loaded
+    full = subprocess.run(gpukb_cmd("--help"), capture_output=True, text=True, timeout=120)
+    assert full.returncode == 0 and all(n in full.stdout for n in ("ask", "lint", "generate", "wiki", "feedback"))

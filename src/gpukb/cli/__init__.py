@@ -38,8 +38,29 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-# Command modules register themselves on ``app`` when imported.
-from . import _ask, _eval, _feedback, _mcp, _recipes, _slack, _validate, _wiki  # noqa: E402,F401
+# Command modules register themselves on ``app`` when imported. Only the
+# module of the command being run is imported, so ``lint`` and ``validate``
+# do not pay for the others; help and unknown names import them all.
+_COMMANDS: dict[str, str] = {
+    "ask": "_ask", "ingest": "_ask", "status": "_ask", "kb": "_ask",
+    "eval": "_eval", "bench": "_eval",
+    "feedback": "_feedback",
+    "mcp": "_mcp",
+    "recipe": "_recipes", "generate": "_recipes",
+    "slack": "_slack",
+    "validate": "_validate", "lint": "_validate",
+    "wiki": "_wiki",
+}
+
+
+def load_commands(args: list[str] | None = None) -> None:
+    """Register the command named first in *args*, or every command."""
+    import importlib
+
+    first = args[0] if args else None  # a top-level option such as --help lists every command
+    wanted = [_COMMANDS[first]] if first in _COMMANDS else sorted(set(_COMMANDS.values()))
+    for name in wanted:
+        importlib.import_module(f"{__name__}.{name}")
 
 
 def _error(line: str) -> None:
@@ -54,6 +75,7 @@ def _error(line: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
+        load_commands(args)
         rv = app(args=args, prog_name="gpukb", standalone_mode=False)
         return int(rv or 0) if isinstance(rv, int) else 0
     except _EXIT as exc:
