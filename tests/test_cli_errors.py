@@ -48,3 +48,10 @@ def test_lint_imports_only_its_own_command_module(tmp_path):
     assert "gpukb.cli._validate" in loaded and "gpukb.cli._ask" not in loaded and "gpukb.cli._recipes" not in loaded
     full = subprocess.run(gpukb_cmd("--help"), capture_output=True, text=True, timeout=120)
     assert full.returncode == 0 and all(n in full.stdout for n in ("ask", "lint", "generate", "wiki", "feedback"))
+
+
+@pytest.mark.parametrize("name", sorted(__import__("gpukb.cli", fromlist=["_COMMANDS"])._COMMANDS))
+def test_every_command_runs_when_only_its_module_is_loaded(name):
+    res = subprocess.run(gpukb_cmd(name, "--help"), capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert f"gpukb {name}" in res.stdout

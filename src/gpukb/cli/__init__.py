@@ -38,6 +38,13 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
+@app.callback()
+def _root() -> None:
+    # A callback keeps ``gpukb`` a command group even when only one command
+    # module is loaded (typer runs a lone command directly otherwise).
+    pass
+
+
 # Command modules register themselves on ``app`` when imported. Only the
 # module of the command being run is imported, so ``lint`` and ``validate``
 # do not pay for the others; help and unknown names import them all.
