@@ -167,6 +167,8 @@ def parse_number(s: str) -> int | None:
     s = s.strip().lower()
     if s.isdigit():
         return int(s)
+    if s[:1] == "-" and s[1:].isdigit():  # a negative value ("scavenger = -10")
+        return -int(s[1:])
     return _WORD_NUMBERS.get(s)
 
 
@@ -1432,6 +1434,75 @@ class _Extractor:
         return None
 
     def rule_objects(self, name: str, rule: dict[str, Any]):
+        """Several objects in one request: from anchors (:meth:`_anchored_objects`), else from
+        parallel lists of names and values (:meth:`_parallel_objects`)."""
+        got = self._anchored_objects(name, rule)
+        return got if got is not None else self._parallel_objects(name, rule)
+
+    def _parallel_objects(self, name: str, rule: dict[str, Any]):
+        """Names listed together and values listed together, paired by position: "classes
+        gpu-prod / gpu-dev, values 50000 and 500", "teams a, b and c with 8, 4 and 2 GPUs",
+        "500 and 50 for hi-pri and lo-pri". The item field the values fill is the integer field
+        the words around the values name (its name or its count units), or the only required
+        integer field."""
+        spec = self.recipe.properties[name]
+        iprops = (spec.get("items") or {}).get("properties") or {}
+        if "name" not in iprops:
+            return None
+        ints = [f for f, s in iprops.items() if s.get("type") == "integer"]
+        if not ints:
+            return None
+        fields: dict[str, list[dict[str, Any]]] = rule.get("fields") or {}
+        field_words = {f: [v for v in name_variants(f)] + [w for r in fields.get(f, []) for w in r.get("count", [])]
+                       for f in ints}
+        exclude = ({w.lower() for w in rule.get("exclude", [])} | set(STOPWORDS) | _STOP
+                   | {_singular(v.lower()) for f in iprops for v in name_variants(f)})
+        name_ok = _prop_validator(json.dumps(iprops["name"], sort_keys=True))
+        sep = r"\s*(?:,\s*(?:and\s+)?|/|&|\band\b|\bor\b)\s*"
+        tok = r"[A-Za-z][\w.-]*[A-Za-z0-9]"
+        name_lists = []
+        for m in _compile(rf"(?<![\w.-]){tok}(?:{sep}{tok})+(?![\w.-])").finditer(self.text):
+            parts = [(p.group(0), p.span()) for p in _compile(tok).finditer(self.text, m.start(), m.end())
+                     if p.group(0).lower() not in ("and", "or")]
+            while parts and _singular(parts[0][0].lower()) in exclude:
+                parts.pop(0)
+            while parts and _singular(parts[-1][0].lower()) in exclude:
+                parts.pop()
+            if len(parts) >= 2 and all(_singular(p.lower()) not in exclude and name_ok.is_valid(p.lower())
+                                       for p, _ in parts):
+                name_lists.append(([p.lower() for p, _ in parts], [sp for _, sp in parts]))
+        required = [f for f in (spec.get("items") or {}).get("required", []) if f in ints]
+        for m in _compile(rf"(?<![\w.-])-?\d+(?:{sep}-?\d+)+(?![\w.-])").finditer(self.digits):
+            nums = [int(x) for x in re.findall(r"-?\d+", m.group(0))]
+            for names, spans in name_lists:
+                if len(names) == len(nums) + 1 and re.fullmatch(r"\s*:?\s*", self.text[spans[-1][1]:m.start()]):
+                    names, spans = names[:-1], spans[:-1]  # "a / b, priorities 9, 5": the last word is their cue
+                a, b = spans[0][0], spans[-1][1]
+                if len(names) != len(nums):
+                    continue
+                gap = self.text[b:m.start()] if b <= m.start() else self.text[m.end():a]
+                if len(gap) > 40 or re.search(r"[.;!?]|\d", gap) or (
+                        a > m.start() and not re.search(r"\b(?:for|to|on|of|respectively)\b", gap)):
+                    continue
+                # the unit right after the values ("1 and 5 replicas"), else the cue right before them
+                after = {f: x.start() for f in ints for x in [_compile(r"^\s*" + _words_alt(field_words[f])).search(
+                    self.text, m.end(), m.end() + 30)] if x}
+                before = {f: x.end() for f in ints for x in _compile(_words_alt(field_words[f]) + r"\s*[:=]?\s*$")
+                          .finditer(self.text, max(0, a if a < m.start() else m.start() - 25), m.start())}
+                named = after or before
+                field_name = next(iter(named)) if len(named) == 1 else (
+                    required[0] if len(required) == 1 and not named else None)
+                if field_name is None:
+                    continue
+                items = [{"name": n, field_name: v} for n, v in zip(names, nums)]
+                ok, val = self._ok(name, items)
+                span = (min(a, m.start()), max(b, m.end()))
+                if ok and self._free(span):
+                    self.result.covered.append(span)
+                    return val, span
+        return None
+
+    def _anchored_objects(self, name: str, rule: dict[str, Any]):
         """Several objects in one request, for a list-of-objects parameter.
 
         ``objects`` lists anchor patterns whose named groups are fields of one item
