@@ -10,6 +10,7 @@ valid value for the parameter is skipped and the next candidate is tried.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -161,6 +162,15 @@ def normalise_text(text: str) -> str:
     t = _UNIT_WORDS.sub(lambda m: m.group(1) + {"g": "GB", "t": "TB", "m": "MB"}[(m.group(2) or m.group(3))[0].lower()]
                         if m.group(2) else m.group(1) + (m.group(3)[0].upper() + "i"), t)
     return " ".join(t.split())
+
+
+# "(not the whole job)", "(but not the driver)": what an aside rules out is not asked for
+_NEGATED_ASIDE = re.compile(r"\((?:\s*(?:but|and)\s+)?\s*(?:not|never|no)\b[^()]*\)", re.I)
+
+
+def mask_negated_asides(text: str) -> str:
+    """``text`` with asides in brackets that rule something out blanked (same length)."""
+    return _NEGATED_ASIDE.sub(lambda m: " " * len(m.group(0)), text)
 
 
 def parse_number(s: str) -> int | None:
@@ -418,6 +428,10 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
             {"acted": _bool_nouns(name, spec, all_names or [name])}, {"boolean": variants}]
     if t == "object" and isinstance(spec.get("propertyNames"), dict):
         return [{"mapping": True}]
+    items = spec.get("items") or {}
+    paired = [f for f in items.get("required", []) if ((items.get("properties") or {}).get(f) or {}).get("enum")]
+    if t == "array" and len(paired) == 2 and len(items.get("properties") or {}) == 2:
+        return [{"enum_pairs": paired}]  # policies: [{event: PodFailed, action: RestartJob}]
     if t == "integer" and (name == "port" or name.endswith("_port")):
         variants = variants + ["listen on", "listens on", "listening on", "serve on", "serves on", "served on",
                                "exposed on", "expose", "exposes"]
@@ -1408,6 +1422,76 @@ class _Extractor:
                 return val, m.span()
         return None
 
+    # words a CamelCase enum value's words are also said with ("restart the job if a worker fails")
+    _ENUM_WORDS = {"pod": ["pod", "worker", "replica", "container", "member"], "fail": ["fail", "die", "dies", "died",
+                                                                                        "crash"]}
+
+    def _enum_mentions(self, values: list[str], lo: int, hi: int) -> list[tuple[str, int, int, list[tuple[int, int]]]]:
+        """Where each CamelCase enum value is said between ``lo`` and ``hi`` in words of its own,
+        in any order and any form ("PodFailed": "a pod fails", "RestartTask": "restart just that
+        task"): (value, start, end, word spans), the most compact occurrence of each."""
+        out = []
+        for v in values:
+            words = [w.lower() for w in re.findall(r"[A-Z][a-z]+|[a-z]+", v) if len(w) >= 3]
+            if len(words) < 2:
+                continue
+            found = []
+            for w in words:
+                stem = re.sub(r"(?:ed|es|s|ing)$", "", w) if len(w) > 4 else w
+                alts = self._ENUM_WORDS.get(stem, [stem])
+                rx = _compile(r"(?<![\w-])(?:" + "|".join(re.escape(a) for a in alts) + r")\w*")
+                found.append([x.span() for x in rx.finditer(self.text, lo, hi)])
+            if not all(found):
+                continue
+            best = min(itertools.product(*found), key=lambda c: max(b for _, b in c) - min(a for a, _ in c))
+            if len({a for a, _ in best}) == len(best):
+                out.append((v, min(a for a, _ in best), max(b for _, b in best), list(best)))
+        return out
+
+    def rule_enum_pairs(self, name: str, rule: dict[str, Any]):
+        """Items of two enum fields said together, clause by clause: a condition and what to do
+        ("when a pod fails restart just that task, and abort the job if a pod gets evicted").
+        A clause naming one value of each field is an item; one with a condition alone carries it
+        to the next ("if a pod is evicted, restart the job"). Of several readings of a clause
+        the one whose values' words stand closest together is taken, no word serving two. Items
+        the schema's default has for conditions the request does not name are kept."""
+        spec = self.recipe.properties[name]
+        iprops = spec["items"]["properties"]
+        fa, fb = rule["enum_pairs"]
+        text = mask_negated_asides(self.text)
+        items: list[dict[str, Any]] = []
+        spans: list[tuple[int, int]] = []
+        pending = None
+        for c in _compile(r"[^,;.]+?(?=\s*(?:[,;.]|\band\b|\bbut\b|$))").finditer(text):
+            lo, hi = c.span()
+            if not re.search(r"\b(?:when|whenever|if|once|on|after|upon)\b", text[lo:hi], re.I) and pending is None:
+                continue
+            ma = [x for x in self._enum_mentions(iprops[fa]["enum"], lo, hi) if text[x[1]:x[2]].strip()]
+            mb = [x for x in self._enum_mentions(iprops[fb]["enum"], lo, hi) if text[x[1]:x[2]].strip()]
+            ma = [x for x in ma if all(text[a:b] == self.text[a:b] for a, b in x[3])]
+            mb = [x for x in mb if all(text[a:b] == self.text[a:b] for a, b in x[3])]
+            pairs = [(x, y) for x in ma for y in mb if not set(x[3]) & set(y[3])]
+            if pairs:
+                x, y = min(pairs, key=lambda p: (p[0][2] - p[0][1]) + (p[1][2] - p[1][1]))
+                items.append({fa: x[0], fb: y[0]})
+                spans.append((lo, hi))
+                pending = None
+            elif ma and not mb and re.search(r"\b(?:when|whenever|if|once|on|after|upon)\b", text[lo:hi], re.I):
+                pending = min(ma, key=lambda x: x[2] - x[1])
+            elif mb and pending is not None:
+                items.append({fa: pending[0], fb: min(mb, key=lambda y: y[2] - y[1])[0]})
+                spans.append((pending[1], hi))
+                pending = None
+        if not items:
+            return None
+        given = {i[fa] for i in items}
+        items += [d for d in spec.get("default") or [] if isinstance(d, dict) and d.get(fa) not in given]
+        ok, val = self._ok(name, items)
+        if ok:
+            self.result.covered.extend(spans)
+            return val, (spans[0][0], spans[0][0])  # a clause may name other values too
+        return None
+
     def rule_pairs(self, name: str, rule: dict[str, Any]):
         """A regex with two groups, (count, key) or (key, count), collected into a mapping."""
         rx = _compile(rule["pairs"])
@@ -1438,6 +1522,16 @@ class _Extractor:
         parallel lists of names and values (:meth:`_parallel_objects`)."""
         got = self._anchored_objects(name, rule)
         return got if got is not None else self._parallel_objects(name, rule)
+
+    def _count_of_items(self, name: str, n: int) -> None:
+        """"two tasks: master (1 pod) and worker (3 pods)", "three PriorityClasses: ...": the
+        count of the objects just read, said before the list parameter's noun or the kind the
+        recipe renders, is their number and counts nothing else."""
+        nouns = [v for v in name_variants(name) if len(v) >= 3] + [ph for k in self.recipe.kinds for ph in kind_phrases(k)]
+        for m in _compile(rf"(?<![\w.-]){_DIG}\s+(?:[a-z-]+\s+)?{_words_alt(nouns)}").finditer(self.digits):
+            if parse_number(m.group(1)) == n and self._free(m.span()):
+                self.used.append(m.span())
+                self.result.covered.append(m.span())
 
     def _parallel_objects(self, name: str, rule: dict[str, Any]):
         """Names listed together and values listed together, paired by position: "classes
@@ -1685,6 +1779,8 @@ class _Extractor:
             for rule in self.recipe.extract.get(name) or []:
                 if "objects" in rule and name not in self.result.values:
                     got = self.rule_objects(name, rule)
+                    if got is not None:
+                        self._count_of_items(name, len(got[0]))
                     if got is not None and not self._into_slots(rule, got[0], got[1]):
                         self._take(name, got[0], got[1])
                     elif got is None:
@@ -1721,7 +1817,7 @@ class _Extractor:
             for rule in name_rules:
                 kind = next(k for k in ("objects", "mapping", "none", "count", "after", "before", "name", "size",
                                         "duration", "enum", "flag", "regex", "list", "pairs", "stated", "guarded",
-                                        "acted",
+                                        "acted", "enum_pairs",
                                         "joined", "parts", "boolean")
                             if k in rule)
                 got = getattr(self, f"rule_{kind}")(name, rule)
