@@ -317,3 +317,41 @@ def test_a_list_of_enum_values_takes_every_value_named(text, want):
                               "uniqueItems": True}},
                 {"capacity": [{"enum": {"spot": ["spot only", "spot"]}}]})
     assert extract_params(r, text).values == {"capacity": want}
+
+
+GUARDED = {"type": "boolean", "default": True,
+           "description": "Reject pods that ask for more than one shared GPU (extra text)."}
+
+
+@pytest.mark.parametrize("text, value", [
+    ("pods are allowed to request more than one shared GPU", False),
+    ("a pod may grab more than one shared gpu, that is fine", False),
+    ("pods must not use more than one shared gpu", True),
+    ("workloads are not permitted to claim more than one shared gpu", True),
+])
+def test_guarded_boolean_reads_permission_with_the_actions_other_verbs(text, value):
+    r = _recipe({"fail_over_one": GUARDED})
+    assert extract_params(r, text).values.get("fail_over_one") is value
+
+
+COUNTED = {"gpus": {"type": "integer", "minimum": 0, "maximum": 16, "description": "GPUs per pod."}}
+
+
+@pytest.mark.parametrize("text, other", [
+    ("deployment with 2 gpus per replica, and every replica needs 6 gpus", 6),
+    ("give it 4 GPUs. on second thought make that 8 GPUs", 8),
+])
+def test_a_number_given_twice_differently_is_a_conflict(text, other):
+    r = _recipe(COUNTED, {"gpus": [{"count": ["gpus", "gpu"]}]})
+    ext = extract_params(r, text)
+    assert ext.conflicts["gpus"][0] == other
+
+
+@pytest.mark.parametrize("text", [
+    "4 gpus per pod, 16 gpus in total",  # a total
+    "2 gpus on each of the 8 nodes, 16 gpus overall",  # a total said another way
+    "8 gpus, yes 8 gpus",  # the same value twice
+])
+def test_totals_rates_and_repeats_are_no_conflict(text):
+    r = _recipe(COUNTED, {"gpus": [{"count": ["gpus", "gpu"]}]})
+    assert not extract_params(r, text).conflicts

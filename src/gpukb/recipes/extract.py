@@ -121,6 +121,8 @@ class Extraction:
     text: str = ""  # the normalised request the spans index into
     covered: list[tuple[int, int]] = field(default_factory=list)  # words that were understood
     cues: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # per parameter: its cue words
+    # per parameter: another value the request gives it, and where ("2 GPUs per replica; ... 4 GPUs")
+    conflicts: dict[str, tuple[Any, tuple[int, int]]] = field(default_factory=dict)
 
     def used(self) -> dict[str, str]:
         """parameter -> the words of the request its value came from."""
@@ -454,9 +456,15 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
 _GUARD = re.compile(r"^\s*(?:reject|refuse|deny|block|forbid|prevent|disallow)s?\s+(?:[\w-]+\s+){0,2}?"
                     r"(?:that|which|who|from)\s+((?:[a-z]+\s+){1,3}[a-z]+)", re.I)
 _REGEX_TOKEN = re.compile(r"(?<![^\s(,])[^\s,;()]*(?:\.\*|\.\+)[^\s,;()]*")
-_PERMIT = r"(?:let|lets|letting|allow|allows|allowing|permit|permits|permitting|accept|accepts)"
+_PERMIT = (r"(?:let|lets|letting|allow|allows|allowing|allowed|permit|permits|permitting|permitted|accept|accepts|"
+           r"(?:can|may)(?=\s))")
 _FORBID = r"(?:reject|rejects|refuse|refuses|deny|denies|block|blocks|forbid|forbids|prevent|prevents|disallow|" \
-          r"(?:don'?t|do\s+not|never)\s+(?:let|allow|permit))"
+          r"(?:don'?t|do\s+not|never)\s+(?:let|allow|permit)|(?:not|never)\s+(?:be\s+)?(?:allowed|permitted)|" \
+          r"can'?t|cannot|can\s+not|may\s+not|must\s+not|mustn'?t)"
+# the verb of a guarded action and the words people say for it ("ask for more than one" is also
+# "request more than one")
+_ACTION_VERBS = {"ask for": ["ask for", "asks for", "request", "requests", "use", "uses", "get", "gets", "take", "takes",
+                             "grab", "grabs", "claim", "claims", "want", "wants", "have", "has"]}
 
 
 def _guarded_rule(spec: dict[str, Any]) -> dict[str, Any] | None:
@@ -1337,7 +1345,13 @@ class _Extractor:
         return best
 
     def rule_guarded(self, name: str, rule: dict[str, Any]):
-        action = r"\s+".join(_word_re(w) for w in rule["guarded"])
+        words = list(rule["guarded"])
+        action = r"\s+".join(_word_re(w) for w in words)
+        for verb, alts in _ACTION_VERBS.items():
+            n = len(verb.split())
+            if " ".join(words[:n]) == verb:
+                rest = r"\s+".join(_word_re(w) for w in words[n:])
+                action = "(?:" + "|".join(r"\s+".join(map(re.escape, a.split())) for a in alts) + r")\s+" + rest
         for verbs, value in ((_FORBID, True), (_PERMIT, False)):
             m = _compile(rf"\b{verbs}\s+(?:[\w-]+\s+){{0,3}}?(?:to\s+)?{action}\b").search(self.text)
             if m and self._free(m.span()):
@@ -1827,8 +1841,43 @@ class _Extractor:
                     self.result.spans[name] = span
                     self.used.append(span)
                     break
+        self._second_readings()
         self._cover()
         return self.result
+
+    def _second_readings(self) -> None:
+        """A number the request gives a parameter twice, differently ("2 GPUs per replica; each
+        replica must get 4 GPUs"): a number right before one of the parameter's own count units,
+        in words no value has used, that is neither a rate ("one pod per node") nor a total
+        ("16 GPUs in total"), is a second value; a different valid one is a conflict the user
+        must settle."""
+        for name, value in list(self.result.values.items()):
+            if self.recipe.properties[name].get("type") != "integer":
+                continue
+            units = [u for r in self.recipe.extract.get(name) or _DEFAULT_RULES.get(name, []) if not r.get("near")
+                     for u in r.get("count") or [] if isinstance(u, str)]
+            if not units:
+                continue
+            plain = rf"(?<![\w.:=-]){_DIG}\s*{_words_alt_cached(tuple(units))}"
+            rx = _compile(plain + r"(?!\s*(?:per|each|every|a|an|on\s+each|in\s+total|total|overall|altogether|max)\b)")
+            own, other = any(self._whole_word(m.span(1)) == self.result.spans.get(name)
+                             for m in _compile(plain).finditer(self.digits)), None
+            regexes = [_compile(r["regex"]) for r in self.recipe.extract.get(name) or [] if "regex" in r
+                       and not r.get("shared") and _compile(r["regex"]).groups == 1]
+            for m in itertools.chain(rx.finditer(self.digits), *(x.finditer(self.digits) for x in regexes)):
+                if not re.fullmatch(r"-?\d+", m.group(1) or ""):
+                    continue
+                span = self._whole_word(m.span(1))
+                if span == self.result.spans.get(name):
+                    own = True  # the value itself was read in this shape
+                    continue
+                if not self._free(span) or re.search(r"\b(?:one|1|a)\s+(?:[a-z]+\s+)?$", self.text[max(0, span[0] - 12):span[0]]):
+                    continue
+                ok, val = self._ok(name, parse_number(m.group(1)))
+                if ok and val != value and other is None:
+                    other = (val, span)
+            if own and other is not None:  # both in the same plain shape: neither reading is the likelier
+                self.result.conflicts[name] = other
 
     # ------------------------------------------------- shapes across parameters
     def _take(self, name: str, value: Any, span: tuple[int, int]) -> bool:
