@@ -355,3 +355,14 @@ def test_a_number_given_twice_differently_is_a_conflict(text, other):
 def test_totals_rates_and_repeats_are_no_conflict(text):
     r = _recipe(COUNTED, {"gpus": [{"count": ["gpus", "gpu"]}]})
     assert not extract_params(r, text).conflicts
+
+
+@pytest.mark.parametrize("text, value", [
+    ("no spot capacity please, keep it simple", None),
+    ("we never want spot here", None),
+    ("spot capacity is fine", "spot"),
+])
+def test_an_enum_value_ruled_out_is_not_chosen(text, value):
+    r = _recipe({"capacity": {"type": "string", "enum": ["spot", "on-demand"]}},
+                {"capacity": [{"enum": {"spot": ["spot"], "on-demand": ["on-demand", "on demand"]}}]})
+    assert extract_params(r, text).values.get("capacity") == value

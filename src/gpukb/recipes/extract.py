@@ -1158,6 +1158,9 @@ class _Extractor:
                 for m in (x for p in pats for x in _compile(p).finditer(self.text)):
                     if rule.get("near") and not self._beside(m.span(), rule["near"]):
                         continue
+                    if spec.get("type") != "boolean" and (self._negated_before(m.start()) is not None or re.search(
+                            rf"\b{_NEGATION}\s+$", self.text[max(0, m.start() - 20):m.start()], re.I)):
+                        continue  # "we don't want spot at all": a value ruled out is not chosen
                     key = (-(m.end() - m.start()), m.start())
                     if best is None or key < best[0]:
                         best = (key, value, m.span())
