@@ -867,6 +867,9 @@ class _Extractor:
                 continue
             if any(a < span[0] and span[1] <= b for a, b in kw) and not self._quoted(span):
                 continue  # "tenant bundle for x": the cue and this word are one keyword of the recipe
+            if tok.lower() in self._keyword_words() and not self._quoted(span) and any(
+                    b0 <= span[0] and not self.text[b0:span[0]].strip() for _a0, b0 in self._keyword_spans()):
+                continue  # "onboarding bundle for x": a keyword of the recipe, then a word of its keywords
             if _singular(tok.lower()) in others:  # "model cache": the word names another parameter
                 continue
             if re.search(r"(?:^|_)(?:command|cmd|program|args)$", name) and \
@@ -943,6 +946,10 @@ class _Extractor:
     def _quoted(self, span: tuple[int, int]) -> bool:
         a, b = span
         return a > 0 and b < len(self.text) and self.text[a - 1] in "\"'`" and self.text[b] == self.text[a - 1]
+
+    def _keyword_words(self) -> set[str]:
+        """The plain words of the recipe's keywords ("bundle" of "tenant bundle")."""
+        return {w for k in self.recipe.keywords for w in re.split(r"[\s]+", k.lower()) if w.isalpha()}
 
     def _keyword_spans(self) -> list[tuple[int, int]]:
         if not hasattr(self, "_kw_spans"):
