@@ -366,3 +366,15 @@ def test_an_enum_value_ruled_out_is_not_chosen(text, value):
     r = _recipe({"capacity": {"type": "string", "enum": ["spot", "on-demand"]}},
                 {"capacity": [{"enum": {"spot": ["spot"], "on-demand": ["on-demand", "on demand"]}}]})
     assert extract_params(r, text).values.get("capacity") == value
+
+
+REGEX_LIST = {"type": "array", "items": {"type": "string", "pattern": r"^[A-Za-z0-9.*^$_-]+$"}}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("prefer pools like .*h100-od.* and .*h100-spot.*, then the rest", [".*h100-od.*", ".*h100-spot.*"]),
+    ("my top choice is gpu-big-.* please", ["gpu-big-.*"]),
+])
+def test_regex_items_of_the_clause_beat_a_plain_word_after_the_cue(text, want):
+    r = _recipe({"preferred": REGEX_LIST}, {"preferred": [{"list": ["prefer", "top"]}]})
+    assert extract_params(r, text).values.get("preferred") == want

@@ -1280,9 +1280,11 @@ class _Extractor:
                 else:
                     break
             if good and regexy and not any(re.search(r"[*^$+]", g) for g in good) and _REGEX_TOKEN.search(clause := (
-                    re.split(r"[;!?]|\.\s", self.text[max(0, m.start() - 120):m.start(1)])[-1])):
-                # "the p4d groups (regex .*p4d.*) get tried first": where the schema takes regular
-                # expressions, those the clause holds are the items, not a plain word before the cue
+                    re.split(r"[;!?]|\.\s", self.text[max(0, m.start() - 120):m.start(1)])[-1]
+                    + re.split(r"[,;!?]|\.\s|\.$", self.text[m.start(1):m.start(1) + 160])[0])):
+                # "the p4d groups (regex .*p4d.*) get tried first", "prefer groups matching x-.*": where
+                # the schema takes regular expressions, those the clause holds are the items, not a
+                # plain word next to the cue
                 good = [t.group(0) for t in _REGEX_TOKEN.finditer(clause) if iv.is_valid(t.group(0))]
             if good and self._free(m.span(1)):
                 ok, val = self._ok(name, good if spec.get("type") == "array" else good[0])
