@@ -245,3 +245,13 @@ def test_a_parameter_given_two_numbers_is_an_error_naming_both():
                                      ("time slicing x5 on the a10 nodes", 5)])
 def test_time_slicing_replicas_from_what_one_gpu_appears_as(text, n):
     assert generate(text, llm=False).params["replicas"] == n
+
+
+@pytest.mark.parametrize("text, recipe_id", [
+    ("cluster policy - mig manager on with configmap team-mig, mixed mig strategy", "gpu-operator-clusterpolicy"),
+    ("ClusterPolicy: keep the mig manager but read mig-parted config from my-layouts", "gpu-operator-clusterpolicy"),
+    ("mig: 7 x 1g.10gb on every a100, gpu operator already installed with preinstalled driver", "mig-config"),
+    ("gpu operator whose mig manager reads configmap other-layouts", "gpu-operator-clusterpolicy"),
+])
+def test_a_head_naming_the_object_before_a_colon_or_dash_binds_the_recipe(text, recipe_id):
+    assert match_recipes(text, RECIPES, k=1)[0][0].id == recipe_id
