@@ -378,3 +378,20 @@ REGEX_LIST = {"type": "array", "items": {"type": "string", "pattern": r"^[A-Za-z
 def test_regex_items_of_the_clause_beat_a_plain_word_after_the_cue(text, want):
     r = _recipe({"preferred": REGEX_LIST}, {"preferred": [{"list": ["prefer", "top"]}]})
     assert extract_params(r, text).values.get("preferred") == want
+
+
+@pytest.mark.parametrize("text, out", [
+    ("value three million please", "value 3000000 please"),
+    ("give it 2.5 thousand", "give it 2500 "),
+    ("a volume of half a TB", "a volume of 0.5 TB"),
+    ("wait one whole minute", "wait 1 minute"),
+    ("a million thanks to half an hour", "1000000 thanks to half an hour"),
+])
+def test_amounts_written_with_words(text, out):
+    assert normalise_text(text).strip() == out.strip()
+
+
+def test_scaled_words_reach_integer_and_size_parameters():
+    r = _recipe({"value": INT | {"maximum": 10 ** 9}, "disk": SIZE}, {"disk": [{"size": "quantity", "near": ["disk"]}]})
+    ext = extract_params(r, "value of four million, disk half a TiB")
+    assert ext.values == {"value": 4000000, "disk": "512Gi"}

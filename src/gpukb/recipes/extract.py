@@ -157,7 +157,25 @@ _UNIT_WORDS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:(gig|tera|mega)(?:s|ab
 _GROUPED = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+)(?![\w,]|\.\d)")
 
 
+# Amounts written with words: "two million" -> "2000000", "half a TiB" -> "0.5 TiB", "a full hour" -> "1 hour".
+_SCALED = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|a|half\s+a)\s+"
+                     r"(thousand|million|billion)(?![\w-])", re.I)
+_SCALE = {"thousand": 10 ** 3, "million": 10 ** 6, "billion": 10 ** 9}
+_HALF_UNIT = re.compile(r"(?<![\w.])half\s+an?\s+(?=(?:[KMGTP]i?B|[kmgtp]ib|[kmgtp]b|tera|giga|mega)\w*\b)", re.I)
+_WHOLE_UNIT = re.compile(r"(?<![\w.])(?:an?|one)\s+(?:full|whole|entire|complete)\s+(?=(?:second|minute|hour|day)s?\b)", re.I)
+
+
+def _scaled(m: re.Match) -> str:
+    word = m.group(1).lower()
+    n = 0.5 if word.startswith("half") else 1 if word == "a" else float(word) if word[0].isdigit() else _WORD_NUMBERS[word]
+    v = n * _SCALE[m.group(2).lower()]
+    return str(int(v)) if v == int(v) else m.group(0)
+
+
 def normalise_text(text: str) -> str:
+    text = _SCALED.sub(_scaled, text)
+    text = _HALF_UNIT.sub("0.5 ", text)
+    text = _WHOLE_UNIT.sub("1 ", text)
     t = text.replace("\u00d7", " x ").replace("\u2013", "-").replace("\u2014", " - ")
     t = t.replace("\u201c", '"').replace("\u201d", '"').replace("\u2018", "'").replace("\u2019", "'")
     t = _GROUPED.sub(lambda m: m.group(1).replace(",", ""), t)
