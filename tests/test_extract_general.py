@@ -395,3 +395,13 @@ def test_scaled_words_reach_integer_and_size_parameters():
     r = _recipe({"value": INT | {"maximum": 10 ** 9}, "disk": SIZE}, {"disk": [{"size": "quantity", "near": ["disk"]}]})
     ext = extract_params(r, "value of four million, disk half a TiB")
     assert ext.values == {"value": 4000000, "disk": "512Gi"}
+
+
+@pytest.mark.parametrize("text", [
+    "a single pod can't take more than 3 gpus",
+    "no pod should ever exceed 3 GPUs",
+    "each container must not use more than three",
+])
+def test_most_per_unit_from_a_forbidden_excess(text):
+    r = _recipe({"max_gpus_per_pod": INT})
+    assert extract_params(r, text).values.get("max_gpus_per_pod") == 3

@@ -1990,6 +1990,10 @@ class _Extractor:
                 rf"\b(?:no|not\s+a\s+single|none\s+of\s+the|no\s+single)\s+{unit}\s+{verb}(?:more\s+than|over|above|beyond)\s+{_NUM}(?![\w.])",
                 # "each pod can use up to 2", "allow single pods up to 8 gpus each"
                 rf"\b(?:each|every|any|a\s+single|single|individual|one|a)\s+{unit}\s+{verb}(?:at\s+most|up\s+to|no\s+more\s+than|max(?:imum)?(?:\s+of)?)\s+{_NUM}(?![\w.])",
+                # "a single container can't grab more than two", "no pod should ever exceed 4"
+                rf"\b(?:each|every|any|a\s+single|single|individual|one|a|no)\s+{unit}\s+(?:can'?t|cannot|can\s+not|may\s+not|"
+                rf"must\s+not|mustn'?t|should\s+not|shouldn'?t|won'?t|is\s+not\s+allowed\s+to|should|may|can)\s+(?:ever\s+)?"
+                rf"(?:[a-z]+\s+){{0,2}}?(?:more\s+than|over|above|beyond|exceed|exceeds)\s+{_NUM}(?![\w.])",
             ]
             for p in pats:
                 hit = _compile(p).search(self.text)
