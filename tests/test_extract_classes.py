@@ -602,3 +602,14 @@ def test_a_keyword_with_with_reads_having_verbs_and_gpu_cards():
 def test_a_gpu_models_memory_size_is_no_mig_profile():
     from gpukb.recipes.match import mask_values
     assert mask_values("two A100 80GB cards") == "two A100      cards"
+
+
+@pytest.mark.parametrize("text, tenant", [
+    ("onboarding bundle for the search team, 4 gpus", "search"),
+    ("need an onboarding bundle for ads-ranking with 8 gpus", "ads-ranking"),
+])
+def test_a_word_of_the_recipes_keywords_after_its_keyword_is_no_name(text, tenant):
+    from gpukb.recipes import find_recipe, load_recipes
+    from gpukb.recipes.extract import extract_params
+    r = find_recipe("tenant-onboarding", load_recipes())
+    assert extract_params(r, text).values.get("tenant") == tenant

@@ -317,3 +317,91 @@ def test_a_list_of_enum_values_takes_every_value_named(text, want):
                               "uniqueItems": True}},
                 {"capacity": [{"enum": {"spot": ["spot only", "spot"]}}]})
     assert extract_params(r, text).values == {"capacity": want}
+
+
+GUARDED = {"type": "boolean", "default": True,
+           "description": "Reject pods that ask for more than one shared GPU (extra text)."}
+
+
+@pytest.mark.parametrize("text, value", [
+    ("pods are allowed to request more than one shared GPU", False),
+    ("a pod may grab more than one shared gpu, that is fine", False),
+    ("pods must not use more than one shared gpu", True),
+    ("workloads are not permitted to claim more than one shared gpu", True),
+])
+def test_guarded_boolean_reads_permission_with_the_actions_other_verbs(text, value):
+    r = _recipe({"fail_over_one": GUARDED})
+    assert extract_params(r, text).values.get("fail_over_one") is value
+
+
+COUNTED = {"gpus": {"type": "integer", "minimum": 0, "maximum": 16, "description": "GPUs per pod."}}
+
+
+@pytest.mark.parametrize("text, other", [
+    ("deployment with 2 gpus per replica, and every replica needs 6 gpus", 6),
+    ("give it 4 GPUs. on second thought make that 8 GPUs", 8),
+])
+def test_a_number_given_twice_differently_is_a_conflict(text, other):
+    r = _recipe(COUNTED, {"gpus": [{"count": ["gpus", "gpu"]}]})
+    ext = extract_params(r, text)
+    assert ext.conflicts["gpus"][0] == other
+
+
+@pytest.mark.parametrize("text", [
+    "4 gpus per pod, 16 gpus in total",  # a total
+    "2 gpus on each of the 8 nodes, 16 gpus overall",  # a total said another way
+    "8 gpus, yes 8 gpus",  # the same value twice
+])
+def test_totals_rates_and_repeats_are_no_conflict(text):
+    r = _recipe(COUNTED, {"gpus": [{"count": ["gpus", "gpu"]}]})
+    assert not extract_params(r, text).conflicts
+
+
+@pytest.mark.parametrize("text, value", [
+    ("no spot capacity please, keep it simple", None),
+    ("we never want spot here", None),
+    ("spot capacity is fine", "spot"),
+])
+def test_an_enum_value_ruled_out_is_not_chosen(text, value):
+    r = _recipe({"capacity": {"type": "string", "enum": ["spot", "on-demand"]}},
+                {"capacity": [{"enum": {"spot": ["spot"], "on-demand": ["on-demand", "on demand"]}}]})
+    assert extract_params(r, text).values.get("capacity") == value
+
+
+REGEX_LIST = {"type": "array", "items": {"type": "string", "pattern": r"^[A-Za-z0-9.*^$_-]+$"}}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("prefer pools like .*h100-od.* and .*h100-spot.*, then the rest", [".*h100-od.*", ".*h100-spot.*"]),
+    ("my top choice is gpu-big-.* please", ["gpu-big-.*"]),
+])
+def test_regex_items_of_the_clause_beat_a_plain_word_after_the_cue(text, want):
+    r = _recipe({"preferred": REGEX_LIST}, {"preferred": [{"list": ["prefer", "top"]}]})
+    assert extract_params(r, text).values.get("preferred") == want
+
+
+@pytest.mark.parametrize("text, out", [
+    ("value three million please", "value 3000000 please"),
+    ("give it 2.5 thousand", "give it 2500 "),
+    ("a volume of half a TB", "a volume of 0.5 TB"),
+    ("wait one whole minute", "wait 1 minute"),
+    ("a million thanks to half an hour", "1000000 thanks to half an hour"),
+])
+def test_amounts_written_with_words(text, out):
+    assert normalise_text(text).strip() == out.strip()
+
+
+def test_scaled_words_reach_integer_and_size_parameters():
+    r = _recipe({"value": INT | {"maximum": 10 ** 9}, "disk": SIZE}, {"disk": [{"size": "quantity", "near": ["disk"]}]})
+    ext = extract_params(r, "value of four million, disk half a TiB")
+    assert ext.values == {"value": 4000000, "disk": "512Gi"}
+
+
+@pytest.mark.parametrize("text", [
+    "a single pod can't take more than 3 gpus",
+    "no pod should ever exceed 3 GPUs",
+    "each container must not use more than three",
+])
+def test_most_per_unit_from_a_forbidden_excess(text):
+    r = _recipe({"max_gpus_per_pod": INT})
+    assert extract_params(r, text).values.get("max_gpus_per_pod") == 3

@@ -134,3 +134,86 @@ def test_kind_runs_collapse():
     from gpukb.recipes.check import _runs
 
     assert _runs(["A", "B", "B", "C", "B"]) == ["A", "B", "C", "B"]
+
+
+PRIORITY = find_recipe("priority-classes", RECIPES)
+
+
+@pytest.mark.parametrize("text, want", [
+    ("priority classes alpha, beta and gamma with values 300, 200 and 100",
+     [{"name": "alpha", "value": 300}, {"name": "beta", "value": 200}, {"name": "gamma", "value": 100}]),
+    ("three classes: urgent / normal / batch-low, priorities 9000, 500 and -5",
+     [{"name": "urgent", "value": 9000}, {"name": "normal", "value": 500}, {"name": "batch-low", "value": -5}]),
+    ("values 40, 30 and 20 for tier-a, tier-b and tier-c please",
+     [{"name": "tier-a", "value": 40}, {"name": "tier-b", "value": 30}, {"name": "tier-c", "value": 20}]),
+])
+def test_parallel_lists_pair_names_and_values_by_position(text, want):
+    assert extract_params(PRIORITY, text).values.get("classes") == want
+
+
+def test_parallel_pair_fills_the_recipes_own_pair_highest_first():
+    ext = extract_params(PRIORITY, "two classes named low-x and hi-x, values 7 and 7000")
+    assert (ext.values.get("production_name"), ext.values.get("production_value")) == ("hi-x", 7000)
+    assert (ext.values.get("research_name"), ext.values.get("research_value")) == ("low-x", 7)
+
+
+@pytest.mark.parametrize("text", [
+    "priority classes alpha, beta and gamma with values 300 and 200",  # three names, two values
+    "priority classes alpha and beta. Later, values 1 and 2 go elsewhere",  # another sentence
+])
+def test_parallel_lists_of_different_lengths_or_sentences_pair_nothing(text):
+    assert "classes" not in extract_params(PRIORITY, text).values
+
+
+def test_negative_value_of_one_named_class():
+    ext = extract_params(PRIORITY, "classes: keep-me = 5000, cheap = 100, idle = -20")
+    assert {"name": "idle", "value": -20} in ext.values["classes"]
+
+
+def test_parallel_lists_name_the_field_by_the_unit_after_the_values():
+    ext = extract_params(VOLCANO, "volcano job, tasks driver and executor with 1 and 5 replicas, 2 gpus each")
+    assert [(t["name"], t["replicas"]) for t in ext.values["tasks"]] == [("driver", 1), ("executor", 5)]
+
+
+@pytest.mark.parametrize("text, want", [
+    ("volcano job, 3 workers; if any worker dies just restart that task",
+     {"event": "PodFailed", "action": "RestartTask"}),
+    ("vcjob for the sweep. If a pod is evicted, terminate the job",
+     {"event": "PodEvicted", "action": "TerminateJob"}),
+    ("volcano gang job: restart the whole job (not only the task) whenever a replica fails",
+     {"event": "PodFailed", "action": "RestartJob"}),
+])
+def test_condition_and_action_read_into_policy_items(text, want):
+    policies = extract_params(VOLCANO, text).values.get("policies") or []
+    assert want in policies
+    assert len({p["event"] for p in policies}) == len(policies)  # one action per event
+
+
+def test_policies_keep_the_defaults_for_events_not_mentioned():
+    policies = extract_params(VOLCANO, "volcano job; on pod eviction abort the job").values["policies"]
+    assert {"event": "PodEvicted", "action": "AbortJob"} in policies
+    assert {"event": "TaskCompleted", "action": "CompleteJob"} in policies
+    assert {"event": "PodEvicted", "action": "RestartJob"} not in policies
+
+
+@pytest.mark.parametrize("text", ["volcano job, restart the job up to 5 times", "volcano job with 2 pods, no restarts"])
+def test_no_condition_no_policy(text):
+    assert "policies" not in extract_params(VOLCANO, text).values
+
+
+@pytest.mark.parametrize("text, tasks", [
+    ("vcjob with a launcher task (1 pod, no gpu) and a trainer task (4 pods, 2 gpus each)",
+     [("launcher", 1, 0), ("trainer", 4, 2)]),
+    ("volcano job made of two tasks, chief (1 replica) and worker (5 replicas)", [("chief", 1, None), ("worker", 5, None)]),
+])
+def test_task_pods_in_brackets_after_the_task_name(text, tasks):
+    ext = extract_params(VOLCANO, text)
+    assert [(t["name"], t["replicas"], t.get("gpus")) for t in ext.values["tasks"]] == tasks
+    assert "workers" not in ext.values  # "two tasks" counts the tasks
+
+
+def test_masked_negated_aside():
+    from gpukb.recipes.extract import mask_negated_asides
+    text = "restart the pod (not the whole job) now"
+    masked = mask_negated_asides(text)
+    assert len(masked) == len(text) and "job" not in masked and "restart the pod" in masked

@@ -231,3 +231,27 @@ def test_negated_tool_does_not_pick_its_recipe():
 def test_generate_json_has_the_contract_keys():
     d = generate("indexed job with 4 completions", RECIPES).to_dict()
     assert {"recipe", "params", "yaml", "valid", "issues", "used", "unused", "missing"} <= set(d)
+
+
+def test_a_parameter_given_two_numbers_is_an_error_naming_both():
+    from gpukb.errors import ParameterError
+    with pytest.raises(ParameterError) as exc:
+        generate("vllm inference deployment, 1 gpu per replica, though each replica really needs 2 gpus", llm=False)
+    assert "gpus" in str(exc.value) and "1" in str(exc.value) and "2" in str(exc.value)
+
+
+@pytest.mark.parametrize("text, n", [("time slicing so every card looks like 3", 3),
+                                     ("time-slicing: each physical gpu shows up as 6 gpus", 6),
+                                     ("time slicing x5 on the a10 nodes", 5)])
+def test_time_slicing_replicas_from_what_one_gpu_appears_as(text, n):
+    assert generate(text, llm=False).params["replicas"] == n
+
+
+@pytest.mark.parametrize("text, recipe_id", [
+    ("cluster policy - mig manager on with configmap team-mig, mixed mig strategy", "gpu-operator-clusterpolicy"),
+    ("ClusterPolicy: keep the mig manager but read mig-parted config from my-layouts", "gpu-operator-clusterpolicy"),
+    ("mig: 7 x 1g.10gb on every a100, gpu operator already installed with preinstalled driver", "mig-config"),
+    ("gpu operator whose mig manager reads configmap other-layouts", "gpu-operator-clusterpolicy"),
+])
+def test_a_head_naming_the_object_before_a_colon_or_dash_binds_the_recipe(text, recipe_id):
+    assert match_recipes(text, RECIPES, k=1)[0][0].id == recipe_id

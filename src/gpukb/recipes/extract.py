@@ -10,6 +10,7 @@ valid value for the parameter is skipped and the next candidate is tried.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -120,6 +121,8 @@ class Extraction:
     text: str = ""  # the normalised request the spans index into
     covered: list[tuple[int, int]] = field(default_factory=list)  # words that were understood
     cues: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # per parameter: its cue words
+    # per parameter: another value the request gives it, and where ("2 GPUs per replica; ... 4 GPUs")
+    conflicts: dict[str, tuple[Any, tuple[int, int]]] = field(default_factory=dict)
 
     def used(self) -> dict[str, str]:
         """parameter -> the words of the request its value came from."""
@@ -154,7 +157,25 @@ _UNIT_WORDS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:(gig|tera|mega)(?:s|ab
 _GROUPED = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+)(?![\w,]|\.\d)")
 
 
+# Amounts written with words: "two million" -> "2000000", "half a TiB" -> "0.5 TiB", "a full hour" -> "1 hour".
+_SCALED = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|a|half\s+a)\s+"
+                     r"(thousand|million|billion)(?![\w-])", re.I)
+_SCALE = {"thousand": 10 ** 3, "million": 10 ** 6, "billion": 10 ** 9}
+_HALF_UNIT = re.compile(r"(?<![\w.])half\s+an?\s+(?=(?:[KMGTP]i?B|[kmgtp]ib|[kmgtp]b|tera|giga|mega)\w*\b)", re.I)
+_WHOLE_UNIT = re.compile(r"(?<![\w.])(?:an?|one)\s+(?:full|whole|entire|complete)\s+(?=(?:second|minute|hour|day)s?\b)", re.I)
+
+
+def _scaled(m: re.Match) -> str:
+    word = m.group(1).lower()
+    n = 0.5 if word.startswith("half") else 1 if word == "a" else float(word) if word[0].isdigit() else _WORD_NUMBERS[word]
+    v = n * _SCALE[m.group(2).lower()]
+    return str(int(v)) if v == int(v) else m.group(0)
+
+
 def normalise_text(text: str) -> str:
+    text = _SCALED.sub(_scaled, text)
+    text = _HALF_UNIT.sub("0.5 ", text)
+    text = _WHOLE_UNIT.sub("1 ", text)
     t = text.replace("\u00d7", " x ").replace("\u2013", "-").replace("\u2014", " - ")
     t = t.replace("\u201c", '"').replace("\u201d", '"').replace("\u2018", "'").replace("\u2019", "'")
     t = _GROUPED.sub(lambda m: m.group(1).replace(",", ""), t)
@@ -163,10 +184,21 @@ def normalise_text(text: str) -> str:
     return " ".join(t.split())
 
 
+# "(not the whole job)", "(but not the driver)": what an aside rules out is not asked for
+_NEGATED_ASIDE = re.compile(r"\((?:\s*(?:but|and)\s+)?\s*(?:not|never|no)\b[^()]*\)", re.I)
+
+
+def mask_negated_asides(text: str) -> str:
+    """``text`` with asides in brackets that rule something out blanked (same length)."""
+    return _NEGATED_ASIDE.sub(lambda m: " " * len(m.group(0)), text)
+
+
 def parse_number(s: str) -> int | None:
     s = s.strip().lower()
     if s.isdigit():
         return int(s)
+    if s[:1] == "-" and s[1:].isdigit():  # a negative value ("scavenger = -10")
+        return -int(s[1:])
     return _WORD_NUMBERS.get(s)
 
 
@@ -416,6 +448,10 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
             {"acted": _bool_nouns(name, spec, all_names or [name])}, {"boolean": variants}]
     if t == "object" and isinstance(spec.get("propertyNames"), dict):
         return [{"mapping": True}]
+    items = spec.get("items") or {}
+    paired = [f for f in items.get("required", []) if ((items.get("properties") or {}).get(f) or {}).get("enum")]
+    if t == "array" and len(paired) == 2 and len(items.get("properties") or {}) == 2:
+        return [{"enum_pairs": paired}]  # policies: [{event: PodFailed, action: RestartJob}]
     if t == "integer" and (name == "port" or name.endswith("_port")):
         variants = variants + ["listen on", "listens on", "listening on", "serve on", "serves on", "served on",
                                "exposed on", "expose", "exposes"]
@@ -438,9 +474,15 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
 _GUARD = re.compile(r"^\s*(?:reject|refuse|deny|block|forbid|prevent|disallow)s?\s+(?:[\w-]+\s+){0,2}?"
                     r"(?:that|which|who|from)\s+((?:[a-z]+\s+){1,3}[a-z]+)", re.I)
 _REGEX_TOKEN = re.compile(r"(?<![^\s(,])[^\s,;()]*(?:\.\*|\.\+)[^\s,;()]*")
-_PERMIT = r"(?:let|lets|letting|allow|allows|allowing|permit|permits|permitting|accept|accepts)"
+_PERMIT = (r"(?:let|lets|letting|allow|allows|allowing|allowed|permit|permits|permitting|permitted|accept|accepts|"
+           r"(?:can|may)(?=\s))")
 _FORBID = r"(?:reject|rejects|refuse|refuses|deny|denies|block|blocks|forbid|forbids|prevent|prevents|disallow|" \
-          r"(?:don'?t|do\s+not|never)\s+(?:let|allow|permit))"
+          r"(?:don'?t|do\s+not|never)\s+(?:let|allow|permit)|(?:not|never)\s+(?:be\s+)?(?:allowed|permitted)|" \
+          r"can'?t|cannot|can\s+not|may\s+not|must\s+not|mustn'?t)"
+# the verb of a guarded action and the words people say for it ("ask for more than one" is also
+# "request more than one")
+_ACTION_VERBS = {"ask for": ["ask for", "asks for", "request", "requests", "use", "uses", "get", "gets", "take", "takes",
+                             "grab", "grabs", "claim", "claims", "want", "wants", "have", "has"]}
 
 
 def _guarded_rule(spec: dict[str, Any]) -> dict[str, Any] | None:
@@ -843,6 +885,9 @@ class _Extractor:
                 continue
             if any(a < span[0] and span[1] <= b for a, b in kw) and not self._quoted(span):
                 continue  # "tenant bundle for x": the cue and this word are one keyword of the recipe
+            if tok.lower() in self._keyword_words() and not self._quoted(span) and any(
+                    b0 <= span[0] and not self.text[b0:span[0]].strip() for _a0, b0 in self._keyword_spans()):
+                continue  # "onboarding bundle for x": a keyword of the recipe, then a word of its keywords
             if _singular(tok.lower()) in others:  # "model cache": the word names another parameter
                 continue
             if re.search(r"(?:^|_)(?:command|cmd|program|args)$", name) and \
@@ -919,6 +964,10 @@ class _Extractor:
     def _quoted(self, span: tuple[int, int]) -> bool:
         a, b = span
         return a > 0 and b < len(self.text) and self.text[a - 1] in "\"'`" and self.text[b] == self.text[a - 1]
+
+    def _keyword_words(self) -> set[str]:
+        """The plain words of the recipe's keywords ("bundle" of "tenant bundle")."""
+        return {w for k in self.recipe.keywords for w in re.split(r"[\s]+", k.lower()) if w.isalpha()}
 
     def _keyword_spans(self) -> list[tuple[int, int]]:
         if not hasattr(self, "_kw_spans"):
@@ -1134,6 +1183,9 @@ class _Extractor:
                 for m in (x for p in pats for x in _compile(p).finditer(self.text)):
                     if rule.get("near") and not self._beside(m.span(), rule["near"]):
                         continue
+                    if spec.get("type") != "boolean" and (self._negated_before(m.start()) is not None or re.search(
+                            rf"\b{_NEGATION}\s+$", self.text[max(0, m.start() - 20):m.start()], re.I)):
+                        continue  # "we don't want spot at all": a value ruled out is not chosen
                     key = (-(m.end() - m.start()), m.start())
                     if best is None or key < best[0]:
                         best = (key, value, m.span())
@@ -1246,9 +1298,11 @@ class _Extractor:
                 else:
                     break
             if good and regexy and not any(re.search(r"[*^$+]", g) for g in good) and _REGEX_TOKEN.search(clause := (
-                    re.split(r"[;!?]|\.\s", self.text[max(0, m.start() - 120):m.start(1)])[-1])):
-                # "the p4d groups (regex .*p4d.*) get tried first": where the schema takes regular
-                # expressions, those the clause holds are the items, not a plain word before the cue
+                    re.split(r"[;!?]|\.\s", self.text[max(0, m.start() - 120):m.start(1)])[-1]
+                    + re.split(r"[,;!?]|\.\s|\.$", self.text[m.start(1):m.start(1) + 160])[0])):
+                # "the p4d groups (regex .*p4d.*) get tried first", "prefer groups matching x-.*": where
+                # the schema takes regular expressions, those the clause holds are the items, not a
+                # plain word next to the cue
                 good = [t.group(0) for t in _REGEX_TOKEN.finditer(clause) if iv.is_valid(t.group(0))]
             if good and self._free(m.span(1)):
                 ok, val = self._ok(name, good if spec.get("type") == "array" else good[0])
@@ -1321,7 +1375,13 @@ class _Extractor:
         return best
 
     def rule_guarded(self, name: str, rule: dict[str, Any]):
-        action = r"\s+".join(_word_re(w) for w in rule["guarded"])
+        words = list(rule["guarded"])
+        action = r"\s+".join(_word_re(w) for w in words)
+        for verb, alts in _ACTION_VERBS.items():
+            n = len(verb.split())
+            if " ".join(words[:n]) == verb:
+                rest = r"\s+".join(_word_re(w) for w in words[n:])
+                action = "(?:" + "|".join(r"\s+".join(map(re.escape, a.split())) for a in alts) + r")\s+" + rest
         for verbs, value in ((_FORBID, True), (_PERMIT, False)):
             m = _compile(rf"\b{verbs}\s+(?:[\w-]+\s+){{0,3}}?(?:to\s+)?{action}\b").search(self.text)
             if m and self._free(m.span()):
@@ -1406,6 +1466,76 @@ class _Extractor:
                 return val, m.span()
         return None
 
+    # words a CamelCase enum value's words are also said with ("restart the job if a worker fails")
+    _ENUM_WORDS = {"pod": ["pod", "worker", "replica", "container", "member"], "fail": ["fail", "die", "dies", "died",
+                                                                                        "crash"]}
+
+    def _enum_mentions(self, values: list[str], lo: int, hi: int) -> list[tuple[str, int, int, list[tuple[int, int]]]]:
+        """Where each CamelCase enum value is said between ``lo`` and ``hi`` in words of its own,
+        in any order and any form ("PodFailed": "a pod fails", "RestartTask": "restart just that
+        task"): (value, start, end, word spans), the most compact occurrence of each."""
+        out = []
+        for v in values:
+            words = [w.lower() for w in re.findall(r"[A-Z][a-z]+|[a-z]+", v) if len(w) >= 3]
+            if len(words) < 2:
+                continue
+            found = []
+            for w in words:
+                stem = re.sub(r"(?:ed|es|s|ing)$", "", w) if len(w) > 4 else w
+                alts = self._ENUM_WORDS.get(stem, [stem])
+                rx = _compile(r"(?<![\w-])(?:" + "|".join(re.escape(a) for a in alts) + r")\w*")
+                found.append([x.span() for x in rx.finditer(self.text, lo, hi)])
+            if not all(found):
+                continue
+            best = min(itertools.product(*found), key=lambda c: max(b for _, b in c) - min(a for a, _ in c))
+            if len({a for a, _ in best}) == len(best):
+                out.append((v, min(a for a, _ in best), max(b for _, b in best), list(best)))
+        return out
+
+    def rule_enum_pairs(self, name: str, rule: dict[str, Any]):
+        """Items of two enum fields said together, clause by clause: a condition and what to do
+        ("when a pod fails restart just that task, and abort the job if a pod gets evicted").
+        A clause naming one value of each field is an item; one with a condition alone carries it
+        to the next ("if a pod is evicted, restart the job"). Of several readings of a clause
+        the one whose values' words stand closest together is taken, no word serving two. Items
+        the schema's default has for conditions the request does not name are kept."""
+        spec = self.recipe.properties[name]
+        iprops = spec["items"]["properties"]
+        fa, fb = rule["enum_pairs"]
+        text = mask_negated_asides(self.text)
+        items: list[dict[str, Any]] = []
+        spans: list[tuple[int, int]] = []
+        pending = None
+        for c in _compile(r"[^,;.]+?(?=\s*(?:[,;.]|\band\b|\bbut\b|$))").finditer(text):
+            lo, hi = c.span()
+            if not re.search(r"\b(?:when|whenever|if|once|on|after|upon)\b", text[lo:hi], re.I) and pending is None:
+                continue
+            ma = [x for x in self._enum_mentions(iprops[fa]["enum"], lo, hi) if text[x[1]:x[2]].strip()]
+            mb = [x for x in self._enum_mentions(iprops[fb]["enum"], lo, hi) if text[x[1]:x[2]].strip()]
+            ma = [x for x in ma if all(text[a:b] == self.text[a:b] for a, b in x[3])]
+            mb = [x for x in mb if all(text[a:b] == self.text[a:b] for a, b in x[3])]
+            pairs = [(x, y) for x in ma for y in mb if not set(x[3]) & set(y[3])]
+            if pairs:
+                x, y = min(pairs, key=lambda p: (p[0][2] - p[0][1]) + (p[1][2] - p[1][1]))
+                items.append({fa: x[0], fb: y[0]})
+                spans.append((lo, hi))
+                pending = None
+            elif ma and not mb and re.search(r"\b(?:when|whenever|if|once|on|after|upon)\b", text[lo:hi], re.I):
+                pending = min(ma, key=lambda x: x[2] - x[1])
+            elif mb and pending is not None:
+                items.append({fa: pending[0], fb: min(mb, key=lambda y: y[2] - y[1])[0]})
+                spans.append((pending[1], hi))
+                pending = None
+        if not items:
+            return None
+        given = {i[fa] for i in items}
+        items += [d for d in spec.get("default") or [] if isinstance(d, dict) and d.get(fa) not in given]
+        ok, val = self._ok(name, items)
+        if ok:
+            self.result.covered.extend(spans)
+            return val, (spans[0][0], spans[0][0])  # a clause may name other values too
+        return None
+
     def rule_pairs(self, name: str, rule: dict[str, Any]):
         """A regex with two groups, (count, key) or (key, count), collected into a mapping."""
         rx = _compile(rule["pairs"])
@@ -1432,6 +1562,85 @@ class _Extractor:
         return None
 
     def rule_objects(self, name: str, rule: dict[str, Any]):
+        """Several objects in one request: from anchors (:meth:`_anchored_objects`), else from
+        parallel lists of names and values (:meth:`_parallel_objects`)."""
+        got = self._anchored_objects(name, rule)
+        return got if got is not None else self._parallel_objects(name, rule)
+
+    def _count_of_items(self, name: str, n: int) -> None:
+        """"two tasks: master (1 pod) and worker (3 pods)", "three PriorityClasses: ...": the
+        count of the objects just read, said before the list parameter's noun or the kind the
+        recipe renders, is their number and counts nothing else."""
+        nouns = [v for v in name_variants(name) if len(v) >= 3] + [ph for k in self.recipe.kinds for ph in kind_phrases(k)]
+        for m in _compile(rf"(?<![\w.-]){_DIG}\s+(?:[a-z-]+\s+)?{_words_alt(nouns)}").finditer(self.digits):
+            if parse_number(m.group(1)) == n and self._free(m.span()):
+                self.used.append(m.span())
+                self.result.covered.append(m.span())
+
+    def _parallel_objects(self, name: str, rule: dict[str, Any]):
+        """Names listed together and values listed together, paired by position: "classes
+        gpu-prod / gpu-dev, values 50000 and 500", "teams a, b and c with 8, 4 and 2 GPUs",
+        "500 and 50 for hi-pri and lo-pri". The item field the values fill is the integer field
+        the words around the values name (its name or its count units), or the only required
+        integer field."""
+        spec = self.recipe.properties[name]
+        iprops = (spec.get("items") or {}).get("properties") or {}
+        if "name" not in iprops:
+            return None
+        ints = [f for f, s in iprops.items() if s.get("type") == "integer"]
+        if not ints:
+            return None
+        fields: dict[str, list[dict[str, Any]]] = rule.get("fields") or {}
+        field_words = {f: [v for v in name_variants(f)] + [w for r in fields.get(f, []) for w in r.get("count", [])]
+                       for f in ints}
+        exclude = ({w.lower() for w in rule.get("exclude", [])} | set(STOPWORDS) | _STOP
+                   | {_singular(v.lower()) for f in iprops for v in name_variants(f)})
+        name_ok = _prop_validator(json.dumps(iprops["name"], sort_keys=True))
+        sep = r"\s*(?:,\s*(?:and\s+)?|/|&|\band\b|\bor\b)\s*"
+        tok = r"[A-Za-z][\w.-]*[A-Za-z0-9]"
+        name_lists = []
+        for m in _compile(rf"(?<![\w.-]){tok}(?:{sep}{tok})+(?![\w.-])").finditer(self.text):
+            parts = [(p.group(0), p.span()) for p in _compile(tok).finditer(self.text, m.start(), m.end())
+                     if p.group(0).lower() not in ("and", "or")]
+            while parts and _singular(parts[0][0].lower()) in exclude:
+                parts.pop(0)
+            while parts and _singular(parts[-1][0].lower()) in exclude:
+                parts.pop()
+            if len(parts) >= 2 and all(_singular(p.lower()) not in exclude and name_ok.is_valid(p.lower())
+                                       for p, _ in parts):
+                name_lists.append(([p.lower() for p, _ in parts], [sp for _, sp in parts]))
+        required = [f for f in (spec.get("items") or {}).get("required", []) if f in ints]
+        for m in _compile(rf"(?<![\w.-])-?\d+(?:{sep}-?\d+)+(?![\w.-])").finditer(self.digits):
+            nums = [int(x) for x in re.findall(r"-?\d+", m.group(0))]
+            for names, spans in name_lists:
+                if len(names) == len(nums) + 1 and re.fullmatch(r"\s*:?\s*", self.text[spans[-1][1]:m.start()]):
+                    names, spans = names[:-1], spans[:-1]  # "a / b, priorities 9, 5": the last word is their cue
+                a, b = spans[0][0], spans[-1][1]
+                if len(names) != len(nums):
+                    continue
+                gap = self.text[b:m.start()] if b <= m.start() else self.text[m.end():a]
+                if len(gap) > 40 or re.search(r"[.;!?]|\d", gap) or (
+                        a > m.start() and not re.search(r"\b(?:for|to|on|of|respectively)\b", gap)):
+                    continue
+                # the unit right after the values ("1 and 5 replicas"), else the cue right before them
+                after = {f: x.start() for f in ints for x in [_compile(r"^\s*" + _words_alt(field_words[f])).search(
+                    self.text, m.end(), m.end() + 30)] if x}
+                before = {f: x.end() for f in ints for x in _compile(_words_alt(field_words[f]) + r"\s*[:=]?\s*$")
+                          .finditer(self.text, max(0, a if a < m.start() else m.start() - 25), m.start())}
+                named = after or before
+                field_name = next(iter(named)) if len(named) == 1 else (
+                    required[0] if len(required) == 1 and not named else None)
+                if field_name is None:
+                    continue
+                items = [{"name": n, field_name: v} for n, v in zip(names, nums)]
+                ok, val = self._ok(name, items)
+                span = (min(a, m.start()), max(b, m.end()))
+                if ok and self._free(span):
+                    self.result.covered.append(span)
+                    return val, span
+        return None
+
+    def _anchored_objects(self, name: str, rule: dict[str, Any]):
         """Several objects in one request, for a list-of-objects parameter.
 
         ``objects`` lists anchor patterns whose named groups are fields of one item
@@ -1614,6 +1823,8 @@ class _Extractor:
             for rule in self.recipe.extract.get(name) or []:
                 if "objects" in rule and name not in self.result.values:
                     got = self.rule_objects(name, rule)
+                    if got is not None:
+                        self._count_of_items(name, len(got[0]))
                     if got is not None and not self._into_slots(rule, got[0], got[1]):
                         self._take(name, got[0], got[1])
                     elif got is None:
@@ -1650,7 +1861,7 @@ class _Extractor:
             for rule in name_rules:
                 kind = next(k for k in ("objects", "mapping", "none", "count", "after", "before", "name", "size",
                                         "duration", "enum", "flag", "regex", "list", "pairs", "stated", "guarded",
-                                        "acted",
+                                        "acted", "enum_pairs",
                                         "joined", "parts", "boolean")
                             if k in rule)
                 got = getattr(self, f"rule_{kind}")(name, rule)
@@ -1660,8 +1871,43 @@ class _Extractor:
                     self.result.spans[name] = span
                     self.used.append(span)
                     break
+        self._second_readings()
         self._cover()
         return self.result
+
+    def _second_readings(self) -> None:
+        """A number the request gives a parameter twice, differently ("2 GPUs per replica; each
+        replica must get 4 GPUs"): a number right before one of the parameter's own count units,
+        in words no value has used, that is neither a rate ("one pod per node") nor a total
+        ("16 GPUs in total"), is a second value; a different valid one is a conflict the user
+        must settle."""
+        for name, value in list(self.result.values.items()):
+            if self.recipe.properties[name].get("type") != "integer":
+                continue
+            units = [u for r in self.recipe.extract.get(name) or _DEFAULT_RULES.get(name, []) if not r.get("near")
+                     for u in r.get("count") or [] if isinstance(u, str)]
+            if not units:
+                continue
+            plain = rf"(?<![\w.:=-]){_DIG}\s*{_words_alt_cached(tuple(units))}"
+            rx = _compile(plain + r"(?!\s*(?:per|each|every|a|an|on\s+each|in\s+total|total|overall|altogether|max)\b)")
+            own, other = any(self._whole_word(m.span(1)) == self.result.spans.get(name)
+                             for m in _compile(plain).finditer(self.digits)), None
+            regexes = [_compile(r["regex"]) for r in self.recipe.extract.get(name) or [] if "regex" in r
+                       and not r.get("shared") and _compile(r["regex"]).groups == 1]
+            for m in itertools.chain(rx.finditer(self.digits), *(x.finditer(self.digits) for x in regexes)):
+                if not re.fullmatch(r"-?\d+", m.group(1) or ""):
+                    continue
+                span = self._whole_word(m.span(1))
+                if span == self.result.spans.get(name):
+                    own = True  # the value itself was read in this shape
+                    continue
+                if not self._free(span) or re.search(r"\b(?:one|1|a)\s+(?:[a-z]+\s+)?$", self.text[max(0, span[0] - 12):span[0]]):
+                    continue
+                ok, val = self._ok(name, parse_number(m.group(1)))
+                if ok and val != value and other is None:
+                    other = (val, span)
+            if own and other is not None:  # both in the same plain shape: neither reading is the likelier
+                self.result.conflicts[name] = other
 
     # ------------------------------------------------- shapes across parameters
     def _take(self, name: str, value: Any, span: tuple[int, int]) -> bool:
@@ -1744,6 +1990,10 @@ class _Extractor:
                 rf"\b(?:no|not\s+a\s+single|none\s+of\s+the|no\s+single)\s+{unit}\s+{verb}(?:more\s+than|over|above|beyond)\s+{_NUM}(?![\w.])",
                 # "each pod can use up to 2", "allow single pods up to 8 gpus each"
                 rf"\b(?:each|every|any|a\s+single|single|individual|one|a)\s+{unit}\s+{verb}(?:at\s+most|up\s+to|no\s+more\s+than|max(?:imum)?(?:\s+of)?)\s+{_NUM}(?![\w.])",
+                # "a single container can't grab more than two", "no pod should ever exceed 4"
+                rf"\b(?:each|every|any|a\s+single|single|individual|one|a|no)\s+{unit}\s+(?:can'?t|cannot|can\s+not|may\s+not|"
+                rf"must\s+not|mustn'?t|should\s+not|shouldn'?t|won'?t|is\s+not\s+allowed\s+to|should|may|can)\s+(?:ever\s+)?"
+                rf"(?:[a-z]+\s+){{0,2}}?(?:more\s+than|over|above|beyond|exceed|exceeds)\s+{_NUM}(?![\w.])",
             ]
             for p in pats:
                 hit = _compile(p).search(self.text)

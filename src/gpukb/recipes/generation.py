@@ -112,6 +112,10 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
             recipe, score, found = reading.recipe, reading.score, dict(reading.values)
             ranked = [(recipe, score), *[(r, s) for r, s in ranked if r is not recipe]]
     used = ext.used()
+    for k, (other, (a, b)) in ext.conflicts.items():
+        if found.get(k) is not None and found[k] != other:
+            raise ParameterError(f"the request gives {k} two values: {found[k]!r} (\"{used.get(k, found[k])}\") and "
+                                 f"{other!r} (\"{ext.text[a:b]}\"); say which one", parameter=k)
     for k in found:
         used.setdefault(k, "(read by the language model)")
     notes: list[dict[str, Any]] = []

@@ -37,6 +37,13 @@ _MODIFIER_WEIGHT = 0.4
 _WORD_RX = re.compile(WORD_PATTERN)
 _LATE_DISCOUNT = 0.5  # a phrase at the very end of a request weighs half
 _HEAD_BONUS = 3.0  # the object asked for is usually named first: "HPA for the triton deployment"
+# a request opening with the object's name alone, then a colon or a dash: "ClusterPolicy - ...", "mig: ..."
+# (or a relative clause: "cluster policy where the MIG manager reads ..."); a generic last word
+# ("timeslicing config:") is part of the head
+_BOUND_HEAD = re.compile(r"^\W*(?:an?\s+|the\s+)?([\w./-]+(?:\s+[\w./-]+){0,2}?)"
+                         r"(?:\s+(?:config|configuration|setup|spec|yaml|manifest|object|resource))?"
+                         r"\s*(?::|\s-\s|\s+(?:where|whose|in\s+which)\b)")
+_BOUND_BONUS = 10.0
 
 
 def tokenize(text: str) -> list[str]:
@@ -132,6 +139,14 @@ class _Index:
             for i, at in first.items():
                 if at == head:
                     out[i] += _HEAD_BONUS
+        # "clusterpolicy: preinstalled driver, mig manager ...": a short head before a colon or dash
+        # names the object; what follows are its settings, whichever recipes their words also name
+        bound = _BOUND_HEAD.match(text)
+        if bound:
+            for i, pats in enumerate(self.phrases):
+                if any(self.distinctive[i][j] and rx.fullmatch(bound.group(1).strip())
+                       for j, (rx, _w) in enumerate(pats)):
+                    out[i] += _BOUND_BONUS
         return out
 
 
