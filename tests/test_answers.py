@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gpukb.backends.base import Evidence
-from gpukb.backends.extractive import ExtractiveGenerator, prose_words
+from gpukb.backends.extractive import ExtractiveGenerator, prose_words, split_units
 from gpukb.engine import other_tool
 from gpukb.evals import answer_defects, split_of
 
@@ -72,7 +72,19 @@ def test_defect_checker_catches_each_kind():
     assert any("points" in d for d in answer_defects("Add gang scheduling (below). [1]"))
     assert any("backtick" in d for d in answer_defects("Set `foo to bar. [1]"))
     assert any("manifest" in d for d in answer_defects("Intro.\n\nUse four pods x 8 GPUs = 32. [1]", {"gpus": 4}))
+    assert any("parenthesis" in d for d in answer_defects("It has policies (e.g. Volcano also runs Spark. [1]"))
     assert answer_defects("Set `foo` to bar. [1]\n\n```yaml\na: 1\n```") == []
+    assert answer_defects("See [quota (hard)](q.md#a-b) and `f(x` here (twice). [1]") == []
+
+
+def test_an_abbreviation_or_an_open_parenthesis_does_not_end_a_sentence():
+    text = ("Volcano has its own Job CRD with policies (e.g. `PodEvicted` to `RestartJob`) and plugins. "
+            "It also runs Spark, i.e. Batch work. Done (see A. Then B).")
+    units = [u.text for u in split_units(text)]
+    assert units == ["Volcano has its own Job CRD with policies (e.g. `PodEvicted` to `RestartJob`) and plugins.",
+                     "It also runs Spark, i.e. Batch work.", "Done (see A. Then B)."]
+    c = ExtractiveGenerator().compose("what does a volcano job policy do", [ev(0, "Volcano", text)])
+    assert answer_defects(c.text) == []
 
 
 def test_prose_words_do_not_count_code():

@@ -162,7 +162,7 @@ _ASKS_YAML = re.compile(r"\b(?:ya?ml|manifest|example|sample|template|spec|give 
 
 def answer_defects(body: str, manifest_params: dict[str, Any] | None = None) -> list[str]:
     """What reads as broken in an answer: lone citation markers, unbalanced code
-    marks, cut sentences, sentences pointing at something that is not there,
+    marks or parentheses, cut sentences, sentences pointing at something that is not there,
     and numbers that contradict an attached manifest."""
     out: list[str] = []
     if body.count("```") % 2:
@@ -188,6 +188,9 @@ def answer_defects(body: str, manifest_params: dict[str, Any] | None = None) -> 
             continue
         if text.count("`") % 2:
             out.append(f"unbalanced backtick: {text[:60]}")
+        bare = re.sub(r"`[^`]*`|\]\([^)]*\)", " ", text)
+        if bare.count("(") != bare.count(")"):
+            out.append(f"unbalanced parenthesis: {text[:60]}")
         if not _ENDS.search(text):
             out.append(f"cut sentence: ...{text[-60:]}")
         nxt = paras[i + 1][0] if i + 1 < len(paras) else None

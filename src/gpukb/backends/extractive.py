@@ -35,6 +35,8 @@ _REMEDY = re.compile(r"^(?:\*\*[^*]+\*\*:?\s*)?(?:the\s+fix\b|fix\b|to\s+fix\b|w
 _WANTS_YAML = re.compile(r"\b(ya?ml|manifest|example|sample)\b", re.I)
 _PROVENANCE = re.compile(r"^>\s*Seen upstream:", re.I)
 _SENT_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\[(])")
+# A split after an abbreviation ("e.g. `x`") or inside parentheses is not a sentence end.
+_ABBREV_END = re.compile(r"(?:^|[\s(])(?:e\.g|i\.e|etc|vs|cf|approx|incl|resp)\.$", re.I)
 
 
 @dataclass
@@ -57,8 +59,10 @@ def split_units(body: str) -> list[Unit]:
             text = " ".join(s.strip() for s in para).strip()
             pieces: list[str] = []
             for s in _SENT_SPLIT.split(text):
-                # A split inside inline code (odd backticks so far) is not a sentence end.
-                if pieces and pieces[-1].count("`") % 2:
+                # A split inside inline code (odd backticks so far), inside
+                # parentheses or after an abbreviation is not a sentence end.
+                last = pieces[-1] if pieces else ""
+                if pieces and (last.count("`") % 2 or last.count("(") > last.count(")") or _ABBREV_END.search(last)):
                     pieces[-1] += " " + s
                 else:
                     pieces.append(s)
