@@ -613,3 +613,39 @@ def test_a_word_of_the_recipes_keywords_after_its_keyword_is_no_name(text, tenan
     from gpukb.recipes.extract import extract_params
     r = find_recipe("tenant-onboarding", load_recipes())
     assert extract_params(r, text).values.get("tenant") == tenant
+
+
+# ---------------------------------------------------------------- dozens, cue verbs, name relations
+@pytest.mark.parametrize("text,want", [
+    ("a cap of two dozen GPUs for the team", 24),
+    ("half a dozen GPUs", 6),
+    ("give them three dozen gpus", 36),
+    ("a dozen gpus", 12),
+])
+def test_dozens_scale_the_number_before_them(text, want):
+    r = _recipe({"gpus": INT}, {"gpus": [{"count": ["gpus", "gpu"]}]})
+    assert extract_params(r, text).values == {"gpus": want}
+
+
+NAME = {"type": "string", "pattern": "^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$"}
+
+
+@pytest.mark.parametrize("text", [
+    "tolerate taint spot-pool please",
+    "pods should be tolerating taint spot-pool",
+    "needs a toleration for the spot-pool taint",
+])
+def test_a_cue_verb_before_the_noun_is_not_the_value(text):
+    r = _recipe({"toleration": NAME}, {"toleration": [{"before": ["taint"]},
+                                                     {"after": ["tolerate", "tolerating", "taint", "toleration for"]}]})
+    assert extract_params(r, text).values == {"toleration": "spot-pool"}
+
+
+@pytest.mark.parametrize("text", [
+    "the device name contains h100, pod name probe-x",
+    "a gpu whose name matches a100; call it probe-x",
+    "product name starts with nvidia, name probe-x",
+])
+def test_a_relation_after_name_is_a_condition_not_a_name(text):
+    r = _recipe({"name": NAME}, {"name": [{"name": True}]})
+    assert extract_params(r, text).values == {"name": "probe-x"}

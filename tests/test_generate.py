@@ -203,6 +203,15 @@ def test_every_detail_is_used_or_reported():
     assert all({"param", "question", "default"} <= set(m) for m in g.missing)
 
 
+@pytest.mark.parametrize("text,detail", [
+    ("keda scaledobject for the api deployment, max 6, plus a cron trigger at 7am", "cron trigger"),
+    ("scaledobject for deployment chat, 1 to 4 replicas, also a kafka trigger", "kafka trigger"),
+])
+def test_a_title_word_after_an_unknown_modifier_is_reported_with_it(text, detail):
+    g = generate(text, RECIPES)
+    assert any(detail in u for u in g.unused), g.unused
+
+
 def test_a_request_naming_only_the_recipe_has_nothing_unused():
     g = generate("volcano job, 4 workers x 8 GPUs, queue research", RECIPES)
     assert g.unused == [] and set(g.used) == {"workers", "gpus", "queue"}

@@ -61,6 +61,10 @@ _ABBREVIATIONS = {"production": ["prod"], "priority": ["prio"], "development": [
                   "namespace": ["ns"], "replicas": ["reps"], "configuration": ["config", "cfg"]}
 
 # words that frame a value and are never one ("release is called kps", "the existing pvc x")
+# words that relate a name to a pattern rather than give it ("name contains h200", "name starts with")
+_RELATION_WORDS = frozenset({"contains", "contain", "containing", "includes", "include", "including", "matches",
+                             "match", "matching", "starts", "start", "starting", "begins", "beginning", "ends",
+                             "ending", "equals", "like", "resembles", "mentions", "has", "having"})
 _FRAME_WORDS = frozenset({"called", "named", "existing", "current", "same", "own", "is", "are", "was", "were"})
 
 _GPU_MODELS = ["h100", "h200", "a100", "a10g", "a10", "l40s", "l40", "l4", "t4", "v100", "b200", "gb200", "a6000", "rtx"]
@@ -159,8 +163,8 @@ _GROUPED = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+)(?![\w,]|\.\d)")
 
 # Amounts written with words: "two million" -> "2000000", "half a TiB" -> "0.5 TiB", "a full hour" -> "1 hour".
 _SCALED = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|a|half\s+a)\s+"
-                     r"(thousand|million|billion)(?![\w-])", re.I)
-_SCALE = {"thousand": 10 ** 3, "million": 10 ** 6, "billion": 10 ** 9}
+                     r"(thousand|million|billion|dozen)(?![\w-])", re.I)
+_SCALE = {"thousand": 10 ** 3, "million": 10 ** 6, "billion": 10 ** 9, "dozen": 12}
 _HALF_UNIT = re.compile(r"(?<![\w.])half\s+an?\s+(?=(?:[KMGTP]i?B|[kmgtp]ib|[kmgtp]b|tera|giga|mega)\w*\b)", re.I)
 _WHOLE_UNIT = re.compile(r"(?<![\w.])(?:an?|one)\s+(?:full|whole|entire|complete)\s+(?=(?:second|minute|hour|day)s?\b)", re.I)
 
@@ -782,8 +786,8 @@ class _Extractor:
             if m.end(1) < len(self.text) and self.text[m.end(1)] in "([{":
                 tok = self.text[m.start(1):self._code_end(m.start(1))]  # code is taken whole: "sum(rate(x[2m]))"
             tok = tok.rstrip(".,;:)") if tok.count("(") <= tok.count(")") - 1 or "(" not in tok else tok.rstrip(".,;:")
-            if tok.lower() in _STOP:
-                continue
+            if tok.lower() in _STOP or (tok.lower() in _RELATION_WORDS and m.start(1) and self.text[m.start(1) - 1] not in "\"'`"):
+                continue  # "name contains h200" states a condition on a value, not the value
             span = (m.start(1), m.start(1) + len(tok))
             if self._free(span):
                 yield tok, span
@@ -919,7 +923,16 @@ class _Extractor:
     def rule_before(self, name: str, rule: dict[str, Any]):
         words = _words_alt(rule["before"])
         pat = rf"(?<![\w./:-])([A-Za-z0-9][\w./:@+-]*[\w])[\"'`]?\s+{words}"
-        return self._first_valid(name, pat)
+        # "tolerate taint gpu-pool": a word that cues this parameter itself is not its value
+        own = {str(w).lower() for r in self.recipe.extract.get(name) or [] for k in ("after", "before")
+               for w in r.get(k) or [] if isinstance(w, str)}
+        for tok, span in self._token_candidates(pat):
+            if tok.lower() in own and not self._quoted(span):
+                continue
+            ok, val = self._ok(name, tok)
+            if ok:
+                return val, span
+        return None
 
     def _other_named(self, name: str) -> re.Pattern | None:
         """Phrases naming another parameter's object ("claim template" for claim_template)."""
