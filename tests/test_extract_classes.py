@@ -649,3 +649,21 @@ def test_a_cue_verb_before_the_noun_is_not_the_value(text):
 def test_a_relation_after_name_is_a_condition_not_a_name(text):
     r = _recipe({"name": NAME}, {"name": [{"name": True}]})
     assert extract_params(r, text).values == {"name": "probe-x"}
+
+
+@pytest.mark.parametrize("text,want", [
+    ("the heavy one should be called big-pool", {"heavy_name": "big-pool"}),
+    ("heavy class will be named big-pool with size 40", {"heavy_name": "big-pool", "heavy_size": 40}),
+    ("light pool called small-pool, size 3; the heavy one is called big-pool", {"light_name": "small-pool", "light_size": 3,
+                                                                               "heavy_name": "big-pool"}),
+    ("the light one is named small-pool at size 2", {"light_name": "small-pool", "light_size": 2}),
+])
+def test_a_qualified_name_is_named_by_its_qualifier_and_carries_its_siblings(text, want):
+    r = _recipe({"heavy_name": NAME, "heavy_size": INT, "light_name": NAME, "light_size": INT})
+    got = extract_params(r, text).values
+    assert {k: got.get(k) for k in want} == want, got
+
+
+@pytest.mark.parametrize("text", ["the low one is called lab", "the other one, with 4 gpus", "this one should run"])
+def test_one_standing_for_a_noun_is_no_count(text):
+    assert " one " in digits_view(text) or digits_view(text).find("one") >= 0

@@ -210,6 +210,13 @@ _DIG = r"(\d+)"  # a count on the digits view (:func:`digits_view`)
 _NUMBER_WORD = re.compile(r"(?<![\w.-])" + _NUM[1:-1].split("|", 1)[1].join(["(?:", ")"]) + r"(?![\w-])", re.I)
 
 
+# "the research one is called x", "the low one shouldn't preempt": "one" standing for a noun is no count
+_PRONOUN_ONE = re.compile(r"one(?=\s+(?:is|was|should|shall|will|must|can|may|might|could|would|has|gets|called|"
+                          r"named|needs|does|doesn't|shouldn't|can't|cannot|isn't|won't|mustn't|at|with|for|"
+                          r"should't)\b|'s\b|\s*[,;.:)]|\s*$)", re.I)
+_PRONOUN_ONE_BEFORE = re.compile(r"\b(?:the|this|that|which|other|another|each)\s+(?:[a-z][\w-]*\s+)?$", re.I)
+
+
 def digits_view(text: str) -> str:
     """``text`` with number words written as digits, padded to the same length so offsets
     hold ("max eight" -> "max 8    "): patterns that read digits read words too."""
@@ -218,7 +225,8 @@ def digits_view(text: str) -> str:
         if n is None or len(str(n)) > len(m.group(0)):
             return m.group(0)
         return str(n).ljust(len(m.group(0)))
-    text = _NUMBER_WORD.sub(sub, text)
+    text = _NUMBER_WORD.sub(lambda m: m.group(0) if _PRONOUN_ONE.match(text, m.start()) and
+                            _PRONOUN_ONE_BEFORE.search(text, 0, m.start()) else sub(m), text)
     # "retried twice": so many times ("once" is as often "as soon as")
     return re.sub(r"(?<![\w-])(twice|thrice)(?![\w-])", lambda m: ("2x" if m.group(1).lower() == "twice" else "3x").ljust(
         len(m.group(1))), text, flags=re.I)
@@ -884,6 +892,19 @@ class _Extractor:
         cue = _compile(rf"^{words}$")
         others = self._cue_words(name) if rule.get("schema") else set()
         kw = self._keyword_spans()
+        spec = self.recipe.properties[name]
+        if spec.get("type") == "string" and not spec.get("enum"):
+            # "production priority class should be called x", "the research one is named y": the
+            # cue, a few words of the same clause, then the name the object gets
+            # a "<qualifier>_name" is named by its qualifier: "called"/"named" says the rest
+            qual = name[:-len("_name")] if name.endswith("_name") else ""
+            quals = name_variants(qual) + _ABBREVIATIONS.get(qual, []) if qual and rule.get("schema") else []
+            named = (rf"{_words_alt(cues + quals)}(?:\s+(?!(?:and|or|but)\b)[\w-]+){{0,3}}?\s+(?:(?:is|are|was|gets|get|"
+                     rf"(?:should|will|must|shall|can|would)\s+be|to\s+be)\s+)?(?:named|called)\s+{_TOKEN}")
+            for tok, span in self._token_candidates(named):
+                ok, val = self._ok(name, tok)
+                if ok and not cue.match(tok):
+                    return val, span
         for tok, span in self._token_candidates(pat):
             if cue.match(tok):  # "tolerate taint key dedicated": a cue word is not the value
                 continue
@@ -1734,6 +1755,9 @@ class _Extractor:
         if not m or not self._free(m.span()):
             return False
         pairs = [(sl["name"], m.group(i + 1)) for i, sl in enumerate(slots)]
+        exclude = {str(w).lower() for w in rule.get("exclude", [])} | _STOP
+        if any(v.lower() in exclude for _p, v in pairs):
+            return False  # "called experiments, value 10": a word the objects never name is no second name
         if any(p in self.result.values or not self._ok(p, v)[0] for p, v in pairs):
             return False
         for i, (p, v) in enumerate(pairs):
@@ -1884,9 +1908,30 @@ class _Extractor:
                     self.result.spans[name] = span
                     self.used.append(span)
                     break
+        self._qualified_siblings()
         self._second_readings()
         self._cover()
         return self.result
+
+    def _qualified_siblings(self) -> None:
+        """"production class called critical-inference with value 900000", "the research one is
+        experiments, value 10": the words right after the name of a ``<q>_name`` parameter, in its
+        clause, give its siblings (``<q>_value``) their values."""
+        props = self.recipe.properties
+        for name, (a, b) in list(self.result.spans.items()):
+            if not name.endswith("_name"):
+                continue
+            qual = name[:-len("name")]
+            for sib, spec in props.items():
+                if not sib.startswith(qual) or sib == name or sib in self.result.values:
+                    continue
+                if spec.get("type") != "integer":
+                    continue
+                cue = _words_alt(name_variants(sib[len(qual):]))
+                m = _compile(rf"\s*(?:,\s*|\(\s*)?(?:(?:with|and|at)\s+)?(?:(?:a|an|the|its)\s+)?{cue}\s*"
+                             rf"(?:of|[:=]|at|is)?\s*(-?\d+)(?![\w.])").match(self.digits, b)
+                if m:
+                    self._take(sib, parse_number(m.group(1)), self._whole_word(m.span(1)))
 
     def _second_readings(self) -> None:
         """A number the request gives a parameter twice, differently ("2 GPUs per replica; each
