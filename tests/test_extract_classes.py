@@ -667,3 +667,15 @@ def test_a_qualified_name_is_named_by_its_qualifier_and_carries_its_siblings(tex
 @pytest.mark.parametrize("text", ["the low one is called lab", "the other one, with 4 gpus", "this one should run"])
 def test_one_standing_for_a_noun_is_no_count(text):
     assert " one " in digits_view(text) or digits_view(text).find("one") >= 0
+
+
+@pytest.mark.parametrize("text", [
+    "try .*a-spot.* and .*b-spot.* first",
+    "prefer .*a-spot.*, .*b-spot.* over everything",
+    "favour grp-a and grp-b first, nothing else",
+])
+def test_a_list_closed_by_its_own_cue_keeps_its_last_item(text):
+    r = _recipe({"groups": {"type": "array", "items": {"type": "string", "pattern": r"^[\w.*-]+$"}}},
+                {"groups": [{"list": ["try", "prefer", "favour", "first"]}]})
+    got = extract_params(r, text).values["groups"]
+    assert len(got) == 2 and got[0] in (".*a-spot.*", "grp-a"), got

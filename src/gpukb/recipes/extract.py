@@ -1316,7 +1316,9 @@ class _Extractor:
                                               for w in re.split(r"\s*(?:,|\band\b|\bor\b|&)\s*", m.group(1)) if w):
                 continue
             parts = [p for p in re.split(r"\s*(?:,|\band\b|\bor\b|&)\s*", m.group(1)) if p]
-            if m.re.pattern == pat and len(parts) > 1 and re.match(r"\s+[a-z]", self.text[m.end(1):], re.I):
+            closes = _compile(rf"\s+{words}(?=\s*(?:$|[,;.]))").match(self.text, m.end(1))
+            if m.re.pattern == pat and len(parts) > 1 and re.match(r"\s+[a-z]", self.text[m.end(1):], re.I) \
+                    and not closes and not re.search(r"[*^$]", parts[-1]):
                 parts = parts[:-1]  # ", CA runs in ...": the last word opens the next clause
             parts = [p for p in parts if p.lower() not in _STOP]
             spec = self.recipe.properties[name]
