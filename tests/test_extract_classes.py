@@ -679,3 +679,26 @@ def test_a_list_closed_by_its_own_cue_keeps_its_last_item(text):
                 {"groups": [{"list": ["try", "prefer", "favour", "first"]}]})
     got = extract_params(r, text).values["groups"]
     assert len(got) == 2 and got[0] in (".*a-spot.*", "grp-a"), got
+
+
+QTY = {"type": "string", "pattern": r"^[0-9]+(\.[0-9]+)?m?$", "description": "Target average value per pod."}
+
+
+@pytest.mark.parametrize("text,want", [
+    ("scale it when pods are averaging 500m each", "500m"),
+    ("the per-pod average should sit near 2.5", "2.5"),
+    ("target 40 on average, max 6 replicas", "40"),
+])
+def test_a_number_kept_as_a_string_is_read_near_its_description_words(text, want):
+    r = _recipe({"target_value": QTY, "max_replicas": INT},
+                {"max_replicas": [{"count": ["replicas"]}]})
+    assert extract_params(r, text).values.get("target_value") == want
+
+
+@pytest.mark.parametrize("text,want", [
+    ("exporter w/o the dashboards", False),
+    ("w/ dashboards please", True),
+])
+def test_shorthand_with_and_without(text, want):
+    r = _recipe({"dashboards": {"type": "boolean"}})
+    assert extract_params(r, text).values == {"dashboards": want}

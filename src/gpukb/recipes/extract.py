@@ -176,7 +176,17 @@ def _scaled(m: re.Match) -> str:
     return str(int(v)) if v == int(v) else m.group(0)
 
 
+# Shorthand people write for common words: "w/o the exporter", "w/ 4 gpus", "10 reqs per replica".
+_SHORTHAND = [
+    (re.compile(r"(?<![\w./:-])w/o(?![\w/])", re.I), "without"),
+    (re.compile(r"(?<![\w./:-])w/(?:\s+|(?=[a-z0-9])(?![\w.-]*[/:]))", re.I), "with "),
+    (re.compile(r"(?<![\w./:-])(req)(s?)(?![\w./:-])", re.I), lambda m: "request" + m.group(2)),
+]
+
+
 def normalise_text(text: str) -> str:
+    for rx, repl in _SHORTHAND:
+        text = rx.sub(repl, text)
     text = _SCALED.sub(_scaled, text)
     text = _HALF_UNIT.sub("0.5 ", text)
     text = _WHOLE_UNIT.sub("1 ", text)
@@ -248,6 +258,7 @@ _VERB_SYNONYMS: dict[str, list[str]] = {
     "delete": ["clean up", "cleaned up", "remove", "removed", "garbage collect", "purge", "purged", "reap"],
     "wait": ["hold", "linger", "grace"],
     "fail": ["give up", "gives up", "abort", "aborts"],
+    "exceed": ["more than", "above", "over", "exceeds", "greater than"],
 }
 
 
@@ -260,7 +271,7 @@ def description_cues(description: str) -> list[str]:
         if w.lower() in _STOP:
             continue
         out.append(w)
-        stem = re.sub(r"(?:ed|es|ing|s)$", "", w.lower())
+        stem = re.sub(r"(?:ed|es|ing|s|e)$", "", w.lower())  # "averag*" reads "averaging"
         if stem != w.lower() and len(stem) >= 4 and stem.isalpha():
             out.append(stem + "*")
         out += _VERB_SYNONYMS.get(stem, []) + _VERB_SYNONYMS.get(w.lower(), [])
@@ -444,6 +455,16 @@ def _schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | None =
     return list(got[1])
 
 
+@lru_cache(maxsize=512)
+def _numeric_string(spec_json: str) -> bool:
+    """Does a string schema take plain numbers ("5", "0.5") and nothing word-like?"""
+    spec = json.loads(spec_json)
+    if not spec.get("pattern") or spec.get("enum"):
+        return False
+    v = _prop_validator(spec_json)
+    return v.is_valid("5") and v.is_valid("2.5") and not v.is_valid("abc")
+
+
 def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | None = None) -> list[dict[str, Any]]:
     """Rules every parameter gets from its schema, tried after the recipe's own rules:
     its own name (snake, camel, spaced) and its distinctive name parts as cues."""
@@ -475,6 +496,10 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
                                        or name.endswith("_percent")):
         # a percentage is the value of the parameter whose schema measures in per cent ("keep it around 60%")
         rules.append({"regex": r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*(?:%|percent\b|pct\b)"})
+    if t == "string" and _numeric_string(json.dumps(spec, sort_keys=True)):
+        # a number kept as a string ("500m", "2.5"): a number near the words its description uses
+        rules.append({"regex": r"(?<![\w.:/=-])(\d+(?:\.\d+)?m?)(?![\w.%/:-])",
+                      "near": description_cues(str(spec.get("description", ""))), "window": 30})
     if t == "integer":
         if name.endswith("_seconds"):  # the unit is in the name: "cooldown 5 min" -> 300
             rules.insert(0, {"duration": True,
@@ -1290,6 +1315,12 @@ class _Extractor:
                 continue
             g = g.rstrip(".,;:) ")
             cover = m.span()  # the rule's own words around the value are understood too
+            if rule.get("near"):
+                w = int(rule.get("window", 30))
+                near = _compile(_words_alt(rule["near"])).search(self.text, max(0, span[0] - w), min(len(self.text), span[1] + w))
+                if near is None:
+                    continue
+                cover = (min(cover[0], near.start()), max(cover[1], near.end()))
             if text is not self.text:  # the span covers the whole number word ("ten", not "te")
                 end = span[1]
                 while end < len(self.text) and self.text[end].isalpha() and text[end] == " ":
