@@ -702,3 +702,14 @@ def test_a_number_kept_as_a_string_is_read_near_its_description_words(text, want
 def test_shorthand_with_and_without(text, want):
     r = _recipe({"dashboards": {"type": "boolean"}})
     assert extract_params(r, text).values == {"dashboards": want}
+
+
+@pytest.mark.parametrize("text", [
+    "10 pods, but at least 7 of them must be scheduled together",
+    "run 10 pods; it may start as soon as 7 can be scheduled",
+    "10 pods and no fewer than 7 placed together",
+])
+def test_a_lower_bound_in_the_words_of_a_min_parameter(text):
+    r = _recipe({"pods": INT, "min_pods": {**INT, "description": "Pods that must be schedulable together."}},
+                {"pods": [{"count": ["pods"]}]})
+    assert extract_params(r, text).values == {"pods": 10, "min_pods": 7}

@@ -271,7 +271,7 @@ def description_cues(description: str) -> list[str]:
         if w.lower() in _STOP:
             continue
         out.append(w)
-        stem = re.sub(r"(?:ed|es|ing|s|e)$", "", w.lower())  # "averag*" reads "averaging"
+        stem = re.sub(r"(?:ed|es|ing|s|e|able|ible)$", "", w.lower())  # "averag*" reads "averaging"
         if stem != w.lower() and len(stem) >= 4 and stem.isalpha():
             out.append(stem + "*")
         out += _VERB_SYNONYMS.get(stem, []) + _VERB_SYNONYMS.get(w.lower(), [])
@@ -500,6 +500,11 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
         # a number kept as a string ("500m", "2.5"): a number near the words its description uses
         rules.append({"regex": r"(?<![\w.:/=-])(\d+(?:\.\d+)?m?)(?![\w.%/:-])",
                       "near": description_cues(str(spec.get("description", ""))), "window": 30})
+    if t == "integer" and name.startswith("min_") and spec.get("description"):
+        # a lower bound said as such, in the words of the description: "at least 4 of them
+        # scheduled together", "start as soon as 6 of them can be scheduled"
+        rules.insert(0, {"regex": r"\b(?:at\s+least|as\s+soon\s+as|once|(?:a\s+)?minimum\s+of|no\s+fewer\s+than)\s+"
+                                  r"(\d+)(?![\w.%])", "near": description_cues(str(spec["description"])), "window": 45})
     if t == "integer":
         if name.endswith("_seconds"):  # the unit is in the name: "cooldown 5 min" -> 300
             rules.insert(0, {"duration": True,
