@@ -713,3 +713,15 @@ def test_a_lower_bound_in_the_words_of_a_min_parameter(text):
     r = _recipe({"pods": INT, "min_pods": {**INT, "description": "Pods that must be schedulable together."}},
                 {"pods": [{"count": ["pods"]}]})
     assert extract_params(r, text).values == {"pods": 10, "min_pods": 7}
+
+
+@pytest.mark.parametrize("text", [
+    "agent and the network plugin are already there",
+    "agent and plugin both come preinstalled",
+    "the agent, plugin are baked into the image",
+])
+def test_a_state_shared_by_listed_objects_with_modifiers_and_quantifiers(text):
+    pre = "(false when the {} is pre-installed)"
+    r = _recipe({"agent_enabled": {"type": "boolean", "default": True, "description": "Install it " + pre.format("agent")},
+                 "plugin_enabled": {"type": "boolean", "default": True, "description": "Install it " + pre.format("plugin")}})
+    assert extract_params(r, text).values == {"agent_enabled": False, "plugin_enabled": False}

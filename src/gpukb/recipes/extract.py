@@ -1409,9 +1409,11 @@ class _Extractor:
                 if r:
                     family.update(r["stated"]["nouns"])
         fam = _words_alt(sorted(family))
-        joined = rf"(?:\s*(?:,|and|or|&)\s*(?:the\s+)?{fam})*"
+        # "driver and (the) container toolkit (both) are already there": a listed object may have
+        # one modifier word, and the list a quantifier before its verb
+        joined = rf"(?:\s*(?:,|and|or|&)\s*(?:the\s+)?(?:[a-z][\w-]*\s+)?{fam})*"
         pats = [
-            rf"{noun}{joined}\s+(?:(?:is|are|was|were|comes?|come)\s+)?(?:already\s+)?{state}",
+            rf"{noun}{joined}\s+(?:(?:both|all|each|also)\s+)?(?:(?:is|are|was|were|comes?|come)\s+)?(?:already\s+)?{state}",
             rf"{state}\s+(?:{_NOT_BETWEEN}[a-z]+\s+){{0,2}}?(?:{fam}\s*(?:,|and|or|&)\s*(?:the\s+)?)*{noun}",
         ]
         for p in pats:
