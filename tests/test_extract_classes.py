@@ -725,3 +725,15 @@ def test_a_state_shared_by_listed_objects_with_modifiers_and_quantifiers(text):
     r = _recipe({"agent_enabled": {"type": "boolean", "default": True, "description": "Install it " + pre.format("agent")},
                  "plugin_enabled": {"type": "boolean", "default": True, "description": "Install it " + pre.format("plugin")}})
     assert extract_params(r, text).values == {"agent_enabled": False, "plugin_enabled": False}
+
+
+@pytest.mark.parametrize("text,want", [
+    ("don't rebuild the whole cache when a file changes", "Keep"),
+    ("never rebuild the entire cache", "Keep"),
+    ("please rebuild the cache on change", "Rebuild"),
+    ("do not keep the old files around", "Rebuild"),
+])
+def test_ruling_out_one_of_two_actions_chooses_the_other(text, want):
+    r = _recipe({"policy": {"type": "string", "enum": ["Rebuild", "Keep"]}},
+                {"policy": [{"enum": {"Rebuild": ["rebuild the cache"], "Keep": ["keep the old files"]}}]})
+    assert extract_params(r, text).values == {"policy": want}

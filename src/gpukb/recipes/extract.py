@@ -1238,8 +1238,14 @@ class _Extractor:
                 if w.lower() not in _STOP]
         compound = rf"(?=-(?:{'|'.join(map(re.escape, desc))})\b)" if desc else None
         best = None
+        values = list(rule["enum"])
         for value, phrases in rule["enum"].items():
-            # the value itself, written out in full ("NVIDIA-L40S"), names it too
+            # the value itself, written out in full ("NVIDIA-L40S"), names it too; "the group" also
+            # reads "the whole group"
+            phrases = list(phrases) + [re.sub(r"\bthe\s+(?:(?:whole|entire|full)\s+)?", f"the {w} ", ph, count=1)
+                                       for ph in phrases
+                                       if isinstance(ph, str) and re.search(r"\bthe\s", ph)
+                                       for w in ("whole", "entire", "full")]
             for ph in list(phrases) + ([value] if isinstance(value, str) and value not in phrases else []):
                 pats = [_phrase_re(ph)]
                 if compound and re.search(r"\w$", ph):
@@ -1247,13 +1253,21 @@ class _Extractor:
                 for m in (x for p in pats for x in _compile(p).finditer(self.text)):
                     if rule.get("near") and not self._beside(m.span(), rule["near"]):
                         continue
+                    chosen = value
                     if spec.get("type") != "boolean" and (self._negated_before(m.start()) is not None or re.search(
                             rf"\b{_NEGATION}\s+$", self.text[max(0, m.start() - 20):m.start()], re.I)):
-                        continue  # "we don't want spot at all": a value ruled out is not chosen
+                        # "we don't want spot at all": a value ruled out is not chosen; of two
+                        # values, ruling out an action ("don't recreate the group") chooses the other
+                        if len(values) != 2 or not re.match(r"[a-z]+\s", str(ph)) or len(str(ph).split()) < 3:
+                            continue
+                        chosen = values[1 - values.index(value)]
+                    neg = self._negated_before(m.start()) if chosen != value else None
+                    cover = (neg if neg is not None else max(0, m.start() - 20), m.end()) if chosen != value else m.span()
                     key = (-(m.end() - m.start()), m.start())
                     if best is None or key < best[0]:
-                        best = (key, value, m.span())
+                        best = (key, chosen, m.span(), cover)
         if best:
+            negated_cover = best[3]
             best = (best[0], best[1], (best[2][0], best[2][0]))
             raw = best[1]
             spec = self.recipe.properties[name]
@@ -1263,6 +1277,8 @@ class _Extractor:
                 raw = str(raw).lower() in ("true", "yes", "1")
             ok, val = self._ok(name, raw)
             if ok:
+                if negated_cover:  # the negation and the action it rules out are understood
+                    self.result.covered.append(negated_cover)
                 return val, best[2]
         return None
 
