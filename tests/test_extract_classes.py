@@ -737,3 +737,24 @@ def test_ruling_out_one_of_two_actions_chooses_the_other(text, want):
     r = _recipe({"policy": {"type": "string", "enum": ["Rebuild", "Keep"]}},
                 {"policy": [{"enum": {"Rebuild": ["rebuild the cache"], "Keep": ["keep the old files"]}}]})
     assert extract_params(r, text).values == {"policy": want}
+
+
+CMD = {"type": "array", "items": {"type": "string"}, "minItems": 1}
+
+
+@pytest.mark.parametrize("text,want", [
+    ("the command is: python /srv/eval.py", ["python", "/srv/eval.py"]),
+    ("a job that runs python eval.py --fast", ["python", "eval.py", "--fast"]),
+    ("it executes ./bench.sh -n 4", ["./bench.sh", "-n", "4"]),
+    ("runs the stress test (gpu_burn -d 60) on each node", ["gpu_burn", "-d", "60"]),
+    ("command: /opt/run.sh", ["/opt/run.sh"]),
+])
+def test_an_unquoted_command_after_its_noun_or_a_verb(text, want):
+    r = _recipe({"command": CMD, "nodes": INT}, {"nodes": [{"count": ["nodes", "node"]}]})
+    assert extract_params(r, text).values.get("command") == want
+
+
+@pytest.mark.parametrize("text", ["a job that runs on 4 nodes", "it runs fast", "runs nightly"])
+def test_a_verb_without_a_command_like_word_gives_no_command(text):
+    r = _recipe({"command": CMD, "nodes": INT}, {"nodes": [{"count": ["nodes", "node"]}]})
+    assert "command" not in extract_params(r, text).values

@@ -489,6 +489,10 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
         variants = variants + ["listen on", "listens on", "listening on", "serve on", "serves on", "served on",
                                "exposed on", "expose", "exposes"]
     rules: list[dict[str, Any]] = [{"after": variants, "schema": True}]
+    if t == "array" and re.search(r"(?:^|_)(?:command|cmd|program|args)$", name):
+        # "a job that runs python /x.py", "executes ./bench.sh": the verb names the command
+        rules.append({"after": ["runs", "run", "running", "execute", "executes", "executing", "launch", "launches",
+                                "launching", "invoke", "invokes"], "schema": True, "verb": True})
     parts = [p for p in name.split("_") if len(p) >= 3]
     if len(parts) == 2 and t in ("string", "integer"):
         rules.append({"parts": parts})  # "default container cpu 250m", "default to 500m cpu"
@@ -917,8 +921,12 @@ class _Extractor:
         cues = list(rule["after"]) + [re.sub(r"\s+(named|called)$", r" is \1", w) for w in rule["after"]
                                       if re.search(r"\s(?:named|called)$", w)]
         words = _words_alt(cues)
-        pat = (rf"{words}\s*(?:[:=]\s*|(?:(?:is|are|was)\s+(?:named|called)|named|called|name(?:\s+is|\s*[:=])?|is|of|to|at)\s+)?"
-               rf"(?:(?:the|a|an|our|my|their)\s+)?{_TOKEN}")
+        pat = (rf"{words}\s*(?:[:=]\s*|(?:is|are|was)\s*[:=]\s*|(?:(?:is|are|was)\s+(?:named|called)|named|called|name(?:\s+is|\s*[:=])?|is|of|to|at)\s+)?"
+               rf"(?:(?:the|a|an|our|my|their)\s+)?")
+        is_command = re.search(r"(?:^|_)(?:command|cmd|program|args)$", name) and \
+            self.recipe.properties[name].get("type") == "array"
+        # a command may start with a path: "./bench.sh", "/opt/run.sh"
+        pat += r"[\"'`]?((?:\.{0,2}/)?[A-Za-z0-9](?:[\w./:@+-]*[\w])?)[\"'`]?" if is_command else _TOKEN
         cue = _compile(rf"^{words}$")
         others = self._cue_words(name) if rule.get("schema") else set()
         kw = self._keyword_spans()
@@ -947,7 +955,21 @@ class _Extractor:
                 continue
             if re.search(r"(?:^|_)(?:command|cmd|program|args)$", name) and \
                     self.recipe.properties[name].get("type") == "array":
-                tok, span = self._command_words(tok, span)
+                # "runs nccl-tests (all_reduce_perf -b 8 -e 8G)": the command in brackets after a name
+                inner = re.match(r"(?:\s+[\w-]+){0,2}\s*\(([^()]*?(?:\s-{1,2}\w|/)[^()]*)\)", self.text[span[1]:])
+                if inner:
+                    span = (span[1] + inner.start(1), span[1] + inner.end(1))
+                    tok = inner.group(1)
+                else:
+                    tok, span = self._command_words(tok, span)
+                if rule.get("verb") and not inner and " " not in tok.strip() and not re.search(r"[/_.]", tok):
+                    continue  # "runs on 2 workers", "runs fast": after a verb only a command-like word
+                if rule.get("verb"):  # the verb is understood with its command
+                    verb = None
+                    for verb in _compile(words).finditer(self.text, max(0, span[0] - 40), span[0]):
+                        pass
+                    if verb is not None:
+                        self.result.covered.append((verb.start(), verb.end()))
                 ok, val = self._ok(name, tok.split())
             else:
                 ok, val = self._ok(name, tok)
@@ -963,7 +985,8 @@ class _Extractor:
             if m.start() != end:
                 break
             word = m.group(1).rstrip(".")
-            if not (re.search(r"[/=]", word) or word.startswith("-") or prev_flag):
+            if not (re.search(r"[/=]", word) or word.startswith("-") or prev_flag
+                    or re.fullmatch(r"[\w-]+\.(?:py|sh|pl|rb|js|jar|bin|yaml|yml|json|cfg|conf|toml)", word)):
                 break
             prev_flag = word.startswith("-") and "=" not in word  # "-m torch.distributed.run"
             end = m.start(1) + len(word)
