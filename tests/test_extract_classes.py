@@ -758,3 +758,21 @@ def test_an_unquoted_command_after_its_noun_or_a_verb(text, want):
 def test_a_verb_without_a_command_like_word_gives_no_command(text):
     r = _recipe({"command": CMD, "nodes": INT}, {"nodes": [{"count": ["nodes", "node"]}]})
     assert "command" not in extract_params(r, text).values
+
+
+@pytest.mark.parametrize("text,want", [
+    ("8 gpus, 64 cores, 512Gi", "512Gi"),
+    ("cap: 2Ti and 16 gpus", "2Ti"),
+])
+def test_the_only_size_parameter_takes_a_bare_size(text, want):
+    r = _recipe({"gpus": INT, "cpu": INT, "memory": {"type": "string", "pattern": r"^[0-9]+(Mi|Gi|Ti)$"}},
+                {"gpus": [{"count": ["gpus"]}], "cpu": [{"count": ["cores"]}],
+                 "memory": [{"size": "quantity", "near": ["memory", "ram"]}]})
+    assert extract_params(r, text).values.get("memory") == want
+
+
+def test_a_bare_size_stays_unassigned_when_two_parameters_take_sizes():
+    r = _recipe({"memory": {"type": "string", "pattern": r"^[0-9]+Gi$"}, "shm": {"type": "string", "pattern": r"^[0-9]+Gi$"}},
+                {"memory": [{"size": "quantity", "near": ["memory", "ram"]}],
+                 "shm": [{"size": "quantity", "near": ["shm"]}]})
+    assert "memory" not in extract_params(r, "pod with 64Gi").values

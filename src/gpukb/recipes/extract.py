@@ -1135,10 +1135,20 @@ class _Extractor:
             val = int(math.ceil(gib - 1e-9))
         return self._ok(name, val)
 
+    def _size_params(self) -> list[str]:
+        """The recipe's parameters that take an amount of bytes (a size rule or a Gi/Mi pattern)."""
+        return [p for p, sp in self.recipe.properties.items()
+                if any("size" in r for r in self.recipe.extract.get(p) or _DEFAULT_RULES.get(p, []))
+                or re.search(r"Gi|Mi|Ti", str(sp.get("pattern", "")))]
+
     def rule_size(self, name: str, rule: dict[str, Any]):
+        # the recipe's only size parameter needs no cue word: "32 cores, 256Gi" is its memory
+        sole = rule.get("near") and self._size_params() == [name]
         for m in _SIZE_RE.finditer(self.text):
-            if not self._free(m.span()) or not self._near(m.span(), rule.get("near")):
+            if not self._free(m.span()) or not (sole or self._near(m.span(), rule.get("near"))):
                 continue
+            if sole and not m.group(3) and not self._near(m.span(), rule.get("near")):
+                continue  # without a cue word only a size with its byte suffix ("256Gi", "2TB")
             u, suffix = m.group(2), (m.group(3) or "")
             if not suffix and u.lower() in ("m", "k") and (not rule.get("near") or u == "m"):
                 continue  # "4m" is more likely minutes than megabytes, "250m" millicores
