@@ -776,3 +776,18 @@ def test_a_bare_size_stays_unassigned_when_two_parameters_take_sizes():
                 {"memory": [{"size": "quantity", "near": ["memory", "ram"]}],
                  "shm": [{"size": "quantity", "near": ["shm"]}]})
     assert "memory" not in extract_params(r, "pod with 64Gi").values
+
+
+@pytest.mark.parametrize("text", [
+    "put it on the fast-ssd class",
+    "20Ti on our fast-ssd storage class",
+    "use the 'fast-ssd' class please",
+])
+def test_a_name_like_word_before_its_cue_noun(text):
+    r = _recipe({"storage_class": NAME}, {"storage_class": [{"after": ["storageclass", "storage class", "class"]}]})
+    assert extract_params(r, text).values == {"storage_class": "fast-ssd"}
+
+
+def test_a_plain_word_before_the_cue_noun_is_no_name():
+    r = _recipe({"storage_class": NAME}, {"storage_class": [{"after": ["storageclass", "storage class", "class"]}]})
+    assert extract_params(r, "a volume of the default class").values == {}

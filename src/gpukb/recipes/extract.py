@@ -975,6 +975,18 @@ class _Extractor:
                 ok, val = self._ok(name, tok)
             if ok:
                 return val, span
+        if spec.get("type") == "string" and not spec.get("enum") and not rule.get("verb"):
+            # "on the nfs-ssd class", "into our team-a namespace": a name-like word (hyphen or
+            # digit) right before the noun that cues the parameter, after a determiner
+            nouns = [w for w in rule["after"] if re.fullmatch(r"[a-z][a-z ]*[a-z]", str(w)) and w not in _STOP
+                     and not re.search(r"(?:ed|ing|ate|ates|e to|for|named|called)$", str(w))]
+            if nouns:
+                before = (rf"\b(?:the|our|my|a|an|their|its)\s+[\"'`]?([a-z0-9][\w.]*(?:[-_.]\w+)+|[a-z]+\d[\w.-]*)"
+                          rf"[\"'`]?\s+{_words_alt(nouns)}(?![\w-])")
+                for tok, span in self._token_candidates(before):
+                    ok, val = self._ok(name, tok)
+                    if ok:
+                        return val, span
         return None
 
     def _command_words(self, tok: str, span: tuple[int, int]) -> tuple[str, tuple[int, int]]:
