@@ -791,3 +791,16 @@ def test_a_name_like_word_before_its_cue_noun(text):
 def test_a_plain_word_before_the_cue_noun_is_no_name():
     r = _recipe({"storage_class": NAME}, {"storage_class": [{"after": ["storageclass", "storage class", "class"]}]})
     assert extract_params(r, "a volume of the default class").values == {}
+
+
+@pytest.mark.parametrize("text,want", [
+    ("Grace wait 90 seconds, timeout 10 minutes", {"grace_wait_seconds": 90, "timeout_seconds": 600}),
+    ("grace waits 90s", {"grace_wait_seconds": 90}),
+    ("it waits 5 minutes before timing out", {"timeout_seconds": 300}),
+])
+def test_a_cue_word_form_shared_by_two_durations_does_not_decide(text, want):
+    r = _recipe({"timeout_seconds": {**INT, "description": "How long it waits."},
+                 "grace_wait_seconds": {**INT, "description": "Grace period to wait."}},
+                {"timeout_seconds": [{"duration": True, "near": ["timeout", "waits", "timing out"]}]})
+    got = extract_params(r, text).values
+    assert {k: got.get(k) for k in want} == want, got

@@ -2218,10 +2218,12 @@ class _Extractor:
         owners: dict[str, set[str]] = {}
         for name, (_rule, cues) in cands.items():
             for w, _pen in cues:
-                for part in {w.lower()} | {_singular(p) for p in re.split(r"[\s_-]+", w.lower())}:
+                for part in {w.lower(), _singular(w.lower())} | {_singular(p) for p in re.split(r"[\s_-]+", w.lower())}:
                     owners.setdefault(part, set()).add(name)
         for name, (rule, cues) in cands.items():
-            cands[name] = (rule, [(w, pen + (2.0 if len(owners.get(w.lower(), ())) > 1 else 0.0)) for w, pen in cues])
+            # a word form counts with its others: "waits" is shared when another answers to "wait"
+            cands[name] = (rule, [(w, pen + (2.0 if len(owners.get(w.lower(), set()) | owners.get(
+                _singular(w.lower()), set())) > 1 else 0.0)) for w, pen in cues])
         mentions: list[tuple[str, re.Match]] = []
         for m in _SIZE_RE.finditer(self.text):
             if not m.group(3) and m.group(2).lower() in ("m", "k"):
