@@ -804,3 +804,30 @@ def test_a_cue_word_form_shared_by_two_durations_does_not_decide(text, want):
                 {"timeout_seconds": [{"duration": True, "near": ["timeout", "waits", "timing out"]}]})
     got = extract_params(r, text).values
     assert {k: got.get(k) for k in want} == want, got
+
+
+@pytest.mark.parametrize("text", ["min 2 / max 8 workers", "minimum 2, maximum 8 workers", "min=2 max=8 workers",
+                                  "2 to 8 workers"])
+def test_a_min_max_pair_written_with_both_words(text):
+    r = _recipe({"min_workers": INT, "max_workers": INT})
+    assert extract_params(r, text).values == {"min_workers": 2, "max_workers": 8}
+
+
+DUR = {"type": "string", "pattern": r"^(([0-9]+(s|m|h))+|Never)$", "description": "Node lifetime before it is replaced."}
+
+
+@pytest.mark.parametrize("text,want", [
+    ("let nodes live 168h before they get replaced", "168h"),
+    ("node lifetime: 48h", "48h"),
+    ("replace them after 30m", "30m"),
+])
+def test_a_duration_kept_as_a_string_is_read_near_its_description_words(text, want):
+    r = _recipe({"expire_after": DUR})
+    assert extract_params(r, text).values == {"expire_after": want}
+
+
+@pytest.mark.parametrize("text", ["8 trainers with 4 gpus each", "eight learners, 4 gpus each"])
+def test_trainers_and_learners_count_as_workers(text):
+    r = _recipe({"workers": INT, "gpus": INT}, {"workers": [{"count": ["workers", "worker"]}],
+                                                "gpus": [{"count": ["gpus each", "gpus"]}]})
+    assert extract_params(r, text).values == {"workers": 8, "gpus": 4}

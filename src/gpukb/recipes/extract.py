@@ -249,6 +249,7 @@ _COUNT_SYNONYMS: list[frozenset[str]] = [
     frozenset({"retry", "retries", "retried", "attempt", "restart", "restarted", "try", "tries", "failure"}),
     frozenset({"shard", "chunk", "partition", "piece", "part", "slice"}),
     frozenset({"replica", "copy", "instance", "pod"}),
+    frozenset({"worker", "trainer", "learner"}),
 ]
 
 
@@ -465,6 +466,16 @@ def _numeric_string(spec_json: str) -> bool:
     return v.is_valid("5") and v.is_valid("2.5") and not v.is_valid("abc")
 
 
+@lru_cache(maxsize=512)
+def _duration_string(spec_json: str) -> bool:
+    """Does a string schema take Go-style durations ("30m", "720h") and no plain word?"""
+    spec = json.loads(spec_json)
+    if not spec.get("pattern") or spec.get("enum"):
+        return False
+    v = _prop_validator(spec_json)
+    return v.is_valid("30m") and v.is_valid("720h") and not v.is_valid("abc") and not v.is_valid("5")
+
+
 def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | None = None) -> list[dict[str, Any]]:
     """Rules every parameter gets from its schema, tried after the recipe's own rules:
     its own name (snake, camel, spaced) and its distinctive name parts as cues."""
@@ -509,6 +520,10 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
         # scheduled together", "start as soon as 6 of them can be scheduled"
         rules.insert(0, {"regex": r"\b(?:at\s+least|as\s+soon\s+as|once|(?:a\s+)?minimum\s+of|no\s+fewer\s+than)\s+"
                                   r"(\d+)(?![\w.%])", "near": description_cues(str(spec["description"])), "window": 45})
+    if t == "string" and _duration_string(json.dumps(spec, sort_keys=True)):
+        # a duration kept as a string ("720h", "30m"): one near the words its description uses
+        rules.append({"regex": r"(?<![\w.:/=-])(\d+(?:s|m|h))(?![\w.%/:-])",
+                      "near": description_cues(str(spec.get("description", ""))), "window": 40})
     if t == "integer":
         if name.endswith("_seconds"):  # the unit is in the name: "cooldown 5 min" -> 300
             rules.insert(0, {"duration": True,
@@ -2107,7 +2122,9 @@ class _Extractor:
             base = lo_name[4:].replace("_", " ")
             words = [base] + self._synonym_units(lo_name, [base])
             unit = _words_alt(words)
-            rx = _compile(rf"(?<![\w.])(?:between\s+)?{_NUM}\s*(?:to|-|\.\.|–|and)\s*{_NUM}\s*{unit}")
+            # "1 to 10 replicas", "min 2 / max 8 workers", "minimum 2, maximum 8 workers"
+            rx = _compile(rf"(?<![\w.])(?:between\s+|min(?:imum)?\s*[:=]?\s*)?{_NUM}\s*(?:to|-|\.\.|–|and|"
+                          rf"(?:/|,|and)?\s*max(?:imum)?\s*[:=]?)\s*{_NUM}\s*{unit}")
             # "scaling 2 to 6", "autoscale it between 1 and 8": a scaling verb names what the range counts
             verb = _compile(rf"\b(?:auto)?scal(?:e|es|ed|ing)\s+(?:(?:it|them|out|up|from|between|the\s+[\w-]+)\s+){{0,2}}"
                             rf"{_NUM}\s*(?:to|-|\.\.|and)\s*{_NUM}(?!\s*[\w.]*\d)(?!\s*(?!{unit})[a-z]+\s*(?:each|per)\b)")
