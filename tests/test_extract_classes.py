@@ -831,3 +831,15 @@ def test_trainers_and_learners_count_as_workers(text):
     r = _recipe({"workers": INT, "gpus": INT}, {"workers": [{"count": ["workers", "worker"]}],
                                                 "gpus": [{"count": ["gpus each", "gpus"]}]})
     assert extract_params(r, text).values == {"workers": 8, "gpus": 4}
+
+
+@pytest.mark.parametrize("text,want", [
+    ("200 csv files; each chunk may retry 3 times", {"chunks": 200, "retries": 3}),
+    ("retry each chunk 3 times over 200 chunks", {"chunks": 200, "retries": 3}),
+    ("200 chunks, a chunk can be attempted 3 times", {"chunks": 200}),
+])
+def test_times_counts_the_action_not_the_thing_before_it(text, want):
+    r = _recipe({"chunks": INT, "retries": INT}, {"chunks": [{"count": ["chunks", "chunk", "files"]}],
+                                                  "retries": [{"count": ["retries", "retry"]}]})
+    got = extract_params(r, text).values
+    assert {k: got.get(k) for k in want} == want, got

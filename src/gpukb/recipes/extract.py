@@ -253,6 +253,11 @@ _COUNT_SYNONYMS: list[frozenset[str]] = [
 ]
 
 
+# Units that count an action: "N times" after one of them counts it ("may retry 4 times").
+_ACTION_UNITS = frozenset({"retry", "retries", "retried", "attempt", "restart", "restarted", "try", "tries", "failure",
+                           "fail", "rerun", "rerunning", "rerun", "requeue"})
+
+
 # Verbs a schema description uses and the words people say for them ("clean it up an hour after it
 # finishes" for "Delete the finished job after this many seconds").
 _VERB_SYNONYMS: dict[str, list[str]] = {
@@ -794,6 +799,9 @@ class _Extractor:
                     if self.text[span[0]:span[1]].lower() == "single" and re.match(
                             r"\s+[a-z]+s\b", self.text[span[1]:span[1] + 30], re.I):
                         continue  # "allow single pods up to 8": "single" before a plural is no count
+                    if i == 4 and not any(_singular(x.lower()) in _ACTION_UNITS for x in units) and any(
+                            w in _ACTION_UNITS for w in re.findall(r"[a-z]+", self.text[m.start():span[0]].lower())):
+                        continue  # "each shard may retry 4 times": "times" counts the action, not the shard
                     if i == 1:  # "each pod 64 cpus": a number right before another parameter's unit is its
                         nxt = re.match(r"\s*([a-z]+)", self.text[span[1]:span[1] + 30], re.I)
                         if nxt and _singular(nxt.group(1).lower()) in self._count_units(name):
