@@ -843,3 +843,11 @@ def test_times_counts_the_action_not_the_thing_before_it(text, want):
                                                   "retries": [{"count": ["retries", "retry"]}]})
     got = extract_params(r, text).values
     assert {k: got.get(k) for k in want} == want, got
+
+
+@pytest.mark.parametrize("text", ["job tolerating the 'spot' taint", "tolerate the \"spot\" taint, name it etl-a"])
+def test_a_quoted_word_before_another_parameters_noun_is_no_name(text):
+    r = _recipe({"name": NAME, "toleration": NAME},
+                {"name": [{"name": True}], "toleration": [{"after": ["tolerate", "tolerating", "taint"]}]})
+    assert extract_params(r, text).values.get("toleration") == "spot"
+    assert extract_params(r, text).values.get("name") in (None, "etl-a")

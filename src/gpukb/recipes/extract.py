@@ -1147,10 +1147,15 @@ class _Extractor:
         other_cues = sorted({w for o, sp in self.recipe.properties.items() if o != name and sp.get("type") == "string"
                              for w in name_variants(o) if len(w) >= 3})
         after_other = _compile(rf"{_words_alt(other_cues)}\s*(?:[:=]|is|named|called)?\s*$") if other_cues else None
+        nouns = sorted({str(w) for o in self.recipe.properties if o != name for r in self.recipe.extract.get(o) or []
+                        for w in r.get("after") or r.get("before") or [] if re.fullmatch(r"[a-z][a-z ]*[a-z]", str(w))})
+        other_nouns = _compile(rf"\s+{_words_alt(other_cues + nouns)}(?![\w-])") if other_cues or nouns else None
         for m in _compile(r"[\"'`]([^\"'`\s]{1,253})[\"'`]").finditer(self.text):
             span = m.span(1)
             if after_other is not None and after_other.search(self.text, max(0, m.start() - 40), m.start()):
                 continue  # "the volcano queue 'vision'": a quoted value after another parameter's noun is its
+            if other_nouns is not None and other_nouns.match(self.text, m.end()):
+                continue  # "tolerate the 'batch' taint": a quoted value before another parameter's noun too
             if self._free(span):
                 ok, val = self._ok(name, m.group(1))
                 if ok:
