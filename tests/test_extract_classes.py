@@ -851,3 +851,25 @@ def test_a_quoted_word_before_another_parameters_noun_is_no_name(text):
                 {"name": [{"name": True}], "toleration": [{"after": ["tolerate", "tolerating", "taint"]}]})
     assert extract_params(r, text).values.get("toleration") == "spot"
     assert extract_params(r, text).values.get("name") in (None, "etl-a")
+
+
+LKEY = {"type": "string", "pattern": r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"}
+LVAL = {"type": "string", "pattern": r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"}
+
+
+@pytest.mark.parametrize("text", [
+    "select the pods by label app.kubernetes.io/name=trainer",
+    "pod label app.kubernetes.io/name: trainer, name job-a",
+])
+def test_a_key_value_pair_fills_key_and_value_siblings(text):
+    r = _recipe({"pod_label_key": LKEY, "pod_label_value": LVAL, "name": NAME}, {"name": [{"name": True}]})
+    got = extract_params(r, text).values
+    assert got["pod_label_key"] == "app.kubernetes.io/name" and got["pod_label_value"] == "trainer"
+    assert got.get("name") in (None, "job-a")
+
+
+@pytest.mark.parametrize("text", ["port name http-api, app name web", "the queue name is batch-q; name web"])
+def test_another_parameters_noun_before_name_keeps_the_name_its(text):
+    r = _recipe({"name": NAME, "port": NAME, "queue": NAME})
+    got = extract_params(r, text).values
+    assert got.get("name") in (None, "web") and set(got.values()) & {"http-api", "batch-q"}

@@ -966,9 +966,15 @@ class _Extractor:
                 ok, val = self._ok(name, tok)
                 if ok and not cue.match(tok):
                     return val, span
+        owner = self._other_named(name) if rule.get("schema") else None
         for tok, span in self._token_candidates(pat):
             if cue.match(tok):  # "tolerate taint key dedicated": a cue word is not the value
                 continue
+            if owner is not None:  # "port name metrics": the cue qualified by another parameter's noun
+                head = re.sub(rf"{words}\s*(?:[:=]|is)?\s*(?:(?:the|a|an|our|my|their)\s+)?[\"'`]?$", "",
+                              self.text[max(0, span[0] - 60):span[0]], flags=re.I)
+                if head != self.text[max(0, span[0] - 60):span[0]] and owner.search(head.rstrip()):
+                    continue
             if any(a < span[0] and span[1] <= b for a, b in kw) and not self._quoted(span):
                 continue  # "tenant bundle for x": the cue and this word are one keyword of the recipe
             if tok.lower() in self._keyword_words() and not self._quoted(span) and any(
@@ -1049,7 +1055,8 @@ class _Extractor:
         for other in self.recipe.properties:
             if other == name or self.recipe.properties[other].get("type") != "string":
                 continue
-            phrases.update(v for v in name_variants(other) if "_" in other)
+            # "port name metrics", "queue name q1": another parameter's own noun before "name"
+            phrases.update(v for v in name_variants(other) if "_" in other or len(other) >= 4)
             for r in self.recipe.extract.get(other) or []:
                 for w in r.get("after") or []:
                     w = re.sub(r"\s+(?:named|called)$", "", str(w).lower())
@@ -1108,7 +1115,7 @@ class _Extractor:
         derived_rx = kind_tail(list(derived)) if derived else None
         others_rx = kind_tail(other_kinds) if other_kinds else None
         mine_rx = kind_tail(mine) if mine else None
-        for tok, span in self._token_candidates(rf"\b(?:named|called|name\s*[:=]|name)\b\s*{_TOKEN}"):
+        for tok, span in self._token_candidates(rf"(?<![\w./-])(?:named|called|name\s*[:=]|name)\b\s*{_TOKEN}"):
             full_head = self.text[max(0, span[0] - 60):span[0]]
             head = re.sub(r"\s*\b(?:(?:is|are|was|be)\s+)?(?:named|called|name)\b\s*[:=]?\s*[\"'`]?$", "", full_head,
                           flags=re.I)
@@ -2005,6 +2012,7 @@ class _Extractor:
                 if got is not None:
                     self._take(name, got[0], got[1])
         self._verbatim()
+        self._key_value_pairs()
         self._shapes()
         self._assign_quantities()
         for name in order:
@@ -2041,6 +2049,29 @@ class _Extractor:
         self._second_readings()
         self._cover()
         return self.result
+
+    def _key_value_pairs(self) -> None:
+        """``<x>_key`` and ``<x>_value`` read together from one ``key=value`` written near the
+        words of ``<x>`` ("Service label app.kubernetes.io/name=dcgm-exporter")."""
+        props = self.recipe.properties
+        for kname in props:
+            if not kname.endswith("_key"):
+                continue
+            prefix = kname[:-len("key")]
+            vname = prefix + "value"
+            if vname not in props or kname in self.result.values or vname in self.result.values:
+                continue
+            cues = _words_alt([p for p in prefix.strip("_").split("_") if len(p) >= 3] or [prefix.strip("_")])
+            for m in _compile(r"(?<![\w./-])([A-Za-z0-9][\w./-]*[A-Za-z0-9])\s*[=:]\s*[\"'`]?([A-Za-z0-9][\w.-]*[A-Za-z0-9])"
+                              ).finditer(self.text):
+                if not self._free(m.span()) or not _compile(cues).search(self.text, max(0, m.start() - 40), m.start()):
+                    continue
+                ok_k, k = self._ok(kname, m.group(1))
+                ok_v, v = self._ok(vname, m.group(2))
+                if ok_k and ok_v:
+                    self._take(kname, k, m.span(1))
+                    self._take(vname, v, m.span(2))
+                    break
 
     def _qualified_siblings(self) -> None:
         """"production class called critical-inference with value 900000", "the research one is
