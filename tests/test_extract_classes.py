@@ -873,3 +873,10 @@ def test_another_parameters_noun_before_name_keeps_the_name_its(text):
     r = _recipe({"name": NAME, "port": NAME, "queue": NAME})
     got = extract_params(r, text).values
     assert got.get("name") in (None, "web") and set(got.values()) & {"http-api", "batch-q"}
+
+
+@pytest.mark.parametrize("text", ["template mig-2g-claim", "pool gpu-4t-burst please", "claim a100-80g-data"])
+def test_a_size_inside_a_hyphenated_name_is_no_size(text):
+    r = _recipe({"memory": {"type": "string", "pattern": r"^[0-9]+(Mi|Gi|Ti)$"}},
+                {"memory": [{"size": "quantity", "near": ["memory", "ram", "claim", "pool", "template"]}]})
+    assert extract_params(r, text).values == {}

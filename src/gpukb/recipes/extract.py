@@ -284,8 +284,8 @@ def description_cues(description: str) -> list[str]:
     return out
 
 
-# a size is not part of a longer token: "1g.10gb" names a MIG profile
-_SIZE_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(k|m|g|t|p)(ib|i|b)?(?![a-z0-9]|\.\d)", re.I)
+# a size is not part of a longer token: "1g.10gb" names a MIG profile, "mig-2g-claim" an object
+_SIZE_RE = re.compile(r"(?<![\w.])(?<!\w-)(\d+(?:\.\d+)?)\s*(k|m|g|t|p)(ib|i|b)?(?![a-z0-9]|\.\d|-\w)", re.I)
 _POW = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
 _DURATION_RE = re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?|{_NUM[1:-1]}|an?|half an?)\s*"
                           r"(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d)(?![\w])", re.I)
