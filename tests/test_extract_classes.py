@@ -613,3 +613,270 @@ def test_a_word_of_the_recipes_keywords_after_its_keyword_is_no_name(text, tenan
     from gpukb.recipes.extract import extract_params
     r = find_recipe("tenant-onboarding", load_recipes())
     assert extract_params(r, text).values.get("tenant") == tenant
+
+
+# ---------------------------------------------------------------- dozens, cue verbs, name relations
+@pytest.mark.parametrize("text,want", [
+    ("a cap of two dozen GPUs for the team", 24),
+    ("half a dozen GPUs", 6),
+    ("give them three dozen gpus", 36),
+    ("a dozen gpus", 12),
+])
+def test_dozens_scale_the_number_before_them(text, want):
+    r = _recipe({"gpus": INT}, {"gpus": [{"count": ["gpus", "gpu"]}]})
+    assert extract_params(r, text).values == {"gpus": want}
+
+
+NAME = {"type": "string", "pattern": "^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$"}
+
+
+@pytest.mark.parametrize("text", [
+    "tolerate taint spot-pool please",
+    "pods should be tolerating taint spot-pool",
+    "needs a toleration for the spot-pool taint",
+])
+def test_a_cue_verb_before_the_noun_is_not_the_value(text):
+    r = _recipe({"toleration": NAME}, {"toleration": [{"before": ["taint"]},
+                                                     {"after": ["tolerate", "tolerating", "taint", "toleration for"]}]})
+    assert extract_params(r, text).values == {"toleration": "spot-pool"}
+
+
+@pytest.mark.parametrize("text", [
+    "the device name contains h100, pod name probe-x",
+    "a gpu whose name matches a100; call it probe-x",
+    "product name starts with nvidia, name probe-x",
+])
+def test_a_relation_after_name_is_a_condition_not_a_name(text):
+    r = _recipe({"name": NAME}, {"name": [{"name": True}]})
+    assert extract_params(r, text).values == {"name": "probe-x"}
+
+
+@pytest.mark.parametrize("text,want", [
+    ("the heavy one should be called big-pool", {"heavy_name": "big-pool"}),
+    ("heavy class will be named big-pool with size 40", {"heavy_name": "big-pool", "heavy_size": 40}),
+    ("light pool called small-pool, size 3; the heavy one is called big-pool", {"light_name": "small-pool", "light_size": 3,
+                                                                               "heavy_name": "big-pool"}),
+    ("the light one is named small-pool at size 2", {"light_name": "small-pool", "light_size": 2}),
+])
+def test_a_qualified_name_is_named_by_its_qualifier_and_carries_its_siblings(text, want):
+    r = _recipe({"heavy_name": NAME, "heavy_size": INT, "light_name": NAME, "light_size": INT})
+    got = extract_params(r, text).values
+    assert {k: got.get(k) for k in want} == want, got
+
+
+@pytest.mark.parametrize("text", ["the low one is called lab", "the other one, with 4 gpus", "this one should run"])
+def test_one_standing_for_a_noun_is_no_count(text):
+    assert " one " in digits_view(text) or digits_view(text).find("one") >= 0
+
+
+@pytest.mark.parametrize("text", [
+    "try .*a-spot.* and .*b-spot.* first",
+    "prefer .*a-spot.*, .*b-spot.* over everything",
+    "favour grp-a and grp-b first, nothing else",
+])
+def test_a_list_closed_by_its_own_cue_keeps_its_last_item(text):
+    r = _recipe({"groups": {"type": "array", "items": {"type": "string", "pattern": r"^[\w.*-]+$"}}},
+                {"groups": [{"list": ["try", "prefer", "favour", "first"]}]})
+    got = extract_params(r, text).values["groups"]
+    assert len(got) == 2 and got[0] in (".*a-spot.*", "grp-a"), got
+
+
+QTY = {"type": "string", "pattern": r"^[0-9]+(\.[0-9]+)?m?$", "description": "Target average value per pod."}
+
+
+@pytest.mark.parametrize("text,want", [
+    ("scale it when pods are averaging 500m each", "500m"),
+    ("the per-pod average should sit near 2.5", "2.5"),
+    ("target 40 on average, max 6 replicas", "40"),
+])
+def test_a_number_kept_as_a_string_is_read_near_its_description_words(text, want):
+    r = _recipe({"target_value": QTY, "max_replicas": INT},
+                {"max_replicas": [{"count": ["replicas"]}]})
+    assert extract_params(r, text).values.get("target_value") == want
+
+
+@pytest.mark.parametrize("text,want", [
+    ("exporter w/o the dashboards", False),
+    ("w/ dashboards please", True),
+])
+def test_shorthand_with_and_without(text, want):
+    r = _recipe({"dashboards": {"type": "boolean"}})
+    assert extract_params(r, text).values == {"dashboards": want}
+
+
+@pytest.mark.parametrize("text", [
+    "10 pods, but at least 7 of them must be scheduled together",
+    "run 10 pods; it may start as soon as 7 can be scheduled",
+    "10 pods and no fewer than 7 placed together",
+])
+def test_a_lower_bound_in_the_words_of_a_min_parameter(text):
+    r = _recipe({"pods": INT, "min_pods": {**INT, "description": "Pods that must be schedulable together."}},
+                {"pods": [{"count": ["pods"]}]})
+    assert extract_params(r, text).values == {"pods": 10, "min_pods": 7}
+
+
+@pytest.mark.parametrize("text", [
+    "agent and the network plugin are already there",
+    "agent and plugin both come preinstalled",
+    "the agent, plugin are baked into the image",
+])
+def test_a_state_shared_by_listed_objects_with_modifiers_and_quantifiers(text):
+    pre = "(false when the {} is pre-installed)"
+    r = _recipe({"agent_enabled": {"type": "boolean", "default": True, "description": "Install it " + pre.format("agent")},
+                 "plugin_enabled": {"type": "boolean", "default": True, "description": "Install it " + pre.format("plugin")}})
+    assert extract_params(r, text).values == {"agent_enabled": False, "plugin_enabled": False}
+
+
+@pytest.mark.parametrize("text,want", [
+    ("don't rebuild the whole cache when a file changes", "Keep"),
+    ("never rebuild the entire cache", "Keep"),
+    ("please rebuild the cache on change", "Rebuild"),
+    ("do not keep the old files around", "Rebuild"),
+])
+def test_ruling_out_one_of_two_actions_chooses_the_other(text, want):
+    r = _recipe({"policy": {"type": "string", "enum": ["Rebuild", "Keep"]}},
+                {"policy": [{"enum": {"Rebuild": ["rebuild the cache"], "Keep": ["keep the old files"]}}]})
+    assert extract_params(r, text).values == {"policy": want}
+
+
+CMD = {"type": "array", "items": {"type": "string"}, "minItems": 1}
+
+
+@pytest.mark.parametrize("text,want", [
+    ("the command is: python /srv/eval.py", ["python", "/srv/eval.py"]),
+    ("a job that runs python eval.py --fast", ["python", "eval.py", "--fast"]),
+    ("it executes ./bench.sh -n 4", ["./bench.sh", "-n", "4"]),
+    ("runs the stress test (gpu_burn -d 60) on each node", ["gpu_burn", "-d", "60"]),
+    ("command: /opt/run.sh", ["/opt/run.sh"]),
+])
+def test_an_unquoted_command_after_its_noun_or_a_verb(text, want):
+    r = _recipe({"command": CMD, "nodes": INT}, {"nodes": [{"count": ["nodes", "node"]}]})
+    assert extract_params(r, text).values.get("command") == want
+
+
+@pytest.mark.parametrize("text", ["a job that runs on 4 nodes", "it runs fast", "runs nightly"])
+def test_a_verb_without_a_command_like_word_gives_no_command(text):
+    r = _recipe({"command": CMD, "nodes": INT}, {"nodes": [{"count": ["nodes", "node"]}]})
+    assert "command" not in extract_params(r, text).values
+
+
+@pytest.mark.parametrize("text,want", [
+    ("8 gpus, 64 cores, 512Gi", "512Gi"),
+    ("cap: 2Ti and 16 gpus", "2Ti"),
+])
+def test_the_only_size_parameter_takes_a_bare_size(text, want):
+    r = _recipe({"gpus": INT, "cpu": INT, "memory": {"type": "string", "pattern": r"^[0-9]+(Mi|Gi|Ti)$"}},
+                {"gpus": [{"count": ["gpus"]}], "cpu": [{"count": ["cores"]}],
+                 "memory": [{"size": "quantity", "near": ["memory", "ram"]}]})
+    assert extract_params(r, text).values.get("memory") == want
+
+
+def test_a_bare_size_stays_unassigned_when_two_parameters_take_sizes():
+    r = _recipe({"memory": {"type": "string", "pattern": r"^[0-9]+Gi$"}, "shm": {"type": "string", "pattern": r"^[0-9]+Gi$"}},
+                {"memory": [{"size": "quantity", "near": ["memory", "ram"]}],
+                 "shm": [{"size": "quantity", "near": ["shm"]}]})
+    assert "memory" not in extract_params(r, "pod with 64Gi").values
+
+
+@pytest.mark.parametrize("text", [
+    "put it on the fast-ssd class",
+    "20Ti on our fast-ssd storage class",
+    "use the 'fast-ssd' class please",
+])
+def test_a_name_like_word_before_its_cue_noun(text):
+    r = _recipe({"storage_class": NAME}, {"storage_class": [{"after": ["storageclass", "storage class", "class"]}]})
+    assert extract_params(r, text).values == {"storage_class": "fast-ssd"}
+
+
+def test_a_plain_word_before_the_cue_noun_is_no_name():
+    r = _recipe({"storage_class": NAME}, {"storage_class": [{"after": ["storageclass", "storage class", "class"]}]})
+    assert extract_params(r, "a volume of the default class").values == {}
+
+
+@pytest.mark.parametrize("text,want", [
+    ("Grace wait 90 seconds, timeout 10 minutes", {"grace_wait_seconds": 90, "timeout_seconds": 600}),
+    ("grace waits 90s", {"grace_wait_seconds": 90}),
+    ("it waits 5 minutes before timing out", {"timeout_seconds": 300}),
+])
+def test_a_cue_word_form_shared_by_two_durations_does_not_decide(text, want):
+    r = _recipe({"timeout_seconds": {**INT, "description": "How long it waits."},
+                 "grace_wait_seconds": {**INT, "description": "Grace period to wait."}},
+                {"timeout_seconds": [{"duration": True, "near": ["timeout", "waits", "timing out"]}]})
+    got = extract_params(r, text).values
+    assert {k: got.get(k) for k in want} == want, got
+
+
+@pytest.mark.parametrize("text", ["min 2 / max 8 workers", "minimum 2, maximum 8 workers", "min=2 max=8 workers",
+                                  "2 to 8 workers"])
+def test_a_min_max_pair_written_with_both_words(text):
+    r = _recipe({"min_workers": INT, "max_workers": INT})
+    assert extract_params(r, text).values == {"min_workers": 2, "max_workers": 8}
+
+
+DUR = {"type": "string", "pattern": r"^(([0-9]+(s|m|h))+|Never)$", "description": "Node lifetime before it is replaced."}
+
+
+@pytest.mark.parametrize("text,want", [
+    ("let nodes live 168h before they get replaced", "168h"),
+    ("node lifetime: 48h", "48h"),
+    ("replace them after 30m", "30m"),
+])
+def test_a_duration_kept_as_a_string_is_read_near_its_description_words(text, want):
+    r = _recipe({"expire_after": DUR})
+    assert extract_params(r, text).values == {"expire_after": want}
+
+
+@pytest.mark.parametrize("text", ["8 trainers with 4 gpus each", "eight learners, 4 gpus each"])
+def test_trainers_and_learners_count_as_workers(text):
+    r = _recipe({"workers": INT, "gpus": INT}, {"workers": [{"count": ["workers", "worker"]}],
+                                                "gpus": [{"count": ["gpus each", "gpus"]}]})
+    assert extract_params(r, text).values == {"workers": 8, "gpus": 4}
+
+
+@pytest.mark.parametrize("text,want", [
+    ("200 csv files; each chunk may retry 3 times", {"chunks": 200, "retries": 3}),
+    ("retry each chunk 3 times over 200 chunks", {"chunks": 200, "retries": 3}),
+    ("200 chunks, a chunk can be attempted 3 times", {"chunks": 200}),
+])
+def test_times_counts_the_action_not_the_thing_before_it(text, want):
+    r = _recipe({"chunks": INT, "retries": INT}, {"chunks": [{"count": ["chunks", "chunk", "files"]}],
+                                                  "retries": [{"count": ["retries", "retry"]}]})
+    got = extract_params(r, text).values
+    assert {k: got.get(k) for k in want} == want, got
+
+
+@pytest.mark.parametrize("text", ["job tolerating the 'spot' taint", "tolerate the \"spot\" taint, name it etl-a"])
+def test_a_quoted_word_before_another_parameters_noun_is_no_name(text):
+    r = _recipe({"name": NAME, "toleration": NAME},
+                {"name": [{"name": True}], "toleration": [{"after": ["tolerate", "tolerating", "taint"]}]})
+    assert extract_params(r, text).values.get("toleration") == "spot"
+    assert extract_params(r, text).values.get("name") in (None, "etl-a")
+
+
+LKEY = {"type": "string", "pattern": r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"}
+LVAL = {"type": "string", "pattern": r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"}
+
+
+@pytest.mark.parametrize("text", [
+    "select the pods by label app.kubernetes.io/name=trainer",
+    "pod label app.kubernetes.io/name: trainer, name job-a",
+])
+def test_a_key_value_pair_fills_key_and_value_siblings(text):
+    r = _recipe({"pod_label_key": LKEY, "pod_label_value": LVAL, "name": NAME}, {"name": [{"name": True}]})
+    got = extract_params(r, text).values
+    assert got["pod_label_key"] == "app.kubernetes.io/name" and got["pod_label_value"] == "trainer"
+    assert got.get("name") in (None, "job-a")
+
+
+@pytest.mark.parametrize("text", ["port name http-api, app name web", "the queue name is batch-q; name web"])
+def test_another_parameters_noun_before_name_keeps_the_name_its(text):
+    r = _recipe({"name": NAME, "port": NAME, "queue": NAME})
+    got = extract_params(r, text).values
+    assert got.get("name") in (None, "web") and set(got.values()) & {"http-api", "batch-q"}
+
+
+@pytest.mark.parametrize("text", ["template mig-2g-claim", "pool gpu-4t-burst please", "claim a100-80g-data"])
+def test_a_size_inside_a_hyphenated_name_is_no_size(text):
+    r = _recipe({"memory": {"type": "string", "pattern": r"^[0-9]+(Mi|Gi|Ti)$"}},
+                {"memory": [{"size": "quantity", "near": ["memory", "ram", "claim", "pool", "template"]}]})
+    assert extract_params(r, text).values == {}

@@ -61,6 +61,10 @@ _ABBREVIATIONS = {"production": ["prod"], "priority": ["prio"], "development": [
                   "namespace": ["ns"], "replicas": ["reps"], "configuration": ["config", "cfg"]}
 
 # words that frame a value and are never one ("release is called kps", "the existing pvc x")
+# words that relate a name to a pattern rather than give it ("name contains h200", "name starts with")
+_RELATION_WORDS = frozenset({"contains", "contain", "containing", "includes", "include", "including", "matches",
+                             "match", "matching", "starts", "start", "starting", "begins", "beginning", "ends",
+                             "ending", "equals", "like", "resembles", "mentions", "has", "having"})
 _FRAME_WORDS = frozenset({"called", "named", "existing", "current", "same", "own", "is", "are", "was", "were"})
 
 _GPU_MODELS = ["h100", "h200", "a100", "a10g", "a10", "l40s", "l40", "l4", "t4", "v100", "b200", "gb200", "a6000", "rtx"]
@@ -159,8 +163,8 @@ _GROUPED = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+)(?![\w,]|\.\d)")
 
 # Amounts written with words: "two million" -> "2000000", "half a TiB" -> "0.5 TiB", "a full hour" -> "1 hour".
 _SCALED = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|a|half\s+a)\s+"
-                     r"(thousand|million|billion)(?![\w-])", re.I)
-_SCALE = {"thousand": 10 ** 3, "million": 10 ** 6, "billion": 10 ** 9}
+                     r"(thousand|million|billion|dozen)(?![\w-])", re.I)
+_SCALE = {"thousand": 10 ** 3, "million": 10 ** 6, "billion": 10 ** 9, "dozen": 12}
 _HALF_UNIT = re.compile(r"(?<![\w.])half\s+an?\s+(?=(?:[KMGTP]i?B|[kmgtp]ib|[kmgtp]b|tera|giga|mega)\w*\b)", re.I)
 _WHOLE_UNIT = re.compile(r"(?<![\w.])(?:an?|one)\s+(?:full|whole|entire|complete)\s+(?=(?:second|minute|hour|day)s?\b)", re.I)
 
@@ -172,7 +176,17 @@ def _scaled(m: re.Match) -> str:
     return str(int(v)) if v == int(v) else m.group(0)
 
 
+# Shorthand people write for common words: "w/o the exporter", "w/ 4 gpus", "10 reqs per replica".
+_SHORTHAND = [
+    (re.compile(r"(?<![\w./:-])w/o(?![\w/])", re.I), "without"),
+    (re.compile(r"(?<![\w./:-])w/(?:\s+|(?=[a-z0-9])(?![\w.-]*[/:]))", re.I), "with "),
+    (re.compile(r"(?<![\w./:-])(req)(s?)(?![\w./:-])", re.I), lambda m: "request" + m.group(2)),
+]
+
+
 def normalise_text(text: str) -> str:
+    for rx, repl in _SHORTHAND:
+        text = rx.sub(repl, text)
     text = _SCALED.sub(_scaled, text)
     text = _HALF_UNIT.sub("0.5 ", text)
     text = _WHOLE_UNIT.sub("1 ", text)
@@ -206,6 +220,13 @@ _DIG = r"(\d+)"  # a count on the digits view (:func:`digits_view`)
 _NUMBER_WORD = re.compile(r"(?<![\w.-])" + _NUM[1:-1].split("|", 1)[1].join(["(?:", ")"]) + r"(?![\w-])", re.I)
 
 
+# "the research one is called x", "the low one shouldn't preempt": "one" standing for a noun is no count
+_PRONOUN_ONE = re.compile(r"one(?=\s+(?:is|was|should|shall|will|must|can|may|might|could|would|has|gets|called|"
+                          r"named|needs|does|doesn't|shouldn't|can't|cannot|isn't|won't|mustn't|at|with|for|"
+                          r"should't)\b|'s\b|\s*[,;.:)]|\s*$)", re.I)
+_PRONOUN_ONE_BEFORE = re.compile(r"\b(?:the|this|that|which|other|another|each)\s+(?:[a-z][\w-]*\s+)?$", re.I)
+
+
 def digits_view(text: str) -> str:
     """``text`` with number words written as digits, padded to the same length so offsets
     hold ("max eight" -> "max 8    "): patterns that read digits read words too."""
@@ -214,7 +235,8 @@ def digits_view(text: str) -> str:
         if n is None or len(str(n)) > len(m.group(0)):
             return m.group(0)
         return str(n).ljust(len(m.group(0)))
-    text = _NUMBER_WORD.sub(sub, text)
+    text = _NUMBER_WORD.sub(lambda m: m.group(0) if _PRONOUN_ONE.match(text, m.start()) and
+                            _PRONOUN_ONE_BEFORE.search(text, 0, m.start()) else sub(m), text)
     # "retried twice": so many times ("once" is as often "as soon as")
     return re.sub(r"(?<![\w-])(twice|thrice)(?![\w-])", lambda m: ("2x" if m.group(1).lower() == "twice" else "3x").ljust(
         len(m.group(1))), text, flags=re.I)
@@ -227,7 +249,13 @@ _COUNT_SYNONYMS: list[frozenset[str]] = [
     frozenset({"retry", "retries", "retried", "attempt", "restart", "restarted", "try", "tries", "failure"}),
     frozenset({"shard", "chunk", "partition", "piece", "part", "slice"}),
     frozenset({"replica", "copy", "instance", "pod"}),
+    frozenset({"worker", "trainer", "learner"}),
 ]
+
+
+# Units that count an action: "N times" after one of them counts it ("may retry 4 times").
+_ACTION_UNITS = frozenset({"retry", "retries", "retried", "attempt", "restart", "restarted", "try", "tries", "failure",
+                           "fail", "rerun", "rerunning", "rerun", "requeue"})
 
 
 # Verbs a schema description uses and the words people say for them ("clean it up an hour after it
@@ -236,6 +264,7 @@ _VERB_SYNONYMS: dict[str, list[str]] = {
     "delete": ["clean up", "cleaned up", "remove", "removed", "garbage collect", "purge", "purged", "reap"],
     "wait": ["hold", "linger", "grace"],
     "fail": ["give up", "gives up", "abort", "aborts"],
+    "exceed": ["more than", "above", "over", "exceeds", "greater than"],
 }
 
 
@@ -248,15 +277,15 @@ def description_cues(description: str) -> list[str]:
         if w.lower() in _STOP:
             continue
         out.append(w)
-        stem = re.sub(r"(?:ed|es|ing|s)$", "", w.lower())
+        stem = re.sub(r"(?:ed|es|ing|s|e|able|ible)$", "", w.lower())  # "averag*" reads "averaging"
         if stem != w.lower() and len(stem) >= 4 and stem.isalpha():
             out.append(stem + "*")
         out += _VERB_SYNONYMS.get(stem, []) + _VERB_SYNONYMS.get(w.lower(), [])
     return out
 
 
-# a size is not part of a longer token: "1g.10gb" names a MIG profile
-_SIZE_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(k|m|g|t|p)(ib|i|b)?(?![a-z0-9]|\.\d)", re.I)
+# a size is not part of a longer token: "1g.10gb" names a MIG profile, "mig-2g-claim" an object
+_SIZE_RE = re.compile(r"(?<![\w.])(?<!\w-)(\d+(?:\.\d+)?)\s*(k|m|g|t|p)(ib|i|b)?(?![a-z0-9]|\.\d|-\w)", re.I)
 _POW = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
 _DURATION_RE = re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?|{_NUM[1:-1]}|an?|half an?)\s*"
                           r"(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d)(?![\w])", re.I)
@@ -432,6 +461,26 @@ def _schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | None =
     return list(got[1])
 
 
+@lru_cache(maxsize=512)
+def _numeric_string(spec_json: str) -> bool:
+    """Does a string schema take plain numbers ("5", "0.5") and nothing word-like?"""
+    spec = json.loads(spec_json)
+    if not spec.get("pattern") or spec.get("enum"):
+        return False
+    v = _prop_validator(spec_json)
+    return v.is_valid("5") and v.is_valid("2.5") and not v.is_valid("abc")
+
+
+@lru_cache(maxsize=512)
+def _duration_string(spec_json: str) -> bool:
+    """Does a string schema take Go-style durations ("30m", "720h") and no plain word?"""
+    spec = json.loads(spec_json)
+    if not spec.get("pattern") or spec.get("enum"):
+        return False
+    v = _prop_validator(spec_json)
+    return v.is_valid("30m") and v.is_valid("720h") and not v.is_valid("abc") and not v.is_valid("5")
+
+
 def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | None = None) -> list[dict[str, Any]]:
     """Rules every parameter gets from its schema, tried after the recipe's own rules:
     its own name (snake, camel, spaced) and its distinctive name parts as cues."""
@@ -456,6 +505,10 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
         variants = variants + ["listen on", "listens on", "listening on", "serve on", "serves on", "served on",
                                "exposed on", "expose", "exposes"]
     rules: list[dict[str, Any]] = [{"after": variants, "schema": True}]
+    if t == "array" and re.search(r"(?:^|_)(?:command|cmd|program|args)$", name):
+        # "a job that runs python /x.py", "executes ./bench.sh": the verb names the command
+        rules.append({"after": ["runs", "run", "running", "execute", "executes", "executing", "launch", "launches",
+                                "launching", "invoke", "invokes"], "schema": True, "verb": True})
     parts = [p for p in name.split("_") if len(p) >= 3]
     if len(parts) == 2 and t in ("string", "integer"):
         rules.append({"parts": parts})  # "default container cpu 250m", "default to 500m cpu"
@@ -463,6 +516,19 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
                                        or name.endswith("_percent")):
         # a percentage is the value of the parameter whose schema measures in per cent ("keep it around 60%")
         rules.append({"regex": r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*(?:%|percent\b|pct\b)"})
+    if t == "string" and _numeric_string(json.dumps(spec, sort_keys=True)):
+        # a number kept as a string ("500m", "2.5"): a number near the words its description uses
+        rules.append({"regex": r"(?<![\w.:/=-])(\d+(?:\.\d+)?m?)(?![\w.%/:-])",
+                      "near": description_cues(str(spec.get("description", ""))), "window": 30})
+    if t == "integer" and name.startswith("min_") and spec.get("description"):
+        # a lower bound said as such, in the words of the description: "at least 4 of them
+        # scheduled together", "start as soon as 6 of them can be scheduled"
+        rules.insert(0, {"regex": r"\b(?:at\s+least|as\s+soon\s+as|once|(?:a\s+)?minimum\s+of|no\s+fewer\s+than)\s+"
+                                  r"(\d+)(?![\w.%])", "near": description_cues(str(spec["description"])), "window": 45})
+    if t == "string" and _duration_string(json.dumps(spec, sort_keys=True)):
+        # a duration kept as a string ("720h", "30m"): one near the words its description uses
+        rules.append({"regex": r"(?<![\w.:/=-])(\d+(?:s|m|h))(?![\w.%/:-])",
+                      "near": description_cues(str(spec.get("description", ""))), "window": 40})
     if t == "integer":
         if name.endswith("_seconds"):  # the unit is in the name: "cooldown 5 min" -> 300
             rules.insert(0, {"duration": True,
@@ -733,6 +799,9 @@ class _Extractor:
                     if self.text[span[0]:span[1]].lower() == "single" and re.match(
                             r"\s+[a-z]+s\b", self.text[span[1]:span[1] + 30], re.I):
                         continue  # "allow single pods up to 8": "single" before a plural is no count
+                    if i == 4 and not any(_singular(x.lower()) in _ACTION_UNITS for x in units) and any(
+                            w in _ACTION_UNITS for w in re.findall(r"[a-z]+", self.text[m.start():span[0]].lower())):
+                        continue  # "each shard may retry 4 times": "times" counts the action, not the shard
                     if i == 1:  # "each pod 64 cpus": a number right before another parameter's unit is its
                         nxt = re.match(r"\s*([a-z]+)", self.text[span[1]:span[1] + 30], re.I)
                         if nxt and _singular(nxt.group(1).lower()) in self._count_units(name):
@@ -782,8 +851,8 @@ class _Extractor:
             if m.end(1) < len(self.text) and self.text[m.end(1)] in "([{":
                 tok = self.text[m.start(1):self._code_end(m.start(1))]  # code is taken whole: "sum(rate(x[2m]))"
             tok = tok.rstrip(".,;:)") if tok.count("(") <= tok.count(")") - 1 or "(" not in tok else tok.rstrip(".,;:")
-            if tok.lower() in _STOP:
-                continue
+            if tok.lower() in _STOP or (tok.lower() in _RELATION_WORDS and m.start(1) and self.text[m.start(1) - 1] not in "\"'`"):
+                continue  # "name contains h200" states a condition on a value, not the value
             span = (m.start(1), m.start(1) + len(tok))
             if self._free(span):
                 yield tok, span
@@ -875,14 +944,37 @@ class _Extractor:
         cues = list(rule["after"]) + [re.sub(r"\s+(named|called)$", r" is \1", w) for w in rule["after"]
                                       if re.search(r"\s(?:named|called)$", w)]
         words = _words_alt(cues)
-        pat = (rf"{words}\s*(?:[:=]\s*|(?:(?:is|are|was)\s+(?:named|called)|named|called|name(?:\s+is|\s*[:=])?|is|of|to|at)\s+)?"
-               rf"(?:(?:the|a|an|our|my|their)\s+)?{_TOKEN}")
+        pat = (rf"{words}\s*(?:[:=]\s*|(?:is|are|was)\s*[:=]\s*|(?:(?:is|are|was)\s+(?:named|called)|named|called|name(?:\s+is|\s*[:=])?|is|of|to|at)\s+)?"
+               rf"(?:(?:the|a|an|our|my|their)\s+)?")
+        is_command = re.search(r"(?:^|_)(?:command|cmd|program|args)$", name) and \
+            self.recipe.properties[name].get("type") == "array"
+        # a command may start with a path: "./bench.sh", "/opt/run.sh"
+        pat += r"[\"'`]?((?:\.{0,2}/)?[A-Za-z0-9](?:[\w./:@+-]*[\w])?)[\"'`]?" if is_command else _TOKEN
         cue = _compile(rf"^{words}$")
         others = self._cue_words(name) if rule.get("schema") else set()
         kw = self._keyword_spans()
+        spec = self.recipe.properties[name]
+        if spec.get("type") == "string" and not spec.get("enum"):
+            # "production priority class should be called x", "the research one is named y": the
+            # cue, a few words of the same clause, then the name the object gets
+            # a "<qualifier>_name" is named by its qualifier: "called"/"named" says the rest
+            qual = name[:-len("_name")] if name.endswith("_name") else ""
+            quals = name_variants(qual) + _ABBREVIATIONS.get(qual, []) if qual and rule.get("schema") else []
+            named = (rf"{_words_alt(cues + quals)}(?:\s+(?!(?:and|or|but)\b)[\w-]+){{0,3}}?\s+(?:(?:is|are|was|gets|get|"
+                     rf"(?:should|will|must|shall|can|would)\s+be|to\s+be)\s+)?(?:named|called)\s+{_TOKEN}")
+            for tok, span in self._token_candidates(named):
+                ok, val = self._ok(name, tok)
+                if ok and not cue.match(tok):
+                    return val, span
+        owner = self._other_named(name) if rule.get("schema") else None
         for tok, span in self._token_candidates(pat):
             if cue.match(tok):  # "tolerate taint key dedicated": a cue word is not the value
                 continue
+            if owner is not None:  # "port name metrics": the cue qualified by another parameter's noun
+                head = re.sub(rf"{words}\s*(?:[:=]|is)?\s*(?:(?:the|a|an|our|my|their)\s+)?[\"'`]?$", "",
+                              self.text[max(0, span[0] - 60):span[0]], flags=re.I)
+                if head != self.text[max(0, span[0] - 60):span[0]] and owner.search(head.rstrip()):
+                    continue
             if any(a < span[0] and span[1] <= b for a, b in kw) and not self._quoted(span):
                 continue  # "tenant bundle for x": the cue and this word are one keyword of the recipe
             if tok.lower() in self._keyword_words() and not self._quoted(span) and any(
@@ -892,12 +984,38 @@ class _Extractor:
                 continue
             if re.search(r"(?:^|_)(?:command|cmd|program|args)$", name) and \
                     self.recipe.properties[name].get("type") == "array":
-                tok, span = self._command_words(tok, span)
+                # "runs nccl-tests (all_reduce_perf -b 8 -e 8G)": the command in brackets after a name
+                inner = re.match(r"(?:\s+[\w-]+){0,2}\s*\(([^()]*?(?:\s-{1,2}\w|/)[^()]*)\)", self.text[span[1]:])
+                if inner:
+                    span = (span[1] + inner.start(1), span[1] + inner.end(1))
+                    tok = inner.group(1)
+                else:
+                    tok, span = self._command_words(tok, span)
+                if rule.get("verb") and not inner and " " not in tok.strip() and not re.search(r"[/_.]", tok):
+                    continue  # "runs on 2 workers", "runs fast": after a verb only a command-like word
+                if rule.get("verb"):  # the verb is understood with its command
+                    verb = None
+                    for verb in _compile(words).finditer(self.text, max(0, span[0] - 40), span[0]):
+                        pass
+                    if verb is not None:
+                        self.result.covered.append((verb.start(), verb.end()))
                 ok, val = self._ok(name, tok.split())
             else:
                 ok, val = self._ok(name, tok)
             if ok:
                 return val, span
+        if spec.get("type") == "string" and not spec.get("enum") and not rule.get("verb"):
+            # "on the nfs-ssd class", "into our team-a namespace": a name-like word (hyphen or
+            # digit) right before the noun that cues the parameter, after a determiner
+            nouns = [w for w in rule["after"] if re.fullmatch(r"[a-z][a-z ]*[a-z]", str(w)) and w not in _STOP
+                     and not re.search(r"(?:ed|ing|ate|ates|e to|for|named|called)$", str(w))]
+            if nouns:
+                before = (rf"\b(?:the|our|my|a|an|their|its)\s+[\"'`]?([a-z0-9][\w.]*(?:[-_.]\w+)+|[a-z]+\d[\w.-]*)"
+                          rf"[\"'`]?\s+{_words_alt(nouns)}(?![\w-])")
+                for tok, span in self._token_candidates(before):
+                    ok, val = self._ok(name, tok)
+                    if ok:
+                        return val, span
         return None
 
     def _command_words(self, tok: str, span: tuple[int, int]) -> tuple[str, tuple[int, int]]:
@@ -908,7 +1026,8 @@ class _Extractor:
             if m.start() != end:
                 break
             word = m.group(1).rstrip(".")
-            if not (re.search(r"[/=]", word) or word.startswith("-") or prev_flag):
+            if not (re.search(r"[/=]", word) or word.startswith("-") or prev_flag
+                    or re.fullmatch(r"[\w-]+\.(?:py|sh|pl|rb|js|jar|bin|yaml|yml|json|cfg|conf|toml)", word)):
                 break
             prev_flag = word.startswith("-") and "=" not in word  # "-m torch.distributed.run"
             end = m.start(1) + len(word)
@@ -919,7 +1038,16 @@ class _Extractor:
     def rule_before(self, name: str, rule: dict[str, Any]):
         words = _words_alt(rule["before"])
         pat = rf"(?<![\w./:-])([A-Za-z0-9][\w./:@+-]*[\w])[\"'`]?\s+{words}"
-        return self._first_valid(name, pat)
+        # "tolerate taint gpu-pool": a word that cues this parameter itself is not its value
+        own = {str(w).lower() for r in self.recipe.extract.get(name) or [] for k in ("after", "before")
+               for w in r.get(k) or [] if isinstance(w, str)}
+        for tok, span in self._token_candidates(pat):
+            if tok.lower() in own and not self._quoted(span):
+                continue
+            ok, val = self._ok(name, tok)
+            if ok:
+                return val, span
+        return None
 
     def _other_named(self, name: str) -> re.Pattern | None:
         """Phrases naming another parameter's object ("claim template" for claim_template)."""
@@ -927,7 +1055,8 @@ class _Extractor:
         for other in self.recipe.properties:
             if other == name or self.recipe.properties[other].get("type") != "string":
                 continue
-            phrases.update(v for v in name_variants(other) if "_" in other)
+            # "port name metrics", "queue name q1": another parameter's own noun before "name"
+            phrases.update(v for v in name_variants(other) if "_" in other or len(other) >= 4)
             for r in self.recipe.extract.get(other) or []:
                 for w in r.get("after") or []:
                     w = re.sub(r"\s+(?:named|called)$", "", str(w).lower())
@@ -986,7 +1115,7 @@ class _Extractor:
         derived_rx = kind_tail(list(derived)) if derived else None
         others_rx = kind_tail(other_kinds) if other_kinds else None
         mine_rx = kind_tail(mine) if mine else None
-        for tok, span in self._token_candidates(rf"\b(?:named|called|name\s*[:=]|name)\b\s*{_TOKEN}"):
+        for tok, span in self._token_candidates(rf"(?<![\w./-])(?:named|called|name\s*[:=]|name)\b\s*{_TOKEN}"):
             full_head = self.text[max(0, span[0] - 60):span[0]]
             head = re.sub(r"\s*\b(?:(?:is|are|was|be)\s+)?(?:named|called|name)\b\s*[:=]?\s*[\"'`]?$", "", full_head,
                           flags=re.I)
@@ -1025,10 +1154,15 @@ class _Extractor:
         other_cues = sorted({w for o, sp in self.recipe.properties.items() if o != name and sp.get("type") == "string"
                              for w in name_variants(o) if len(w) >= 3})
         after_other = _compile(rf"{_words_alt(other_cues)}\s*(?:[:=]|is|named|called)?\s*$") if other_cues else None
+        nouns = sorted({str(w) for o in self.recipe.properties if o != name for r in self.recipe.extract.get(o) or []
+                        for w in r.get("after") or r.get("before") or [] if re.fullmatch(r"[a-z][a-z ]*[a-z]", str(w))})
+        other_nouns = _compile(rf"\s+{_words_alt(other_cues + nouns)}(?![\w-])") if other_cues or nouns else None
         for m in _compile(r"[\"'`]([^\"'`\s]{1,253})[\"'`]").finditer(self.text):
             span = m.span(1)
             if after_other is not None and after_other.search(self.text, max(0, m.start() - 40), m.start()):
                 continue  # "the volcano queue 'vision'": a quoted value after another parameter's noun is its
+            if other_nouns is not None and other_nouns.match(self.text, m.end()):
+                continue  # "tolerate the 'batch' taint": a quoted value before another parameter's noun too
             if self._free(span):
                 ok, val = self._ok(name, m.group(1))
                 if ok:
@@ -1048,10 +1182,20 @@ class _Extractor:
             val = int(math.ceil(gib - 1e-9))
         return self._ok(name, val)
 
+    def _size_params(self) -> list[str]:
+        """The recipe's parameters that take an amount of bytes (a size rule or a Gi/Mi pattern)."""
+        return [p for p, sp in self.recipe.properties.items()
+                if any("size" in r for r in self.recipe.extract.get(p) or _DEFAULT_RULES.get(p, []))
+                or re.search(r"Gi|Mi|Ti", str(sp.get("pattern", "")))]
+
     def rule_size(self, name: str, rule: dict[str, Any]):
+        # the recipe's only size parameter needs no cue word: "32 cores, 256Gi" is its memory
+        sole = rule.get("near") and self._size_params() == [name]
         for m in _SIZE_RE.finditer(self.text):
-            if not self._free(m.span()) or not self._near(m.span(), rule.get("near")):
+            if not self._free(m.span()) or not (sole or self._near(m.span(), rule.get("near"))):
                 continue
+            if sole and not m.group(3) and not self._near(m.span(), rule.get("near")):
+                continue  # without a cue word only a size with its byte suffix ("256Gi", "2TB")
             u, suffix = m.group(2), (m.group(3) or "")
             if not suffix and u.lower() in ("m", "k") and (not rule.get("near") or u == "m"):
                 continue  # "4m" is more likely minutes than megabytes, "250m" millicores
@@ -1174,8 +1318,14 @@ class _Extractor:
                 if w.lower() not in _STOP]
         compound = rf"(?=-(?:{'|'.join(map(re.escape, desc))})\b)" if desc else None
         best = None
+        values = list(rule["enum"])
         for value, phrases in rule["enum"].items():
-            # the value itself, written out in full ("NVIDIA-L40S"), names it too
+            # the value itself, written out in full ("NVIDIA-L40S"), names it too; "the group" also
+            # reads "the whole group"
+            phrases = list(phrases) + [re.sub(r"\bthe\s+(?:(?:whole|entire|full)\s+)?", f"the {w} ", ph, count=1)
+                                       for ph in phrases
+                                       if isinstance(ph, str) and re.search(r"\bthe\s", ph)
+                                       for w in ("whole", "entire", "full")]
             for ph in list(phrases) + ([value] if isinstance(value, str) and value not in phrases else []):
                 pats = [_phrase_re(ph)]
                 if compound and re.search(r"\w$", ph):
@@ -1183,13 +1333,21 @@ class _Extractor:
                 for m in (x for p in pats for x in _compile(p).finditer(self.text)):
                     if rule.get("near") and not self._beside(m.span(), rule["near"]):
                         continue
+                    chosen = value
                     if spec.get("type") != "boolean" and (self._negated_before(m.start()) is not None or re.search(
                             rf"\b{_NEGATION}\s+$", self.text[max(0, m.start() - 20):m.start()], re.I)):
-                        continue  # "we don't want spot at all": a value ruled out is not chosen
+                        # "we don't want spot at all": a value ruled out is not chosen; of two
+                        # values, ruling out an action ("don't recreate the group") chooses the other
+                        if len(values) != 2 or not re.match(r"[a-z]+\s", str(ph)) or len(str(ph).split()) < 3:
+                            continue
+                        chosen = values[1 - values.index(value)]
+                    neg = self._negated_before(m.start()) if chosen != value else None
+                    cover = (neg if neg is not None else max(0, m.start() - 20), m.end()) if chosen != value else m.span()
                     key = (-(m.end() - m.start()), m.start())
                     if best is None or key < best[0]:
-                        best = (key, value, m.span())
+                        best = (key, chosen, m.span(), cover)
         if best:
+            negated_cover = best[3]
             best = (best[0], best[1], (best[2][0], best[2][0]))
             raw = best[1]
             spec = self.recipe.properties[name]
@@ -1199,6 +1357,8 @@ class _Extractor:
                 raw = str(raw).lower() in ("true", "yes", "1")
             ok, val = self._ok(name, raw)
             if ok:
+                if negated_cover:  # the negation and the action it rules out are understood
+                    self.result.covered.append(negated_cover)
                 return val, best[2]
         return None
 
@@ -1256,6 +1416,12 @@ class _Extractor:
                 continue
             g = g.rstrip(".,;:) ")
             cover = m.span()  # the rule's own words around the value are understood too
+            if rule.get("near"):
+                w = int(rule.get("window", 30))
+                near = _compile(_words_alt(rule["near"])).search(self.text, max(0, span[0] - w), min(len(self.text), span[1] + w))
+                if near is None:
+                    continue
+                cover = (min(cover[0], near.start()), max(cover[1], near.end()))
             if text is not self.text:  # the span covers the whole number word ("ten", not "te")
                 end = span[1]
                 while end < len(self.text) and self.text[end].isalpha() and text[end] == " ":
@@ -1282,7 +1448,9 @@ class _Extractor:
                                               for w in re.split(r"\s*(?:,|\band\b|\bor\b|&)\s*", m.group(1)) if w):
                 continue
             parts = [p for p in re.split(r"\s*(?:,|\band\b|\bor\b|&)\s*", m.group(1)) if p]
-            if m.re.pattern == pat and len(parts) > 1 and re.match(r"\s+[a-z]", self.text[m.end(1):], re.I):
+            closes = _compile(rf"\s+{words}(?=\s*(?:$|[,;.]))").match(self.text, m.end(1))
+            if m.re.pattern == pat and len(parts) > 1 and re.match(r"\s+[a-z]", self.text[m.end(1):], re.I) \
+                    and not closes and not re.search(r"[*^$]", parts[-1]):
                 parts = parts[:-1]  # ", CA runs in ...": the last word opens the next clause
             parts = [p for p in parts if p.lower() not in _STOP]
             spec = self.recipe.properties[name]
@@ -1337,9 +1505,11 @@ class _Extractor:
                 if r:
                     family.update(r["stated"]["nouns"])
         fam = _words_alt(sorted(family))
-        joined = rf"(?:\s*(?:,|and|or|&)\s*(?:the\s+)?{fam})*"
+        # "driver and (the) container toolkit (both) are already there": a listed object may have
+        # one modifier word, and the list a quantifier before its verb
+        joined = rf"(?:\s*(?:,|and|or|&)\s*(?:the\s+)?(?:[a-z][\w-]*\s+)?{fam})*"
         pats = [
-            rf"{noun}{joined}\s+(?:(?:is|are|was|were|comes?|come)\s+)?(?:already\s+)?{state}",
+            rf"{noun}{joined}\s+(?:(?:both|all|each|also)\s+)?(?:(?:is|are|was|were|comes?|come)\s+)?(?:already\s+)?{state}",
             rf"{state}\s+(?:{_NOT_BETWEEN}[a-z]+\s+){{0,2}}?(?:{fam}\s*(?:,|and|or|&)\s*(?:the\s+)?)*{noun}",
         ]
         for p in pats:
@@ -1721,6 +1891,9 @@ class _Extractor:
         if not m or not self._free(m.span()):
             return False
         pairs = [(sl["name"], m.group(i + 1)) for i, sl in enumerate(slots)]
+        exclude = {str(w).lower() for w in rule.get("exclude", [])} | _STOP
+        if any(v.lower() in exclude for _p, v in pairs):
+            return False  # "called experiments, value 10": a word the objects never name is no second name
         if any(p in self.result.values or not self._ok(p, v)[0] for p, v in pairs):
             return False
         for i, (p, v) in enumerate(pairs):
@@ -1839,6 +2012,7 @@ class _Extractor:
                 if got is not None:
                     self._take(name, got[0], got[1])
         self._verbatim()
+        self._key_value_pairs()
         self._shapes()
         self._assign_quantities()
         for name in order:
@@ -1871,9 +2045,53 @@ class _Extractor:
                     self.result.spans[name] = span
                     self.used.append(span)
                     break
+        self._qualified_siblings()
         self._second_readings()
         self._cover()
         return self.result
+
+    def _key_value_pairs(self) -> None:
+        """``<x>_key`` and ``<x>_value`` read together from one ``key=value`` written near the
+        words of ``<x>`` ("Service label app.kubernetes.io/name=dcgm-exporter")."""
+        props = self.recipe.properties
+        for kname in props:
+            if not kname.endswith("_key"):
+                continue
+            prefix = kname[:-len("key")]
+            vname = prefix + "value"
+            if vname not in props or kname in self.result.values or vname in self.result.values:
+                continue
+            cues = _words_alt([p for p in prefix.strip("_").split("_") if len(p) >= 3] or [prefix.strip("_")])
+            for m in _compile(r"(?<![\w./-])([A-Za-z0-9][\w./-]*[A-Za-z0-9])\s*[=:]\s*[\"'`]?([A-Za-z0-9][\w.-]*[A-Za-z0-9])"
+                              ).finditer(self.text):
+                if not self._free(m.span()) or not _compile(cues).search(self.text, max(0, m.start() - 40), m.start()):
+                    continue
+                ok_k, k = self._ok(kname, m.group(1))
+                ok_v, v = self._ok(vname, m.group(2))
+                if ok_k and ok_v:
+                    self._take(kname, k, m.span(1))
+                    self._take(vname, v, m.span(2))
+                    break
+
+    def _qualified_siblings(self) -> None:
+        """"production class called critical-inference with value 900000", "the research one is
+        experiments, value 10": the words right after the name of a ``<q>_name`` parameter, in its
+        clause, give its siblings (``<q>_value``) their values."""
+        props = self.recipe.properties
+        for name, (a, b) in list(self.result.spans.items()):
+            if not name.endswith("_name"):
+                continue
+            qual = name[:-len("name")]
+            for sib, spec in props.items():
+                if not sib.startswith(qual) or sib == name or sib in self.result.values:
+                    continue
+                if spec.get("type") != "integer":
+                    continue
+                cue = _words_alt(name_variants(sib[len(qual):]))
+                m = _compile(rf"\s*(?:,\s*|\(\s*)?(?:(?:with|and|at)\s+)?(?:(?:a|an|the|its)\s+)?{cue}\s*"
+                             rf"(?:of|[:=]|at|is)?\s*(-?\d+)(?![\w.])").match(self.digits, b)
+                if m:
+                    self._take(sib, parse_number(m.group(1)), self._whole_word(m.span(1)))
 
     def _second_readings(self) -> None:
         """A number the request gives a parameter twice, differently ("2 GPUs per replica; each
@@ -1948,7 +2166,9 @@ class _Extractor:
             base = lo_name[4:].replace("_", " ")
             words = [base] + self._synonym_units(lo_name, [base])
             unit = _words_alt(words)
-            rx = _compile(rf"(?<![\w.])(?:between\s+)?{_NUM}\s*(?:to|-|\.\.|–|and)\s*{_NUM}\s*{unit}")
+            # "1 to 10 replicas", "min 2 / max 8 workers", "minimum 2, maximum 8 workers"
+            rx = _compile(rf"(?<![\w.])(?:between\s+|min(?:imum)?\s*[:=]?\s*)?{_NUM}\s*(?:to|-|\.\.|–|and|"
+                          rf"(?:/|,|and)?\s*max(?:imum)?\s*[:=]?)\s*{_NUM}\s*{unit}")
             # "scaling 2 to 6", "autoscale it between 1 and 8": a scaling verb names what the range counts
             verb = _compile(rf"\b(?:auto)?scal(?:e|es|ed|ing)\s+(?:(?:it|them|out|up|from|between|the\s+[\w-]+)\s+){{0,2}}"
                             rf"{_NUM}\s*(?:to|-|\.\.|and)\s*{_NUM}(?!\s*[\w.]*\d)(?!\s*(?!{unit})[a-z]+\s*(?:each|per)\b)")
@@ -2059,10 +2279,12 @@ class _Extractor:
         owners: dict[str, set[str]] = {}
         for name, (_rule, cues) in cands.items():
             for w, _pen in cues:
-                for part in {w.lower()} | {_singular(p) for p in re.split(r"[\s_-]+", w.lower())}:
+                for part in {w.lower(), _singular(w.lower())} | {_singular(p) for p in re.split(r"[\s_-]+", w.lower())}:
                     owners.setdefault(part, set()).add(name)
         for name, (rule, cues) in cands.items():
-            cands[name] = (rule, [(w, pen + (2.0 if len(owners.get(w.lower(), ())) > 1 else 0.0)) for w, pen in cues])
+            # a word form counts with its others: "waits" is shared when another answers to "wait"
+            cands[name] = (rule, [(w, pen + (2.0 if len(owners.get(w.lower(), set()) | owners.get(
+                _singular(w.lower()), set())) > 1 else 0.0)) for w, pen in cues])
         mentions: list[tuple[str, re.Match]] = []
         for m in _SIZE_RE.finditer(self.text):
             if not m.group(3) and m.group(2).lower() in ("m", "k"):

@@ -189,7 +189,7 @@ def _missing(recipe: Recipe, found: dict[str, Any], params: dict[str, Any]) -> l
     return out
 
 
-def _recipe_phrases(recipe: Recipe) -> list[re.Pattern[str]]:
+def _recipe_phrases(recipe: Recipe, title_words: bool = True) -> list[re.Pattern[str]]:
     from .extract import kind_phrases
 
     words = [*recipe.keywords, *recipe.kinds, recipe.id.replace("-", " "), *recipe.id.split("-"), recipe.title]
@@ -199,6 +199,8 @@ def _recipe_phrases(recipe: Recipe) -> list[re.Pattern[str]]:
         parts = [re.escape(p) + r"(?:s|es)?" for p in re.split(r"[\s-]+", w.strip().lower()) if p]
         if parts:
             pats.append(re.compile(r"(?<![\w-])" + r"[\s-]?".join(parts) + r"(?![\w-])", re.I))
+    if not title_words:
+        return pats
     # single title words count too ("Kubeflow PyTorchJob for distributed GPU training")
     for t in re.findall(r"[A-Za-z][\w.-]+", recipe.title):
         if t.lower() not in _FRAME:
@@ -211,11 +213,15 @@ def understood(recipe: Recipe, ext: Extraction) -> list[str]:
     the recipe: what the user asked for that the manifest does not reflect."""
     text = ext.text
     covered = list(ext.covered)
-    for rx in _recipe_phrases(recipe):
+    for rx in _recipe_phrases(recipe, title_words=False):
         covered += [m.span() for m in rx.finditer(text)]
     for name in recipe.properties:  # a parameter's own name alone ("queue") is not a lost detail
         for v in name_variants(name):
             covered += [m.span() for m in re.finditer(r"(?<![\w-])" + re.escape(v) + r"(?![\w-])", text, re.I)]
+    # a single word of the title names the recipe only on its own: after a word nothing understood
+    # it is the head of another thing ("a cron trigger" where the title has a Prometheus trigger)
+    title_only = [m.span() for rx in _recipe_phrases(recipe)[len(_recipe_phrases(recipe, title_words=False)):]
+                  for m in rx.finditer(text)]
 
     def is_covered(a: int, b: int) -> bool:
         return any(x < b and a < y for x, y in covered)
@@ -225,7 +231,12 @@ def understood(recipe: Recipe, ext: Extraction) -> list[str]:
     for m in _TOKEN.finditer(text):
         tok = m.group(0).rstrip(".,;:)")
         low = tok.lower()
-        if is_covered(*m.span()) or (low in _FRAME and not current):
+        weak = not is_covered(*m.span()) and any(x < m.end() and m.start() < y for x, y in title_only)
+        if weak and current and current[-1].lower() not in _FRAME:
+            fragments.append(current + [tok])
+            current = []
+            continue
+        if is_covered(*m.span()) or weak or (low in _FRAME and not current):
             if current:
                 fragments.append(current)
                 current = []
