@@ -141,6 +141,10 @@ def test_chroma_server_backend(tmp_path, tiny_root):
         exact = VectorSearch(engine.index.dir / "vectors.npy")
         qv = emb.embed_query("request nvidia.com/gpu in limits")
         assert [r for r, _ in engine.retriever.vectors.search(qv, 5)] == [r for r, _ in exact.search(qv, 5)]
+        # and it scores given rows (the hybrid fusion's second look) as the exact search does
+        rows = [r for r, _ in exact.search(qv, 8)][3:]
+        assert [round(x, 5) for x in engine.retriever.vectors.score_rows(qv, rows)] == \
+            [round(x, 5) for x in exact.score_rows(qv, rows)]
         second = ingest(s, embedder=emb, rebuild=True)
         import chromadb
 

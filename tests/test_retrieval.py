@@ -111,6 +111,55 @@ def test_fusion_matches_query_fusion_retriever(engine, mode):
         assert ours == theirs, (q, mode)
 
 
+def test_full_fusion_is_dist_based_score_with_every_candidate_scored_by_both(engine):
+    """``dist_based_full`` is llama-index's ``dist_based_score`` fusion run as if
+    both retrievers had returned the whole candidate union with their real scores."""
+    from llama_index.core.llms import MockLLM
+    from llama_index.core.retrievers import BaseRetriever, QueryFusionRetriever
+    from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+
+    from gpukb.retrieval import fuse_full, keyword_query
+
+    r = engine.retriever
+
+    class Fixed(BaseRetriever):
+        def __init__(self, scored):
+            super().__init__()
+            self.scored = scored
+
+        def _retrieve(self, qb):
+            return [NodeWithScore(node=TextNode(id_=f"r{row}", text="", metadata={"row": row}), score=s)
+                    for row, s in self.scored]
+
+    checked = 0
+    for q in QUESTIONS:
+        emb = engine.embedder.embed_query(q)
+        kwq = keyword_query(q)
+        all_kw = r.keywords.scores(kwq)
+        rows = list(dict.fromkeys([row for row, _ in r.vectors.search(emb, r.candidates)]
+                                  + [row for row, s in r.keywords.top(all_kw, r.candidates) if s > 0]))
+        vs, bs = r.vectors.score_rows(emb, rows), [float(all_kw[row]) for row in rows]
+        ref = QueryFusionRetriever([Fixed(list(zip(rows, vs))), Fixed(list(zip(rows, bs)))], llm=MockLLM(),
+                                   mode="dist_based_score", num_queries=1, use_async=False,
+                                   similarity_top_k=len(rows), retriever_weights=[0.3, 0.7])
+        theirs = {n.node.metadata["row"]: round(float(n.score), 6) for n in ref.retrieve(QueryBundle(q))}
+        ours = {row: round(s, 6) for row, s in fuse_full(rows, [vs, bs], [0.3, 0.7], len(rows))}
+        assert ours == theirs, q
+        # the hybrid path uses it, and a chunk only BM25 ranked keeps its vector score
+        hits, _ = r.chunk_hits(q, "hybrid", embedding=emb)
+        assert r.fusion_mode == "dist_based_full" and all(h.source == "fused" for h in hits)
+        checked += len(set(rows) - {row for row, _ in r.vectors.search(emb, r.candidates)})
+    assert checked  # some candidate came from BM25 alone
+
+
+def test_vector_scores_of_given_rows_match_search(engine):
+    r = engine.retriever
+    emb = engine.embedder.embed_query(QUESTIONS[0])
+    found = r.vectors.search(emb, 5)
+    assert [round(s, 6) for s in r.vectors.score_rows(emb, [row for row, _ in found])] == \
+        [round(s, 6) for _, s in found]
+
+
 def test_ask_imports_neither_llama_index_nor_chroma(tiny_settings):
     import subprocess
     import sys

@@ -62,7 +62,7 @@ class EmbeddingConfig(_Strict):
 class RetrievalConfig(_Strict):
     k: int = Field(5, ge=1, le=50, description="Sections cited at most.")
     candidates: int = Field(20, ge=1, le=500, description="Hits per retriever before fusion.")
-    fusion: Literal["dist_based_score", "relative_score", "reciprocal_rerank"] = "dist_based_score"
+    fusion: Literal["dist_based_full", "dist_based_score", "relative_score", "reciprocal_rerank"] = "dist_based_full"
     weights: tuple[float, float] = (0.5, 0.5)
     heading_weight: float = Field(0.4, ge=0.0, le=5.0, description="Boost for question terms in heading paths.")
     rerank_depth: int = Field(10, ge=1, le=100, description="Fused sections re-ordered by the heading boost.")

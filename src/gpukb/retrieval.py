@@ -3,9 +3,12 @@
 Three modes over the same chunks:
 
 * ``hybrid`` (default): vector search (full question) and BM25 (question
-  without chat filler), fused as llama-index's ``QueryFusionRetriever`` fuses
-  (``dist_based_score``, ``relative_score`` or ``reciprocal_rerank``; weights
-  from ``ingest/config.yaml``);
+  without chat filler). ``dist_based_full`` (the default) fuses the union of
+  both candidate lists with every candidate scored by both retrievers: a chunk
+  that only one of them ranked still gets its real score from the other, where
+  llama-index's ``QueryFusionRetriever`` modes (``dist_based_score``,
+  ``relative_score``, ``reciprocal_rerank``, also available) count it as zero
+  there; weights from ``ingest/config.yaml``;
 * ``vector``: the vector search alone;
 * ``bm25``: the keyword search alone.
 
@@ -134,6 +137,16 @@ class VectorSearch:
         # Chroma's cosine distance is 1 - cos; llama-index reports exp(-distance).
         return [(int(i), math.exp(-(1.0 - float(np.float32(sims[i]))))) for i in top]
 
+    def score_rows(self, query: Sequence[float], rows: Sequence[int]) -> list[float]:
+        """The scores :meth:`search` would give these rows."""
+        np = self._np
+        if not len(rows):
+            return []
+        q = np.asarray(query, dtype=np.float32)
+        q = q / (float(np.linalg.norm(q)) or 1.0)
+        sims = self.matrix[np.asarray(rows, dtype=np.int64)] @ q
+        return [math.exp(-(1.0 - float(np.float32(x)))) for x in sims]
+
 
 class ServerVectorSearch:
     """Vector search answered by the Chroma server an index was built into
@@ -142,8 +155,8 @@ class ServerVectorSearch:
 
     def __init__(self, store: Any, rows_file: Path):
         self.store = store
-        ids = rows_file.read_text(encoding="utf-8").split("\n")
-        self._row = {cid: i for i, cid in enumerate(ids) if cid}
+        self._ids = rows_file.read_text(encoding="utf-8").split("\n")
+        self._row = {cid: i for i, cid in enumerate(self._ids) if cid}
 
     def search(self, query: Sequence[float], k: int) -> list[tuple[int, float]]:
         if k <= 0 or not self._row:
@@ -153,6 +166,22 @@ class ServerVectorSearch:
             row = self._row.get(cid)
             if row is not None:
                 out.append((row, math.exp(-(1.0 - cos))))
+        return out
+
+    def score_rows(self, query: Sequence[float], rows: Sequence[int]) -> list[float]:
+        """The scores :meth:`search` would give these rows (their vectors read from the server)."""
+        ids = [self._ids[r] for r in rows]
+        got = self.store.embeddings(ids)
+        qn = math.sqrt(sum(float(x) * float(x) for x in query)) or 1.0
+        out = []
+        for cid in ids:
+            v = got.get(cid)
+            if v is None:
+                out.append(0.0)
+                continue
+            vn = math.sqrt(sum(float(x) * float(x) for x in v)) or 1.0
+            cos = sum(float(a) * float(b) for a, b in zip(query, v)) / (qn * vn)
+            out.append(math.exp(-(1.0 - cos)))
         return out
 
 
@@ -189,11 +218,12 @@ class KeywordSearch:
         return scores
 
     def search(self, query: str, k: int) -> list[tuple[int, float]]:
+        return self.top(self.scores(query), k) if self.num_docs else []
+
+    def top(self, scores, k: int) -> list[tuple[int, float]]:
+        """The ``k`` best rows of ``scores`` as bm25s ranks them."""
         np = self._np
-        if not self.num_docs:
-            return []
         k = max(1, min(k, self.num_docs))
-        scores = self.scores(query)
         # bm25s' numpy top-k, step by step (ties fall the same way).
         part = np.argpartition(scores, -k)
         part = part.take(indices=range(-k, 0))
@@ -242,6 +272,25 @@ def fuse(results: Sequence[list[Hit]], weights: Sequence[float], mode: str, top_
             h.score = (h.score or 0.0) * weights[idx]
             out.append(h)
     return sorted(out, key=lambda x: x.score or 0.0, reverse=True)[:top_k]
+
+
+def fuse_full(candidates: Sequence[int], scores: Sequence[Sequence[float]], weights: Sequence[float],
+              top_k: int) -> list[tuple[int, float]]:
+    """``dist_based_score`` over one candidate set that every retriever scored:
+    each retriever's scores are scaled by their mean +- 3 standard deviations,
+    weighted and summed per candidate."""
+    fused = [0.0] * len(candidates)
+    for w, col in zip(weights, scores):
+        n = len(col)
+        if not n:
+            continue
+        mean = sum(col) / n
+        std = (sum((x - mean) ** 2 for x in col) / n) ** 0.5
+        lo, hi = mean - 3 * std, mean + 3 * std
+        for i, x in enumerate(col):
+            fused[i] += w * ((x - lo) / (hi - lo) if hi > lo else (1.0 if hi > 0 else 0.0))
+    order = sorted(range(len(candidates)), key=lambda i: (-fused[i], i))
+    return [(candidates[i], fused[i]) for i in order[:top_k]]
 
 
 def collapse(hits: Sequence[Any], sections: Mapping[str, Any], stand_in: Mapping[str, str],
@@ -293,7 +342,7 @@ class Retriever:
     """Vector, keyword and hybrid retrieval over one index generation."""
 
     def __init__(self, index: IndexHandle, embedder: Any, candidates: int = 20,
-                 fusion: str = "dist_based_score", weights: tuple[float, float] = (0.5, 0.5),
+                 fusion: str = "dist_based_full", weights: tuple[float, float] = (0.5, 0.5),
                  heading_weight: float = 0.0, rerank_depth: int = DEFAULT_RERANK_DEPTH):
         from .errors import IndexMismatchError
 
@@ -333,8 +382,21 @@ class Retriever:
         return [Hit(self.rows.meta(r), s, "vector") for r, s in self.vectors.search(embedding, self.candidates)]
 
     def keyword_hits(self, query: str) -> list[Hit]:
-        k = min(self.candidates, self.index.manifest.get("chunks", self.candidates)) or 1
-        return [Hit(self.rows.meta(r), s, "bm25") for r, s in self.keywords.search(query, k)]
+        return [Hit(self.rows.meta(r), s, "bm25") for r, s in self.keywords.search(query, self._keyword_k())]
+
+    def _keyword_k(self) -> int:
+        return min(self.candidates, self.index.manifest.get("chunks", self.candidates)) or 1
+
+    def _full_hits(self, embedding: Sequence[float], query: str) -> tuple[list[Hit], list[Hit]]:
+        """Hybrid hits fused with ``dist_based_full`` (see the module doc)."""
+        vec = self.vectors.search(embedding, self.candidates)
+        all_kw = self.keywords.scores(query)
+        kw = self.keywords.top(all_kw, self._keyword_k()) if len(all_kw) else []
+        rows = list(dict.fromkeys([r for r, _ in vec] + [r for r, s in kw if s > 0]))
+        fused = fuse_full(rows, [self.vectors.score_rows(embedding, rows), [float(all_kw[r]) for r in rows]],
+                          self.weights, self.candidates * 2)
+        raw = [Hit(self.rows.meta(r), s, "vector") for r, s in vec]
+        return [Hit(self.rows.meta(r), s, "fused") for r, s in fused], raw
 
     def chunk_hits(self, question: str, mode: str = "hybrid", embedding: Sequence[float] | None = None
                    ) -> tuple[list[Hit], list[Hit]]:
@@ -342,6 +404,9 @@ class Retriever:
         the full question, BM25 the question without chat filler."""
         if mode not in MODES:
             raise ValueError(f"unknown retrieval mode {mode!r}; one of {', '.join(MODES)}")
+        if mode == "hybrid" and self.fusion_mode == "dist_based_full":
+            return self._full_hits(embedding if embedding is not None else self.embedder.embed_query(question),
+                                   keyword_query(question))
         vec: list[Hit] = []
         if mode in ("hybrid", "vector"):
             vec = self.vector_hits(embedding if embedding is not None else self.embedder.embed_query(question))
@@ -351,7 +416,8 @@ class Retriever:
         kw = self.keyword_hits(keyword_query(question))
         if mode == "bm25":
             return kw, raw
-        return fuse([vec, kw], self.weights, self.fusion_mode, self.candidates * 2), raw
+        mode_ = "dist_based_score" if self.fusion_mode == "dist_based_full" else self.fusion_mode
+        return fuse([vec, kw], self.weights, mode_, self.candidates * 2), raw
 
     # sections -------------------------------------------------------------
     def retrieve(self, question: str, k: int = 5, area: str | None = None, mode: str = "hybrid",
