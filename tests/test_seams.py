@@ -117,7 +117,7 @@ def test_config_file_with_typo_fails_at_load(tmp_path):
 
 def test_shipped_config_is_valid():
     s = load_settings(root=PKG.parents[1])
-    assert s.retrieval.fusion in ("dist_based_score", "relative_score", "reciprocal_rerank")
+    assert s.retrieval.fusion in ("dist_based_full", "dist_based_score", "relative_score", "reciprocal_rerank")
 
 
 def test_bm25_uses_the_shared_stemmer():
