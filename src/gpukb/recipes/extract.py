@@ -691,7 +691,9 @@ _CUE_WORDS_CACHE: dict[tuple[int, str], Any] = {}
 class _Extractor:
     def __init__(self, recipe: Recipe, text: str):
         self.recipe = recipe
-        self.text = normalise_text(text)
+        from .spelling import correct_words
+
+        self.text = correct_words(normalise_text(text), [recipe])
         self.digits = digits_view(self.text)
         self.used: list[tuple[int, int]] = []
         self.result = Extraction(text=self.text)

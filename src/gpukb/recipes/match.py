@@ -220,8 +220,9 @@ def match_recipes(text: str, recipes: list[Recipe] | None = None, k: int = 3) ->
     if not recipes or not text.strip():
         return []
     from .extract import normalise_text
+    from .spelling import correct_words
 
-    text = mask_values(mask_negated(normalise_text(text)))
+    text = mask_values(mask_negated(correct_words(normalise_text(text), recipes)))
     idx = _index_for(recipes)
     scores = idx.scores(text)
     ranked = sorted(range(len(recipes)), key=lambda i: (-scores[i], recipes[i].id))
