@@ -44,6 +44,16 @@ _BOUND_HEAD = re.compile(r"^\W*(?:an?\s+|the\s+)?([\w./-]+(?:\s+[\w./-]+){0,2}?)
                          r"(?:\s+(?:config|configuration|setup|spec|yaml|manifest|object|resource))?"
                          r"\s*(?::|\s-\s|\s+(?:where|whose|in\s+which)\b)")
 _BOUND_BONUS = 10.0
+# the opening of a request before its object: greetings, a verb of making or wanting, an article
+_OPENING = re.compile(r"^\W*(?:(?:hey|hi|hello|ok|okay|so|pls|plz|please)\W+)*"
+                      r"(?:(?:can|could|would|will)\s+(?:you|u|someone)\s+)?(?:pls\s+|please\s+)?"
+                      r"(?:(?:i|we)\s+(?:need|want|would\s+like)\s+|(?:need|want)\s+|"
+                      r"(?:create|make|write|generate|build|draft|produce|set\s+up|configure|deploy|define|add|"
+                      r"render|give|show)\s+(?:me\s+|us\s+)?)?"
+                      r"(?:an?\s+|the\s+|one\s+|some\s+|new\s+)*", re.I)
+_OBJECT_BONUS = 2.0
+# ... when its keyword is the whole noun: what follows starts a description of it, not a longer noun
+_NOUN_END = re.compile(r"\s*(?:$|[,:;(]|\s-\s|(?:with|that|which|where|whose|for|in|on|using)\b)", re.I)
 
 
 def tokenize(text: str) -> list[str]:
@@ -120,6 +130,7 @@ class _Index:
         text = mask_given_names(text)  # a keyword inside a given name names no recipe
         out = []
         first: dict[int, int] = {}  # recipe -> where its first distinctive, unmodified keyword starts
+        first_end: dict[int, int] = {}
         for i, pats in enumerate(self.phrases):
             bonus = 0.0
             for j, (rx, w) in enumerate(pats):
@@ -131,14 +142,19 @@ class _Index:
                     modified = is_detail(text, m.start()) or self._qualifies(i, text, m.end())
                     where = _MODIFIER_WEIGHT if modified else 1.0
                     bonus += w * where * (1.0 - _LATE_DISCOUNT * m.start() / max(1, len(text)))
-                    if self.distinctive[i][j] and not modified:
-                        first[i] = min(first.get(i, m.start()), m.start())
+                    if self.distinctive[i][j] and not modified and m.start() < first.get(i, len(text) + 1):
+                        first[i], first_end[i] = m.start(), m.end()
             out.append(float(base[i]) + 1.5 * min(bonus, 6.0))
         if first:
             head = min(first.values())
+            # the object of the opening verb, named by a whole noun ("ClusterPolicy with GDS ...",
+            # "create a cluster policy that ...") is the object asked for, more surely than a head
+            # named later; a feature keyword of another recipe after it describes it
+            opening = _OPENING.match(text)
             for i, at in first.items():
                 if at == head:
-                    out[i] += _HEAD_BONUS
+                    whole = opening and head <= opening.end() and _NOUN_END.match(text, first_end[i])
+                    out[i] += _HEAD_BONUS + (_OBJECT_BONUS if whole else 0.0)
         # "clusterpolicy: preinstalled driver, mig manager ...": a short head before a colon or dash
         # names the object; what follows are its settings, whichever recipes their words also name
         bound = _BOUND_HEAD.match(text)
