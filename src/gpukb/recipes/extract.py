@@ -688,6 +688,10 @@ def named_kinds(recipe: Recipe) -> dict[str, Any]:
 _CUE_WORDS_CACHE: dict[tuple[int, str], Any] = {}
 
 
+# a single token in quotes or backticks (for views of the text that read it bare, same length)
+_QUOTED_TOKEN = re.compile(r"[\"'`]([A-Za-z0-9][\w.-]*)[\"'`]")
+
+
 class _Extractor:
     def __init__(self, recipe: Recipe, text: str):
         self.recipe = recipe
@@ -1828,8 +1832,10 @@ class _Extractor:
         cue_words = {w.lower() for rules in fields.values() for r in rules for w in r.get("count", [])}
         exclude = {w.lower() for w in rule.get("exclude", [])} | cue_words | set(STOPWORDS)
         anchors: list[tuple[int, int, dict[str, str]]] = []
+        # "a `ps` task of 2 pods", "task 'trainer' (4 pods)": a name in quotes is the same name
+        view = _QUOTED_TOKEN.sub(lambda q: " " + q.group(1) + " ", self.text)
         for pat in rule["objects"]:
-            for m in _compile(pat).finditer(self.text):
+            for m in _compile(pat).finditer(view):
                 groups = {k: v for k, v in m.groupdict().items() if v is not None}
                 if _singular(str(groups.get("name", "")).lower()) in exclude or not self._free(m.span()):
                     continue
@@ -1974,6 +1980,18 @@ class _Extractor:
     def run(self) -> Extraction:
         props = self.recipe.properties
         order = list(self.recipe.extract) + [p for p in props if p not in self.recipe.extract]
+        # several objects in one request fill a list parameter before single values take their words;
+        # the names they give ("a `ps` task of 2 pods") are theirs, not the recipe's object's
+        for name in order:
+            for rule in self.recipe.extract.get(name) or []:
+                if "objects" in rule and name not in self.result.values:
+                    got = self.rule_objects(name, rule)
+                    if got is not None:
+                        self._count_of_items(name, len(got[0]))
+                    if got is not None and not self._into_slots(rule, got[0], got[1]):
+                        self._take(name, got[0], got[1])
+                    elif got is None:
+                        self._named_list(rule)
         # explicit names ("named X", "called X", quoted) first: they are the least ambiguous
         for name in order:
             rules = self.recipe.extract.get(name) or _DEFAULT_RULES.get(name, [])
@@ -1993,17 +2011,6 @@ class _Extractor:
                         self.result.values[name] = got[0]
                         self.result.spans[name] = got[1]
                         self.used.append(got[1])
-        # several objects in one request fill a list parameter before single values take their words
-        for name in order:
-            for rule in self.recipe.extract.get(name) or []:
-                if "objects" in rule and name not in self.result.values:
-                    got = self.rule_objects(name, rule)
-                    if got is not None:
-                        self._count_of_items(name, len(got[0]))
-                    if got is not None and not self._into_slots(rule, got[0], got[1]):
-                        self._take(name, got[0], got[1])
-                    elif got is None:
-                        self._named_list(rule)
         # a string parameter whose two name parts both stand before its value ("scheduler config
         # in namespace kube-system" for scheduler_namespace) is named more exactly than by either part
         for name in order:
