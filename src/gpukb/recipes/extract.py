@@ -1834,10 +1834,15 @@ class _Extractor:
         anchors: list[tuple[int, int, dict[str, str]]] = []
         # "a `ps` task of 2 pods", "task 'trainer' (4 pods)": a name in quotes is the same name
         view = _QUOTED_TOKEN.sub(lambda q: " " + q.group(1) + " ", self.text)
+        quoted = {q.start(1) for q in _QUOTED_TOKEN.finditer(self.text)}
         for pat in rule["objects"]:
             for m in _compile(pat).finditer(view):
                 groups = {k: v for k, v in m.groupdict().items() if v is not None}
-                if _singular(str(groups.get("name", "")).lower()) in exclude or not self._free(m.span()):
+                # a word that is usually a cue ("high", "low", "worker") is a name when given as one:
+                # in quotes or after "named"
+                given = "name" in groups and (m.start("name") in quoted or bool(
+                    _compile(r"\b(?:named|called)\s*$").search(view, 0, m.start("name"))))
+                if (_singular(str(groups.get("name", "")).lower()) in exclude and not given) or not self._free(m.span()):
                     continue
                 if any(not (m.end() <= a or m.start() >= b) for a, b, _ in anchors):
                     continue
