@@ -95,3 +95,26 @@ def test_extraction_keeps_a_mistyped_looking_name():
 ])
 def test_matching_reads_mistyped_recipe_words(text, want):
     assert match_recipes(text, load_recipes(), k=1)[0][0].id == want
+
+
+@pytest.mark.parametrize("text,want", [
+    ("a queu named research", "a queue named research"),   # four letters: a five-letter term missing one
+    ("the locl queue", "the local queue"),
+])
+def test_four_letter_word_missing_a_letter(text, want):
+    sp = Speller(terms=["queue", "local", "queued"], known=["lock"])
+    assert sp.text(text) == want
+
+
+def test_four_letter_words_are_not_changed_otherwise():
+    sp = Speller(terms=["queue", "local", "pools"], known=[])
+    # "quxe": a changed letter, not a missing one; "pool": a plural term's singular stays
+    assert sp.text("pool loca quxe") == "pool local quxe"
+
+
+@pytest.mark.parametrize("text", ["pod with 2 GPU's in namespace research", "pod with 2 gpu(s) in namespace research"])
+def test_plural_spellings(text):
+    from gpukb.recipes.model import find_recipe
+
+    e = extract_params(find_recipe("gpu-pod"), text)
+    assert e.values == {"gpus": 2, "namespace": "research"}

@@ -181,6 +181,9 @@ _SHORTHAND = [
     (re.compile(r"(?<![\w./:-])w/o(?![\w/])", re.I), "without"),
     (re.compile(r"(?<![\w./:-])w/(?:\s+|(?=[a-z0-9])(?![\w.-]*[/:]))", re.I), "with "),
     (re.compile(r"(?<![\w./:-])(req)(s?)(?![\w./:-])", re.I), lambda m: "request" + m.group(2)),
+    # plurals written "gpu(s)", "GPU's", "2 node's": the plain plural
+    (re.compile(r"(?<=[A-Za-z])\(s\)(?![\w(])"), "s"),
+    (re.compile(r"(?<![\w'])([A-Z]{2,}\d*|(?<=\d\s)[a-z]+)['\u2019]s(?![\w'])"), lambda m: m.group(1) + "s"),
 ]
 
 

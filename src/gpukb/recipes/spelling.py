@@ -25,7 +25,7 @@ _ENDINGS = ("", "s", "es", "ed", "d", "ing")
 # a word right after these is a value the user chose, not a term
 _NAMING = re.compile(r"(?:\b(?:named|called|name|names|label|labels|labeled|labelled)\s*[:=]?\s*|[\"'`])$", re.I)
 # a candidate word: letters only, not part of a hyphenated, dotted, slashed or digit-bearing token
-_CANDIDATE = re.compile(r"(?<![\w./:@-])[A-Za-z]{5,}(?![\w./:@-]|'[a-z])")
+_CANDIDATE = re.compile(r"(?<![\w./:@-])[A-Za-z]{4,}(?![\w./:@-]|'[a-z])")
 
 
 def within_one_edit(a: str, b: str) -> bool:
@@ -75,7 +75,8 @@ class Speller:
     def correct(self, word: str) -> str | None:
         """The term ``word`` was meant to be, or None (a known word, or no single near term)."""
         w = word.lower()
-        if len(w) < _MIN_LEN or w in self.known:
+        # a four-letter word may be a five-letter term missing a letter ("queu", "locl")
+        if len(w) < _MIN_LEN - 1 or w in self.known:
             return None
         # a plural or verb ending of a known word is known ("pods", "preempted")
         for e in ("s", "es", "ed", "d", "ing"):
@@ -83,16 +84,17 @@ class Speller:
                 return None
         # another form of a term is that term ("timeslice": timeslicing); of another known word, itself
         forms = [w + e for e in ("s", "d", "ed", "ing")] + ([w[:-1] + "ing"] if w[-1] == "e" else [])
-        for f in forms:
+        for f in forms if len(w) >= _MIN_LEN else ():
             if f in self.forms:
                 return f
-        if any(f in self.known for f in forms):
+        if len(w) >= _MIN_LEN and any(f in self.known for f in forms):
             return None
         cands: set[str] = set()
         for d in _deletes(w) | {w}:
             cands |= self.index.get(d, set())
         # a word that starts with a whole term is another word made from it ("trainer", "scheduler")
-        near = sorted(c for c in cands if within_one_edit(w, c) and not w.startswith(self.forms[c]))
+        near = sorted(c for c in cands if within_one_edit(w, c) and not w.startswith(self.forms[c])
+                      and (len(w) >= _MIN_LEN or len(c) == len(w) + 1) and c not in (w + "s", w + "es"))
         # one term only: "quoat" is quota; a word between two terms is left as written
         return near[0] if len(near) == 1 else None
 
