@@ -21,3 +21,14 @@ from gpukb.recipes.model import load_recipes
 ])
 def test_opening_object_wins(text, want):
     assert match_recipes(text, load_recipes(), k=1)[0][0].id == want
+
+
+@pytest.mark.parametrize("text,want", [
+    ("6 pods with 4 gpus each, at most one pod per node", "topology-spread-training"),
+    ("llama-ft: 4 finetune pods with 2 gpus apiece, never two of them on the same node, one pod per node",
+     "topology-spread-training"),
+    ("a pod with 2 gpus", "gpu-pod"),
+    ("two pods with one gpu each", "gpu-pod"),  # nothing else makes several pods: the pod recipe stays
+])
+def test_several_of_an_object_a_recipe_makes_one_of(text, want):
+    assert match_recipes(text, load_recipes(), k=1)[0][0].id == want

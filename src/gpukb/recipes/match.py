@@ -89,6 +89,10 @@ class _Index:
                                               for r in recipes]
         # words of each recipe's keywords: a keyword right before another recipe's word only
         # qualifies it ("notebook pod": a pod for notebooks)
+        # what each recipe can make several of: the words its parameters count ("4 workers")
+        self.counted: list[set[str]] = [{_singular(w.lower()) for rules in r.extract.values() for rule in rules
+                                         for w in (rule.get("count") or []) if isinstance(w, str)}
+                                        for r in recipes]
         self.kw_words: list[set[str]] = [{w for k in r.keywords for w in re.split(r"[\s-]+", k.lower())
                                           if w and w not in STOPWORDS} for r in recipes]
         models = "|".join(_GPU_MODELS)
@@ -139,7 +143,8 @@ class _Index:
                     # "... in the prod queue": a phrase after a preposition names where or
                     # with what, not the object asked for. The object is usually named
                     # first; later mentions are more often details of it.
-                    modified = is_detail(text, m.start()) or self._qualifies(i, text, m.end())
+                    modified = (is_detail(text, m.start()) or self._qualifies(i, text, m.end())
+                                or self._many(i, text, m))
                     where = _MODIFIER_WEIGHT if modified else 1.0
                     bonus += w * where * (1.0 - _LATE_DISCOUNT * m.start() / max(1, len(text)))
                     if self.distinctive[i][j] and not modified and m.start() < first.get(i, len(text) + 1):
@@ -181,7 +186,29 @@ def _qualifies(self, i: int, text: str, end: int) -> bool:
     return any({w, stem_w} & words for j, words in enumerate(self.kw_words) if j != i)
 
 
+_COUNT_BEFORE = re.compile(r"(?:\b(?:\d+|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|several|many)"
+                           r"\s+(?:[a-z][\w-]*\s+)?)$", re.I)
+
+
+def _many(self, i: int, text: str, m: re.Match) -> bool:
+    """Does the keyword of recipe ``i`` at ``m`` name several of its object ("8 training pods with
+    gpus") when the recipe makes one, counting nothing of that name? Then it describes the objects
+    another recipe makes."""
+    first = re.match(r"[a-z]+", m.group(0).lower())
+    if not first or not first.group(0).endswith("s") or len(first.group(0)) < 4:
+        return False
+    noun = _singular(first.group(0))
+    if noun in self.counted[i] or noun + "s" in self.counted[i]:
+        return False
+    return bool(_COUNT_BEFORE.search(text, 0, m.start()))
+
+
+def _singular(w: str) -> str:
+    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+
+
 _Index._qualifies = _qualifies  # type: ignore[attr-defined]
+_Index._many = _many  # type: ignore[attr-defined]
 
 
 def is_detail(text: str, at: int) -> bool:
