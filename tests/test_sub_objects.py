@@ -50,3 +50,13 @@ def test_kueue_flavor_and_local_queue_names():
                        "kueue: a flavor named a100-flavor and a local queue named team-lq in namespace ml, 16 gpus")
     assert e.values["flavor"] == "a100-flavor" and e.values["local_queue"] == "team-lq"
     assert e.values["namespace"] == "ml" and e.values["gpus"] == 16
+
+
+@pytest.mark.parametrize("text,workers", [
+    ("spread 6 workers, at most one worker per node, 2 gpus each", 6),
+    ("12 training pods, one pod per node, 8 gpus each", 12),
+    ("one pod per node across 4 nodes", 4),
+    ("one pod per node", 1),  # a rate is the count when it is the only one
+])
+def test_a_count_at_a_rate_is_not_the_total(text, workers):
+    assert extract_params(find_recipe("topology-spread-training"), text).values.get("workers", 1) == workers

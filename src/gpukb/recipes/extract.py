@@ -786,6 +786,14 @@ class _Extractor:
         units_list += self._synonym_units(name, units_list)
         # a rule whose units are all of equal rank ("any_order") tries them as one alternation
         groups = [units_list] if rule.get("any_order") else [[u] for u in units_list]
+        # "8 pods, one pod per node": a count at a rate ("per node") is the count only when no other is
+        for rates in (False, True):
+            got = self._count_in(name, rule, groups, rates)
+            if got is not None:
+                return got
+        return None
+
+    def _count_in(self, name: str, rule: dict[str, Any], groups: list[list[str]], rates: bool):
         for units in groups:
             u = _words_alt_cached(tuple(units))
             u_after_number = u.replace(r"(?<![\w-])", "")  # "2-node", "8xA100"
@@ -817,6 +825,9 @@ class _Extractor:
                             continue
                         if nxt and nxt.group(1).lower() in ("per", "a", "an", "each", "every"):
                             continue  # "8 pods one per node": a rate after the count, not the count
+                    if not rates and i in (0, 2) and re.match(r"\s+(?:per|each|every)\s+[a-z]", self.text[m.end():m.end() + 20],
+                                                            re.I):
+                        continue
                     n = parse_number(m.group(1))
                     if n is None:
                         continue
