@@ -825,8 +825,12 @@ class _Extractor:
                             continue
                         if nxt and nxt.group(1).lower() in ("per", "a", "an", "each", "every"):
                             continue  # "8 pods one per node": a rate after the count, not the count
-                    if not rates and i in (0, 2) and re.match(r"\s+(?:per|each|every)\s+[a-z]", self.text[m.end():m.end() + 20],
-                                                            re.I):
+                    # ... a rate of two things this count counts ("pods per node" for workers); "gpus per
+                    # replica" is a count of gpus
+                    per = re.match(r"\s+(?:per|each|every|on\s+(?:each|every|a|one))\s+([a-z]+)",
+                                   self.text[m.end():m.end() + 30], re.I)
+                    if not rates and i in (0, 2) and per and _singular(per.group(1).lower()) in {
+                            _singular(x.lower()) for x in rule["count"] if isinstance(x, str)}:
                         continue
                     n = parse_number(m.group(1))
                     if n is None:
