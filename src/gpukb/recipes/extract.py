@@ -181,6 +181,9 @@ _SHORTHAND = [
     (re.compile(r"(?<![\w./:-])w/o(?![\w/])", re.I), "without"),
     (re.compile(r"(?<![\w./:-])w/(?:\s+|(?=[a-z0-9])(?![\w.-]*[/:]))", re.I), "with "),
     (re.compile(r"(?<![\w./:-])(req)(s?)(?![\w./:-])", re.I), lambda m: "request" + m.group(2)),
+    # plurals written "gpu(s)", "GPU's", "2 node's": the plain plural
+    (re.compile(r"(?<=[A-Za-z])\(s\)(?![\w(])"), "s"),
+    (re.compile(r"(?<![\w'])([A-Z]{2,}\d*|(?<=\d\s)[a-z]+)['\u2019]s(?![\w'])"), lambda m: m.group(1) + "s"),
 ]
 
 
@@ -688,10 +691,16 @@ def named_kinds(recipe: Recipe) -> dict[str, Any]:
 _CUE_WORDS_CACHE: dict[tuple[int, str], Any] = {}
 
 
+# a single token in quotes or backticks (for views of the text that read it bare, same length)
+_QUOTED_TOKEN = re.compile(r"[\"'`]([A-Za-z0-9][\w.-]*)[\"'`]")
+
+
 class _Extractor:
     def __init__(self, recipe: Recipe, text: str):
         self.recipe = recipe
-        self.text = normalise_text(text)
+        from .spelling import correct_words
+
+        self.text = correct_words(normalise_text(text), [recipe])
         self.digits = digits_view(self.text)
         self.used: list[tuple[int, int]] = []
         self.result = Extraction(text=self.text)
@@ -777,6 +786,14 @@ class _Extractor:
         units_list += self._synonym_units(name, units_list)
         # a rule whose units are all of equal rank ("any_order") tries them as one alternation
         groups = [units_list] if rule.get("any_order") else [[u] for u in units_list]
+        # "8 pods, one pod per node": a count at a rate ("per node") is the count only when no other is
+        for rates in (False, True):
+            got = self._count_in(name, rule, groups, rates)
+            if got is not None:
+                return got
+        return None
+
+    def _count_in(self, name: str, rule: dict[str, Any], groups: list[list[str]], rates: bool):
         for units in groups:
             u = _words_alt_cached(tuple(units))
             u_after_number = u.replace(r"(?<![\w-])", "")  # "2-node", "8xA100"
@@ -808,6 +825,13 @@ class _Extractor:
                             continue
                         if nxt and nxt.group(1).lower() in ("per", "a", "an", "each", "every"):
                             continue  # "8 pods one per node": a rate after the count, not the count
+                    # ... a rate of two things this count counts ("pods per node" for workers); "gpus per
+                    # replica" is a count of gpus
+                    per = re.match(r"\s+(?:per|each|every|on\s+(?:each|every|a|one))\s+([a-z]+)",
+                                   self.text[m.end():m.end() + 30], re.I)
+                    if not rates and i in (0, 2) and per and _singular(per.group(1).lower()) in {
+                            _singular(x.lower()) for x in rule["count"] if isinstance(x, str)}:
+                        continue
                     n = parse_number(m.group(1))
                     if n is None:
                         continue
@@ -1826,10 +1850,17 @@ class _Extractor:
         cue_words = {w.lower() for rules in fields.values() for r in rules for w in r.get("count", [])}
         exclude = {w.lower() for w in rule.get("exclude", [])} | cue_words | set(STOPWORDS)
         anchors: list[tuple[int, int, dict[str, str]]] = []
+        # "a `ps` task of 2 pods", "task 'trainer' (4 pods)": a name in quotes is the same name
+        view = _QUOTED_TOKEN.sub(lambda q: " " + q.group(1) + " ", self.text)
+        quoted = {q.start(1) for q in _QUOTED_TOKEN.finditer(self.text)}
         for pat in rule["objects"]:
-            for m in _compile(pat).finditer(self.text):
+            for m in _compile(pat).finditer(view):
                 groups = {k: v for k, v in m.groupdict().items() if v is not None}
-                if _singular(str(groups.get("name", "")).lower()) in exclude or not self._free(m.span()):
+                # a word that is usually a cue ("high", "low", "worker") is a name when given as one:
+                # in quotes or after "named"
+                given = "name" in groups and (m.start("name") in quoted or bool(
+                    _compile(r"\b(?:named|called)\s*$").search(view, 0, m.start("name"))))
+                if (_singular(str(groups.get("name", "")).lower()) in exclude and not given) or not self._free(m.span()):
                     continue
                 if any(not (m.end() <= a or m.start() >= b) for a, b, _ in anchors):
                     continue
@@ -1972,6 +2003,18 @@ class _Extractor:
     def run(self) -> Extraction:
         props = self.recipe.properties
         order = list(self.recipe.extract) + [p for p in props if p not in self.recipe.extract]
+        # several objects in one request fill a list parameter before single values take their words;
+        # the names they give ("a `ps` task of 2 pods") are theirs, not the recipe's object's
+        for name in order:
+            for rule in self.recipe.extract.get(name) or []:
+                if "objects" in rule and name not in self.result.values:
+                    got = self.rule_objects(name, rule)
+                    if got is not None:
+                        self._count_of_items(name, len(got[0]))
+                    if got is not None and not self._into_slots(rule, got[0], got[1]):
+                        self._take(name, got[0], got[1])
+                    elif got is None:
+                        self._named_list(rule)
         # explicit names ("named X", "called X", quoted) first: they are the least ambiguous
         for name in order:
             rules = self.recipe.extract.get(name) or _DEFAULT_RULES.get(name, [])
@@ -1991,17 +2034,6 @@ class _Extractor:
                         self.result.values[name] = got[0]
                         self.result.spans[name] = got[1]
                         self.used.append(got[1])
-        # several objects in one request fill a list parameter before single values take their words
-        for name in order:
-            for rule in self.recipe.extract.get(name) or []:
-                if "objects" in rule and name not in self.result.values:
-                    got = self.rule_objects(name, rule)
-                    if got is not None:
-                        self._count_of_items(name, len(got[0]))
-                    if got is not None and not self._into_slots(rule, got[0], got[1]):
-                        self._take(name, got[0], got[1])
-                    elif got is None:
-                        self._named_list(rule)
         # a string parameter whose two name parts both stand before its value ("scheduler config
         # in namespace kube-system" for scheduler_namespace) is named more exactly than by either part
         for name in order:

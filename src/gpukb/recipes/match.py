@@ -44,6 +44,16 @@ _BOUND_HEAD = re.compile(r"^\W*(?:an?\s+|the\s+)?([\w./-]+(?:\s+[\w./-]+){0,2}?)
                          r"(?:\s+(?:config|configuration|setup|spec|yaml|manifest|object|resource))?"
                          r"\s*(?::|\s-\s|\s+(?:where|whose|in\s+which)\b)")
 _BOUND_BONUS = 10.0
+# the opening of a request before its object: greetings, a verb of making or wanting, an article
+_OPENING = re.compile(r"^\W*(?:(?:hey|hi|hello|ok|okay|so|pls|plz|please)\W+)*"
+                      r"(?:(?:can|could|would|will)\s+(?:you|u|someone)\s+)?(?:pls\s+|please\s+)?"
+                      r"(?:(?:i|we)\s+(?:need|want|would\s+like)\s+|(?:need|want)\s+|"
+                      r"(?:create|make|write|generate|build|draft|produce|set\s+up|configure|deploy|define|add|"
+                      r"render|give|show)\s+(?:me\s+|us\s+)?)?"
+                      r"(?:an?\s+|the\s+|one\s+|some\s+|new\s+)*", re.I)
+_OBJECT_BONUS = 2.0
+# ... when its keyword is the whole noun: what follows starts a description of it, not a longer noun
+_NOUN_END = re.compile(r"\s*(?:$|[,:;(]|\s-\s|(?:with|that|which|where|whose|for|in|on|using)\b)", re.I)
 
 
 def tokenize(text: str) -> list[str]:
@@ -79,6 +89,10 @@ class _Index:
                                               for r in recipes]
         # words of each recipe's keywords: a keyword right before another recipe's word only
         # qualifies it ("notebook pod": a pod for notebooks)
+        # what each recipe can make several of: the words its parameters count ("4 workers")
+        self.counted: list[set[str]] = [{_singular(w.lower()) for rules in r.extract.values() for rule in rules
+                                         for w in (rule.get("count") or []) if isinstance(w, str)}
+                                        for r in recipes]
         self.kw_words: list[set[str]] = [{w for k in r.keywords for w in re.split(r"[\s-]+", k.lower())
                                           if w and w not in STOPWORDS} for r in recipes]
         models = "|".join(_GPU_MODELS)
@@ -120,6 +134,7 @@ class _Index:
         text = mask_given_names(text)  # a keyword inside a given name names no recipe
         out = []
         first: dict[int, int] = {}  # recipe -> where its first distinctive, unmodified keyword starts
+        first_end: dict[int, int] = {}
         for i, pats in enumerate(self.phrases):
             bonus = 0.0
             for j, (rx, w) in enumerate(pats):
@@ -128,17 +143,23 @@ class _Index:
                     # "... in the prod queue": a phrase after a preposition names where or
                     # with what, not the object asked for. The object is usually named
                     # first; later mentions are more often details of it.
-                    modified = is_detail(text, m.start()) or self._qualifies(i, text, m.end())
+                    modified = (is_detail(text, m.start()) or self._qualifies(i, text, m.end())
+                                or self._many(i, text, m))
                     where = _MODIFIER_WEIGHT if modified else 1.0
                     bonus += w * where * (1.0 - _LATE_DISCOUNT * m.start() / max(1, len(text)))
-                    if self.distinctive[i][j] and not modified:
-                        first[i] = min(first.get(i, m.start()), m.start())
+                    if self.distinctive[i][j] and not modified and m.start() < first.get(i, len(text) + 1):
+                        first[i], first_end[i] = m.start(), m.end()
             out.append(float(base[i]) + 1.5 * min(bonus, 6.0))
         if first:
             head = min(first.values())
+            # the object of the opening verb, named by a whole noun ("ClusterPolicy with GDS ...",
+            # "create a cluster policy that ...") is the object asked for, more surely than a head
+            # named later; a feature keyword of another recipe after it describes it
+            opening = _OPENING.match(text)
             for i, at in first.items():
                 if at == head:
-                    out[i] += _HEAD_BONUS
+                    whole = opening and head <= opening.end() and _NOUN_END.match(text, first_end[i])
+                    out[i] += _HEAD_BONUS + (_OBJECT_BONUS if whole else 0.0)
         # "clusterpolicy: preinstalled driver, mig manager ...": a short head before a colon or dash
         # names the object; what follows are its settings, whichever recipes their words also name
         bound = _BOUND_HEAD.match(text)
@@ -165,7 +186,29 @@ def _qualifies(self, i: int, text: str, end: int) -> bool:
     return any({w, stem_w} & words for j, words in enumerate(self.kw_words) if j != i)
 
 
+_COUNT_BEFORE = re.compile(r"(?:\b(?:\d+|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|several|many)"
+                           r"\s+(?:[a-z][\w-]*\s+)?)$", re.I)
+
+
+def _many(self, i: int, text: str, m: re.Match) -> bool:
+    """Does the keyword of recipe ``i`` at ``m`` name several of its object ("8 training pods with
+    gpus") when the recipe makes one, counting nothing of that name? Then it describes the objects
+    another recipe makes."""
+    first = re.match(r"[a-z]+", m.group(0).lower())
+    if not first or not first.group(0).endswith("s") or len(first.group(0)) < 4:
+        return False
+    noun = _singular(first.group(0))
+    if noun in self.counted[i] or noun + "s" in self.counted[i]:
+        return False
+    return bool(_COUNT_BEFORE.search(text, 0, m.start()))
+
+
+def _singular(w: str) -> str:
+    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+
+
 _Index._qualifies = _qualifies  # type: ignore[attr-defined]
+_Index._many = _many  # type: ignore[attr-defined]
 
 
 def is_detail(text: str, at: int) -> bool:
@@ -220,8 +263,9 @@ def match_recipes(text: str, recipes: list[Recipe] | None = None, k: int = 3) ->
     if not recipes or not text.strip():
         return []
     from .extract import normalise_text
+    from .spelling import correct_words
 
-    text = mask_values(mask_negated(normalise_text(text)))
+    text = mask_values(mask_negated(correct_words(normalise_text(text), recipes)))
     idx = _index_for(recipes)
     scores = idx.scores(text)
     ranked = sorted(range(len(recipes)), key=lambda i: (-scores[i], recipes[i].id))

@@ -1,0 +1,211 @@
+"""Mistyped words of a request, read as the recipe term they were meant to be.
+
+Users write "pytroch", "karpneter", "namepsace", "replcias". A word of five or
+more letters that no recipe and no KB page uses, one edit (a letter dropped,
+added, changed, or two neighbours swapped) from exactly one recipe term (a
+keyword, kind, title word, parameter name or extraction cue, or such a word
+with a plural or verb ending), is read as that term. A word the recipes or the
+KB use is never "corrected" ("there" stays, though "three" is one swap away),
+and neither is a value: a word in quotes, a given name ("named trainr"), or a
+token with digits, dots, slashes, underscores or hyphens.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable
+
+__all__ = ["Speller", "speller_for", "correct_words", "within_one_edit"]
+
+_ALPHA = re.compile(r"[a-z]+")
+_MIN_LEN = 5
+_ENDINGS = ("", "s", "es", "ed", "d", "ing")
+# a word right after these is a value the user chose, not a term
+_NAMING = re.compile(r"(?:\b(?:named|called|name|names|label|labels|labeled|labelled)\s*[:=]?\s*|[\"'`])$", re.I)
+# a candidate word: letters only, not part of a hyphenated, dotted, slashed or digit-bearing token
+_CANDIDATE = re.compile(r"(?<![\w./:@-])[A-Za-z]{4,}(?![\w./:@-]|'[a-z])")
+
+
+def within_one_edit(a: str, b: str) -> bool:
+    """Are ``a`` and ``b`` at most one insertion, deletion, substitution or swap of neighbours apart?"""
+    if a == b:
+        return True
+    la, lb = len(a), len(b)
+    if abs(la - lb) > 1:
+        return False
+    if la == lb:
+        diff = [i for i in range(la) if a[i] != b[i]]
+        if len(diff) == 1:
+            return True
+        return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+    if la > lb:
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    return a[i:] == b[i + 1:]
+
+
+def _deletes(w: str) -> set[str]:
+    return {w[:i] + w[i + 1:] for i in range(len(w))}
+
+
+class Speller:
+    """Corrects mistyped words towards ``terms``; never touches a word of ``known``."""
+
+    def __init__(self, terms: Iterable[str], known: Iterable[str]):
+        self.known = {w.lower() for w in known} | set()
+        self.forms: dict[str, str] = {}
+        for t in {t.lower() for t in terms}:
+            if not _ALPHA.fullmatch(t) or len(t) < _MIN_LEN - 1:
+                continue
+            for e in _ENDINGS if not t.endswith(("ing", "ed", "ss")) else ("",):
+                f = t + e if not (e in ("ed", "d", "ing") and t.endswith("e") and e != "d") else t[:-1] + e
+                if len(f) >= _MIN_LEN:
+                    self.forms.setdefault(f, t)
+        self.known |= set(self.forms)
+        self.index: dict[str, set[str]] = {}
+        for f in self.forms:
+            for d in _deletes(f) | {f}:
+                self.index.setdefault(d, set()).add(f)
+
+    @lru_cache(maxsize=4096)
+    def correct(self, word: str) -> str | None:
+        """The term ``word`` was meant to be, or None (a known word, or no single near term)."""
+        w = word.lower()
+        # a four-letter word may be a five-letter term missing a letter ("queu", "locl")
+        if len(w) < _MIN_LEN - 1 or w in self.known:
+            return None
+        # a plural or verb ending of a known word is known ("pods", "preempted")
+        for e in ("s", "es", "ed", "d", "ing"):
+            if w.endswith(e) and len(w) - len(e) >= 3 and (w[: -len(e)] in self.known or w[: -len(e)] + "e" in self.known):
+                return None
+        # another form of a term is that term ("timeslice": timeslicing); of another known word, itself
+        forms = [w + e for e in ("s", "d", "ed", "ing")] + ([w[:-1] + "ing"] if w[-1] == "e" else [])
+        for f in forms if len(w) >= _MIN_LEN else ():
+            if f in self.forms:
+                return f
+        if len(w) >= _MIN_LEN and any(f in self.known for f in forms):
+            return None
+        cands: set[str] = set()
+        for d in _deletes(w) | {w}:
+            cands |= self.index.get(d, set())
+        # a word that starts with a whole term is another word made from it ("trainer", "scheduler")
+        near = sorted(c for c in cands if within_one_edit(w, c) and not w.startswith(self.forms[c])
+                      and (len(w) >= _MIN_LEN or len(c) == len(w) + 1) and c not in (w + "s", w + "es"))
+        # one term only: "quoat" is quota; a word between two terms is left as written
+        return near[0] if len(near) == 1 else None
+
+    def text(self, text: str) -> str:
+        """``text`` with its mistyped words corrected (other characters unchanged)."""
+        out: list[str] = []
+        last = 0
+        for m in _CANDIDATE.finditer(text):
+            fixed = self.correct(m.group(0))
+            if fixed is None or _NAMING.search(text, 0, m.start()):
+                continue
+            out.append(text[last:m.start()])
+            out.append(fixed)
+            last = m.end()
+        if not out:
+            return text
+        out.append(text[last:])
+        return "".join(out)
+
+
+def _words_of(text: str) -> set[str]:
+    return set(_ALPHA.findall(text.lower()))
+
+
+def _camel_parts(s: str) -> list[str]:
+    return [p.lower() for p in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+", s)]
+
+
+def recipe_terms(recipe) -> set[str]:
+    """The words a recipe is asked for by: keywords, kinds, title, parameter names, extraction cues."""
+    out: set[str] = set()
+    for k in recipe.keywords:
+        out |= _words_of(k)
+        out.add(re.sub(r"[\s-]+", "", k.lower()))
+    for kind in recipe.kinds:
+        out.add(kind.lower())
+        out.update(_camel_parts(kind))
+    out |= _words_of(recipe.title)
+    for name in recipe.properties:
+        out.update(p for p in name.lower().split("_") if p)
+
+    def walk(v) -> None:
+        if isinstance(v, str):
+            if not re.search(r"[\\()\[\]|?*+]", v):  # a cue word, not a regex
+                out.update(_words_of(v))
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+        elif isinstance(v, dict):
+            for key, x in v.items():
+                if key not in ("regex", "objects", "value"):
+                    walk(x)
+    walk(recipe.extract)
+    for spec in recipe.properties.values():
+        if isinstance(spec, dict):
+            for e in spec.get("enum") or []:
+                if isinstance(e, str):
+                    out |= _words_of(e)
+    return {w for w in out if _ALPHA.fullmatch(w)}
+
+
+@lru_cache(maxsize=8)
+def _known_words(recipes_dir: str) -> frozenset[str]:
+    """Every word the recipe files and the KB pages next to them use."""
+    root = Path(recipes_dir)
+    out: set[str] = set()
+    paths = list(root.rglob("*.yaml"))
+    kb = root.parent / "kb"
+    if kb.is_dir():
+        paths += list(kb.rglob("*.md"))
+    for p in paths:
+        try:
+            out |= _words_of(p.read_text(encoding="utf-8", errors="ignore"))
+        except OSError:
+            continue
+    return frozenset(out)
+
+
+def _speller(recipes: list) -> Speller:
+    terms: set[str] = set()
+    known: set[str] = set()
+    from .model import FRAGMENTS_DIR
+
+    # a library's folder (its fragments sit beside the areas); a loose recipe file has only its own words
+    dirs = {r.path.parent.parent for r in recipes if getattr(r, "path", None)}
+    for d in dirs:
+        if (d / FRAGMENTS_DIR).is_dir():
+            known |= _known_words(str(d.resolve()))
+    for r in recipes:
+        terms |= recipe_terms(r)
+        known |= _words_of(" ".join([r.title, r.description, *r.keywords,
+                                     *(str(e.get("request", "")) for e in r.examples)]))
+    return Speller(terms, known)
+
+
+_SPELLERS: dict[tuple[int, ...], tuple[list, Speller]] = {}
+
+
+def speller_for(recipes: list) -> Speller:
+    """The speller of these recipes (built once per set of recipe objects)."""
+    key = tuple(id(r) for r in recipes)
+    got = _SPELLERS.get(key)
+    if got is None or any(a is not b for a, b in zip(got[0], recipes)):
+        if len(_SPELLERS) > 64:
+            _SPELLERS.clear()
+        got = _SPELLERS[key] = (list(recipes), _speller(recipes))
+    return got[1]
+
+
+def correct_words(text: str, recipes: list) -> str:
+    """``text`` with words mistyped for these recipes' terms corrected."""
+    if not recipes:
+        return text
+    return speller_for(recipes).text(text)

@@ -1,0 +1,34 @@
+"""The object a request opens with, named by a whole noun, outweighs a feature keyword of
+another recipe that describes it."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpukb.recipes.match import match_recipes
+from gpukb.recipes.model import load_recipes
+
+
+@pytest.mark.parametrize("text,want", [
+    ("create a ClusterPolicy that turns on RDMA and points the mig manager at layouts-cm",
+     "gpu-operator-clusterpolicy"),
+    ("ClusterPolicy with GPUDirect storage on and the mig manager reading configmap parts-cm",
+     "gpu-operator-clusterpolicy"),
+    ("please write a cluster policy with time-slicing disabled and the dcgm exporter on",
+     "gpu-operator-clusterpolicy"),
+    ("ScaledObject for the vllm deployment, scale on gpu utilization via prometheus", "keda-gpu-scaledobject"),
+    ("MIG config with three 2g.20gb per gpu", "mig-config"),
+])
+def test_opening_object_wins(text, want):
+    assert match_recipes(text, load_recipes(), k=1)[0][0].id == want
+
+
+@pytest.mark.parametrize("text,want", [
+    ("6 pods with 4 gpus each, at most one pod per node", "topology-spread-training"),
+    ("llama-ft: 4 finetune pods with 2 gpus apiece, never two of them on the same node, one pod per node",
+     "topology-spread-training"),
+    ("a pod with 2 gpus", "gpu-pod"),
+    ("two pods with one gpu each", "gpu-pod"),  # nothing else makes several pods: the pod recipe stays
+])
+def test_several_of_an_object_a_recipe_makes_one_of(text, want):
+    assert match_recipes(text, load_recipes(), k=1)[0][0].id == want

@@ -1,0 +1,120 @@
+"""Mistyped words read as the recipe term meant: one edit from one term, never a known word,
+never a value the user chose."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpukb.recipes.extract import extract_params
+from gpukb.recipes.match import match_recipes
+from gpukb.recipes.model import Recipe, load_recipes
+from gpukb.recipes.spelling import Speller, within_one_edit
+
+
+@pytest.mark.parametrize("a,b,ok", [
+    ("namespace", "namepsace", True),   # two neighbours swapped
+    ("replicas", "replcias", True),
+    ("karpenter", "karpeter", True),    # a letter dropped
+    ("quota", "quotaa", True),          # a letter added
+    ("toleration", "toleratoin", True),
+    ("priority", "priorrity", True),
+    ("cohort", "cohrt", True),
+    ("namespace", "nmaepsace", False),  # two edits
+    ("quota", "quote", True),
+])
+def test_within_one_edit(a, b, ok):
+    assert within_one_edit(a, b) is ok
+
+
+def _speller() -> Speller:
+    return Speller(terms=["namespace", "replicas", "quota", "karpenter", "pytorch", "trained", "three",
+                          "timeslicing", "preempt"],
+                   known=["there", "trainer", "thread"])
+
+
+@pytest.mark.parametrize("text,want", [
+    ("4 replcias in namepsace vision", "4 replicas in namespace vision"),
+    ("a Karpneter pool", "a karpenter pool"),
+    ("GPU quoat of 16", "GPU quota of 16"),
+    ("kubeflow pytroch job", "kubeflow pytorch job"),
+    ("timeslice the cards", "timeslicing the cards"),       # another form of a term
+    ("it may preemtp others", "it may preempt others"),
+])
+def test_corrects_one_edit_from_a_term(text, want):
+    assert _speller().text(text) == want
+
+
+@pytest.mark.parametrize("text", [
+    "there are 2 of them",              # a known word, though "three" is one swap away
+    "a trainer task of 4 pods",         # known
+    "a traineer task",                  # starts with a whole term ("trained" is not meant)
+    "queue named quoat",                # a name the user gives
+    "namespace 'replcias'",             # quoted
+    "image repo/namepsace:v1",          # inside a token
+    "team-quoat namespace",             # part of a hyphenated name
+    "pods in namepsace-x",
+])
+def test_leaves_known_words_and_values(text):
+    assert _speller().text(text) == text
+
+
+def test_ambiguous_word_is_left_as_written():
+    sp = Speller(terms=["slices", "slicer"], known=[])
+    assert sp.text("four slicex") == "four slicex"
+
+
+def _recipe(props: dict[str, Any], extract: dict[str, Any]) -> Recipe:
+    return Recipe(id="fixture", title="fixture", area="test", description="", docs=[],
+                  parameters={"type": "object", "properties": props}, templates=[], examples=[],
+                  path=Path("fixture.yaml"), extract=extract)
+
+
+def test_extraction_reads_a_mistyped_cue():
+    r = _recipe({"namespace": {"type": "string", "pattern": "^[a-z0-9-]+$"},
+                 "replicas": {"type": "integer", "minimum": 1, "maximum": 64}},
+                {"namespace": [{"after": ["namespace"]}], "replicas": [{"count": ["replicas"]}]})
+    got = extract_params(r, "run 6 replcias in the namepsace speech-team").values
+    assert got == {"namespace": "speech-team", "replicas": 6}
+
+
+def test_extraction_keeps_a_mistyped_looking_name():
+    r = _recipe({"namespace": {"type": "string", "pattern": "^[a-z0-9-]+$"}},
+                {"namespace": [{"after": ["namespace", "named"]}]})
+    assert extract_params(r, "namespace named replcias").values == {"namespace": "replcias"}
+
+
+@pytest.mark.parametrize("text,want", [
+    ("karpneter nodepool for g5 instances", "karpenter-gpu-nodepool"),
+    ("kubeflow pytroch training job with 3 workers", "pytorchjob"),
+    ("gpu quoat for the ml namespace, 16 gpus", "gpu-quota"),
+    ("timeslice every card 6 ways", "time-slicing"),
+    ("priorty classes for serving and batch", "priority-classes"),
+])
+def test_matching_reads_mistyped_recipe_words(text, want):
+    assert match_recipes(text, load_recipes(), k=1)[0][0].id == want
+
+
+@pytest.mark.parametrize("text,want", [
+    ("a queu named research", "a queue named research"),   # four letters: a five-letter term missing one
+    ("the locl queue", "the local queue"),
+])
+def test_four_letter_word_missing_a_letter(text, want):
+    sp = Speller(terms=["queue", "local", "queued"], known=["lock"])
+    assert sp.text(text) == want
+
+
+def test_four_letter_words_are_not_changed_otherwise():
+    sp = Speller(terms=["queue", "local", "pools"], known=[])
+    # "quxe": a changed letter, not a missing one; "pool": a plural term's singular stays
+    assert sp.text("pool loca quxe") == "pool local quxe"
+
+
+@pytest.mark.parametrize("text", ["pod with 2 GPU's in namespace research", "pod with 2 gpu(s) in namespace research"])
+def test_plural_spellings(text):
+    from gpukb.recipes.model import find_recipe
+
+    e = extract_params(find_recipe("gpu-pod"), text)
+    assert e.values == {"gpus": 2, "namespace": "research"}
