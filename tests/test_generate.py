@@ -161,9 +161,9 @@ def test_dev_set_target():
     fresh4 = [r for r in report["results"] if r["file"] == "fresh4.yaml"]
     assert sum(r["correct"] for r in fresh4) / len(fresh4) >= 0.95
     fresh5 = [r for r in report["results"] if r["file"] == "fresh5.yaml"]  # held out once (0.743), tuned on since
-    assert sum(r["correct"] for r in fresh5) / len(fresh5) >= 0.94
+    assert sum(r["correct"] for r in fresh5) / len(fresh5) >= 0.95
     fresh6 = [r for r in report["results"] if r["file"] == "fresh6.yaml"]  # held out once (0.738), tuned on since
-    assert sum(r["correct"] for r in fresh6) / len(fresh6) >= 0.93
+    assert sum(r["correct"] for r in fresh6) / len(fresh6) >= 0.97
     # held out, never tuned on: floors at the measured level (0.735, 3 silent drops)
     fresh7 = [r for r in report["results"] if r["file"] == "fresh7.yaml"]
     assert sum(r["correct"] for r in fresh7) / len(fresh7) >= 0.73
