@@ -256,22 +256,24 @@ def fuse(results: Sequence[list[Hit]], weights: Sequence[float], mode: str, top_
         raise ValueError(f"unknown fusion mode {mode!r}")
     out: list[Hit] = []
     for idx, hits in enumerate(results):
-        if hits:
-            scores = [h.score or 0.0 for h in hits]
-            if mode == "dist_based_score":
-                mean = sum(scores) / len(scores)
-                std = (sum((x - mean) ** 2 for x in scores) / len(scores)) ** 0.5
-                lo, hi = mean - 3 * std, mean + 3 * std
-            else:
-                lo, hi = min(scores), max(scores)
-        for h in hits:
-            if hi == lo:
-                h.score = 1.0 if hi > 0 else 0.0
-            else:
-                h.score = (h.score - lo) / (hi - lo)
-            h.score = (h.score or 0.0) * weights[idx]
+        for h, v in zip(hits, _scaled([h.score or 0.0 for h in hits], mode)):
+            h.score = v * weights[idx]
             out.append(h)
     return sorted(out, key=lambda x: x.score or 0.0, reverse=True)[:top_k]
+
+
+def _scaled(scores: Sequence[float], mode: str = "dist_based_score") -> list[float]:
+    """One retriever's scores scaled as llama-index scales them: by their mean
+    +- 3 standard deviations (``dist_based_score``) or their range (``relative_score``)."""
+    if not scores:
+        return []
+    if mode == "dist_based_score":
+        mean = sum(scores) / len(scores)
+        std = (sum((x - mean) ** 2 for x in scores) / len(scores)) ** 0.5
+        lo, hi = mean - 3 * std, mean + 3 * std
+    else:
+        lo, hi = min(scores), max(scores)
+    return [(x - lo) / (hi - lo) if hi != lo else (1.0 if hi > 0 else 0.0) for x in scores]
 
 
 def fuse_full(candidates: Sequence[int], scores: Sequence[Sequence[float]], weights: Sequence[float],
@@ -281,14 +283,8 @@ def fuse_full(candidates: Sequence[int], scores: Sequence[Sequence[float]], weig
     weighted and summed per candidate."""
     fused = [0.0] * len(candidates)
     for w, col in zip(weights, scores):
-        n = len(col)
-        if not n:
-            continue
-        mean = sum(col) / n
-        std = (sum((x - mean) ** 2 for x in col) / n) ** 0.5
-        lo, hi = mean - 3 * std, mean + 3 * std
-        for i, x in enumerate(col):
-            fused[i] += w * ((x - lo) / (hi - lo) if hi > lo else (1.0 if hi > 0 else 0.0))
+        for i, v in enumerate(_scaled(col)):
+            fused[i] += w * v
     order = sorted(range(len(candidates)), key=lambda i: (-fused[i], i))
     return [(candidates[i], fused[i]) for i in order[:top_k]]
 
@@ -416,8 +412,7 @@ class Retriever:
         kw = self.keyword_hits(keyword_query(question))
         if mode == "bm25":
             return kw, raw
-        mode_ = "dist_based_score" if self.fusion_mode == "dist_based_full" else self.fusion_mode
-        return fuse([vec, kw], self.weights, mode_, self.candidates * 2), raw
+        return fuse([vec, kw], self.weights, self.fusion_mode, self.candidates * 2), raw
 
     # sections -------------------------------------------------------------
     def retrieve(self, question: str, k: int = 5, area: str | None = None, mode: str = "hybrid",

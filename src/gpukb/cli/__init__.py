@@ -38,6 +38,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
+
 @app.callback()
 def _root() -> None:
     # A callback keeps ``gpukb`` a command group even when only one command

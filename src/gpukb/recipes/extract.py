@@ -464,24 +464,24 @@ def _schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | None =
     return list(got[1])
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=1024)
+def _pattern_takes(spec_json: str, takes: tuple[str, ...], rejects: tuple[str, ...]) -> bool:
+    """Does a patterned, non-enum string schema accept every value of ``takes`` and none of ``rejects``?"""
+    spec = json.loads(spec_json)
+    if not spec.get("pattern") or spec.get("enum"):
+        return False
+    v = _prop_validator(spec_json)
+    return all(v.is_valid(x) for x in takes) and not any(v.is_valid(x) for x in rejects)
+
+
 def _numeric_string(spec_json: str) -> bool:
     """Does a string schema take plain numbers ("5", "0.5") and nothing word-like?"""
-    spec = json.loads(spec_json)
-    if not spec.get("pattern") or spec.get("enum"):
-        return False
-    v = _prop_validator(spec_json)
-    return v.is_valid("5") and v.is_valid("2.5") and not v.is_valid("abc")
+    return _pattern_takes(spec_json, ("5", "2.5"), ("abc",))
 
 
-@lru_cache(maxsize=512)
 def _duration_string(spec_json: str) -> bool:
     """Does a string schema take Go-style durations ("30m", "720h") and no plain word?"""
-    spec = json.loads(spec_json)
-    if not spec.get("pattern") or spec.get("enum"):
-        return False
-    v = _prop_validator(spec_json)
-    return v.is_valid("30m") and v.is_valid("720h") and not v.is_valid("abc") and not v.is_valid("5")
+    return _pattern_takes(spec_json, ("30m", "720h"), ("abc", "5"))
 
 
 def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | None = None) -> list[dict[str, Any]]:
