@@ -177,7 +177,7 @@ def _scaled(m: re.Match) -> str:
 
 
 # Shorthand people write for common words: "w/o the exporter", "w/ 4 gpus", "10 reqs per replica".
-_SHORTHAND = [
+_SHORTHAND: list[tuple[re.Pattern[str], Any]] = [
     (re.compile(r"(?<![\w./:-])w/o(?![\w/])", re.I), "without"),
     (re.compile(r"(?<![\w./:-])w/(?:\s+|(?=[a-z0-9])(?![\w.-]*[/:]))", re.I), "with "),
     (re.compile(r"(?<![\w./:-])(req)(s?)(?![\w./:-])", re.I), lambda m: "request" + m.group(2)),
@@ -756,7 +756,7 @@ class _Extractor:
 
     def _count_units(self, name: str) -> set[str]:
         """Single words the recipe's other parameters count (their own or shared count rules)."""
-        out = set()
+        out: set[str] = set()
         for other in self.recipe.properties:
             if other != name:
                 for r in self.recipe.extract.get(other) or _DEFAULT_RULES.get(other, []):
@@ -855,7 +855,7 @@ class _Extractor:
         extra = sorted({w for group in _COUNT_SYNONYMS if mine & group for w in group} - mine)
         if not extra:
             return []
-        taken = set()
+        taken: set[Any] = set()
         for other in self.recipe.properties:
             if other == name:
                 continue
@@ -1372,7 +1372,6 @@ class _Extractor:
                         best = (key, chosen, m.span(), cover)
         if best:
             negated_cover = best[3]
-            best = (best[0], best[1], (best[2][0], best[2][0]))
             raw = best[1]
             spec = self.recipe.properties[name]
             if spec.get("type") == "integer":
@@ -1383,7 +1382,7 @@ class _Extractor:
             if ok:
                 if negated_cover:  # the negation and the action it rules out are understood
                     self.result.covered.append(negated_cover)
-                return val, best[2]
+                return val, (best[2][0], best[2][0])
         return None
 
     def _negated_before(self, at: int) -> int | None:
@@ -2216,11 +2215,11 @@ class _Extractor:
             after = rf"(?:\s*{unit}|(?=\s*(?:$|[,.;)]|and\b|or\b|but\b|on\b|when\b|with\b|based\b)))"
             for pname, lead in ((lo_name, r"at\s+least|no\s+fewer\s+than|no\s+less\s+than|min(?:imum)?(?:\s+of)?"),
                                 (hi_name, r"at\s+most|up\s+to|no\s+more\s+than|never\s+more\s+than|max(?:imum)?(?:\s+of)?")):
-                m = _compile(rf"\b(?:{lead})\s+{_NUM}{after}").search(self.text)
-                if m and pname not in self.result.values:
-                    n = parse_number(m.group(1))
-                    if n is not None and self._take(pname, n, m.span(1)):
-                        self.result.covered.append(m.span())
+                bound = _compile(rf"\b(?:{lead})\s+{_NUM}{after}").search(self.text)
+                if bound and pname not in self.result.values:
+                    n = parse_number(bound.group(1))
+                    if n is not None and self._take(pname, n, bound.span(1)):
+                        self.result.covered.append(bound.span())
 
     def _per_unit_maxima(self) -> None:
         """A most-per-unit parameter (``max_gpus_per_pod``) from the ways people bound one unit:

@@ -68,6 +68,14 @@ def recipe_search_text(recipe: Recipe) -> str:
     return "\n".join(p for p in parts if p)
 
 
+_COUNT_BEFORE = re.compile(r"(?:\b(?:\d+|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|several|many)"
+                           r"\s+(?:[a-z][\w-]*\s+)?)$", re.I)
+
+
+def _singular(w: str) -> str:
+    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+
+
 class _Index:
     def __init__(self, recipes: list[Recipe]):
         from ..bm25 import MemoryBM25
@@ -170,45 +178,31 @@ class _Index:
                     out[i] += _BOUND_BONUS
         return out
 
+    def _qualifies(self, i: int, text: str, end: int) -> bool:
+        """Does the keyword of recipe ``i`` ending at ``end`` qualify the noun after it, a word of
+        another recipe's keywords and of none of its own ("jupyter notebook pod")?"""
+        # "sharded gpu job": "gpu" or a GPU model between says what the object uses; the noun after is its head
+        generic = "|".join(["gpus?", "nvidia", *(rf"{g}s?" for g in _GPU_MODELS)])
+        m = re.match(rf"(?:[\s-](?:{generic})(?![\w-]))*[\s-]([a-z][\w]*)", text[end:end + 40], re.I)
+        if not m or m.group(1).lower() in STOPWORDS or m.group(1).lower() in _REQUEST_WORDS:
+            return False
+        w = m.group(1).lower()
+        stem_w = w[:-1] if w.endswith("s") and len(w) > 3 else w
+        if {w, stem_w} & self.kw_words[i]:
+            return False
+        return any({w, stem_w} & words for j, words in enumerate(self.kw_words) if j != i)
 
-def _qualifies(self, i: int, text: str, end: int) -> bool:
-    """Does the keyword of recipe ``i`` ending at ``end`` qualify the noun after it, a word of
-    another recipe's keywords and of none of its own ("jupyter notebook pod")?"""
-    # "sharded gpu job": "gpu" or a GPU model between says what the object uses; the noun after is its head
-    generic = "|".join(["gpus?", "nvidia", *(rf"{g}s?" for g in _GPU_MODELS)])
-    m = re.match(rf"(?:[\s-](?:{generic})(?![\w-]))*[\s-]([a-z][\w]*)", text[end:end + 40], re.I)
-    if not m or m.group(1).lower() in STOPWORDS or m.group(1).lower() in _REQUEST_WORDS:
-        return False
-    w = m.group(1).lower()
-    stem_w = w[:-1] if w.endswith("s") and len(w) > 3 else w
-    if {w, stem_w} & self.kw_words[i]:
-        return False
-    return any({w, stem_w} & words for j, words in enumerate(self.kw_words) if j != i)
-
-
-_COUNT_BEFORE = re.compile(r"(?:\b(?:\d+|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|several|many)"
-                           r"\s+(?:[a-z][\w-]*\s+)?)$", re.I)
-
-
-def _many(self, i: int, text: str, m: re.Match) -> bool:
-    """Does the keyword of recipe ``i`` at ``m`` name several of its object ("8 training pods with
-    gpus") when the recipe makes one, counting nothing of that name? Then it describes the objects
-    another recipe makes."""
-    first = re.match(r"[a-z]+", m.group(0).lower())
-    if not first or not first.group(0).endswith("s") or len(first.group(0)) < 4:
-        return False
-    noun = _singular(first.group(0))
-    if noun in self.counted[i] or noun + "s" in self.counted[i]:
-        return False
-    return bool(_COUNT_BEFORE.search(text, 0, m.start()))
-
-
-def _singular(w: str) -> str:
-    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
-
-
-_Index._qualifies = _qualifies  # type: ignore[attr-defined]
-_Index._many = _many  # type: ignore[attr-defined]
+    def _many(self, i: int, text: str, m: re.Match) -> bool:
+        """Does the keyword of recipe ``i`` at ``m`` name several of its object ("8 training pods with
+        gpus") when the recipe makes one, counting nothing of that name? Then it describes the objects
+        another recipe makes."""
+        first = re.match(r"[a-z]+", m.group(0).lower())
+        if not first or not first.group(0).endswith("s") or len(first.group(0)) < 4:
+            return False
+        noun = _singular(first.group(0))
+        if noun in self.counted[i] or noun + "s" in self.counted[i]:
+            return False
+        return bool(_COUNT_BEFORE.search(text, 0, m.start()))
 
 
 def is_detail(text: str, at: int) -> bool:
