@@ -163,8 +163,8 @@ _GROUPED = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+)(?![\w,]|\.\d)")
 
 # Amounts written with words: "two million" -> "2000000", "half a TiB" -> "0.5 TiB", "a full hour" -> "1 hour".
 _SCALED = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|a|half\s+a)\s+"
-                     r"(thousand|million|billion|dozen)(?![\w-])", re.I)
-_SCALE = {"thousand": 10 ** 3, "million": 10 ** 6, "billion": 10 ** 9, "dozen": 12}
+                     r"(hundred|thousand|million|billion|dozen)(?![\w-])", re.I)
+_SCALE = {"hundred": 100, "thousand": 10 ** 3, "million": 10 ** 6, "billion": 10 ** 9, "dozen": 12}
 _HALF_UNIT = re.compile(r"(?<![\w.])half\s+an?\s+(?=(?:[KMGTP]i?B|[kmgtp]ib|[kmgtp]b|tera|giga|mega)\w*\b)", re.I)
 _WHOLE_UNIT = re.compile(r"(?<![\w.])(?:an?|one)\s+(?:full|whole|entire|complete)\s+(?=(?:second|minute|hour|day)s?\b)", re.I)
 
@@ -187,9 +187,27 @@ _SHORTHAND: list[tuple[re.Pattern[str], Any]] = [
 ]
 
 
+# A number the writer takes back: "gpu limit sixteen.. no wait, make it 32", "4 nodes, sorry, 6 nodes",
+# "16 GPUs - actually make that 24": the second number stands where the first was.
+_NUM_OR_WORD = r"(\d+(?:\.\d+)?|" + _NUM[1:-1].split("|", 1)[1] + r")"
+_CORRECTION = re.compile(
+    r"(?<![\w.-])" + _NUM_OR_WORD + r"(\s+[A-Za-z][\w-]*)?\s*(?:\.{2,}|\u2026|[,;:!-]|\.(?=\s))?\s*\(?\s*"
+    r"(?:no\s+wait|wait|actually|sorry|oops|i\s+mean|scratch\s+that|correction|make\s+(?:it|that))(?![\w-])"
+    r"[\s,.:!-]*(?:no\s*[,.]?\s*)?(?:(?:make|change)\s+(?:it|that)(?:\s+to)?|it'?s|it\s+should\s+be|should\s+be|rather)?"
+    r"\s*" + _NUM_OR_WORD + r"(?![\w-]|\.\d)(\s+[A-Za-z][\w-]*)?\)?", re.I)
+
+
+def _corrected(m: re.Match) -> str:
+    unit, unit2 = m.group(2) or "", m.group(4) or ""
+    if unit and unit2 and _singular(unit.strip().lower()) != _singular(unit2.strip().lower()):
+        return m.group(0)  # "4 nodes, actually 8 GPUs each": two quantities, no correction
+    return m.group(3) + (unit2 or unit)
+
+
 def normalise_text(text: str) -> str:
     for rx, repl in _SHORTHAND:
         text = rx.sub(repl, text)
+    text = _CORRECTION.sub(_corrected, text)
     text = _SCALED.sub(_scaled, text)
     text = _HALF_UNIT.sub("0.5 ", text)
     text = _WHOLE_UNIT.sub("1 ", text)
@@ -532,6 +550,8 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
         # a duration kept as a string ("720h", "30m"): one near the words its description uses
         rules.append({"regex": r"(?<![\w.:/=-])(\d+(?:s|m|h))(?![\w.%/:-])",
                       "near": description_cues(str(spec.get("description", ""))), "window": 40})
+        # or spelled out ("after 30 minutes", "two days"), near its name or those words
+        rules.append({"duration": True, "near": variants + description_cues(str(spec.get("description", "")))})
     if t == "integer":
         if name.endswith("_seconds"):  # the unit is in the name: "cooldown 5 min" -> 300
             rules.insert(0, {"duration": True,
@@ -688,7 +708,67 @@ def named_kinds(recipe: Recipe) -> dict[str, Any]:
     return out
 
 
+_FIELDS_CACHE: dict[tuple[str, str, int], dict[str, list[str]]] = {}
+
+
+def _params_in(expr: Any, depth: int = 0) -> set[str]:
+    """The parameters a template value is computed from directly (``{$param: p}``, or a directive
+    over such values: ``$max``, ``$if``, ``$format``), not those of nested manifest objects."""
+    if depth > 3:
+        return set()
+    if isinstance(expr, dict):
+        if isinstance(expr.get("$param"), str):
+            return {expr["$param"]}
+        if "$if" in expr:  # the value is one branch; the condition only picks it
+            return _params_in(expr.get("then"), depth + 1) | _params_in(expr.get("else"), depth + 1)
+        if len(expr) == 1 and next(iter(expr)) in ("$max", "$min", "$str", "$coalesce"):
+            return _params_in(next(iter(expr.values())), depth + 1)  # the value itself, bounded or cast
+        return set()  # a manifest mapping, or a value computed from the parameter rather than equal to it
+    if isinstance(expr, list):
+        return {p for v in expr for p in _params_in(v, depth + 1)}
+    return set()
+
+
+def manifest_fields(recipe: Recipe) -> dict[str, list[str]]:
+    """Per parameter, the camelCase manifest fields it alone sets (``minReplicaCount`` for
+    min_replicas, ``permitWaitingTimeSeconds``, ``backoffLimitPerIndex``): engineers write the
+    field they mean, and the recipe's templates say which parameter fills it."""
+    key = (recipe.id, str(recipe.path), id(recipe.templates))
+    if key in _FIELDS_CACHE:
+        return _FIELDS_CACHE[key]
+    found: dict[str, set[str]] = {}
+
+    def walk(t: Any) -> None:
+        if isinstance(t, dict):
+            for k, v in t.items():
+                if isinstance(k, str) and not k.startswith("$") and re.fullmatch(r"[a-z]+(?:[A-Z][a-z0-9]*)+", k) \
+                        and len(k) >= 8:
+                    ps = _params_in(v) & set(recipe.properties)
+                    if len(ps) == 1 or (len(ps) > 1 and isinstance(v, dict) and "$param" not in v
+                                        and any(x in v for x in ("$max", "$min"))):
+                        # "$max: [max_replicas, min_replicas]": the field is the first one's
+                        first = next(iter(_params_in((v.get("$max") or v.get("$min") or [None])[0])), None) \
+                            if len(ps) > 1 else next(iter(ps))
+                        if first:
+                            found.setdefault(k, set()).add(first)
+                walk(v)
+        elif isinstance(t, list):
+            for v in t:
+                walk(v)
+
+    walk(recipe.templates)
+    out: dict[str, list[str]] = {}
+    for field, ps in found.items():
+        if len(ps) == 1:  # a field two parameters fill in different objects names neither
+            p = next(iter(ps))
+            if field.lower() not in {v.lower().replace(" ", "").replace("-", "") for v in name_variants(p)}:
+                out.setdefault(p, []).append(field)
+    _FIELDS_CACHE[key] = out
+    return out
+
+
 _CUE_WORDS_CACHE: dict[tuple[int, str], Any] = {}
+_VALUE_WORDS_CACHE: dict[int, Any] = {}
 
 
 # a single token in quotes or backticks (for views of the text that read it bare, same length)
@@ -1006,6 +1086,14 @@ class _Extractor:
                 continue  # "onboarding bundle for x": a keyword of the recipe, then a word of its keywords
             if _singular(tok.lower()) in others:  # "model cache": the word names another parameter
                 continue
+            if spec.get("type") == "string" and not spec.get("enum") and re.fullmatch(r"[a-z]+", tok) \
+                    and not self._quoted(span):
+                nxt = re.match(r"\s+([a-z]+)\b(?!\s*[=:])", self.text[span[1]:])
+                own_words = {w for c in cues for w in str(c).lower().split()}
+                if nxt and nxt.group(1).lower() not in _STOP and nxt.group(1).lower() not in _FILLERS \
+                        and _singular(nxt.group(1).lower()) not in own_words and nxt.group(1).lower() not in own_words \
+                        and not re.search(r"(?:ly|ed|ing)$", nxt.group(1)):
+                    continue  # "a cluster placement group": a plain word that heads a longer noun is no name
             if re.search(r"(?:^|_)(?:command|cmd|program|args)$", name) and \
                     self.recipe.properties[name].get("type") == "array":
                 # "runs nccl-tests (all_reduce_perf -b 8 -e 8G)": the command in brackets after a name
@@ -1076,19 +1164,27 @@ class _Extractor:
     def _other_named(self, name: str) -> re.Pattern | None:
         """Phrases naming another parameter's object ("claim template" for claim_template)."""
         phrases: set[str] = set()
+        quals: set[str] = set()
         for other in self.recipe.properties:
             if other == name or self.recipe.properties[other].get("type") != "string":
                 continue
             # "port name metrics", "queue name q1": another parameter's own noun before "name"
             phrases.update(v for v in name_variants(other) if "_" in other or len(other) >= 4)
+            if other.endswith("_name"):  # "the scheduler (profile) is called x" for scheduler_name
+                quals.update(v for v in name_variants(other[:-len("_name")]) if len(v) >= 4)
             for r in self.recipe.extract.get(other) or []:
                 for w in r.get("after") or []:
                     w = re.sub(r"\s+(?:named|called)$", "", str(w).lower())
                     if " " in w or len(w) > 6:
                         phrases.add(w)
-        if not phrases:
+        if not phrases and not quals:
             return None
-        return _compile(_words_alt(sorted(phrases)) + r"\s*$")
+        alts = [_words_alt(sorted(phrases))] if phrases else []
+        if quals:  # a qualifier, then maybe one noun of its own ("scheduler profile"), ending the head
+            mine = self._kind_nouns(name)[0]
+            own = rf"(?:\s+(?!(?:{_words_alt(mine)})\b)[a-z]+)?" if mine else r"(?:\s+[a-z]+)?"
+            alts.append(_words_alt(sorted(quals)) + own)
+        return _compile("(?:" + "|".join(alts) + r")\s*$")
 
     def _after_kind_noun(self, name: str, mine: list[str]):
         """"storageclass fsx-ckpt", "nodepool gpu-burst for p5": a name-like word right after the
@@ -1234,8 +1330,11 @@ class _Extractor:
             return False, None  # "a m" is no duration: word amounts take spelled-out units
         amount = 0.5 if raw.startswith("half") else 1.0 if raw in ("a", "an") else float(
             raw) if raw[0].isdigit() else float(parse_number(raw) or 0)
-        secs = amount * _DURATION_MULT[m.group(2)[0].lower()]
-        return self._ok(name, int(secs))
+        secs = int(amount * _DURATION_MULT[m.group(2)[0].lower()])
+        if self.recipe.properties[name].get("type") == "string":  # a Go duration: "30m", "48h"
+            return self._ok(name, f"{secs // 3600}h" if secs % 3600 == 0 else
+                            f"{secs // 60}m" if secs % 60 == 0 else f"{secs}s")
+        return self._ok(name, secs)
 
     def rule_duration(self, name: str, rule: dict[str, Any]):
         for m in _DURATION_RE.finditer(self.text):
@@ -1411,6 +1510,9 @@ class _Extractor:
         rx = _compile(rule["regex"])
         # a number may be written as a word ("max eight"): integers read the digits view
         text = self.digits if self.recipe.properties[name].get("type") == "integer" else self.text
+        if text is self.text and ("'" in text or "`" in text):
+            # a value in single quotes or backticks reads as one in double quotes (same length)
+            text = _QUOTED_TOKEN.sub(lambda q: '"' + q.group(1) + '"', text)
         if rule.get("all"):
             vals, spans = [], []
             for m in rx.finditer(self.text):
@@ -1445,7 +1547,7 @@ class _Extractor:
                 if near is None:
                     continue
                 cover = (min(cover[0], near.start()), max(cover[1], near.end()))
-            if text is not self.text:  # the span covers the whole number word ("ten", not "te")
+            if text is self.digits and text is not self.text:  # the span covers the whole number word ("ten", not "te")
                 end = span[1]
                 while end < len(self.text) and self.text[end].isalpha() and text[end] == " ":
                     end += 1
@@ -1504,7 +1606,7 @@ class _Extractor:
     def rule_boolean(self, name: str, rule: dict[str, Any]):
         """A boolean from plain words: "no X", "without X", "X: false" -> False; "with X", "X=true" -> True."""
         words = _words_alt(rule["boolean"])
-        for value, pat in ((False, rf"\b{_NEGATION}\s+(?:the\s+|a\s+|any\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:false|no|off|disabled?)\b"
+        for value, pat in ((False, rf"\b(?:{_NEGATION}|isn'?t|aren'?t)\s+(?:be\s+|being\s+|get\s+)?(?:the\s+|a\s+|any\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:false|no|off|disabled?)\b"
                                    rf"|{words}\s+[a-z]+\s+(?:off|disabled)\b"),
                            (True, rf"\b{_AFFIRM}\s+(?:the\s+|a\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:true|yes|on|enabled?)\b"
                    rf"|\b{_MODAL}{words}")):
@@ -1605,7 +1707,11 @@ class _Extractor:
                   rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?(?:\d[\w.]*\s+[a-z]+\s*(?:,|and)\s+){{1,3}}{tok}\s+{b}(?![\w-])") + (
                 # "the scheduler is called x and runs in kube-system": where the object lives
                 (rf"\b{a}\b[^.;]{{0,40}}?\b(?:runs?|running|lives?|living|sits?|is|deployed|installed)\s+in\s+"
-                 rf"(?:the\s+)?(?:{b}\s+|ns\s+)?{tok}",) if rule["parts"][1] == "namespace" else ()):
+                 rf"(?:the\s+)?(?:{b}\s+|ns\s+)?{tok}",
+                 # "dcgm-exporter (standalone) in namespace dcgm": the object, then its namespace
+                 rf"(?<![\w.])(?:[\w.]+-)?(?:{'|'.join(map(re.escape, [rule['parts'][0]] + _ABBREVIATIONS.get(rule['parts'][0], [])))})"
+                 rf"(?:s|es)?(?![\w-])(?:\s+[a-z]+)?\s+in\s+(?:the\s+)?(?:{b}|ns)\s*[:=]?\s*{tok}")
+                if rule["parts"][1] == "namespace" else ()):
             hit = self._first_valid(name, p)
             if hit is not None:
                 return hit
@@ -1652,12 +1758,30 @@ class _Extractor:
         give 0 (or an empty list) when the schema allows it."""
         spec = self.recipe.properties[name]
         empty: Any = [] if spec.get("type") == "array" else 0
-        m = _compile(_NONE_OF + _words_alt(rule["none"]) + _NONE_END).search(self.text)
-        if m and self._free(m.span()):
-            ok, val = self._ok(name, empty)
-            if ok:
-                return val, m.span()
+        for m in _compile(_NONE_OF + _words_alt(rule["none"]) + _NONE_END).finditer(self.text):
+            between = m.group(0).split()[1:-1]
+            if between and between[0].lower() in self._value_words():
+                continue  # "no ssh plugin": one thing of that kind ruled out, not all of them
+            if self._free(m.span()):
+                ok, val = self._ok(name, empty)
+                if ok:
+                    return val, m.span()
         return None
+
+    def _value_words(self) -> set[str]:
+        """Words that name one thing of a recipe: its one-word parameter names ("ssh") and
+        every enum value."""
+        got = _VALUE_WORDS_CACHE.get(id(self.recipe.properties))
+        if got is None or got[0] is not self.recipe.properties:
+            words: set[str] = set()
+            for n, spec in self.recipe.properties.items():
+                if "_" not in n:
+                    words.add(n.lower())
+                for sp in (spec, spec.get("items") or {}):
+                    words.update(str(v).lower() for v in sp.get("enum") or [])
+            got = (self.recipe.properties, words)
+            _VALUE_WORDS_CACHE[id(self.recipe.properties)] = got
+        return got[1]
 
     # words a CamelCase enum value's words are also said with ("restart the job if a worker fails")
     _ENUM_WORDS = {"pod": ["pod", "worker", "replica", "container", "member"], "fail": ["fail", "die", "dies", "died",
@@ -2015,6 +2139,7 @@ class _Extractor:
                     elif got is None:
                         self._named_list(rule)
         # explicit names ("named X", "called X", quoted) first: they are the least ambiguous
+        named_by_rule: set[str] = set()
         for name in order:
             rules = self.recipe.extract.get(name) or _DEFAULT_RULES.get(name, [])
             for rule in rules:
@@ -2024,15 +2149,8 @@ class _Extractor:
                         self.result.values[name] = got[0]
                         self.result.spans[name] = got[1]
                         self.used.append(got[1])
+                        named_by_rule.add(name)
                         break
-            else:
-                # a parameter naming an object of a kind: "configmap team-mig-layouts"
-                if props.get(name, {}).get("type") == "string" and name not in self.result.values:
-                    got = self._after_kind_noun(name, named_kinds(self.recipe)["direct"].get(name, []))
-                    if got is not None:
-                        self.result.values[name] = got[0]
-                        self.result.spans[name] = got[1]
-                        self.used.append(got[1])
         # a string parameter whose two name parts both stand before its value ("scheduler config
         # in namespace kube-system" for scheduler_namespace) is named more exactly than by either part
         for name in order:
@@ -2042,6 +2160,15 @@ class _Extractor:
                 got = self.rule_parts(name, {"parts": parts})
                 if got is not None:
                     self._take(name, got[0], got[1])
+        for name in order:
+            # a parameter naming an object of a kind: "configmap team-mig-layouts"
+            if props.get(name, {}).get("type") == "string" and name not in self.result.values \
+                    and name not in named_by_rule:
+                got = self._after_kind_noun(name, named_kinds(self.recipe)["direct"].get(name, []))
+                if got is not None:
+                    self.result.values[name] = got[0]
+                    self.result.spans[name] = got[1]
+                    self.used.append(got[1])
         self._verbatim()
         self._key_value_pairs()
         self._shapes()
@@ -2056,6 +2183,9 @@ class _Extractor:
             name_rules += self._schema_enum_rules(name, own_rules=found is not None)
             if "@" in re.sub(r"\[[^\]]*\]", "", str(props[name].get("pattern", ""))):  # a literal "@" joins parts
                 name_rules.insert(0, {"joined": "@"})
+            fields = manifest_fields(self.recipe).get(name)
+            if fields:
+                name_rules.append({"after": fields, "schema": True})
             name_rules += _schema_rules(name, props[name], list(props))
             if props[name].get("type") in ("integer", "array"):
                 # a count's units are what is counted ("no GPU"); other cue words must not be frame words
@@ -2169,6 +2299,23 @@ class _Extractor:
             self.used.append(span)
         return ok
 
+    def _taint_specs(self) -> None:
+        """A taint written as kubectl writes it ("dedicated=a100:NoSchedule", "team=serving taint",
+        "gpu-only:NoExecute") gives its key to the parameter that names a taint key to tolerate."""
+        for name, spec in self.recipe.properties.items():
+            if name in self.result.values or spec.get("type") != "string" or \
+                    not re.search(r"\btaint key", str(spec.get("description", "")), re.I):
+                continue
+            key = r"([A-Za-z0-9][\w./-]*[A-Za-z0-9])"
+            rx = _compile(rf"(?<![\w./=:-]){key}(?:=([\w.-]+))?:(?:NoSchedule|PreferNoSchedule|NoExecute)\b"
+                          rf"|\b(?:taint(?:ed)?|tolerat\w*)\s+(?:(?:the|a|an|our|their)\s+)?{key}=[\w.-]+(?![\w:])"
+                          rf"|(?<![\w./=:-]){key}=[\w.-]+\s+taint")
+            for m in rx.finditer(self.text):
+                g = next(i for i in (1, 3, 4) if m.group(i))
+                if self._free(m.span()) and self._take(name, m.group(g), m.span(g)):
+                    self.used.append(m.span())  # the value and effect are the taint's, not another value
+                    break
+
     def _shapes(self) -> None:
         """Shapes that fill two parameters at once: "4x8 H100" (pods x GPUs each) and
         "1 to 10 replicas" (a min_/max_ pair)."""
@@ -2187,6 +2334,7 @@ class _Extractor:
                         self._take("gpus", b, m.span(2))
                     break
         self._per_unit_maxima()
+        self._taint_specs()
         counted = {_singular(w.lower()) for n in props if n not in ("min_" + n[4:], "max_" + n[4:])
                    for r in (self.recipe.extract.get(n) or _DEFAULT_RULES.get(n, [])) for w in r.get("count") or []
                    if isinstance(w, str)}
@@ -2203,7 +2351,10 @@ class _Extractor:
             # "scaling 2 to 6", "autoscale it between 1 and 8": a scaling verb names what the range counts
             verb = _compile(rf"\b(?:auto)?scal(?:e|es|ed|ing)\s+(?:(?:it|them|out|up|from|between|the\s+[\w-]+)\s+){{0,2}}"
                             rf"{_NUM}\s*(?:to|-|\.\.|and)\s*{_NUM}(?!\s*[\w.]*\d)(?!\s*(?!{unit})[a-z]+\s*(?:each|per)\b)")
-            pair = rx.search(self.text) or verb.search(self.text)
+            # "min two workers max ten", "at least 2 workers, at most 8": the unit after the first bound
+            unit_first = _compile(rf"(?<![\w.])(?:min(?:imum)?|at\s+least)\s*[:=]?\s*{_NUM}\s*{unit}\s*(?:,|/|and|but)?\s*"
+                                  rf"(?:max(?:imum)?|at\s+most|up\s+to)\s*[:=]?\s*{_NUM}(?![\w.])")
+            pair = rx.search(self.text) or unit_first.search(self.text) or verb.search(self.text)
             if pair:
                 a, b = parse_number(pair.group(1)), parse_number(pair.group(2))
                 if a is not None and b is not None:

@@ -228,11 +228,17 @@ def understood(recipe: Recipe, ext: Extraction) -> list[str]:
 
     fragments: list[list[str]] = []
     current: list[str] = []
-    for m in _TOKEN.finditer(text):
+    tokens = list(_TOKEN.finditer(text))
+    for i, m in enumerate(tokens):
         tok = m.group(0).rstrip(".,;:)")
         low = tok.lower()
         weak = not is_covered(*m.span()) and any(x < m.end() and m.start() < y for x, y in title_only)
         if weak and current and current[-1].lower() not in _FRAME:
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+            if nxt is not None and not is_covered(*nxt.span()) and not re.search(r"[.,;:)]", text[m.end() - 1:nxt.start()]) \
+                    and nxt.group(0).lower() not in _FRAME:
+                current.append(tok)  # "a per-pod GPU memory limit": inside one thing not understood
+                continue
             fragments.append(current + [tok])
             current = []
             continue

@@ -1,0 +1,161 @@
+"""Ways engineers write details that the shared extraction reads: manifest field names,
+corrections, spelled-out durations, negated states, bounds and kubectl taint syntax."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpukb.recipes.extract import extract_params, manifest_fields, normalise_text
+from gpukb.recipes.model import Recipe
+
+INT = {"type": "integer", "minimum": 0, "maximum": 100000}
+
+
+def _recipe(props: dict[str, Any], templates: list[Any] | None = None) -> Recipe:
+    return Recipe(id="fixture", title="fixture", area="test", description="", docs=[],
+                  parameters={"type": "object", "properties": props}, templates=templates or [], examples=[],
+                  path=Path("fixture.yaml"), extract={})
+
+
+_SCALER = [{"apiVersion": "example.io/v1", "kind": "Scaler", "metadata": {"name": "x"},
+            "spec": {"lowestPodCount": {"$param": "floor"},
+                     "highestPodCount": {"$max": [{"$param": "ceiling"}, {"$param": "floor"}]},
+                     "graceWindowSeconds": {"$if": {"$param": "grace"}, "then": {"$param": "grace"}, "else": 30},
+                     "targetRef": {"kind": "Deployment", "name": {"$param": "target"}},
+                     "pollEvery": {"$mul": [{"$param": "poll"}, 2]}}}]
+_SCALER_PROPS = {"floor": INT, "ceiling": INT, "grace": INT, "target": {"type": "string"}, "poll": INT}
+
+
+def test_manifest_fields_name_the_parameter_that_alone_fills_them():
+    fields = manifest_fields(_recipe(_SCALER_PROPS, _SCALER))
+    assert fields == {"floor": ["lowestPodCount"], "ceiling": ["highestPodCount"], "grace": ["graceWindowSeconds"]}
+    # a computed field ("pollEvery" = 2 x poll) and a nested object ("targetRef") name no parameter
+
+
+@pytest.mark.parametrize("text, want", [
+    ("scaler with lowestPodCount 2 and highestPodCount 9", {"floor": 2, "ceiling": 9}),
+    ("graceWindowSeconds: 45, highestPodCount=12", {"grace": 45, "ceiling": 12}),
+])
+def test_values_after_manifest_field_names(text, want):
+    got = extract_params(_recipe(_SCALER_PROPS, _SCALER), text).values
+    assert {k: got.get(k) for k in want} == want
+
+
+@pytest.mark.parametrize("text, out", [
+    ("cap at twelve.. no wait, make it 20 gpus", "cap at 20 gpus"),
+    ("3 nodes, sorry, 5 nodes", "5 nodes"),
+    ("24 GPUs - actually make that 32", "32 GPUs"),
+    ("workers: 6 (I mean 7)", "workers: 7"),
+    # two different quantities are no correction
+    ("2 nodes, actually 8 GPUs on each", "2 nodes, actually 8 GPUs on each"),
+    ("3 replicas. Actually, add a PDB too", "3 replicas. Actually, add a PDB too"),
+])
+def test_a_number_taken_back_is_replaced(text, out):
+    assert normalise_text(text) == out
+
+
+def test_hundreds_in_words():
+    assert normalise_text("a hundred gigs of scratch") == "100GB of scratch"
+    assert normalise_text("two hundred replicas") == "200 replicas"
+
+
+GO_DURATION = {"type": "string", "pattern": "^([0-9]+(s|m|h))+$"}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("drain idle nodes after 45 minutes", "45m"),
+    ("drain idle nodes once they have sat there for two days", "48h"),
+    ("drain idle nodes after 90 seconds", "90s"),
+    ("drain idle nodes after 20m", "20m"),
+])
+def test_spelled_out_duration_for_a_go_duration_parameter(text, want):
+    r = _recipe({"drain_after": {**GO_DURATION, "description": "How long a node stays idle before it is drained."}})
+    assert extract_params(r, text).values == {"drain_after": want}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("queue q7, and it must not be borrowable", False),
+    ("queue q7 which shouldn't be borrowable", False),
+    ("queue q7, it isn't borrowable", False),
+    ("queue q7, borrowable: true", True),
+])
+def test_negated_state_with_a_verb(text, want):
+    r = _recipe({"borrowable": {"type": "boolean", "default": True}, "name": {"type": "string"}})
+    assert extract_params(r, text).values.get("borrowable") is want
+
+
+@pytest.mark.parametrize("text", ["elastic, minimum three trainers maximum 9", "at least 3 trainers, at most 9"])
+def test_bounds_with_the_unit_after_the_first(text):
+    r = _recipe({"min_trainers": INT, "max_trainers": INT})
+    assert extract_params(r, text).values == {"min_trainers": 3, "max_trainers": 9}
+
+
+TAINT = {"type": "string", "pattern": "^[A-Za-z0-9]([-A-Za-z0-9_./]*[A-Za-z0-9])?$",
+         "description": "Another taint key to tolerate (effect NoSchedule)."}
+
+
+@pytest.mark.parametrize("text", [
+    "pod that tolerates pool=h200:NoExecute",
+    "it has to tolerate the pool=h200 taint",
+    "nodes carry a pool=reserved:NoSchedule taint",
+    "tolerate pool:NoSchedule please",
+])
+def test_kubectl_taint_syntax_gives_the_key(text):
+    r = _recipe({"extra_toleration": TAINT, "image": {"type": "string"}})
+    got = extract_params(r, text).values
+    assert got.get("extra_toleration") == "pool"
+    assert "image" not in got  # "h200:NoExecute" is the taint's value and effect, not an image
+
+
+def _with_rules(props: dict[str, Any], extract: dict[str, Any]) -> Recipe:
+    return Recipe(id="fixture", title="fixture", area="test", description="", docs=[],
+                  parameters={"type": "object", "properties": props}, templates=[], examples=[],
+                  path=Path("fixture.yaml"), extract=extract)
+
+
+_PLUGINS = {"plugins": {"type": "array", "items": {"type": "string", "enum": ["alpha", "beta"]}},
+            "ssh": {"type": "boolean", "default": True}}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("job with the beta plugin. No ssh plugin please.", ["beta"]),
+    ("job with no plugins at all", []),
+])
+def test_no_one_thing_of_a_kind_is_not_none_of_them(text, want):
+    r = _with_rules(_PLUGINS, {"plugins": [{"list": ["plugins", "plugin"]}]})
+    assert extract_params(r, text).values.get("plugins") == want
+
+
+def test_single_quotes_and_backticks_read_as_quotes_in_recipe_patterns():
+    r = _with_rules({"release": {"type": "string", "pattern": "^[a-z0-9-]+$"}},
+                    {"release": [{"regex": r'\brelease\s+(?:label\s+)?(?:is\s+)?"?([a-z0-9][-a-z0-9]*)'}]})
+    assert extract_params(r, "the release label is 'prod-stack'").values == {"release": "prod-stack"}
+    assert extract_params(r, "the release label is `prod-stack`").values == {"release": "prod-stack"}
+
+
+NAME = {"type": "string", "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"}
+
+
+def test_called_after_another_objects_qualifier_and_its_noun():
+    r = _recipe({"name": NAME, "scheduler_name": NAME})
+    got = extract_params(r, "gang of 4 pods; our scheduler profile is called sched-x").values
+    assert got.get("scheduler_name") == "sched-x" and "name" not in got
+
+
+def test_namespace_of_a_hyphenated_object():
+    r = _recipe({"namespace": NAME, "exporter_namespace": NAME})
+    got = extract_params(r, "we run acme-exporter standalone in namespace obs").values
+    assert got == {"exporter_namespace": "obs"}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("launch them in a cluster placement group", None),
+    ("nodes for cluster prod-east", "prod-east"),
+    ("nodes for cluster research, 4 of them", "research"),
+])
+def test_a_plain_word_heading_a_longer_noun_is_no_name(text, want):
+    r = _with_rules({"cluster_name": NAME}, {"cluster_name": [{"after": ["cluster"]}]})
+    assert extract_params(r, text).values.get("cluster_name") == want
