@@ -77,6 +77,20 @@ def test_defect_checker_catches_each_kind():
     assert answer_defects("See [quota (hard)](q.md#a-b) and `f(x` here (twice). [1]") == []
 
 
+def test_below_and_above_as_comparisons_are_not_pointers():
+    sec = ev(0, "Idle node", "A node at 0.25 GPU utilization is below `--scale-down-threshold` (0.5), yet it stays. "
+                             "Pods that use above their request are evicted first.")
+    c = ExtractiveGenerator().compose("idle gpu node never scales down", [sec])
+    assert c.text.startswith("A node at 0.25 GPU utilization is below")
+    assert answer_defects(c.text) == []
+    for text in ("Usage above its quota is borrowed. [1]", "It needs Kubernetes below 1.25. [1]",
+                 "Set it below 10 when in doubt. [1]"):
+        assert answer_defects(text) == [], text
+    for text in ("The table above lists them. [1]", "See below. [1]", "Use the settings below for that. [1]",
+                 "As described above, it works. [1]"):
+        assert any("points" in d for d in answer_defects(text)), text
+
+
 def test_an_abbreviation_or_an_open_parenthesis_does_not_end_a_sentence():
     text = ("Volcano has its own Job CRD with policies (e.g. `PodEvicted` to `RestartJob`) and plugins. "
             "It also runs Spark, i.e. Batch work. Done (see A. Then B).")

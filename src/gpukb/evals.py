@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
+from .text import POINTS_ABOVE, POINTS_BELOW
 
 __all__ = ["load_questions", "QuestionResult", "EvalReport", "run_eval", "calibrate_refusal",
            "llamaindex_vector_baseline", "compare_generators"]
@@ -154,8 +155,8 @@ def _answer_checks(q: dict[str, Any], ans, sections: dict[str, dict[str, Any]]) 
 
 _LONE_MARKER = re.compile(r"^\s*(?:\[\d+\]\s*)+$")
 _ENDS = re.compile(r"[.!?:)`'\"*]\s*(?:\[\d+\])?\s*$")
-_POINTER = re.compile(r"\b(?:below|the following|as follows|this block|these blocks|as shown|shown here|"
-                      r"above|more in|(?:next|previous) (?:section|step|example)s?)\b", re.I)
+_POINTER = re.compile(r"\b(?:" + POINTS_BELOW + r"|the following|as follows|this block|these blocks|as shown|shown here|"
+                      + POINTS_ABOVE + r"|more in|(?:next|previous) (?:section|step|example)s?)\b", re.I)
 _ASKS_YAML = re.compile(r"\b(?:ya?ml|manifest|example|sample|template|spec|give me|write|generate|create|"
                         r"render|show me)\b", re.I)
 

@@ -21,6 +21,7 @@ from functools import lru_cache
 __all__ = [
     "STOPWORDS", "CHAT_FILLER", "TERMS_VERSION", "WORD_PATTERN",
     "words", "stem", "terms", "keyword_query", "stemmer", "bm25_stopwords", "mask_negated",
+    "POINTS_BELOW", "POINTS_ABOVE",
 ]
 
 TERMS_VERSION = 5
@@ -47,6 +48,15 @@ properly tell explain mean means doing done go going
 """.split())
 
 # Word tokens, as bm25s and llama-index's BM25Retriever split text.
+# "below" and "above" point at other text ("see below", "the table above", "described above.")
+# unless a quantity or a thing compared follows ("is below `--threshold`", "usage above its quota",
+# "Kubernetes below 1.25"): these patterns match the pointing use only.
+_COMPARED = (r"(?!\s*(?:[\d`$~<>*]|(?:its|their|our|your|his|her|a|an|zero|one|two|what|which|that|this|those|"
+             r"these|the\s+(?:threshold|limit|value|quota|request|capacity|nominal|deserved|default|minimum|"
+             r"maximum|target|node's|pod's))\b))")
+POINTS_BELOW = r"below" + _COMPARED
+POINTS_ABOVE = r"above" + _COMPARED
+
 WORD_PATTERN = r"(?u)\b\w\w+\b"
 _WORD = re.compile(WORD_PATTERN)
 # Tokens that may be compound names: nvidia.com/gpu, mig-1g.10gb, max_replicas.

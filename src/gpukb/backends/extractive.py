@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..text import terms
+from ..text import POINTS_ABOVE, POINTS_BELOW, terms
 from .base import Composed, Evidence
 
 _HOWTO = re.compile(r"\b(how|yaml|manifest|example|config|configure|set ?up|setup|create|write|give me|spec|enable|install|apply|command|cmd)\b", re.I)
@@ -128,10 +128,10 @@ def resolve_links(text: str, doc_path: str) -> str:
 
 # A sentence that points elsewhere is used only together with what it points to.
 _POINTS_ON = re.compile(
-    r"(:\s*$|\b(?:below|the following|as follows|follows:|this (?:block|snippet|example|table|manifest|file|yaml)|"
+    r"(:\s*$|\b(?:" + POINTS_BELOW + r"|the following|as follows|follows:|this (?:block|snippet|example|table|manifest|file|yaml)|"
     r"these (?:blocks|lines|fields|settings)|as shown|shown here|for example:|e\.g\.:)\b)", re.I)
 _POINTS_BACK = re.compile(r"^(?:this|these|that|those|such|it|they|both|here|then|also|otherwise|instead)\b", re.I)
-_POINTS_AWAY = re.compile(r"\b(?:above|more in|see (?:also )?(?:below|above)|described (?:below|above)|"
+_POINTS_AWAY = re.compile(r"\b(?:" + POINTS_ABOVE + r"|more in|see (?:also )?(?:below|above)|described (?:below|above)|"
                           r"(?:the )?(?:next|previous|following|last) (?:section|step|example)s?)\b", re.I)
 _COMPARE = re.compile(r"\b(?:vs\.?|versus|or|difference|differences|compare|comparison|choose|which|better|"
                       r"instead of|rather than|pros|cons|trade-?offs?)\b", re.I)
