@@ -159,3 +159,59 @@ def test_namespace_of_a_hyphenated_object():
 def test_a_plain_word_heading_a_longer_noun_is_no_name(text, want):
     r = _with_rules({"cluster_name": NAME}, {"cluster_name": [{"after": ["cluster"]}]})
     assert extract_params(r, text).values.get("cluster_name") == want
+
+
+CMD = {"type": "array", "items": {"type": "string"}, "maxItems": 64}
+
+
+@pytest.mark.parametrize("text, want", [
+    ('job, command: ["torchrun", "/opt/run.py", "--cfg", "a.yaml"], 2 gpus', ["torchrun", "/opt/run.py", "--cfg", "a.yaml"]),
+    ("job running args: [sleep, infinity]", ["sleep", "infinity"]),
+    ("job, command: ['python', '-m', 'http.server', '8080']", ["python", "-m", "http.server", "8080"]),
+])
+def test_a_list_written_as_yaml_or_json(text, want):
+    r = _recipe({"command": CMD, "name": NAME, "gpus": INT})
+    assert extract_params(r, text).values["command"] == want
+
+
+@pytest.mark.parametrize("text, out", [
+    ("pod in dev, 4 gpus -- sorry, make that 2 -- on L4 nodes", "pod in dev, 2 gpus -- on L4 nodes"),
+    ("64 cores, 128Gi mem (actually make it 256Gi), prio 10", "64 cores, 256Gi mem, prio 10"),
+    ("memory 128Gi, actually 192", "memory 192Gi"),
+])
+def test_taken_back_amounts_with_dashes_and_attached_units(text, out):
+    assert normalise_text(text) == out
+
+
+def test_a_fractional_binary_size_stays_as_written():
+    r = _recipe({"memory": {"type": "string", "pattern": r"^[0-9]+(\.[0-9]+)?(Mi|Gi|Ti)$"}})
+    assert extract_params(r, "quota with 1.5Ti memory").values == {"memory": "1.5Ti"}
+    assert extract_params(r, "quota with 1.5 TiB memory").values == {"memory": "1.5Ti"}
+
+
+def test_a_value_that_ends_a_sentence():
+    r = _with_rules({"families": {"type": "array", "items": {"type": "string"}}},
+                    {"families": [{"regex": r"\b(g5|p5|p4de)(?!\w|\.\w)", "all": True}]})
+    assert extract_params(r, "pool for p5 and p4de. thanks").values == {"families": ["p5", "p4de"]}
+    assert extract_params(r, "pool for p5.48xlarge").values == {}
+
+
+def test_a_name_before_its_cue_beats_a_plain_word_after_it():
+    r = _recipe({"namespace": NAME, "gpus": INT})
+    assert extract_params(r, "cv-research ns needs a quota of 12 gpus").values == {"namespace": "cv-research", "gpus": 12}
+    assert extract_params(r, "quota in ns research for 8 gpus").values == {"namespace": "research", "gpus": 8}
+
+
+def test_a_namespace_qualifier_alone_names_no_namespace():
+    r = _recipe({"namespace": NAME, "exporter_namespace": NAME})
+    got = extract_params(r, "exporter is standalone in ns obs").values
+    assert got == {"exporter_namespace": "obs"}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("debug pod, image python:3.11-slim, command: sleep infinity", ["sleep", "infinity"]),
+    ("pod with command: python train.py --epochs 3. thanks", ["python", "train.py", "--epochs", "3"]),
+])
+def test_after_a_command_field_the_clause_is_the_command(text, want):
+    r = _recipe({"command": CMD, "image": {"type": "string"}})
+    assert extract_params(r, text).values["command"] == want

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+import yaml
+
 from ..text import STOPWORDS
 from .model import Recipe
 
@@ -189,19 +191,24 @@ _SHORTHAND: list[tuple[re.Pattern[str], Any]] = [
 
 # A number the writer takes back: "gpu limit sixteen.. no wait, make it 32", "4 nodes, sorry, 6 nodes",
 # "16 GPUs - actually make that 24": the second number stands where the first was.
-_NUM_OR_WORD = r"(\d+(?:\.\d+)?|" + _NUM[1:-1].split("|", 1)[1] + r")"
+_NUM_OR_WORD = r"(\d+(?:\.\d+)?(?:[KMGTP]i?B?|[kmgt]b)?|" + _NUM[1:-1].split("|", 1)[1] + r")"
 _CORRECTION = re.compile(
-    r"(?<![\w.-])" + _NUM_OR_WORD + r"(\s+[A-Za-z][\w-]*)?\s*(?:\.{2,}|\u2026|[,;:!-]|\.(?=\s))?\s*\(?\s*"
+    r"(?<![\w.-])" + _NUM_OR_WORD + r"(\s+[A-Za-z][\w-]*)?\s*(?:\.{2,}|\u2026|-{1,2}|[,;:!]|\.(?=\s))?\s*\(?\s*"
     r"(?:no\s+wait|wait|actually|sorry|oops|i\s+mean|scratch\s+that|correction|make\s+(?:it|that))(?![\w-])"
     r"[\s,.:!-]*(?:no\s*[,.]?\s*)?(?:(?:make|change)\s+(?:it|that)(?:\s+to)?|it'?s|it\s+should\s+be|should\s+be|rather)?"
     r"\s*" + _NUM_OR_WORD + r"(?![\w-]|\.\d)(\s+[A-Za-z][\w-]*)?\)?", re.I)
+_ATTACHED_UNIT = re.compile(r"(?<=\d)([A-Za-z]+)$")
 
 
 def _corrected(m: re.Match) -> str:
     unit, unit2 = m.group(2) or "", m.group(4) or ""
     if unit and unit2 and _singular(unit.strip().lower()) != _singular(unit2.strip().lower()):
         return m.group(0)  # "4 nodes, actually 8 GPUs each": two quantities, no correction
-    return m.group(3) + (unit2 or unit)
+    second = m.group(3)
+    first_unit = _ATTACHED_UNIT.search(m.group(1))
+    if first_unit and not _ATTACHED_UNIT.search(second) and second[:1].isdigit():
+        second += first_unit.group(1)  # "128Gi, actually 256": the unit carries over
+    return second + (unit2 or unit)
 
 
 def normalise_text(text: str) -> str:
@@ -505,7 +512,9 @@ def _duration_string(spec_json: str) -> bool:
 def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | None = None) -> list[dict[str, Any]]:
     """Rules every parameter gets from its schema, tried after the recipe's own rules:
     its own name (snake, camel, spaced) and its distinctive name parts as cues."""
-    variants = name_variants(name) + distinctive_cues(name, all_names or [name])
+    # the qualifier of a namespace alone does not name one: "exporter is standalone" (rule_parts
+    # reads "exporter ... in namespace x")
+    variants = name_variants(name) + ([] if name.endswith("_namespace") else distinctive_cues(name, all_names or [name]))
     t = spec.get("type")
     if t == "boolean":
         stated = _stated_rule(name, spec, all_names or [name])
@@ -880,7 +889,7 @@ class _Extractor:
             # on the digits view, where number words are digits ("eight" -> "8    "): small patterns
             pats = [
                 rf"(?<![\w.]){_DIG}\s*(?:x\s*)?-?\s*{u_after_number}",
-                rf"{u}\s*(?:[:=]|of|count|set to)?\s*{_DIG}(?![\w.])",
+                rf"{u}\s*(?:[:=]|of|count|set to)?\s*{_DIG}(?!\w|\.\w)",
                 rf"(?<![\w.]){_DIG}(?:\s*x\s*|\s*-\s*|\s+)[A-Za-z][\w.-]*\s+{u}",
                 # "two 1g.10gb mig devices": a value naming the kind of thing counted between
                 rf"(?<![\w.]){_DIG}\s+(?=[\w.+-]*[A-Za-z])\d[\w.+-]*[A-Za-z][\w+-]*\s+{u}",
@@ -994,6 +1003,26 @@ class _Extractor:
             i += 1
         return i
 
+    def _flow_lists(self) -> None:
+        """A list written as YAML or JSON writes it ('command: ["torchrun", "train.py"]', "args: [a, b]")
+        goes whole to the list parameter whose cue words stand closest before it."""
+        for m in _compile(r"\[\s*(?:\"[^\"]*\"|'[^']*'|[^\[\],\s][^\[\],]*)(?:\s*,\s*(?:\"[^\"]*\"|'[^']*'|[^\[\],\s][^\[\],]*))*"
+                          r"\s*\]").finditer(self.text):
+            if not self._free(m.span()):
+                continue
+            try:
+                items = yaml.safe_load(m.group(0))
+            except yaml.YAMLError:
+                continue
+            if not isinstance(items, list) or not items or not all(isinstance(x, (str, int, float)) for x in items):
+                continue
+            items = [str(x) for x in items]
+            best = self._closest_cue(m.start(), lambda name, spec, v=items: v if spec.get("type") == "array" else None)
+            if best is not None:
+                self.result.values[best[1]] = best[2]
+                self.result.spans[best[1]] = m.span()
+                self.used.append(m.span())
+
     def _verbatim(self) -> None:
         """Values quoted whole (in backticks or quotes) that hold spaces or brackets
         ("`sleep infinity`", "`sum(rate(x[2m]))`") go, whole, to the parameter whose cue words
@@ -1007,34 +1036,41 @@ class _Extractor:
             span = m.span(1) if m.group(1) is not None else m.span(2)
             if not self._free(span) or not re.search(r"[\s()\[\]{}]", raw.strip()):
                 continue
-            best = None
-            for name, spec in self.recipe.properties.items():
-                if name in self.result.values or spec.get("type") not in ("string", "array"):
-                    continue
+
+            def value_of(name: str, spec: dict[str, Any], raw: str = raw) -> Any:
                 if spec.get("type") == "array":
                     try:
-                        value: Any = shlex.split(raw)
+                        return shlex.split(raw)
                     except ValueError:
-                        continue
-                else:
-                    value = raw.strip()
-                ok, val = self._ok(name, value)
-                if not ok:
-                    continue
-                cues = [w for w in name_variants(name) + distinctive_cues(name, list(self.recipe.properties))
-                        if not w.endswith("*") and w.lower() not in _STOP]
-                if re.search(r"(?:^|_)(?:command|cmd|program|args)$", name):
-                    cues += ["run", "runs", "running", "execute", "executes", "executing", "exec", "command", "cmd"]
-                head = self.text[max(0, m.start() - 50):m.start()]
-                hits = [h.end() for h in _compile(_words_alt(cues)).finditer(head)] if cues else []
-                if hits:
-                    gap = len(head) - hits[-1]
-                    if best is None or gap < best[0]:
-                        best = (gap, name, val)
+                        return None
+                return raw.strip() if spec.get("type") == "string" else None
+
+            best = self._closest_cue(m.start(), value_of)
             if best is not None:
                 self.result.values[best[1]] = best[2]
                 self.result.spans[best[1]] = span
                 self.used.append(m.span())
+
+    def _closest_cue(self, at: int, value_of) -> tuple[int, str, Any] | None:
+        """(gap, parameter, value) for the parameter whose cue words stand closest before ``at``
+        (within 50 characters) among those whose schema takes ``value_of(name, spec)``."""
+        best = None
+        for name, spec in self.recipe.properties.items():
+            value = None if name in self.result.values else value_of(name, spec)
+            if value is None:
+                continue
+            ok, val = self._ok(name, value)
+            if not ok:
+                continue
+            cues = [w for w in name_variants(name) + distinctive_cues(name, list(self.recipe.properties))
+                    if not w.endswith("*") and w.lower() not in _STOP]
+            if re.search(r"(?:^|_)(?:command|cmd|program|args)$", name):
+                cues += ["run", "runs", "running", "execute", "executes", "executing", "exec", "command", "cmd"]
+            head = self.text[max(0, at - 50):at]
+            hits = [h.end() for h in _compile(_words_alt(cues)).finditer(head)] if cues else []
+            if hits and (best is None or len(head) - hits[-1] < best[0]):
+                best = (len(head) - hits[-1], name, val)
+        return best
 
     def _first_valid(self, name: str, pattern: str):
         for tok, span in self._token_candidates(pattern):
@@ -1094,6 +1130,9 @@ class _Extractor:
                         and _singular(nxt.group(1).lower()) not in own_words and nxt.group(1).lower() not in own_words \
                         and not re.search(r"(?:ly|ed|ing)$", nxt.group(1)):
                     continue  # "a cluster placement group": a plain word that heads a longer noun is no name
+                if _compile(rf"(?<![\w.-])[a-z0-9][\w.]*-[\w.-]*[a-z0-9]\s+{words}\s*$").search(
+                        self.text, max(0, span[0] - 80), span[0]):
+                    continue  # "cv-research ns needs a quota": the name stands before the cue, not a plain word after it
             if re.search(r"(?:^|_)(?:command|cmd|program|args)$", name) and \
                     self.recipe.properties[name].get("type") == "array":
                 # "runs nccl-tests (all_reduce_perf -b 8 -e 8G)": the command in brackets after a name
@@ -1134,6 +1173,11 @@ class _Extractor:
         """An unquoted command goes on over the words that look like its arguments (paths,
         flags, a flag's value): "command is torchrun /workspace/pretrain.py --epochs 3."."""
         end, prev_flag = span[1], False
+        if re.search(r"\b(?:command|cmd|args|program)\s*[:=]\s*$", self.text[max(0, span[0] - 12):span[0]], re.I):
+            # "command: sleep infinity": after the field and a colon, the clause is the command
+            m = re.match(r"[^,;`\"'\n]*?(?=\s*(?:[,;\n]|\.(?:\s|$)|$))", self.text[span[0]:])
+            if m and m.end() > len(tok):
+                return m.group(0), (span[0], span[0] + m.end())
         for m in _compile(r"\s+([^\s,;`\"']+)").finditer(self.text, span[1]):
             if m.start() != end:
                 break
@@ -1294,6 +1338,11 @@ class _Extractor:
         num, u = m.group(1), m.group(2)
         if unit == "quantity":
             val: Any = _quantity(parse_size(num, u))
+            suffix = (m.group(3) or "").lower()
+            if "." in num and float(num) >= 1 and suffix.startswith("i"):  # "1.5Ti" stays as written if valid
+                ok, literal = self._ok(name, f"{num}{u.upper()}i")
+                if ok:
+                    return ok, literal
         else:
             if rule.get("decimal_tera") and u.lower() == "t":
                 gib = float(num) * 1000
@@ -1710,7 +1759,7 @@ class _Extractor:
                  rf"(?:the\s+)?(?:{b}\s+|ns\s+)?{tok}",
                  # "dcgm-exporter (standalone) in namespace dcgm": the object, then its namespace
                  rf"(?<![\w.])(?:[\w.]+-)?(?:{'|'.join(map(re.escape, [rule['parts'][0]] + _ABBREVIATIONS.get(rule['parts'][0], [])))})"
-                 rf"(?:s|es)?(?![\w-])(?:\s+[a-z]+)?\s+in\s+(?:the\s+)?(?:{b}|ns)\s*[:=]?\s*{tok}")
+                 rf"(?:s|es)?(?![\w-])(?:\s+[a-z]+){{0,2}}\s+in\s+(?:the\s+)?(?:{b}|ns)\s*[:=]?\s*{tok}")
                 if rule["parts"][1] == "namespace" else ()):
             hit = self._first_valid(name, p)
             if hit is not None:
@@ -2080,7 +2129,7 @@ class _Extractor:
         for r in rules:
             if "count" in r:
                 u = _words_alt(r["count"])
-                for p in (rf"(?<![\w.]){_NUM}\s*(?:x\s*)?-?\s*{u}", rf"{u}\s*(?:[:=]|of)?\s*{_NUM}(?![\w.])"):
+                for p in (rf"(?<![\w.]){_NUM}\s*(?:x\s*)?-?\s*{u}", rf"{u}\s*(?:[:=]|of)?\s*{_NUM}(?!\w|\.\w)"):
                     m = _compile(p).search(seg)
                     if m and parse_number(m.group(1)) is not None:
                         return parse_number(m.group(1)), m.end()
@@ -2138,6 +2187,7 @@ class _Extractor:
                         self._take(name, got[0], got[1])
                     elif got is None:
                         self._named_list(rule)
+        self._flow_lists()
         # explicit names ("named X", "called X", quoted) first: they are the least ambiguous
         named_by_rule: set[str] = set()
         for name in order:
@@ -2250,7 +2300,7 @@ class _Extractor:
                     continue
                 cue = _words_alt(name_variants(sib[len(qual):]))
                 m = _compile(rf"\s*(?:,\s*|\(\s*)?(?:(?:with|and|at)\s+)?(?:(?:a|an|the|its)\s+)?{cue}\s*"
-                             rf"(?:of|[:=]|at|is)?\s*(-?\d+)(?![\w.])").match(self.digits, b)
+                             rf"(?:of|[:=]|at|is)?\s*(-?\d+)(?!\w|\.\w)").match(self.digits, b)
                 if m:
                     self._take(sib, parse_number(m.group(1)), self._whole_word(m.span(1)))
 
@@ -2322,7 +2372,7 @@ class _Extractor:
         props = self.recipe.properties
         count = next((n for n in ("nodes", "replicas", "workers") if n in props), None)
         if count and "gpus" in props:
-            rx = _compile(rf"(?<![\w.]){_NUM}\s*[x*]\s*{_NUM}(?![\w.])(?:\s*(?:[A-Za-z][\w.-]*\s+)?gpus?)?")
+            rx = _compile(rf"(?<![\w.]){_NUM}\s*[x*]\s*{_NUM}(?!\w|\.\w)(?:\s*(?:[A-Za-z][\w.-]*\s+)?gpus?)?")
             models = "|".join(_GPU_MODELS)
             for m in rx.finditer(self.text):
                 tail = self.text[m.end(): m.end() + 12].lower()
@@ -2353,7 +2403,7 @@ class _Extractor:
                             rf"{_NUM}\s*(?:to|-|\.\.|and)\s*{_NUM}(?!\s*[\w.]*\d)(?!\s*(?!{unit})[a-z]+\s*(?:each|per)\b)")
             # "min two workers max ten", "at least 2 workers, at most 8": the unit after the first bound
             unit_first = _compile(rf"(?<![\w.])(?:min(?:imum)?|at\s+least)\s*[:=]?\s*{_NUM}\s*{unit}\s*(?:,|/|and|but)?\s*"
-                                  rf"(?:max(?:imum)?|at\s+most|up\s+to)\s*[:=]?\s*{_NUM}(?![\w.])")
+                                  rf"(?:max(?:imum)?|at\s+most|up\s+to)\s*[:=]?\s*{_NUM}(?!\w|\.\w)")
             pair = rx.search(self.text) or unit_first.search(self.text) or verb.search(self.text)
             if pair:
                 a, b = parse_number(pair.group(1)), parse_number(pair.group(2))
@@ -2389,13 +2439,13 @@ class _Extractor:
                 rf"(?<![\w.]){_NUM}\s*(?:{thing}\s*)?(?:per|a|each|/|in\s+any|for\s+any)\s*(?:single\s+|one\s+)?{unit}"
                 r"(?:\s+(?:max(?:imum)?|at\s+most|tops))?",
                 rf"\b(?:max(?:imum)?|at\s+most|up\s+to|no\s+more\s+than|limit(?:ed)?\s+to|cap(?:ped)?\s+at)\s+(?:of\s+)?{_NUM}\s*(?:{thing})?\s*(?:per|a|each|in\s+any|for\s+any|for\s+one|for\s+a\s+single)\s+{unit}",
-                rf"\b(?:no|not\s+a\s+single|none\s+of\s+the|no\s+single)\s+{unit}\s+{verb}(?:more\s+than|over|above|beyond)\s+{_NUM}(?![\w.])",
+                rf"\b(?:no|not\s+a\s+single|none\s+of\s+the|no\s+single)\s+{unit}\s+{verb}(?:more\s+than|over|above|beyond)\s+{_NUM}(?!\w|\.\w)",
                 # "each pod can use up to 2", "allow single pods up to 8 gpus each"
-                rf"\b(?:each|every|any|a\s+single|single|individual|one|a)\s+{unit}\s+{verb}(?:at\s+most|up\s+to|no\s+more\s+than|max(?:imum)?(?:\s+of)?)\s+{_NUM}(?![\w.])",
+                rf"\b(?:each|every|any|a\s+single|single|individual|one|a)\s+{unit}\s+{verb}(?:at\s+most|up\s+to|no\s+more\s+than|max(?:imum)?(?:\s+of)?)\s+{_NUM}(?!\w|\.\w)",
                 # "a single container can't grab more than two", "no pod should ever exceed 4"
                 rf"\b(?:each|every|any|a\s+single|single|individual|one|a|no)\s+{unit}\s+(?:can'?t|cannot|can\s+not|may\s+not|"
                 rf"must\s+not|mustn'?t|should\s+not|shouldn'?t|won'?t|is\s+not\s+allowed\s+to|should|may|can)\s+(?:ever\s+)?"
-                rf"(?:[a-z]+\s+){{0,2}}?(?:more\s+than|over|above|beyond|exceed|exceeds)\s+{_NUM}(?![\w.])",
+                rf"(?:[a-z]+\s+){{0,2}}?(?:more\s+than|over|above|beyond|exceed|exceeds)\s+{_NUM}(?!\w|\.\w)",
             ]
             for p in pats:
                 hit = _compile(p).search(self.text)
