@@ -215,3 +215,39 @@ def test_a_namespace_qualifier_alone_names_no_namespace():
 def test_after_a_command_field_the_clause_is_the_command(text, want):
     r = _recipe({"command": CMD, "image": {"type": "string"}})
     assert extract_params(r, text).values["command"] == want
+
+
+def test_a_lone_w_between_words_is_with():
+    assert normalise_text("a pod w 1 gpu please") == "a pod with 1 gpu please"
+    assert normalise_text("nodes w two cards") == "nodes with two cards"
+    assert normalise_text("the w key") == "the w key"
+
+
+def test_bounds_after_the_unit_and_a_few_words():
+    r = _recipe({"min_trainers": INT, "max_trainers": INT, "gpus": INT})
+    got = extract_params(r, "trainers can float between three and ten, 2 gpus each").values
+    assert got == {"min_trainers": 3, "max_trainers": 10, "gpus": 2}
+
+
+_POLICY = {"type": "array", "items": {"type": "object", "required": ["when", "do"], "additionalProperties": False,
+                                      "properties": {"when": {"type": "string", "enum": ["NodeLost", "PodGone"]},
+                                                     "do": {"type": "string", "enum": ["Retry", "GiveUp"]}}}}
+
+
+def test_enum_pairs_written_as_a_mapping():
+    r = _recipe({"rules": _POLICY})
+    got = extract_params(r, "rules: NodeLost -> GiveUp, PodGone => Retry").values
+    assert got == {"rules": [{"when": "NodeLost", "do": "GiveUp"}, {"when": "PodGone", "do": "Retry"}]}
+
+
+def test_a_list_after_its_own_noun():
+    r = _with_rules({"preferred_groups": {"type": "array", "items": {"type": "string", "pattern": "^[a-z0-9.*-]+$"}}},
+                    {"preferred_groups": [{"list": ["prefer"]}]})
+    got = extract_params(r, "prefer node groups pool-a1 and pool-b2, then the rest").values
+    assert got == {"preferred_groups": ["pool-a1", "pool-b2"]}
+
+
+def test_a_value_in_apposition_before_the_sentence_ends():
+    r = _recipe({"tenant": NAME, "gpus": INT})
+    got = extract_params(r, "onboard a new tenant, genomics. They get 16 GPUs.").values
+    assert got == {"tenant": "genomics", "gpus": 16}

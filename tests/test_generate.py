@@ -167,7 +167,7 @@ def test_dev_set_target():
     fresh7 = [r for r in report["results"] if r["file"] == "fresh7.yaml"]  # held out once (0.735), tuned on since
     assert sum(r["correct"] for r in fresh7) / len(fresh7) >= 0.85
     fresh8 = [r for r in report["results"] if r["file"] == "fresh8.yaml"]  # held out once (0.802), tuned on since
-    assert sum(r["correct"] for r in fresh8) / len(fresh8) >= 0.87
+    assert sum(r["correct"] for r in fresh8) / len(fresh8) >= 0.95
     classes = [r for r in report["results"] if r["file"] == "tune-classes.yaml"]
     assert sum(r["correct"] for r in classes) / len(classes) >= 0.95
 

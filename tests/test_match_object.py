@@ -32,3 +32,16 @@ def test_opening_object_wins(text, want):
 ])
 def test_several_of_an_object_a_recipe_makes_one_of(text, want):
     assert match_recipes(text, load_recipes(), k=1)[0][0].id == want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("DRA pod with 4 GPUs, namespace infer", "dra-gpu-claim-pod"),  # the recipe makes that pod itself
+    ("resourceclaimtemplate mig-2g for a 2g.20gb mig device", "dra-gpu-claim-pod"),  # a name, not a noun
+    ("vc queue batch-low: 8 GPUs, 64 cores, priority 10", "volcano-queue"),  # the head names its object
+    ("a pod w 1 gpu, image python:3.11, also an init container that pulls from s3", "gpu-pod"),
+    ("autoscale deployment llama-chat on vllm:gpu_cache_usage_perc, averageValue 750m, max 6 replicas",
+     "hpa-gpu-metric"),  # a manifest field only that recipe renders
+    ("torchjob on the a100 pool, 2 gpus per pod", "pytorchjob"),
+])
+def test_recipe_named_in_other_ways(text, want):
+    assert match_recipes(text, load_recipes(), k=1)[0][0].id == want

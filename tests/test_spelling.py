@@ -118,3 +118,11 @@ def test_plural_spellings(text):
 
     e = extract_params(find_recipe("gpu-pod"), text)
     assert e.values == {"gpus": 2, "namespace": "research"}
+
+
+def test_a_shortened_term_is_that_term():
+    from gpukb.recipes.spelling import Speller
+    sp = Speller(["pytorchjob", "elasticpytorchjob", "volcano", "quota"], ["the", "job"])
+    assert sp.correct("torchjob") == "pytorchjob"  # its tail (the shorter of two terms ending so)
+    assert sp.correct("ptjob") == "pytorchjob"  # its letters in order, first and last three kept
+    assert sp.correct("vlcno") is None  # the last three letters differ

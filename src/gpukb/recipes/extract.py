@@ -182,6 +182,8 @@ def _scaled(m: re.Match) -> str:
 _SHORTHAND: list[tuple[re.Pattern[str], Any]] = [
     (re.compile(r"(?<![\w./:-])w/o(?![\w/])", re.I), "without"),
     (re.compile(r"(?<![\w./:-])w/(?:\s+|(?=[a-z0-9])(?![\w.-]*[/:]))", re.I), "with "),
+    # "a pod w 1 gpu": a lone "w" between words is "with" too
+    (re.compile(r"(?<=[a-z]\s)w(?=\s+(?:\d|an?\s|one\b|two\b|[a-z]+s\b))"), "with"),
     (re.compile(r"(?<![\w./:-])(req)(s?)(?![\w./:-])", re.I), lambda m: "request" + m.group(2)),
     # plurals written "gpu(s)", "GPU's", "2 node's": the plain plural
     (re.compile(r"(?<=[A-Za-z])\(s\)(?![\w(])"), "s"),
@@ -1084,7 +1086,8 @@ class _Extractor:
         cues = list(rule["after"]) + [re.sub(r"\s+(named|called)$", r" is \1", w) for w in rule["after"]
                                       if re.search(r"\s(?:named|called)$", w)]
         words = _words_alt(cues)
-        pat = (rf"{words}\s*(?:[:=]\s*|(?:is|are|was)\s*[:=]\s*|(?:(?:is|are|was)\s+(?:named|called)|named|called|name(?:\s+is|\s*[:=])?|is|of|to|at)\s+)?"
+        # "onboard a new team, genomics.": the value in apposition, alone before the sentence ends
+        pat = (rf"{words}\s*(?:[:=]\s*|,\s*(?=[\"'`]?[\w.-]+[\"'`]?\s*(?:[.;!]|$))|(?:is|are|was)\s*[:=]\s*|(?:(?:is|are|was)\s+(?:named|called)|named|called|name(?:\s+is|\s*[:=])?|is|of|to|at)\s+)?"
                rf"(?:(?:the|a|an|our|my|their)\s+)?")
         is_command = re.search(r"(?:^|_)(?:command|cmd|program|args)$", name) and \
             self.recipe.properties[name].get("type") == "array"
@@ -1614,7 +1617,9 @@ class _Extractor:
         words = _words_alt(rule["list"])
         item = r"(?:[.*^]*[A-Za-z0-9][\w./:@+*^$-]*[\w*$]|[A-Za-z0-9])"
         items = rf"((?:{item})(?:\s*(?:,|and|or|&)\s*(?:{item}))*)"
-        pat = rf"{words}\s*[:=]?\s*(?:(?:the|a|an|our|my)\s+)?{items}"
+        # "prefer node groups a and b": the list's own noun (the last part of its name) may come first
+        noun = re.escape(_singular(name.split("_")[-1]))
+        pat = rf"{words}\s*[:=]?\s*(?:(?:the|a|an|our|my)\s+)?(?:(?:[a-z]+\s+)?{noun}(?:s|es)?\s*[:=]?\s+)?{items}"
         before = rf"(?<![\w.*^$-]){items}\s+{words}(?=\s*(?:$|[,;.]))"
         others = self._cue_words(name)
         for m in (x for p in (pat, before) for x in _compile(p).finditer(self.text)):
@@ -1871,8 +1876,15 @@ class _Extractor:
         text = mask_negated_asides(self.text)
         items: list[dict[str, Any]] = []
         spans: list[tuple[int, int]] = []
+        # the values themselves, written as a mapping: "PodEvicted -> RestartJob", "PodFailed: AbortJob"
+        va, vb = (_words_alt(list(iprops[f]["enum"])) for f in (fa, fb))
+        for m in _compile(rf"({va})\s*(?:->|=>|\u2192|:|=)\s*({vb})").finditer(text):
+            a = next(v for v in iprops[fa]["enum"] if v.lower() == m.group(1).lower())
+            b = next(v for v in iprops[fb]["enum"] if v.lower() == m.group(2).lower())
+            items.append({fa: a, fb: b})
+            spans.append(m.span())
         pending = None
-        for c in _compile(r"[^,;.]+?(?=\s*(?:[,;.]|\band\b|\bbut\b|$))").finditer(text):
+        for c in _compile(r"[^,;.]+?(?=\s*(?:[,;.]|\band\b|\bbut\b|$))").finditer(text) if not items else ():
             lo, hi = c.span()
             if not re.search(r"\b(?:when|whenever|if|once|on|after|upon)\b", text[lo:hi], re.I) and pending is None:
                 continue
@@ -2404,7 +2416,11 @@ class _Extractor:
             # "min two workers max ten", "at least 2 workers, at most 8": the unit after the first bound
             unit_first = _compile(rf"(?<![\w.])(?:min(?:imum)?|at\s+least)\s*[:=]?\s*{_NUM}\s*{unit}\s*(?:,|/|and|but)?\s*"
                                   rf"(?:max(?:imum)?|at\s+most|up\s+to)\s*[:=]?\s*{_NUM}(?!\w|\.\w)")
-            pair = rx.search(self.text) or unit_first.search(self.text) or verb.search(self.text)
+            # "workers can float between three and ten": the unit, a few words, then the range
+            unit_before = _compile(rf"{unit}\s+(?:[a-z]+\s+){{0,3}}?(?:between|from)\s+{_NUM}\s*(?:and|to|-)\s*{_NUM}"
+                                   rf"(?!\w|\.\w)(?!\s*(?!{unit})[a-z]+\s*(?:each|per)\b)")
+            pair = rx.search(self.text) or unit_first.search(self.text) or unit_before.search(self.text) \
+                or verb.search(self.text)
             if pair:
                 a, b = parse_number(pair.group(1)), parse_number(pair.group(2))
                 if a is not None and b is not None:

@@ -22,7 +22,9 @@ _MODIFIER = re.compile(r"\b(?:in|on|into|onto|to|from|under|behind|through|via)\
                        r"(?:[\w.-]+\s+)?$", re.I)
 # "scale my vllm deployment", "reads our existing configmap": an object the user already has is
 # what the asked-for object works on, not the object asked for
-_REFERENCE = re.compile(r"\b(?:my|our|your|their|existing)\s+(?:own\s+|existing\s+)?(?:[\w.-]+\s+)?$", re.I)
+_REFERENCE = re.compile(r"\b(?:(?:my|our|your|their|existing)\s+(?:own\s+|existing\s+)?|"
+                        # "autoscale deployment llama-chat": what a scaling verb scales is the target
+                        r"(?:auto-?)?scal(?:e|es|ing)\s+(?:up\s+|out\s+)?(?:the\s+|a\s+|an\s+)?)(?:[\w.-]+\s+)?$", re.I)
 # "cluster policy where the MIG manager reads ...": a relative clause describes the object named before it
 _RELATIVE = re.compile(r"\b(?:where|which|whose|so\s+that)\b[^,;:.()]*$", re.I)
 # "fine-tune ... with NVLink topology awareness": the words describing a feature after "with"; the
@@ -72,6 +74,22 @@ _COUNT_BEFORE = re.compile(r"(?:\b(?:\d+|two|three|four|five|six|seven|eight|nin
                            r"\s+(?:[a-z][\w-]*\s+)?)$", re.I)
 
 
+def _fields(templates: Any) -> set[str]:
+    """The camelCase field names (eight letters or more) a recipe's templates render."""
+    out: set[str] = set()
+    stack = [templates]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, dict):
+            for k, v in t.items():
+                if isinstance(k, str) and len(k) >= 8 and re.fullmatch(r"[a-z]+(?:[A-Z][a-z0-9]*)+", k):
+                    out.add(k)
+                stack.append(v)
+        elif isinstance(t, list):
+            stack.extend(t)
+    return out
+
+
 def _singular(w: str) -> str:
     return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
 
@@ -101,6 +119,7 @@ class _Index:
         self.counted: list[set[str]] = [{_singular(w.lower()) for rules in r.extract.values() for rule in rules
                                          for w in (rule.get("count") or []) if isinstance(w, str)}
                                         for r in recipes]
+        self.kind_words: list[set[str]] = [{k.lower() for k in r.kinds} for r in recipes]
         self.kw_words: list[set[str]] = [{w for k in r.keywords for w in re.split(r"[\s-]+", k.lower())
                                           if w and w not in STOPWORDS} for r in recipes]
         models = "|".join(_GPU_MODELS)
@@ -121,6 +140,17 @@ class _Index:
                 body = r"[\s-]?".join(parts)
                 pats.append((re.compile(rf"(?<![\w]){body}(?![\w])", re.I), 1.0 + 0.5 * (len(words) - 1)))
             self.phrases.append(pats)
+        # a manifest field only one recipe renders ("averageValue", "backoffLimitPerIndex") names it too
+        fields = [_fields(r.templates) for r in recipes]
+        field_owners: dict[str, int] = {}
+        for fs in fields:
+            for f in fs:
+                field_owners[f] = field_owners.get(f, 0) + 1
+        for i, fs in enumerate(fields):
+            for f in sorted(fs):
+                if field_owners[f] == 1 and f.lower() not in {k.lower() for k in recipes[i].keywords}:
+                    self.phrases[i].append((re.compile(rf"(?<![\w.-]){re.escape(f)}(?![\w-])", re.I), 1.0))
+                    self.distinctive[i].append(True)
 
     def scores(self, text: str) -> list[float]:
         # the word overlap weighs a detail's words ("with NVLink topology awareness",
@@ -172,8 +202,11 @@ class _Index:
         # names the object; what follows are its settings, whichever recipes their words also name
         bound = _BOUND_HEAD.match(text)
         if bound:
+            head = bound.group(1).strip()
+            # "vc queue batch-low: ...": the object's name may follow its noun in the head
+            heads = {head, re.sub(r"\s+[\w.]*(?:-[\w.]*|\d)[\w.-]*$", "", head)}
             for i, pats in enumerate(self.phrases):
-                if any(self.distinctive[i][j] and rx.fullmatch(bound.group(1).strip())
+                if any(self.distinctive[i][j] and any(rx.fullmatch(h) for h in heads)
                        for j, (rx, _w) in enumerate(pats)):
                     out[i] += _BOUND_BONUS
         return out
@@ -183,13 +216,15 @@ class _Index:
         another recipe's keywords and of none of its own ("jupyter notebook pod")?"""
         # "sharded gpu job": "gpu" or a GPU model between says what the object uses; the noun after is its head
         generic = "|".join(["gpus?", "nvidia", *(rf"{g}s?" for g in _GPU_MODELS)])
-        m = re.match(rf"(?:[\s-](?:{generic})(?![\w-]))*[\s-]([a-z][\w]*)", text[end:end + 40], re.I)
+        m = re.match(rf"(?:[\s-](?:{generic})(?![\w-]))*[\s-]([a-z][\w]*)([\w.-]*)", text[end:end + 40], re.I)
         if not m or m.group(1).lower() in STOPWORDS or m.group(1).lower() in _REQUEST_WORDS:
             return False
+        if re.search(r"\d", m.group(2)):
+            return False  # "resourceclaimtemplate mig-2g": a name given to the object, not a noun it qualifies
         w = m.group(1).lower()
         stem_w = w[:-1] if w.endswith("s") and len(w) > 3 else w
-        if {w, stem_w} & self.kw_words[i]:
-            return False
+        if {w, stem_w} & (self.kw_words[i] | self.kind_words[i]):
+            return False  # "DRA pod": the recipe makes that kind of object itself
         return any({w, stem_w} & words for j, words in enumerate(self.kw_words) if j != i)
 
     def _many(self, i: int, text: str, m: re.Match) -> bool:

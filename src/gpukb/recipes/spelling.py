@@ -48,6 +48,12 @@ def within_one_edit(a: str, b: str) -> bool:
     return a[i:] == b[i + 1:]
 
 
+def _in_order(short: str, long: str) -> bool:
+    """Are the letters of ``short`` in ``long``, in order?"""
+    it = iter(long)
+    return all(c in it for c in short)
+
+
 def _deletes(w: str) -> set[str]:
     return {w[:i] + w[i + 1:] for i in range(len(w))}
 
@@ -96,7 +102,20 @@ class Speller:
         near = sorted(c for c in cands if within_one_edit(w, c) and not w.startswith(self.forms[c])
                       and (len(w) >= _MIN_LEN or len(c) == len(w) + 1) and c not in (w + "s", w + "es"))
         # one term only: "quoat" is quota; a word between two terms is left as written
-        return near[0] if len(near) == 1 else None
+        if near:
+            return near[0] if len(near) == 1 else None
+        return self._shortened(w)
+
+    def _shortened(self, w: str) -> str | None:
+        """The one term ``w`` shortens: its tail ("torchjob" for pytorchjob), or its letters in
+        order keeping its first letter and its last three ("ptjob")."""
+        if len(w) < _MIN_LEN:
+            return None
+        hits = {t for f, t in self.forms.items() if f == t and len(t) >= len(w) + 2 and (
+            t.endswith(w) or (t[0] == w[0] and t[-3:] == w[-3:] and len(t) >= len(w) + 3 and _in_order(w, t)))}
+        # terms that end in one another ("elasticpytorchjob", "pytorchjob") are that one
+        inner = [t for t in hits if all(o.endswith(t) for o in hits)]
+        return inner[0] if len(inner) == 1 else None
 
     def text(self, text: str) -> str:
         """``text`` with its mistyped words corrected (other characters unchanged)."""
