@@ -95,8 +95,10 @@ def test_an_object_the_user_already_has_is_not_the_object_asked_for(text, want):
 @pytest.mark.parametrize("text, word, detail", [
     ("cluster policy where the mig manager reads a configmap", "mig", True),
     ("cluster policy, mig manager on", "mig", False),
-    ("scale my vllm deployment", "deployment", True),
-    ("scale the vllm deployment", "deployment", False),
+    ("patch my vllm deployment", "deployment", True),
+    ("patch the vllm deployment", "deployment", False),
+    ("autoscale the vllm deployment", "deployment", True),  # what a scaling verb scales is its target
+    ("we'd like to try kueue for our lab", "kueue", False),  # "to" before a verb is no preposition
     ("pods in the prod queue", "queue", True),
     ("pytorchjob, 2 nodes (gang scheduled through volcano)", "volcano", True),  # an aside in brackets
     ("pytorchjob (2 nodes), volcano gang", "volcano", False),

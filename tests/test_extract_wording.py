@@ -251,3 +251,69 @@ def test_a_value_in_apposition_before_the_sentence_ends():
     r = _recipe({"tenant": NAME, "gpus": INT})
     got = extract_params(r, "onboard a new tenant, genomics. They get 16 GPUs.").values
     assert got == {"tenant": "genomics", "gpus": 16}
+
+
+@pytest.mark.parametrize("text, out", [
+    ("plus a hundred and twenty-eight cores", "plus 128 cores"),
+    ("a production class at five hundred thousand", "a production class at 500000"),
+    ("a volume of three thousand six hundred GiB", "a volume of 3600 GiB"),
+    ("sixty-four gigs of memory", "64GB of memory"),
+    ("one 3g.40gb slice, -e 8G", "one 3g.40gb slice, -e 8G"),  # sizes already in digits stay as written
+    ("budget an hour and a half", "budget 1.5 hours"),
+    ("one and a half days", "1.5 days"),
+    ("gpus 32 -> scratch that, 24", "gpus 24"),
+])
+def test_amounts_in_several_words(text, out):
+    assert normalise_text(text) == out
+
+
+def test_kubectl_namespace_flag():
+    r = _recipe({"namespace": NAME, "command": CMD})
+    assert extract_params(r, "job llm-sft -n train, run nvidia-smi").values.get("namespace") == "train"
+    assert "namespace" not in extract_params(r, "just run nvidia-smi please").values
+
+
+def test_a_list_of_mappings_written_as_yaml():
+    r = _recipe({"rules": _POLICY})
+    got = extract_params(r, "job with rules: [{when: NodeLost, do: GiveUp}, {when: PodGone, do: Retry}]").values
+    assert got == {"rules": [{"when": "NodeLost", "do": "GiveUp"}, {"when": "PodGone", "do": "Retry"}]}
+
+
+@pytest.mark.parametrize("text", ["nodes not tainted please", "the pool should not have the taint"])
+def test_negated_state_as_a_participle_or_after_have(text):
+    r = _recipe({"taint": {"type": "boolean", "default": True}})
+    assert extract_params(r, text).values == {"taint": False}
+
+
+def test_a_value_after_must_be():
+    r = _recipe({"min_member": INT, "members": INT})
+    assert extract_params(r, "the job has 3 members but min member must be 5").values == {"members": 3, "min_member": 5}
+
+
+def test_a_flag_named_with_its_value():
+    r = _with_rules({"rename": {"type": "boolean", "default": True}}, {"rename": [{"flag": ["renameByDefault"]}]})
+    assert extract_params(r, "config with renameByDefault: false").values == {"rename": False}
+    assert extract_params(r, "config with renameByDefault").values == {"rename": True}
+
+
+def test_a_flags_value_is_no_function_word():
+    r = _recipe({"command": CMD, "gpus": INT})
+    assert extract_params(r, "a pod that runs nvidia-smi -q on one of the nodes").values["command"] == ["nvidia-smi", "-q"]
+
+
+def test_the_name_after_what_the_cue_is_of():
+    r = _recipe({"name": NAME, "deployment": NAME})
+    got = extract_params(r, "autoscale deployment web-a, and name of the hpa is web-hpa").values
+    assert got.get("name") == "web-hpa"
+
+
+def test_a_name_after_the_cue_noun():
+    r = _with_rules({"extra_toleration": TAINT}, {"extra_toleration": [{"after": ["tolerate", "taint"]}]})
+    assert extract_params(r, "tolerate the pool taint l40s-pool").values == {"extra_toleration": "l40s-pool"}
+    assert extract_params(r, "tolerate the spot taint").values == {"extra_toleration": "spot"}
+
+
+def test_unused_details_keep_their_punctuation():
+    from gpukb.recipes import generate
+    g = generate("karpenter nodepool for g5, spot only. Tag the instances with cost-center=ml.")
+    assert any("cost-center=ml" in u for u in g.unused), g.unused

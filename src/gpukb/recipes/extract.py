@@ -80,7 +80,8 @@ _IMAGE_RE = (
 
 _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
     "name": [{"name": True}],
-    "namespace": [{"after": ["namespace", "ns"]}, {"before": ["namespace", "ns"]},
+    "namespace": [{"regex": r"(?<![\w-])(?:-n|--namespace)(?:\s+|=)([a-z0-9][-a-z0-9]*[a-z0-9])(?![\w-])"},  # kubectl's flag
+                  {"after": ["namespace", "ns"]}, {"before": ["namespace", "ns"]},
                   # "the llama deployment in inference-prod", "everything in serving": a place after "in"
                   # is the namespace when it is hyphenated or follows the object the request is about
                   {"regex": r"\bin\s+(?:the\s+)?(?!(?:[a-z]{2}(?:-gov)?-[a-z]+-\d)(?![\w-]))([a-z][a-z0-9]*-[-a-z0-9]*[a-z0-9])(?![\w.-])"},
@@ -195,7 +196,7 @@ _SHORTHAND: list[tuple[re.Pattern[str], Any]] = [
 # "16 GPUs - actually make that 24": the second number stands where the first was.
 _NUM_OR_WORD = r"(\d+(?:\.\d+)?(?:[KMGTP]i?B?|[kmgt]b)?|" + _NUM[1:-1].split("|", 1)[1] + r")"
 _CORRECTION = re.compile(
-    r"(?<![\w.-])" + _NUM_OR_WORD + r"(\s+[A-Za-z][\w-]*)?\s*(?:\.{2,}|\u2026|-{1,2}|[,;:!]|\.(?=\s))?\s*\(?\s*"
+    r"(?<![\w.-])" + _NUM_OR_WORD + r"(\s+[A-Za-z][\w-]*)?\s*(?:\.{2,}|\u2026|[-=]>|-{1,2}|[,;:!]|\.(?=\s))?\s*\(?\s*"
     r"(?:no\s+wait|wait|actually|sorry|oops|i\s+mean|scratch\s+that|correction|make\s+(?:it|that))(?![\w-])"
     r"[\s,.:!-]*(?:no\s*[,.]?\s*)?(?:(?:make|change)\s+(?:it|that)(?:\s+to)?|it'?s|it\s+should\s+be|should\s+be|rather)?"
     r"\s*" + _NUM_OR_WORD + r"(?![\w-]|\.\d)(\s+[A-Za-z][\w-]*)?\)?", re.I)
@@ -213,9 +214,60 @@ def _corrected(m: re.Match) -> str:
     return second + (unit2 or unit)
 
 
+# Amounts in several number words: "a hundred and twenty-eight", "five hundred thousand",
+# "three thousand six hundred": one number, in digits.
+_SIMPLE_WORD = r"(?:" + "|".join(sorted((re.escape(w) for w in _WORD_NUMBERS if " " not in w and w not in ("single", "dozen")),
+                                        key=len, reverse=True)) + r")"
+_NUM_PART = rf"(?:\d+|{_SIMPLE_WORD}(?:[-\s](?:one|two|three|four|five|six|seven|eight|nine)(?![\w-]))?)"
+_COMPOUND = re.compile(
+    rf"(?<![\w.-])(?:(?:an?|{_NUM_PART})\s+)?(?<![\d.]\s)(?:hundred|thousand|million)(?![\w-])"
+    rf"(?:(?:\s+and)?\s+(?:{_NUM_PART}(?=\s+(?:hundred|thousand|million)\b)\s+(?:hundred|thousand|million)|{_NUM_PART}|"
+    rf"(?:hundred|thousand|million))(?![\w-]))*", re.I)
+_MULT = {"hundred": 100, "thousand": 1000, "million": 10 ** 6}
+
+
+def _compound(m: re.Match) -> str:
+    total, current = 0, 0
+    for tok in re.findall(r"[a-z]+(?:-[a-z]+)?|\d+", m.group(0).lower()):
+        if tok == "and":
+            continue
+        if tok in _MULT:
+            if _MULT[tok] == 100:
+                current = max(current, 1) * 100
+            else:
+                total += max(current, 1) * _MULT[tok]
+                current = 0
+            continue
+        v = 1 if tok in ("a", "an") else int(tok) if tok.isdigit() else parse_number(tok.replace("-", " "))
+        if v is None:
+            return m.group(0)
+        current += v
+    return str(total + current)
+
+
+# A number word before a size unit: "sixty-four gigs", "three TB" (sizes are read from digits)
+_WORD_BEFORE_UNIT = re.compile(rf"(?<![\w.-])({_SIMPLE_WORD}(?:[-\s](?:one|two|three|four|five|six|seven|eight|nine))?)\s+"
+                               r"(?=(?:gigs?|gigabytes?|gibibytes?|gib|gi|gb|g|terabytes?|tebibytes?|tera|tib|ti|tb|t|"
+                               r"megabytes?|megs?|mib|mi|mb)(?![\w.-]))", re.I)
+
+
+# "an hour and a half", "two days and a half", "one and a half hours": N.5 of the unit
+_AND_A_HALF = re.compile(rf"(?<![\w.-])(an?|\d+|{_SIMPLE_WORD})\s+(?:(second|minute|hour|day|week)s?\s+and\s+a\s+half|"
+                         r"and\s+a\s+half\s+(second|minute|hour|day|week)s?)(?![\w-])", re.I)
+
+
+def _and_a_half(m: re.Match) -> str:
+    n = 1 if m.group(1).lower() in ("a", "an") else parse_number(m.group(1))
+    return m.group(0) if n is None else f"{n}.5 {m.group(2) or m.group(3)}s"
+
+
 def normalise_text(text: str) -> str:
     for rx, repl in _SHORTHAND:
         text = rx.sub(repl, text)
+    text = _AND_A_HALF.sub(_and_a_half, text)
+    text = _COMPOUND.sub(_compound, text)
+    text = _WORD_BEFORE_UNIT.sub(lambda m: (str(parse_number(m.group(1).replace("-", " ")))
+                                            if parse_number(m.group(1).replace("-", " ")) is not None else m.group(1)) + " ", text)
     text = _CORRECTION.sub(_corrected, text)
     text = _SCALED.sub(_scaled, text)
     text = _HALF_UNIT.sub("0.5 ", text)
@@ -254,7 +306,7 @@ _NUMBER_WORD = re.compile(r"(?<![\w.-])" + _NUM[1:-1].split("|", 1)[1].join(["(?
 _PRONOUN_ONE = re.compile(r"one(?=\s+(?:is|was|should|shall|will|must|can|may|might|could|would|has|gets|called|"
                           r"named|needs|does|doesn't|shouldn't|can't|cannot|isn't|won't|mustn't|at|with|for|"
                           r"should't)\b|'s\b|\s*[,;.:)]|\s*$)", re.I)
-_PRONOUN_ONE_BEFORE = re.compile(r"\b(?:the|this|that|which|other|another|each)\s+(?:[a-z][\w-]*\s+)?$", re.I)
+_PRONOUN_ONE_BEFORE = re.compile(r"\b(?:the|this|that|which|other|another|each|a|an)\s+(?:[a-z][\w-]*\s+)?$", re.I)
 
 
 def digits_view(text: str) -> str:
@@ -573,6 +625,8 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
 
 _GUARD = re.compile(r"^\s*(?:reject|refuse|deny|block|forbid|prevent|disallow)s?\s+(?:[\w-]+\s+){0,2}?"
                     r"(?:that|which|who|from)\s+((?:[a-z]+\s+){1,3}[a-z]+)", re.I)
+_PRONOUN_ITEMS = frozenset({"anything", "everything", "something", "nothing", "rest", "others", "else", "all",
+                            "any", "none", "them", "those", "these"})
 _REGEX_TOKEN = re.compile(r"(?<![^\s(,])[^\s,;()]*(?:\.\*|\.\+)[^\s,;()]*")
 _PERMIT = (r"(?:let|lets|letting|allow|allows|allowing|allowed|permit|permits|permitting|permitted|accept|accepts|"
            r"(?:can|may)(?=\s))")
@@ -1008,7 +1062,8 @@ class _Extractor:
     def _flow_lists(self) -> None:
         """A list written as YAML or JSON writes it ('command: ["torchrun", "train.py"]', "args: [a, b]")
         goes whole to the list parameter whose cue words stand closest before it."""
-        for m in _compile(r"\[\s*(?:\"[^\"]*\"|'[^']*'|[^\[\],\s][^\[\],]*)(?:\s*,\s*(?:\"[^\"]*\"|'[^']*'|[^\[\],\s][^\[\],]*))*"
+        for m in _compile(r"\[\s*\{[^\[\]{}]*\}(?:\s*,\s*\{[^\[\]{}]*\})*\s*\]|"  # or of mappings: "[{event: A, action: B}]"
+                          r"\[\s*(?:\"[^\"]*\"|'[^']*'|[^\[\],\s{][^\[\],]*)(?:\s*,\s*(?:\"[^\"]*\"|'[^']*'|[^\[\],\s][^\[\],]*))*"
                           r"\s*\]").finditer(self.text):
             if not self._free(m.span()):
                 continue
@@ -1016,9 +1071,14 @@ class _Extractor:
                 items = yaml.safe_load(m.group(0))
             except yaml.YAMLError:
                 continue
-            if not isinstance(items, list) or not items or not all(isinstance(x, (str, int, float)) for x in items):
+            if not isinstance(items, list) or not items:
                 continue
-            items = [str(x) for x in items]
+            if all(isinstance(x, dict) for x in items):
+                items = [{str(k): v for k, v in x.items()} for x in items]
+            elif all(isinstance(x, (str, int, float)) for x in items):
+                items = [str(x) for x in items]
+            else:
+                continue
             best = self._closest_cue(m.start(), lambda name, spec, v=items: v if spec.get("type") == "array" else None)
             if best is not None:
                 self.result.values[best[1]] = best[2]
@@ -1087,7 +1147,9 @@ class _Extractor:
                                       if re.search(r"\s(?:named|called)$", w)]
         words = _words_alt(cues)
         # "onboard a new team, genomics.": the value in apposition, alone before the sentence ends
-        pat = (rf"{words}\s*(?:[:=]\s*|,\s*(?=[\"'`]?[\w.-]+[\"'`]?\s*(?:[.;!]|$))|(?:is|are|was)\s*[:=]\s*|(?:(?:is|are|was)\s+(?:named|called)|named|called|name(?:\s+is|\s*[:=])?|is|of|to|at)\s+)?"
+        pat = (rf"{words}\s*(?:[:=]\s*|,\s*(?=[\"'`]?[\w.-]+[\"'`]?\s*(?:[.;!]|$))|(?:is|are|was)\s*[:=]\s*|"
+               rf"(?:(?:is|are|was)\s+(?:named|called)|named|called|name(?:\s+is|\s*[:=])?|is|of|to|at|"
+               rf"(?:must|should|will|shall|needs?\s+to|has\s+to)\s+be)\s+)?"
                rf"(?:(?:the|a|an|our|my|their)\s+)?")
         is_command = re.search(r"(?:^|_)(?:command|cmd|program|args)$", name) and \
             self.recipe.properties[name].get("type") == "array"
@@ -1110,6 +1172,13 @@ class _Extractor:
                 if ok and not cue.match(tok):
                     return val, span
         owner = self._other_named(name) if rule.get("schema") else None
+        if spec.get("type") == "string" and not spec.get("enum"):
+            # "name of the hpa is whisper-hpa": the value after what the cue is of
+            for tok, span in self._token_candidates(rf"{words}\s+of\s+(?:the|this|that|its|our|my)\s+[\w-]+\s+"
+                                                    rf"(?:is|should\s+be|will\s+be|[:=])\s*{_TOKEN}"):
+                ok, val = self._ok(name, tok)
+                if ok:
+                    return val, span
         for tok, span in self._token_candidates(pat):
             if cue.match(tok):  # "tolerate taint key dedicated": a cue word is not the value
                 continue
@@ -1133,6 +1202,11 @@ class _Extractor:
                         and _singular(nxt.group(1).lower()) not in own_words and nxt.group(1).lower() not in own_words \
                         and not re.search(r"(?:ly|ed|ing)$", nxt.group(1)):
                     continue  # "a cluster placement group": a plain word that heads a longer noun is no name
+                if _compile(rf"\s+(?:for|of)\s+(?:the\s+|a\s+|our\s+)?{words}\s+[\"'`]?[a-z0-9]").match(self.text, span[1]):
+                    continue  # "onboarding ticket for team speech": the cue comes again, with the name
+                if nxt and _singular(nxt.group(1).lower()) in own_words and re.match(
+                        r"\s+[\"'`]?[a-z0-9][\w.]*(?:-[\w.-]*|\d[\w.-]*)", self.text[span[1] + nxt.end():]):
+                    continue  # "tolerate the pool taint l40s-pool": the name comes after the cue noun
                 if _compile(rf"(?<![\w.-])[a-z0-9][\w.]*-[\w.-]*[a-z0-9]\s+{words}\s*$").search(
                         self.text, max(0, span[0] - 80), span[0]):
                     continue  # "cv-research ns needs a quota": the name stands before the cue, not a plain word after it
@@ -1185,6 +1259,8 @@ class _Extractor:
             if m.start() != end:
                 break
             word = m.group(1).rstrip(".")
+            if prev_flag and word.lower() in _STOP:
+                break  # "nvidia-smi -q on one of the nodes": a flag's value is no function word
             if not (re.search(r"[/=]", word) or word.startswith("-") or prev_flag
                     or re.fullmatch(r"[\w-]+\.(?:py|sh|pl|rb|js|jar|bin|yaml|yml|json|cfg|conf|toml)", word)):
                 break
@@ -1553,6 +1629,11 @@ class _Extractor:
                     continue  # "don't scale to zero" selects no value
                 value = not value  # "do not rename it"
                 self.result.covered.append((neg, m.end()))
+            stated = re.match(r"\s*[:=]\s*(true|false|yes|no|on|off|enabled|disabled)\b", self.text[m.end():], re.I)
+            if stated and spec.get("type") == "boolean" and rule.get("value", True) is True and neg is None:
+                # "renameByDefault: false": the value written after the flag's own name says which
+                value = stated.group(1).lower() in ("true", "yes", "on", "enabled")
+                self.result.covered.append((m.end(), m.end() + stated.end()))
             ok, val = self._ok(name, value)
             if ok:
                 return val, (m.start(), m.start())  # phrases select values; they use up no text
@@ -1616,11 +1697,11 @@ class _Extractor:
         regular expression (".*gpu-spot.*") when the schema takes one."""
         words = _words_alt(rule["list"])
         item = r"(?:[.*^]*[A-Za-z0-9][\w./:@+*^$-]*[\w*$]|[A-Za-z0-9])"
-        items = rf"((?:{item})(?:\s*(?:,|and|or|&)\s*(?:{item}))*)"
+        items = rf"((?:{item})(?:\s*(?:,|\band\b|\bor\b|&)\s*(?:{item}))*)"
         # "prefer node groups a and b": the list's own noun (the last part of its name) may come first
         noun = re.escape(_singular(name.split("_")[-1]))
         pat = rf"{words}\s*[:=]?\s*(?:(?:the|a|an|our|my)\s+)?(?:(?:[a-z]+\s+)?{noun}(?:s|es)?\s*[:=]?\s+)?{items}"
-        before = rf"(?<![\w.*^$-]){items}\s+{words}(?=\s*(?:$|[,;.]))"
+        before = rf"(?<![\w.*^$-]){items}(?:\s+{noun}(?:s|es)?)?\s+{words}(?=\s*(?:$|[,;.]))"
         others = self._cue_words(name)
         for m in (x for p in (pat, before) for x in _compile(p).finditer(self.text)):
             if m.re.pattern == before and any(_singular(w.lower()) in others or w.lower() in _STOP
@@ -1631,7 +1712,8 @@ class _Extractor:
             if m.re.pattern == pat and len(parts) > 1 and re.match(r"\s+[a-z]", self.text[m.end(1):], re.I) \
                     and not closes and not re.search(r"[*^$]", parts[-1]):
                 parts = parts[:-1]  # ", CA runs in ...": the last word opens the next clause
-            parts = [p for p in parts if p.lower() not in _STOP]
+            # "before anything else": a pronoun is no item
+            parts = [p for p in parts if p.lower() not in _STOP and p.lower() not in _PRONOUN_ITEMS]
             spec = self.recipe.properties[name]
             items_spec = spec.get("items", {}) if spec.get("type") == "array" else spec
             iv = _prop_validator(json.dumps(items_spec, sort_keys=True))
@@ -1659,8 +1741,11 @@ class _Extractor:
 
     def rule_boolean(self, name: str, rule: dict[str, Any]):
         """A boolean from plain words: "no X", "without X", "X: false" -> False; "with X", "X=true" -> True."""
-        words = _words_alt(rule["boolean"])
-        for value, pat in ((False, rf"\b(?:{_NEGATION}|isn'?t|aren'?t)\s+(?:be\s+|being\s+|get\s+)?(?:the\s+|a\s+|any\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:false|no|off|disabled?)\b"
+        # "nodes not tainted", "must not be reclaimable", "should not have the gpu toleration"
+        words = _words_alt(list(rule["boolean"]) + [w + ("d" if w.endswith("e") else "ed") for w in rule["boolean"]
+                                                    if re.fullmatch(r"[a-z]{4,}", str(w))])
+        for value, pat in ((False, rf"\b(?:{_NEGATION}|isn'?t|aren'?t)\s+(?:be\s+|being\s+|get\s+|have\s+|has\s+|"
+                                   rf"need\s+|carry\s+|include\s+|add\s+)?(?:the\s+|a\s+|an\s+|any\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:false|no|off|disabled?)\b"
                                    rf"|{words}\s+[a-z]+\s+(?:off|disabled)\b"),
                            (True, rf"\b{_AFFIRM}\s+(?:the\s+|a\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:true|yes|on|enabled?)\b"
                    rf"|\b{_MODAL}{words}")):
@@ -2408,11 +2493,11 @@ class _Extractor:
             words = [base] + self._synonym_units(lo_name, [base])
             unit = _words_alt(words)
             # "1 to 10 replicas", "min 2 / max 8 workers", "minimum 2, maximum 8 workers"
-            rx = _compile(rf"(?<![\w.])(?:between\s+|min(?:imum)?\s*[:=]?\s*)?{_NUM}\s*(?:to|-|\.\.|–|and|"
+            rx = _compile(rf"(?<![\w.])(?:between\s+|min(?:imum)?\s*[:=]?\s*)?{_NUM}\s*(?:to|->|-|\.\.|–|and|"
                           rf"(?:/|,|and)?\s*max(?:imum)?\s*[:=]?)\s*{_NUM}\s*{unit}")
             # "scaling 2 to 6", "autoscale it between 1 and 8": a scaling verb names what the range counts
             verb = _compile(rf"\b(?:auto)?scal(?:e|es|ed|ing)\s+(?:(?:it|them|out|up|from|between|the\s+[\w-]+)\s+){{0,2}}"
-                            rf"{_NUM}\s*(?:to|-|\.\.|and)\s*{_NUM}(?!\s*[\w.]*\d)(?!\s*(?!{unit})[a-z]+\s*(?:each|per)\b)")
+                            rf"{_NUM}\s*(?:to|->|-|\.\.|and)\s*{_NUM}(?!\s*[\w.]*\d)(?!\s*(?!{unit})[a-z]+\s*(?:each|per)\b)")
             # "min two workers max ten", "at least 2 workers, at most 8": the unit after the first bound
             unit_first = _compile(rf"(?<![\w.])(?:min(?:imum)?|at\s+least)\s*[:=]?\s*{_NUM}\s*{unit}\s*(?:,|/|and|but)?\s*"
                                   rf"(?:max(?:imum)?|at\s+most|up\s+to)\s*[:=]?\s*{_NUM}(?!\w|\.\w)")

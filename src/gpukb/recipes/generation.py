@@ -226,20 +226,22 @@ def understood(recipe: Recipe, ext: Extraction) -> list[str]:
     def is_covered(a: int, b: int) -> bool:
         return any(x < b and a < y for x, y in covered)
 
-    fragments: list[list[str]] = []
-    current: list[str] = []
+    # fragments are runs of tokens (word, start, end); each is shown as the request wrote it
+    fragments: list[list[tuple[str, int, int]]] = []
+    current: list[tuple[str, int, int]] = []
     tokens = list(_TOKEN.finditer(text))
     for i, m in enumerate(tokens):
         tok = m.group(0).rstrip(".,;:)")
+        entry = (tok, m.start(), m.start() + len(tok))
         low = tok.lower()
         weak = not is_covered(*m.span()) and any(x < m.end() and m.start() < y for x, y in title_only)
-        if weak and current and current[-1].lower() not in _FRAME:
+        if weak and current and current[-1][0].lower() not in _FRAME:
             nxt = tokens[i + 1] if i + 1 < len(tokens) else None
             if nxt is not None and not is_covered(*nxt.span()) and not re.search(r"[.,;:)]", text[m.end() - 1:nxt.start()]) \
                     and nxt.group(0).lower() not in _FRAME:
-                current.append(tok)  # "a per-pod GPU memory limit": inside one thing not understood
+                current.append(entry)  # "a per-pod GPU memory limit": inside one thing not understood
                 continue
-            fragments.append(current + [tok])
+            fragments.append(current + [entry])
             current = []
             continue
         if is_covered(*m.span()) or weak or (low in _FRAME and not current):
@@ -247,13 +249,14 @@ def understood(recipe: Recipe, ext: Extraction) -> list[str]:
                 fragments.append(current)
                 current = []
             continue
-        current.append(tok)
+        current.append(entry)
     if current:
         fragments.append(current)
     out = []
     for frag in fragments:
-        while frag and frag[-1].lower() in _FRAME:
+        while frag and frag[-1][0].lower() in _FRAME:
             frag = frag[:-1]
-        if frag and any(w.lower() not in _FRAME for w in frag):
-            out.append(" ".join(frag))
+        if frag and any(w.lower() not in _FRAME for w, _a, _b in frag):
+            # the words as written, with what joins them ("cost-center=ml", "/home/jovyan"), on one line
+            out.append(" ".join(text[frag[0][1]:frag[-1][2]].split()))
     return out
