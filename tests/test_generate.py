@@ -289,3 +289,9 @@ def test_priority_classes_with_plain_names_in_a_list():
     g = generate("three priority classes: web 900, batch 500, and idle 10", recipes=RECIPES)
     assert g.recipe == "priority-classes"
     assert [(c["name"], c["value"]) for c in g.params["classes"]] == [("web", 900), ("batch", 500), ("idle", 10)]
+
+
+def test_not_understood_details_never_carry_half_a_bracket():
+    g = generate("pod with 4 gpus for the namespace that would go over its gpu quota (6 used of 8)", recipes=RECIPES)
+    for u in g.unused:
+        assert u.count("(") == u.count(")"), g.unused

@@ -258,5 +258,30 @@ def understood(recipe: Recipe, ext: Extraction) -> list[str]:
             frag = frag[:-1]
         if frag and any(w.lower() not in _FRAME for w, _a, _b in frag):
             # the words as written, with what joins them ("cost-center=ml", "/home/jovyan"), on one line
-            out.append(" ".join(text[frag[0][1]:frag[-1][2]].split()))
+            out.append(_balanced(" ".join(text[frag[0][1]:frag[-1][2]].split())))
     return out
+
+
+def _balanced(fragment: str) -> str:
+    """``fragment`` without brackets or quotes whose partner lies outside it ("quota (6 used of 8")."""
+    for opening, closing in (("(", ")"), ("[", "]"), ("{", "}")):
+        depth, keep = 0, []
+        for ch in fragment:
+            if ch == opening:
+                depth += 1
+            elif ch == closing:
+                if depth == 0:
+                    keep.append(" ")
+                    continue
+                depth -= 1
+            keep.append(ch)
+        out = "".join(keep)
+        while depth:  # drop the last unclosed openings
+            i = out.rfind(opening)
+            out = out[:i] + " " + out[i + 1:]
+            depth -= 1
+        fragment = out
+    for q in ('"', "`"):
+        if fragment.count(q) % 2:
+            fragment = fragment.replace(q, " ")
+    return " ".join(fragment.split())
