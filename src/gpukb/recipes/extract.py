@@ -60,7 +60,7 @@ _STOP = set(STOPWORDS) | {
 
 # short forms of parameter name parts ("prod at 1000000" for production_value)
 _ABBREVIATIONS = {"production": ["prod"], "priority": ["prio"], "development": ["dev"], "memory": ["mem"],
-                  "namespace": ["ns"], "replicas": ["reps"], "configuration": ["config", "cfg"]}
+                  "namespace": ["ns"], "replicas": ["reps"], "value": ["val"], "configuration": ["config", "cfg"]}
 
 # words that frame a value and are never one ("release is called kps", "the existing pvc x")
 # words that relate a name to a pattern rather than give it ("name contains h200", "name starts with")
@@ -183,6 +183,8 @@ def _scaled(m: re.Match) -> str:
 _SHORTHAND: list[tuple[re.Pattern[str], Any]] = [
     (re.compile(r"(?<![\w./:-])w/o(?![\w/])", re.I), "without"),
     (re.compile(r"(?<![\w./:-])w/(?:\s+|(?=[a-z0-9])(?![\w.-]*[/:]))", re.I), "with "),
+    # "tol spot-gpu", "tol=hpc": a toleration
+    (re.compile(r"(?<![\w./:-])tol(?=\s*=|\s+[a-z0-9])", re.I), "tolerate"),
     # "a pod w 1 gpu": a lone "w" between words is "with" too
     (re.compile(r"(?<=[a-z]\s)w(?=\s+(?:\d|an?\s|one\b|two\b|[a-z]+s\b))"), "with"),
     (re.compile(r"(?<![\w./:-])(req)(s?)(?![\w./:-])", re.I), lambda m: "request" + m.group(2)),
@@ -593,6 +595,7 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
         # "a job that runs python /x.py", "executes ./bench.sh": the verb names the command
         rules.append({"after": ["runs", "run", "running", "execute", "executes", "executing", "launch", "launches",
                                 "launching", "invoke", "invokes"], "schema": True, "verb": True})
+        rules.append({"after": ["cmd", "command"], "schema": True})  # "cmd sleep infinity"
     parts = [p for p in name.split("_") if len(p) >= 3]
     if len(parts) == 2 and t in ("string", "integer"):
         rules.append({"parts": parts})  # "default container cpu 250m", "default to 500m cpu"
@@ -771,6 +774,18 @@ def named_kinds(recipe: Recipe) -> dict[str, Any]:
            "derived": {p: {ph: a for ph, a in v.items() if ph not in every_direct} for p, v in derived.items()}}
     _KINDS_CACHE[key] = out
     return out
+
+
+@lru_cache(maxsize=1024)
+def _initials(name: str, all_names: tuple[str, ...]) -> str | None:
+    """The initials of a parameter of two or three name parts ("lq" for local_queue), when no
+    other parameter of the recipe has the same."""
+    parts = [p for p in name.split("_") if p]
+    if not 2 <= len(parts) <= 3:
+        return None
+    mine = "".join(p[0] for p in parts)
+    same = [n for n in all_names if "".join(p[0] for p in n.split("_") if p) == mine]
+    return mine if same == [name] and mine not in _STOP else None
 
 
 _FIELDS_CACHE: dict[tuple[str, str, int], dict[str, list[str]]] = {}
@@ -1147,7 +1162,9 @@ class _Extractor:
                                       if re.search(r"\s(?:named|called)$", w)]
         words = _words_alt(cues)
         # "onboard a new team, genomics.": the value in apposition, alone before the sentence ends
-        pat = (rf"{words}\s*(?:[:=]\s*|,\s*(?=[\"'`]?[\w.-]+[\"'`]?\s*(?:[.;!]|$))|(?:is|are|was)\s*[:=]\s*|"
+        # "the interns' namespace (intern-sandbox)", "temp > 78": the value in brackets, or after a comparison
+        pat = (rf"{words}\s*(?:[:=]\s*|,\s*(?=[\"'`]?[\w.-]+[\"'`]?\s*(?:[.;!]|$))|\(\s*(?=[\w.-]+\s*\))|[<>]=?\s*|"
+               rf"(?:is|are|was)\s*[:=]\s*|"
                rf"(?:(?:is|are|was)\s+(?:named|called)|named|called|name(?:\s+is|\s*[:=])?|is|of|to|at|"
                rf"(?:must|should|will|shall|needs?\s+to|has\s+to)\s+be)\s+)?"
                rf"(?:(?:the|a|an|our|my|their)\s+)?")
@@ -1250,10 +1267,11 @@ class _Extractor:
         """An unquoted command goes on over the words that look like its arguments (paths,
         flags, a flag's value): "command is torchrun /workspace/pretrain.py --epochs 3."."""
         end, prev_flag = span[1], False
-        if re.search(r"\b(?:command|cmd|args|program)\s*[:=]\s*$", self.text[max(0, span[0] - 12):span[0]], re.I):
-            # "command: sleep infinity": after the field and a colon, the clause is the command
+        field = re.search(r"\b(?:command|cmd|args|program)\s*([:=])?\s*$", self.text[max(0, span[0] - 12):span[0]], re.I)
+        if field:
+            # "command: sleep infinity", "cmd sleep infinity": after the field, the clause is the command
             m = re.match(r"[^,;`\"'\n]*?(?=\s*(?:[,;\n]|\.(?:\s|$)|$))", self.text[span[0]:])
-            if m and m.end() > len(tok):
+            if m and m.end() > len(tok) and (field.group(1) or len(m.group(0).split()) <= 4):
                 return m.group(0), (span[0], span[0] + m.end())
         for m in _compile(r"\s+([^\s,;`\"']+)").finditer(self.text, span[1]):
             if m.start() != end:
@@ -1597,6 +1615,17 @@ class _Extractor:
                     key = (-(m.end() - m.start()), m.start())
                     if best is None or key < best[0]:
                         best = (key, chosen, m.span(), cover)
+        if best and isinstance(best[1], str):
+            # "preempt lower priority or newer equal-priority ones": a value whose CamelCase words all
+            # stand in the clause, and include the chosen one's, is the one meant
+            lo, hi = best[2]
+            clause = re.split(r"[;.!?]", self.text[hi:hi + 80])[0]
+            near = {w.lower() for w in re.findall(r"[A-Za-z]+", self.text[max(0, lo - 40):hi] + clause)}
+            mine = {w.lower() for w in re.findall(r"[A-Z][a-z]+", best[1])}
+            for v in list(spec.get("enum") or []) + list(rule["enum"]):
+                words = {w.lower() for w in re.findall(r"[A-Z][a-z]+", str(v))}
+                if mine and mine < words and words <= near and len(words) > len(mine):
+                    best = (best[0], v, best[2], best[3])
         if best:
             negated_cover = best[3]
             raw = best[1]
@@ -1710,7 +1739,8 @@ class _Extractor:
             parts = [p for p in re.split(r"\s*(?:,|\band\b|\bor\b|&)\s*", m.group(1)) if p]
             closes = _compile(rf"\s+{words}(?=\s*(?:$|[,;.]))").match(self.text, m.end(1))
             if m.re.pattern == pat and len(parts) > 1 and re.match(r"\s+[a-z]", self.text[m.end(1):], re.I) \
-                    and not closes and not re.search(r"[*^$]", parts[-1]):
+                    and not closes and not re.search(r"[*^$]", parts[-1]) \
+                    and not re.match(rf"\s+{noun}(?:s|es)?\b", self.text[m.end(1):], re.I):
                 parts = parts[:-1]  # ", CA runs in ...": the last word opens the next clause
             # "before anything else": a pronoun is no item
             parts = [p for p in parts if p.lower() not in _STOP and p.lower() not in _PRONOUN_ITEMS]
@@ -2333,6 +2363,9 @@ class _Extractor:
             fields = manifest_fields(self.recipe).get(name)
             if fields:
                 name_rules.append({"after": fields, "schema": True})
+            short = _initials(name, tuple(props))
+            if short:  # "lq=everyone", "cq: shared" for local_queue, cluster_queue
+                name_rules.append({"regex": rf"(?<![\w./-]){short}\s*[:=]\s*[\"'`]?([A-Za-z0-9][\w.-]*[A-Za-z0-9])"})
             name_rules += _schema_rules(name, props[name], list(props))
             if props[name].get("type") in ("integer", "array"):
                 # a count's units are what is counted ("no GPU"); other cue words must not be frame words
@@ -2355,8 +2388,30 @@ class _Extractor:
                     break
         self._qualified_siblings()
         self._second_readings()
+        self._retractions()
         self._cover()
         return self.result
+
+    def _retractions(self) -> None:
+        """An item the writer takes back from a list ("p4d.24xlarge + p5.48xlarge (scratch the p5)",
+        "drop the a10g group") leaves it; a value read from the retraction itself is no value."""
+        for m in _compile(r"\b(?:scratch|drop|remove|forget|minus|strike)\s+(?:the\s+)?([a-z0-9][\w.*-]*)(?![\w.-])"
+                          ).finditer(self.text):
+            gone = m.group(1).lower()
+            touched = False
+            for name, value in list(self.result.values.items()):
+                a, b = self.result.spans.get(name, (0, 0))
+                if m.start() <= a and b <= m.end() and a < b:
+                    del self.result.values[name]  # "scratch the p5" named no family to use
+                    touched = True
+                    continue
+                if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                    kept = [v for v in value if not (v.lower() == gone or re.match(rf"{re.escape(gone)}[.-]", v.lower()))]
+                    if kept != value and kept:
+                        self.result.values[name] = kept
+                        touched = True
+            if touched:
+                self.result.covered.append(m.span())
 
     def _key_value_pairs(self) -> None:
         """``<x>_key`` and ``<x>_value`` read together from one ``key=value`` written near the
@@ -2547,6 +2602,11 @@ class _Extractor:
                 rf"\b(?:each|every|any|a\s+single|single|individual|one|a|no)\s+{unit}\s+(?:can'?t|cannot|can\s+not|may\s+not|"
                 rf"must\s+not|mustn'?t|should\s+not|shouldn'?t|won'?t|is\s+not\s+allowed\s+to|should|may|can)\s+(?:ever\s+)?"
                 rf"(?:[a-z]+\s+){{0,2}}?(?:more\s+than|over|above|beyond|exceed|exceeds)\s+{_NUM}(?!\w|\.\w)",
+                # "nothing bigger than 4 GPUs in a single pod", "no more than 2 gpus in any one container"
+                rf"\b(?:bigger|larger|more)\s+than\s+{_NUM}\s*(?:{thing})?\s*(?:in|per|for|on)\s+"
+                rf"(?:a\s+single|any\s+one|any\s+single|any|one|a|each)\s+{unit}",
+                # "max/pod 8"
+                rf"\bmax(?:imum)?\s*/\s*{unit}\s*[:=]?\s*{_NUM}(?!\w|\.\w)",
             ]
             for p in pats:
                 hit = _compile(p).search(self.text)
