@@ -205,9 +205,9 @@ class _Index:
         # names the object; what follows are its settings, whichever recipes their words also name
         bound = _BOUND_HEAD.match(text)
         if bound:
-            head = bound.group(1).strip()
+            bound_head = bound.group(1).strip()
             # "vc queue batch-low: ...": the object's name may follow its noun in the head
-            heads = {head, re.sub(r"\s+[\w.]*(?:-[\w.]*|\d)[\w.-]*$", "", head)}
+            heads = {bound_head, re.sub(r"\s+[\w.]*(?:-[\w.]*|\d)[\w.-]*$", "", bound_head)}
             for i, pats in enumerate(self.phrases):
                 if any(self.distinctive[i][j] and any(rx.fullmatch(h) for h in heads)
                        for j, (rx, _w) in enumerate(pats)):
