@@ -180,6 +180,10 @@ def test_dev_set_target():
     assert sum(r["correct"] for r in fresh7) / len(fresh7) >= 0.85
     fresh8 = [r for r in report["results"] if r["file"] == "fresh8.yaml"]  # held out once (0.802), tuned on since
     assert sum(r["correct"] for r in fresh8) / len(fresh8) >= 0.95
+    # held out, never tuned on: floors at the measured level (0.835, 2 silent drops)
+    fresh11 = [r for r in report["results"] if r["file"] == "fresh11.yaml"]
+    assert sum(r["correct"] for r in fresh11) / len(fresh11) >= 0.83
+    assert sum(r.get("silent_drops", 0) for r in fresh11) <= 2
     classes = [r for r in report["results"] if r["file"] == "tune-classes.yaml"]
     assert sum(r["correct"] for r in classes) / len(classes) >= 0.95
 
