@@ -360,3 +360,46 @@ def test_a_per_unit_cap_said_as_nothing_bigger():
     got = extract_params(r, "16 GPUs, nothing bigger than 4 GPUs in a single pod").values
     assert got == {"gpus": 16, "max_gpus_per_pod": 4}
     assert extract_params(r, "quota 24 gpus, max/pod 8").values == {"gpus": 24, "max_gpus_per_pod": 8}
+
+
+def test_a_later_amount_that_says_which_earlier_one_it_replaces():
+    assert normalise_text("job on 2 nodes with 8 gpus each - sorry, 16 nodes, not 2 - in ns x") == \
+        "job on 16 nodes with 8 gpus each - in ns x"
+    assert normalise_text("4 workers, sorry, 6 workers, not 4.") == "6 workers."
+
+
+def test_names_for_a_fixed_pair_after_call_them():
+    from gpukb.recipes import generate
+    g = generate("the usual prio pair but call them serving-critical and batch-low")
+    assert (g.params["production_name"], g.params["research_name"]) == ("serving-critical", "batch-low")
+
+
+def test_bounds_a_few_words_apart():
+    r = _recipe({"min_trainers": INT, "max_trainers": INT})
+    got = extract_params(r, "keep at least 3 trainers alive and scale up to a max of 9").values
+    assert got == {"min_trainers": 3, "max_trainers": 9}
+
+
+def test_a_per_unit_cap_allowed_to_a_single_unit_counts_no_units():
+    r = _recipe({"gpus": INT, "max_gpus_per_pod": INT, "max_pods": INT})
+    got = extract_params(r, "4 GPUs in total, but a single pod should be allowed up to 8").values
+    assert got == {"gpus": 4, "max_gpus_per_pod": 8}
+
+
+def test_a_field_name_written_as_one_word():
+    r = _recipe({"mount_name": {"type": "string", "pattern": "^[a-z0-9]+$"}})
+    assert extract_params(r, "the mountname is just 'fsx'").values == {"mount_name": "fsx"}
+
+
+def test_a_qualifier_then_its_number():
+    from gpukb.recipes import generate
+    g = generate("priorityclasses: prod 500000, research 100")
+    assert (g.params["production_value"], g.params["research_value"]) == (500000, 100)
+
+
+def test_pasted_error_output_is_no_spec():
+    r = _with_rules({"namespace": NAME, "gpus": INT}, {"gpus": [{"count": ["gpus", "gpu"]}]})
+    text = ('jobs in vision-lab keep bouncing with: Error from server (Forbidden): exceeded quota: gpu-quota, '
+            'requested: requests.nvidia.com/gpu=4, used: requests.nvidia.com/gpu=8 -- can the GPU quota for '
+            'that namespace go up to 16?')
+    assert extract_params(r, text).values == {"namespace": "vision-lab", "gpus": 16}

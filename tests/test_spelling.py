@@ -126,3 +126,10 @@ def test_a_shortened_term_is_that_term():
     assert sp.correct("torchjob") == "pytorchjob"  # its tail (the shorter of two terms ending so)
     assert sp.correct("ptjob") == "pytorchjob"  # its letters in order, first and last three kept
     assert sp.correct("vlcno") is None  # the last three letters differ
+
+
+def test_a_capitalised_word_inside_a_sentence_is_a_name():
+    from gpukb.recipes.spelling import Speller
+    sp = Speller(["stack", "quota"], ["the"])
+    assert sp.text("route the alerts to Slack") == "route the alerts to Slack"
+    assert sp.text("Quoat for team a") == "quota for team a"  # at the start it is a typo like any other

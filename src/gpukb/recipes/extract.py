@@ -263,9 +263,26 @@ def _and_a_half(m: re.Match) -> str:
     return m.group(0) if n is None else f"{n}.5 {m.group(2) or m.group(3)}s"
 
 
+# "2 nodes with 8 gpus each - sorry, 16 nodes, not 2": the later amount replaces the one it names
+_NOT_THAT = re.compile(r"\s*[-,;(]*\s*\b(?:sorry|actually|i\s+mean|correction|oops)[,:]?\s+(\d+)\s+([a-z]+),?\s+not\s+(\d+)"
+                       r"(?!\w|\.\w)\)?", re.I)
+
+
+def _not_that(text: str) -> str:
+    for m in reversed(list(_NOT_THAT.finditer(text))):
+        new, unit, old = m.group(1), m.group(2), m.group(3)
+        earlier = list(re.finditer(rf"(?<![\w.]){old}(\s+{re.escape(_singular(unit.lower()))}(?:s|es)?\b)",
+                                   text[:m.start()], re.I))
+        if earlier:
+            e = earlier[-1]
+            text = text[:e.start()] + new + e.group(1) + text[e.end():m.start()] + text[m.end():]
+    return text
+
+
 def normalise_text(text: str) -> str:
     for rx, repl in _SHORTHAND:
         text = rx.sub(repl, text)
+    text = _not_that(text)
     text = _AND_A_HALF.sub(_and_a_half, text)
     text = _COMPOUND.sub(_compound, text)
     text = _WORD_BEFORE_UNIT.sub(lambda m: (str(parse_number(m.group(1).replace("-", " ")))
@@ -440,10 +457,15 @@ def _prop_validator(spec_json: str):
 
 def name_variants(name: str) -> list[str]:
     """How a parameter name shows up in text: min_available, minAvailable, min available, min-available."""
+    return list(_name_variants(name))
+
+
+@lru_cache(maxsize=4096)
+def _name_variants(name: str) -> tuple[str, ...]:
     parts = [p for p in re.split(r"_+", name) if p]
     camel = parts[0] + "".join(p[:1].upper() + p[1:] for p in parts[1:]) if parts else name
-    out = {name, camel, " ".join(parts), "-".join(parts)}
-    return sorted((v for v in out if v), key=len, reverse=True)
+    out = {name, camel, " ".join(parts), "-".join(parts), "".join(parts)}  # "mountname" too
+    return tuple(sorted((v for v in out if v), key=len, reverse=True))
 
 
 _NEGATION = (r"(?:no|not|without|disable[sd]?|disabling|skip|skipping|don'?t|do not|never|off|false|turn off|"
@@ -788,6 +810,12 @@ def _initials(name: str, all_names: tuple[str, ...]) -> str | None:
     return mine if same == [name] and mine not in _STOP else None
 
 
+# Error output a request pastes ("Error from server (Forbidden): ... exceeded quota: ...", "0/8 nodes
+# are available: ..."), up to a dash, a new line or the question that follows it
+_PASTED_OUTPUT = re.compile(r"(?:\bError from server\b|\b(?:Warning\s+)?FailedScheduling\b|\b0/\d+ nodes are available\b|"
+                            r"\bexceeded quota:).*?(?=\s+(?:--|\u2014|-)\s|\n|$)", re.I)
+
+
 _FIELDS_CACHE: dict[tuple[str, str, int], dict[str, list[str]]] = {}
 
 
@@ -849,6 +877,7 @@ def manifest_fields(recipe: Recipe) -> dict[str, list[str]]:
 
 _CUE_WORDS_CACHE: dict[tuple[int, str], Any] = {}
 _VALUE_WORDS_CACHE: dict[int, Any] = {}
+_OTHER_NAMED_CACHE: dict[tuple[int, int, str], Any] = {}
 
 
 # a single token in quotes or backticks (for views of the text that read it bare, same length)
@@ -864,6 +893,10 @@ class _Extractor:
         self.digits = digits_view(self.text)
         self.used: list[tuple[int, int]] = []
         self.result = Extraction(text=self.text)
+        # pasted cluster output describes the symptom; its numbers and names are no spec
+        for m in _PASTED_OUTPUT.finditer(self.text):
+            self.used.append(m.span())
+            self.result.covered.append(m.span())
 
     # ---------------------------------------------------------- helpers
     def _free(self, span: tuple[int, int]) -> bool:
@@ -1167,7 +1200,7 @@ class _Extractor:
                rf"(?:is|are|was)\s*[:=]\s*|"
                rf"(?:(?:is|are|was)\s+(?:named|called)|named|called|name(?:\s+is|\s*[:=])?|is|of|to|at|"
                rf"(?:must|should|will|shall|needs?\s+to|has\s+to)\s+be)\s+)?"
-               rf"(?:(?:the|a|an|our|my|their)\s+)?")
+               rf"(?:(?:the|a|an|our|my|their|just|only|simply)\s+)?")
         is_command = re.search(r"(?:^|_)(?:command|cmd|program|args)$", name) and \
             self.recipe.properties[name].get("type") == "array"
         # a command may start with a path: "./bench.sh", "/opt/run.sh"
@@ -1219,6 +1252,8 @@ class _Extractor:
                         and _singular(nxt.group(1).lower()) not in own_words and nxt.group(1).lower() not in own_words \
                         and not re.search(r"(?:ly|ed|ing)$", nxt.group(1)):
                     continue  # "a cluster placement group": a plain word that heads a longer noun is no name
+                if _compile(rf"\b(?:that|this|those|these|same)\s+{words}\s*$").search(self.text, max(0, span[0] - 60), span[0]):
+                    continue  # "can the quota for that namespace go up": the cue points back, no value follows
                 if _compile(rf"\s+(?:for|of)\s+(?:the\s+|a\s+|our\s+)?{words}\s+[\"'`]?[a-z0-9]").match(self.text, span[1]):
                     continue  # "onboarding ticket for team speech": the cue comes again, with the name
                 if nxt and _singular(nxt.group(1).lower()) in own_words and re.match(
@@ -1304,6 +1339,14 @@ class _Extractor:
 
     def _other_named(self, name: str) -> re.Pattern | None:
         """Phrases naming another parameter's object ("claim template" for claim_template)."""
+        key = (id(self.recipe.properties), id(self.recipe.extract), name)
+        got = _OTHER_NAMED_CACHE.get(key)
+        if got is None or got[0] is not self.recipe.properties:
+            got = (self.recipe.properties, self._build_other_named(name))
+            _OTHER_NAMED_CACHE[key] = got
+        return got[1]
+
+    def _build_other_named(self, name: str) -> re.Pattern | None:
         phrases: set[str] = set()
         quals: set[str] = set()
         for other in self.recipe.properties:
@@ -1863,11 +1906,13 @@ class _Extractor:
         if self.recipe.properties[name].get("type") == "integer":
             # "its priority class at 5000", "prod at 1000000" for priority_value, production_value:
             # the object the number belongs to, then the number after "at", "=" or ":"
-            rx = _compile(rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?(?:at|=|:|set\s+to)\s*(-?\d+)(?![\w.%])")
+            rx = _compile(rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?(?:at|=|:|set\s+to)\s*(-?\d+)(?![\w.%])|"
+                          rf"\b{a}\s*[:=]?\s+(-?\d+)(?![\w.%])")  # "prod 500000"
             for m in rx.finditer(self.digits):
-                span = self._whole_word(m.span(1))
+                g = 1 if m.group(1) is not None else 2
+                span = self._whole_word(m.span(g))
                 if self._free(span):
-                    ok, val = self._ok(name, m.group(1))
+                    ok, val = self._ok(name, m.group(g))
                     if ok:
                         return val, span
         for p in (rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?{b}\s*(?:[:=]\s*|(?:of|to|at|is)\s+)?{tok}",
@@ -2217,7 +2262,8 @@ class _Extractor:
             return False
         tok = r"[\"'`]?([a-z0-9][a-z0-9.-]*[a-z0-9])[\"'`]?"
         sep = r"\s*(?:,|/|&|\band\b|\bor\b)\s*"
-        m = _compile(rf"\b(?:named|called)\s+{tok}" + "".join(rf"{sep}{tok}" for _ in slots[1:]) + r"(?![\w.-])").search(self.text)
+        m = _compile(rf"\b(?:named|called|(?:call|name)\s+(?:them|those|these)(?:\s+two)?)\s+{tok}"
+                     + "".join(rf"{sep}{tok}" for _ in slots[1:]) + r"(?![\w.-])").search(self.text)
         if not m or not self._free(m.span()):
             return False
         pairs = [(sl["name"], m.group(i + 1)) for i, sl in enumerate(slots)]
@@ -2373,6 +2419,12 @@ class _Extractor:
                         for w in r[k] if isinstance(w, str) and (k == "count" or w.lower() not in _STOP)]
                 if cues:
                     name_rules.insert(0, {"none": cues})
+            if props[name].get("type") == "integer":
+                units = sorted({str(w) for r in name_rules for w in (r.get("count") or []) if isinstance(w, str)}
+                               | set(name_variants(name)), key=len, reverse=True)
+                # "can the GPU quota for that namespace go up to 16?": a bare number the clause raises it to
+                name_rules.append({"regex": rf"{_words_alt(units)}\b[^.,;?!\d]{{0,40}}?\b(?:go\s+up\s+to|up\s+to|"
+                                            rf"raised?\s+to|bump(?:ed)?\s+to|increased?\s+to)\s+(\d+)(?=\s*(?:$|[.,;?!]))"})
             for rule in name_rules:
                 kind = next(k for k in ("objects", "mapping", "none", "count", "after", "before", "name", "size",
                                         "duration", "enum", "flag", "regex", "list", "pairs", "stated", "guarded",
@@ -2554,8 +2606,9 @@ class _Extractor:
             verb = _compile(rf"\b(?:auto)?scal(?:e|es|ed|ing)\s+(?:(?:it|them|out|up|from|between|the\s+[\w-]+)\s+){{0,2}}"
                             rf"{_NUM}\s*(?:to|->|-|\.\.|and)\s*{_NUM}(?!\s*[\w.]*\d)(?!\s*(?!{unit})[a-z]+\s*(?:each|per)\b)")
             # "min two workers max ten", "at least 2 workers, at most 8": the unit after the first bound
-            unit_first = _compile(rf"(?<![\w.])(?:min(?:imum)?|at\s+least)\s*[:=]?\s*{_NUM}\s*{unit}\s*(?:,|/|and|but)?\s*"
-                                  rf"(?:max(?:imum)?|at\s+most|up\s+to)\s*[:=]?\s*{_NUM}(?!\w|\.\w)")
+            unit_first = _compile(rf"(?<![\w.])(?:min(?:imum)?|at\s+least)\s*[:=]?\s*{_NUM}\s*{unit}(?:\s+[a-z]+){{0,4}}?\s*"
+                                  rf"(?:,|/|and|but)?\s*(?:(?:to\s+)?(?:a\s+)?max(?:imum)?(?:\s+of)?|at\s+most|up\s+to)\s*[:=]?\s*"
+                                  rf"{_NUM}(?!\w|\.\w)")
             # "workers can float between three and ten": the unit, a few words, then the range
             unit_before = _compile(rf"{unit}\s+(?:[a-z]+\s+){{0,3}}?(?:between|from)\s+{_NUM}\s*(?:and|to|-)\s*{_NUM}"
                                    rf"(?!\w|\.\w)(?!\s*(?!{unit})[a-z]+\s*(?:each|per)\b)")
@@ -2590,7 +2643,8 @@ class _Extractor:
             units = [m.group(2)] + sorted({"pod", "container", "job", "workload"} - {m.group(2)}
                                           if m.group(2) in ("pod", "container") else set())
             unit = _words_alt(units)
-            verb = r"(?:(?:may|can|could|should|is\s+allowed\s+to|gets?\s+to|will)\s+)?(?:(?:ask|asks)\s+for|request|requests|use|uses|get|gets|have|has|take|takes)?\s*"
+            verb = (r"(?:(?:may|can|could|should|is\s+allowed\s+to|gets?\s+to|will)\s+)?(?:be\s+allowed\s+(?:to\s+)?)?"
+                    r"(?:(?:ask|asks)\s+for|request|requests|use|uses|get|gets|have|has|take|takes|grab|grabs)?\s*")
             pats = [
                 rf"(?<![\w.]){_NUM}\s*(?:{thing}\s*)?(?:per|a|each|/|in\s+any|for\s+any)\s*(?:single\s+|one\s+)?{unit}"
                 r"(?:\s+(?:max(?:imum)?|at\s+most|tops))?",
@@ -2613,7 +2667,7 @@ class _Extractor:
                 if hit and self._free(hit.span()):
                     n = parse_number(hit.group(1))
                     if n is not None and self._take(name, n, hit.span(1)):
-                        self.result.covered.append(hit.span())
+                        self.used.append(hit.span())  # "a single pod ... up to 8" counts no pods
                         break
 
     # ------------------------------------------ quantities given to parameters

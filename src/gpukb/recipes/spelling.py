@@ -122,6 +122,9 @@ class Speller:
         out: list[str] = []
         last = 0
         for m in _CANDIDATE.finditer(text):
+            if m.group(0)[0].isupper() and m.group(0)[1:].islower() and len(m.group(0)) < 7 \
+                    and re.search(r"[a-z,;]\s+$", text[:m.start()]):
+                continue  # "route the alerts to Slack": a short capitalised word inside a sentence is a name
             fixed = self.correct(m.group(0))
             if fixed is None or _NAMING.search(text, 0, m.start()):
                 continue
