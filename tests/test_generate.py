@@ -183,6 +183,10 @@ def test_dev_set_target():
     assert sum(r["correct"] for r in fresh8) / len(fresh8) >= 0.95
     fresh11 = [r for r in report["results"] if r["file"] == "fresh11.yaml"]  # held out once (0.835), tuned on since
     assert sum(r["correct"] for r in fresh11) / len(fresh11) >= 0.90
+    # held out, never tuned on: floors at the measured level (0.743, 3 silent drops)
+    fresh12 = [r for r in report["results"] if r["file"] == "fresh12.yaml"]
+    assert sum(r["correct"] for r in fresh12) / len(fresh12) >= 0.74
+    assert sum(r.get("silent_drops", 0) for r in fresh12) <= 3
     classes = [r for r in report["results"] if r["file"] == "tune-classes.yaml"]
     assert sum(r["correct"] for r in classes) / len(classes) >= 0.95
 
