@@ -403,3 +403,33 @@ def test_pasted_error_output_is_no_spec():
             'requested: requests.nvidia.com/gpu=4, used: requests.nvidia.com/gpu=8 -- can the GPU quota for '
             'that namespace go up to 16?')
     assert extract_params(r, text).values == {"namespace": "vision-lab", "gpus": 16}
+
+
+def test_a_value_right_after_another_keys_equals_sign_is_that_keys():
+    r = _with_rules({"gpus": INT, "replicas": INT}, {"replicas": [{"count": ["replicas"]}]})
+    assert extract_params(r, "size=3 gpus=4 replicas=2").values == {"gpus": 4, "replicas": 2}
+
+
+def test_shorthand_for_workers_and_each():
+    assert normalise_text("mpijob 16 wkrs x 4gpu, 2 gpu ea") == "mpijob 16 workers x 4gpu, 2 gpu each"
+
+
+def test_a_correction_that_names_what_it_corrects():
+    assert normalise_text("port 8001.. no wait, http is 8000, keep it") == "port 8000, keep it"
+
+
+def test_a_count_of_gpus_before_an_object_noun_counts_the_object():
+    r = _with_rules({"gpus": INT}, {"gpus": [{"count": ["gpus", "gpu"]}]})
+    assert extract_params(r, "one gpu pod with six GPUs").values == {"gpus": 6}
+
+
+def test_a_kind_noun_is_no_value():
+    r = _recipe({"mig_config": NAME})
+    assert extract_params(r, "mig config cm = a100-layouts").values == {"mig_config": "a100-layouts"}
+
+
+def test_a_list_written_as_yaml_after_the_recipes_own_cue():
+    r = _with_rules({"preferred_groups": {"type": "array", "items": {"type": "string"}}},
+                    {"preferred_groups": [{"list": ["prefer"]}]})
+    assert extract_params(r, "expander prefer=[a10-spot-1, a10-spot-2]").values == {
+        "preferred_groups": ["a10-spot-1", "a10-spot-2"]}

@@ -183,6 +183,9 @@ def _scaled(m: re.Match) -> str:
 _SHORTHAND: list[tuple[re.Pattern[str], Any]] = [
     (re.compile(r"(?<![\w./:-])w/o(?![\w/])", re.I), "without"),
     (re.compile(r"(?<![\w./:-])w/(?:\s+|(?=[a-z0-9])(?![\w.-]*[/:]))", re.I), "with "),
+    # "16 wkrs", "2 gpu ea"
+    (re.compile(r"(?<![\w./:-])wkrs?(?![\w./:-])", re.I), lambda m: "workers" if m.group(0).lower().endswith("s") else "worker"),
+    (re.compile(r"(?<=\w\s)ea(?=\s*(?:$|[,;.]))", re.I), "each"),
     # "tol spot-gpu", "tol=hpc": a toleration
     (re.compile(r"(?<![\w./:-])tol(?=\s*=|\s+[a-z0-9])", re.I), "tolerate"),
     # "a pod w 1 gpu": a lone "w" between words is "with" too
@@ -200,7 +203,8 @@ _NUM_OR_WORD = r"(\d+(?:\.\d+)?(?:[KMGTP]i?B?|[kmgt]b)?|" + _NUM[1:-1].split("|"
 _CORRECTION = re.compile(
     r"(?<![\w.-])" + _NUM_OR_WORD + r"(\s+[A-Za-z][\w-]*)?\s*(?:\.{2,}|\u2026|[-=]>|-{1,2}|[,;:!]|\.(?=\s))?\s*\(?\s*"
     r"(?:no\s+wait|wait|actually|sorry|oops|i\s+mean|scratch\s+that|correction|make\s+(?:it|that))(?![\w-])"
-    r"[\s,.:!-]*(?:no\s*[,.]?\s*)?(?:(?:make|change)\s+(?:it|that)(?:\s+to)?|it'?s|it\s+should\s+be|should\s+be|rather)?"
+    r"[\s,.:!-]*(?:no\s*[,.]?\s*)?(?:(?:make|change)\s+(?:it|that)(?:\s+to)?|it'?s|it\s+should\s+be|should\s+be|rather|"
+    r"[a-z]+\s+(?:is|should\s+be)|)"  # "8001.. no wait, http is 8000"
     r"\s*" + _NUM_OR_WORD + r"(?![\w-]|\.\d)(\s+[A-Za-z][\w-]*)?\)?", re.I)
 _ATTACHED_UNIT = re.compile(r"(?<=\d)([A-Za-z]+)$")
 
@@ -876,7 +880,9 @@ def manifest_fields(recipe: Recipe) -> dict[str, list[str]]:
 
 
 _CUE_WORDS_CACHE: dict[tuple[int, str], Any] = {}
-_VALUE_WORDS_CACHE: dict[int, Any] = {}
+_VALUE_WORDS_CACHE: dict[Any, Any] = {}
+# kinds a request may mention by their short noun ("cm", "pvc", "sc") without the recipe rendering them
+_COMMON_KINDS = ("ConfigMap", "Secret", "PersistentVolumeClaim", "StorageClass", "ServiceAccount")
 _OTHER_NAMED_CACHE: dict[tuple[int, int, str], Any] = {}
 
 
@@ -992,7 +998,9 @@ class _Extractor:
             u_after_number = u.replace(r"(?<![\w-])", "")  # "2-node", "8xA100"
             # on the digits view, where number words are digits ("eight" -> "8    "): small patterns
             pats = [
-                rf"(?<![\w.]){_DIG}\s*(?:x\s*)?-?\s*{u_after_number}",
+                # "gpus=4 replicas=2": 4 is the gpus' value; "one gpu pod": one pod, not one GPU
+                rf"(?<![\w.=:]){_DIG}\s*(?:x\s*)?-?\s*{u_after_number}" + (
+                    r"(?!\s+(?:pod|node|job|box|server|machine|host|vm)s?\b)" if "gpu" in u.lower() else ""),
                 rf"{u}\s*(?:[:=]|of|count|set to)?\s*{_DIG}(?!\w|\.\w)",
                 rf"(?<![\w.]){_DIG}(?:\s*x\s*|\s*-\s*|\s+)[A-Za-z][\w.-]*\s+{u}",
                 # "two 1g.10gb mig devices": a value naming the kind of thing counted between
@@ -1174,6 +1182,9 @@ class _Extractor:
                 continue
             cues = [w for w in name_variants(name) + distinctive_cues(name, list(self.recipe.properties))
                     if not w.endswith("*") and w.lower() not in _STOP]
+            # and the recipe's own cue words for it ("prefer=[a, b]" for preferred_groups)
+            cues += [str(w) for r in self.recipe.extract.get(name) or [] for k in ("after", "list")
+                     for w in (r.get(k) or []) if isinstance(w, str) and w.lower() not in _STOP]
             if re.search(r"(?:^|_)(?:command|cmd|program|args)$", name):
                 cues += ["run", "runs", "running", "execute", "executes", "executing", "exec", "command", "cmd"]
             head = self.text[max(0, at - 50):at]
@@ -1244,6 +1255,8 @@ class _Extractor:
                 continue  # "onboarding bundle for x": a keyword of the recipe, then a word of its keywords
             if _singular(tok.lower()) in others:  # "model cache": the word names another parameter
                 continue
+            if tok.lower() in self._kind_words() and not self._quoted(span):
+                continue  # "mig config cm = a100-layouts": a kind's noun is no name
             if spec.get("type") == "string" and not spec.get("enum") and re.fullmatch(r"[a-z]+", tok) \
                     and not self._quoted(span):
                 nxt = re.match(r"\s+([a-z]+)\b(?!\s*[=:])", self.text[span[1]:])
@@ -1902,7 +1915,9 @@ class _Extractor:
         """Both parts of a two-part parameter name in order around its value, a word or two
         apart: "default container cpu 250m" or "default to 500m cpu" for default_cpu."""
         a, b = (_words_alt([p] + _ABBREVIATIONS.get(p, [])) for p in rule["parts"])
-        tok = r"[\"'`]?([A-Za-z0-9](?:[\w./:@+-]*[\w])?)[\"'`]?"
+        # a kind's noun ("mig config cm = x") is no value: it names what the value is
+        kinds = _words_alt(sorted(self._kind_words()))
+        tok = rf"(?:{kinds}\s*[:=]?\s*)?[\"'`]?(?!{kinds})([A-Za-z0-9](?:[\w./:@+-]*[\w])?)[\"'`]?"
         if self.recipe.properties[name].get("type") == "integer":
             # "its priority class at 5000", "prod at 1000000" for priority_value, production_value:
             # the object the number belongs to, then the number after "at", "=" or ":"
@@ -1981,6 +1996,16 @@ class _Extractor:
                 if ok:
                     return val, m.span()
         return None
+
+    def _kind_words(self) -> set[str]:
+        """The nouns of the kinds the recipe renders ("configmap", "cm", "pvc", "claim")."""
+        key = ("kinds", id(self.recipe.templates))
+        got = _VALUE_WORDS_CACHE.get(key)  # type: ignore[call-overload]
+        if got is None or got[0] is not self.recipe.templates:
+            words = {ph for k in list(self.recipe.kinds) + list(_COMMON_KINDS) for ph in kind_phrases(k) if " " not in ph}
+            got = (self.recipe.templates, words)
+            _VALUE_WORDS_CACHE[key] = got  # type: ignore[index]
+        return got[1]
 
     def _value_words(self) -> set[str]:
         """Words that name one thing of a recipe: its one-word parameter names ("ssh") and
