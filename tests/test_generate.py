@@ -134,63 +134,54 @@ def test_resolve_path():
     assert resolve_path(docs, {"p": 2}, "params.p") == 2
 
 
+# Per request file: (fully correct at least, silent drops at most, changed values at most); None is
+# not held. The fresh sets were written by others and measured once held out before any tuning on them.
+_FLOORS: dict[str, tuple[float, int | None, int | None]] = {
+    "core.yaml": (0.9, None, None),  # the tuned core set
+    "natural.yaml": (0.89, None, None),  # written by others: not below the measured level
+    "fresh.yaml": (0.97, 0, None),
+    "fresh2.yaml": (0.95, None, None),
+    "fresh3.yaml": (0.93, None, None),
+    "fresh4.yaml": (0.95, None, None),
+    "fresh5.yaml": (0.95, None, None),  # held out once (0.743), tuned on since
+    "fresh6.yaml": (0.97, None, None),  # held out once (0.738)
+    "fresh7.yaml": (0.85, None, None),  # held out once (0.735)
+    "fresh8.yaml": (0.95, None, None),  # held out once (0.802)
+    # held out once (0.561); left open: a duration of another clause taken for the node expiry,
+    # "the operator shouldn't manage either" (two components), "N nodes per minute"
+    "fresh9.yaml": (0.73, 1, 2),
+    # held out once (0.761); left open: a detail ("an IAM policy") whose first word another
+    # parameter's cue covers
+    "fresh10.yaml": (0.85, 1, 0),
+    "fresh11.yaml": (0.90, None, None),  # held out once (0.835)
+    "fresh12.yaml": (0.79, None, None),  # held out once (0.743)
+    "fresh13.yaml": (0.78, 0, None),  # held out, never tuned on: the measured level (0.788, 0 silent drops)
+    "tune-classes.yaml": (0.95, None, None),
+}
+# tuned sets whose drops and changed values are held by their floors above, not at zero
+_OPEN_TUNE = ("fresh9.yaml", "fresh10.yaml", "fresh11.yaml", "fresh12.yaml")
+
+
 def test_dev_set_target():
     """Floors, not targets: the tuned core set stays at 90 %+; the requests written
-    by others (natural.yaml) must not regress below their measured level; every
-    output validates; on the tune split no stated detail is silently dropped or
-    changed, and held-out sets stay at their measured level."""
+    by others must not regress below their measured level; every output validates;
+    on the tune split no stated detail is silently dropped or changed (but in the
+    newest tuned sets, held at their level), and held-out sets stay at their measured level."""
     report = evaluate_requests(ROOT / "evals" / "requests", RECIPES)
     assert report["cases"] >= 200
     assert report["valid_rate"] == 1.0
-    tune = [r for r in report["results"] if r["split"] == "tune"
-            and r["file"] not in ("fresh9.yaml", "fresh10.yaml", "fresh11.yaml", "fresh12.yaml")]
+    tune = [r for r in report["results"] if r["split"] == "tune" and r["file"] not in _OPEN_TUNE]
     assert not [r["request"] for r in tune if r.get("silent_drops") or r.get("changed_values")]
-    # tuned on once, after its held-out measurement (0.561); left open: a duration of another clause
-    # taken for the node expiry, "the operator shouldn't manage either" (two components), "N nodes per minute"
-    fresh9 = [r for r in report["results"] if r["file"] == "fresh9.yaml"]
-    assert sum(r["correct"] for r in fresh9) / len(fresh9) >= 0.73
-    assert sum(r.get("silent_drops", 0) for r in fresh9) <= 1
-    assert sum(r.get("changed_values", 0) for r in fresh9) <= 2
-    # tuned on once, after its held-out measurement (0.761); left open: a detail ("an IAM policy") whose
-    # first word another parameter's cue covers
-    fresh10 = [r for r in report["results"] if r["file"] == "fresh10.yaml"]
-    assert sum(r["correct"] for r in fresh10) / len(fresh10) >= 0.85
-    assert sum(r.get("silent_drops", 0) for r in fresh10) <= 1
-    assert sum(r.get("changed_values", 0) for r in fresh10) == 0
-    core = [r for r in report["results"] if r["file"] == "core.yaml"]
-    failed = [(r["request"], r["failures"]) for r in core if not r["correct"]]
-    assert sum(r["correct"] for r in core) / len(core) >= 0.9, failed
-    natural = [r for r in report["results"] if r["file"] == "natural.yaml"]
-    assert sum(r["correct"] for r in natural) / len(natural) >= 0.89
-    natural_test = [r for r in natural if r["split"] == "test"]
+    for name, (rate, drops, changed) in _FLOORS.items():
+        rows = [r for r in report["results"] if r["file"] == name]
+        failed = [(r["request"], r["failures"]) for r in rows if not r["correct"]]
+        assert sum(r["correct"] for r in rows) / len(rows) >= rate, (name, failed[:5])
+        if drops is not None:
+            assert sum(r.get("silent_drops", 0) for r in rows) <= drops, name
+        if changed is not None:
+            assert sum(r.get("changed_values", 0) for r in rows) <= changed, name
+    natural_test = [r for r in report["results"] if r["file"] == "natural.yaml" and r["split"] == "test"]
     assert sum(r["correct"] for r in natural_test) / len(natural_test) >= 0.80
-    fresh = [r for r in report["results"] if r["file"] == "fresh.yaml"]
-    assert sum(r["correct"] for r in fresh) / len(fresh) >= 0.97
-    assert sum(r.get("silent_drops", 0) for r in fresh) == 0
-    fresh2 = [r for r in report["results"] if r["file"] == "fresh2.yaml"]
-    assert sum(r["correct"] for r in fresh2) / len(fresh2) >= 0.95
-    fresh3 = [r for r in report["results"] if r["file"] == "fresh3.yaml"]
-    assert sum(r["correct"] for r in fresh3) / len(fresh3) >= 0.93
-    fresh4 = [r for r in report["results"] if r["file"] == "fresh4.yaml"]
-    assert sum(r["correct"] for r in fresh4) / len(fresh4) >= 0.95
-    fresh5 = [r for r in report["results"] if r["file"] == "fresh5.yaml"]  # held out once (0.743), tuned on since
-    assert sum(r["correct"] for r in fresh5) / len(fresh5) >= 0.95
-    fresh6 = [r for r in report["results"] if r["file"] == "fresh6.yaml"]  # held out once (0.738), tuned on since
-    assert sum(r["correct"] for r in fresh6) / len(fresh6) >= 0.97
-    fresh7 = [r for r in report["results"] if r["file"] == "fresh7.yaml"]  # held out once (0.735), tuned on since
-    assert sum(r["correct"] for r in fresh7) / len(fresh7) >= 0.85
-    fresh8 = [r for r in report["results"] if r["file"] == "fresh8.yaml"]  # held out once (0.802), tuned on since
-    assert sum(r["correct"] for r in fresh8) / len(fresh8) >= 0.95
-    fresh11 = [r for r in report["results"] if r["file"] == "fresh11.yaml"]  # held out once (0.835), tuned on since
-    assert sum(r["correct"] for r in fresh11) / len(fresh11) >= 0.90
-    fresh12 = [r for r in report["results"] if r["file"] == "fresh12.yaml"]  # held out once (0.743), tuned on since
-    assert sum(r["correct"] for r in fresh12) / len(fresh12) >= 0.79
-    # held out, never tuned on: floors at the measured level (0.788, 0 silent drops)
-    fresh13 = [r for r in report["results"] if r["file"] == "fresh13.yaml"]
-    assert sum(r["correct"] for r in fresh13) / len(fresh13) >= 0.78
-    assert sum(r.get("silent_drops", 0) for r in fresh13) == 0
-    classes = [r for r in report["results"] if r["file"] == "tune-classes.yaml"]
-    assert sum(r["correct"] for r in classes) / len(classes) >= 0.95
 
 
 def test_cli_generate_json(capsys):

@@ -58,6 +58,9 @@ _STOP = set(STOPWORDS) | {
     "quota", "gets", "has", "have", "should", "must", "will",
 }
 
+# a parameter that holds a command to run
+_COMMAND_NAME = re.compile(r"(?:^|_)(?:command|cmd|program|args)$")
+
 # short forms of parameter name parts ("prod at 1000000" for production_value)
 _ABBREVIATIONS = {"production": ["prod"], "priority": ["prio"], "development": ["dev"], "memory": ["mem"],
                   "namespace": ["ns"], "replicas": ["reps"], "value": ["val"], "configuration": ["config", "cfg"]}
@@ -257,6 +260,11 @@ _WORD_BEFORE_UNIT = re.compile(rf"(?<![\w.-])({_SIMPLE_WORD}(?:[-\s](?:one|two|t
                                r"megabytes?|megs?|mib|mi|mb)(?![\w.-]))", re.I)
 
 
+def _word_in_digits(m: re.Match) -> str:
+    n = parse_number(m.group(1).replace("-", " "))
+    return (m.group(1) if n is None else str(n)) + " "
+
+
 # "an hour and a half", "two days and a half", "one and a half hours": N.5 of the unit
 _AND_A_HALF = re.compile(rf"(?<![\w.-])(an?|\d+|{_SIMPLE_WORD})\s+(?:(second|minute|hour|day|week)s?\s+and\s+a\s+half|"
                          r"and\s+a\s+half\s+(second|minute|hour|day|week)s?)(?![\w-])", re.I)
@@ -289,8 +297,7 @@ def normalise_text(text: str) -> str:
     text = _not_that(text)
     text = _AND_A_HALF.sub(_and_a_half, text)
     text = _COMPOUND.sub(_compound, text)
-    text = _WORD_BEFORE_UNIT.sub(lambda m: (str(parse_number(m.group(1).replace("-", " ")))
-                                            if parse_number(m.group(1).replace("-", " ")) is not None else m.group(1)) + " ", text)
+    text = _WORD_BEFORE_UNIT.sub(_word_in_digits, text)
     text = _CORRECTION.sub(_corrected, text)
     text = _SCALED.sub(_scaled, text)
     text = _HALF_UNIT.sub("0.5 ", text)
@@ -617,7 +624,7 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
         variants = variants + ["listen on", "listens on", "listening on", "serve on", "serves on", "served on",
                                "exposed on", "expose", "exposes"]
     rules: list[dict[str, Any]] = [{"after": variants, "schema": True}]
-    if t == "array" and re.search(r"(?:^|_)(?:command|cmd|program|args)$", name):
+    if t == "array" and _COMMAND_NAME.search(name):
         # "a job that runs python /x.py", "executes ./bench.sh": the verb names the command
         rules.append({"after": ["runs", "run", "running", "execute", "executes", "executing", "launch", "launches",
                                 "launching", "invoke", "invokes"], "schema": True, "verb": True})
@@ -833,12 +840,24 @@ def _params_in(expr: Any, depth: int = 0) -> set[str]:
             return {expr["$param"]}
         if "$if" in expr:  # the value is one branch; the condition only picks it
             return _params_in(expr.get("then"), depth + 1) | _params_in(expr.get("else"), depth + 1)
-        if len(expr) == 1 and next(iter(expr)) in ("$max", "$min", "$str", "$coalesce"):
-            return _params_in(next(iter(expr.values())), depth + 1)  # the value itself, bounded or cast
+        if len(expr) == 1 and next(iter(expr)) in ("$max", "$min"):
+            # "$max: [max_replicas, min_replicas, 1]": the first value, bounded by the others
+            args = next(iter(expr.values()))
+            return _params_in(args[0] if isinstance(args, list) and args else args, depth + 1)
+        if len(expr) == 1 and next(iter(expr)) in ("$str", "$coalesce"):
+            return _params_in(next(iter(expr.values())), depth + 1)  # the value itself, cast or defaulted
         return set()  # a manifest mapping, or a value computed from the parameter rather than equal to it
     if isinstance(expr, list):
         return {p for v in expr for p in _params_in(v, depth + 1)}
     return set()
+
+
+def is_field_name(key: str) -> bool:
+    """Is ``key`` a camelCase manifest field of eight letters or more ("minReplicaCount")?"""
+    return len(key) >= 8 and bool(_FIELD_NAME.fullmatch(key))
+
+
+_FIELD_NAME = re.compile(r"[a-z]+(?:[A-Z][a-z0-9]*)+")
 
 
 def manifest_fields(recipe: Recipe) -> dict[str, list[str]]:
@@ -853,16 +872,10 @@ def manifest_fields(recipe: Recipe) -> dict[str, list[str]]:
     def walk(t: Any) -> None:
         if isinstance(t, dict):
             for k, v in t.items():
-                if isinstance(k, str) and not k.startswith("$") and re.fullmatch(r"[a-z]+(?:[A-Z][a-z0-9]*)+", k) \
-                        and len(k) >= 8:
+                if isinstance(k, str) and is_field_name(k):
                     ps = _params_in(v) & set(recipe.properties)
-                    if len(ps) == 1 or (len(ps) > 1 and isinstance(v, dict) and "$param" not in v
-                                        and any(x in v for x in ("$max", "$min"))):
-                        # "$max: [max_replicas, min_replicas]": the field is the first one's
-                        first = next(iter(_params_in((v.get("$max") or v.get("$min") or [None])[0])), None) \
-                            if len(ps) > 1 else next(iter(ps))
-                        if first:
-                            found.setdefault(k, set()).add(first)
+                    if len(ps) == 1:
+                        found.setdefault(k, set()).update(ps)
                 walk(v)
         elif isinstance(t, list):
             for v in t:
@@ -880,7 +893,8 @@ def manifest_fields(recipe: Recipe) -> dict[str, list[str]]:
 
 
 _CUE_WORDS_CACHE: dict[tuple[int, str], Any] = {}
-_VALUE_WORDS_CACHE: dict[Any, Any] = {}
+_VALUE_WORDS_CACHE: dict[int, Any] = {}
+_KIND_WORDS_CACHE: dict[int, Any] = {}
 # kinds a request may mention by their short noun ("cm", "pvc", "sc") without the recipe rendering them
 _COMMON_KINDS = ("ConfigMap", "Secret", "PersistentVolumeClaim", "StorageClass", "ServiceAccount")
 _OTHER_NAMED_CACHE: dict[tuple[int, int, str], Any] = {}
@@ -1185,7 +1199,7 @@ class _Extractor:
             # and the recipe's own cue words for it ("prefer=[a, b]" for preferred_groups)
             cues += [str(w) for r in self.recipe.extract.get(name) or [] for k in ("after", "list")
                      for w in (r.get(k) or []) if isinstance(w, str) and w.lower() not in _STOP]
-            if re.search(r"(?:^|_)(?:command|cmd|program|args)$", name):
+            if _COMMAND_NAME.search(name):
                 cues += ["run", "runs", "running", "execute", "executes", "executing", "exec", "command", "cmd"]
             head = self.text[max(0, at - 50):at]
             hits = [h.end() for h in _compile(_words_alt(cues)).finditer(head)] if cues else []
@@ -1212,7 +1226,7 @@ class _Extractor:
                rf"(?:(?:is|are|was)\s+(?:named|called)|named|called|name(?:\s+is|\s*[:=])?|is|of|to|at|"
                rf"(?:must|should|will|shall|needs?\s+to|has\s+to)\s+be)\s+)?"
                rf"(?:(?:the|a|an|our|my|their|just|only|simply)\s+)?")
-        is_command = re.search(r"(?:^|_)(?:command|cmd|program|args)$", name) and \
+        is_command = _COMMAND_NAME.search(name) and \
             self.recipe.properties[name].get("type") == "array"
         # a command may start with a path: "./bench.sh", "/opt/run.sh"
         pat += r"[\"'`]?((?:\.{0,2}/)?[A-Za-z0-9](?:[\w./:@+-]*[\w])?)[\"'`]?" if is_command else _TOKEN
@@ -1258,24 +1272,9 @@ class _Extractor:
             if tok.lower() in self._kind_words() and not self._quoted(span):
                 continue  # "mig config cm = a100-layouts": a kind's noun is no name
             if spec.get("type") == "string" and not spec.get("enum") and re.fullmatch(r"[a-z]+", tok) \
-                    and not self._quoted(span):
-                nxt = re.match(r"\s+([a-z]+)\b(?!\s*[=:])", self.text[span[1]:])
-                own_words = {w for c in cues for w in str(c).lower().split()}
-                if nxt and nxt.group(1).lower() not in _STOP and nxt.group(1).lower() not in _FILLERS \
-                        and _singular(nxt.group(1).lower()) not in own_words and nxt.group(1).lower() not in own_words \
-                        and not re.search(r"(?:ly|ed|ing)$", nxt.group(1)):
-                    continue  # "a cluster placement group": a plain word that heads a longer noun is no name
-                if _compile(rf"\b(?:that|this|those|these|same)\s+{words}\s*$").search(self.text, max(0, span[0] - 60), span[0]):
-                    continue  # "can the quota for that namespace go up": the cue points back, no value follows
-                if _compile(rf"\s+(?:for|of)\s+(?:the\s+|a\s+|our\s+)?{words}\s+[\"'`]?[a-z0-9]").match(self.text, span[1]):
-                    continue  # "onboarding ticket for team speech": the cue comes again, with the name
-                if nxt and _singular(nxt.group(1).lower()) in own_words and re.match(
-                        r"\s+[\"'`]?[a-z0-9][\w.]*(?:-[\w.-]*|\d[\w.-]*)", self.text[span[1] + nxt.end():]):
-                    continue  # "tolerate the pool taint l40s-pool": the name comes after the cue noun
-                if _compile(rf"(?<![\w.-])[a-z0-9][\w.]*-[\w.-]*[a-z0-9]\s+{words}\s*$").search(
-                        self.text, max(0, span[0] - 80), span[0]):
-                    continue  # "cv-research ns needs a quota": the name stands before the cue, not a plain word after it
-            if re.search(r"(?:^|_)(?:command|cmd|program|args)$", name) and \
+                    and not self._quoted(span) and self._plain_word_not_the_value(span, words, cues):
+                continue
+            if _COMMAND_NAME.search(name) and \
                     self.recipe.properties[name].get("type") == "array":
                 # "runs nccl-tests (all_reduce_perf -b 8 -e 8G)": the command in brackets after a name
                 inner = re.match(r"(?:\s+[\w-]+){0,2}\s*\(([^()]*?(?:\s-{1,2}\w|/)[^()]*)\)", self.text[span[1]:])
@@ -1310,6 +1309,31 @@ class _Extractor:
                     if ok:
                         return val, span
         return None
+
+    def _plain_word_not_the_value(self, span: tuple[int, int], words: str, cues: list[str]) -> bool:
+        """Is the plain word at ``span``, right after a cue (``words``), something other than the
+        string value the cue introduces?"""
+        nxt = re.match(r"\s+([a-z]+)\b(?!\s*[=:])", self.text[span[1]:])
+        nxt_word = nxt.group(1).lower() if nxt else ""
+        own_words = {w for c in cues for w in str(c).lower().split()}
+        own_noun = bool(nxt) and (nxt_word in own_words or _singular(nxt_word) in own_words)
+        # "a cluster placement group": a plain word that heads a longer noun is no name
+        if nxt and nxt_word not in _STOP and nxt_word not in _FILLERS and not own_noun \
+                and not re.search(r"(?:ly|ed|ing)$", nxt_word):
+            return True
+        # "can the quota for that namespace go up": the cue points back, no value follows
+        if _compile(rf"\b(?:that|this|those|these|same)\s+{words}\s*$").search(self.text, max(0, span[0] - 60), span[0]):
+            return True
+        # "onboarding ticket for team speech": the cue comes again, with the name
+        if _compile(rf"\s+(?:for|of)\s+(?:the\s+|a\s+|our\s+)?{words}\s+[\"'`]?[a-z0-9]").match(self.text, span[1]):
+            return True
+        # "tolerate the pool taint l40s-pool": the name comes after the cue noun
+        if nxt and _singular(nxt_word) in own_words and re.match(r"\s+[\"'`]?[a-z0-9][\w.]*(?:-[\w.-]*|\d[\w.-]*)",
+                                         self.text[span[1] + nxt.end():]):
+            return True
+        # "cv-research ns needs a quota": the name stands before the cue, not a plain word after it
+        return bool(_compile(rf"(?<![\w.-])[a-z0-9][\w.]*-[\w.-]*[a-z0-9]\s+{words}\s*$").search(
+            self.text, max(0, span[0] - 80), span[0]))
 
     def _command_words(self, tok: str, span: tuple[int, int]) -> tuple[str, tuple[int, int]]:
         """An unquoted command goes on over the words that look like its arguments (paths,
@@ -1680,7 +1704,7 @@ class _Extractor:
             mine = {w.lower() for w in re.findall(r"[A-Z][a-z]+", best[1])}
             for v in list(spec.get("enum") or []) + list(rule["enum"]):
                 words = {w.lower() for w in re.findall(r"[A-Z][a-z]+", str(v))}
-                if mine and mine < words and words <= near and len(words) > len(mine):
+                if mine and mine < words <= near:
                     best = (best[0], v, best[2], best[3])
         if best:
             negated_cover = best[3]
@@ -1999,12 +2023,11 @@ class _Extractor:
 
     def _kind_words(self) -> set[str]:
         """The nouns of the kinds the recipe renders ("configmap", "cm", "pvc", "claim")."""
-        key = ("kinds", id(self.recipe.templates))
-        got = _VALUE_WORDS_CACHE.get(key)  # type: ignore[call-overload]
+        got = _KIND_WORDS_CACHE.get(id(self.recipe.templates))
         if got is None or got[0] is not self.recipe.templates:
             words = {ph for k in list(self.recipe.kinds) + list(_COMMON_KINDS) for ph in kind_phrases(k) if " " not in ph}
             got = (self.recipe.templates, words)
-            _VALUE_WORDS_CACHE[key] = got  # type: ignore[index]
+            _KIND_WORDS_CACHE[id(self.recipe.templates)] = got
         return got[1]
 
     def _value_words(self) -> set[str]:

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from ..text import STOPWORDS, WORD_PATTERN, mask_negated, stem, words
-from .extract import _GPU_MODELS
+from .extract import _GPU_MODELS, _singular, is_field_name
 from .model import Recipe, library_of
 
 __all__ = ["match_recipes", "wants_manifest", "recipe_search_text", "tokenize"]
@@ -84,17 +84,11 @@ def _fields(templates: Any) -> set[str]:
     while stack:
         t = stack.pop()
         if isinstance(t, dict):
-            for k, v in t.items():
-                if isinstance(k, str) and len(k) >= 8 and re.fullmatch(r"[a-z]+(?:[A-Z][a-z0-9]*)+", k):
-                    out.add(k)
-                stack.append(v)
+            out.update(k for k in t if isinstance(k, str) and is_field_name(k))
+            stack.extend(t.values())
         elif isinstance(t, list):
             stack.extend(t)
     return out
-
-
-def _singular(w: str) -> str:
-    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
 
 
 class _Index:
