@@ -433,3 +433,81 @@ def test_a_list_written_as_yaml_after_the_recipes_own_cue():
                     {"preferred_groups": [{"list": ["prefer"]}]})
     assert extract_params(r, "expander prefer=[a10-spot-1, a10-spot-2]").values == {
         "preferred_groups": ["a10-spot-1", "a10-spot-2"]}
+
+
+def test_a_correction_whose_new_value_is_introduced_by_a_verb_phrase():
+    assert normalise_text("grpc on 9001... actually no, grpc is on 9000 here") == "grpc on 9000 here"
+    assert normalise_text("port 7000.. no wait, the metrics port is 7001") == "port 7001"
+
+
+def test_a_plural_cue_is_followed_by_its_verb_not_a_name():
+    r = _recipe({"model": {"type": "string"}})
+    assert extract_params(r, "warming up the models takes ages").values == {}
+    assert extract_params(r, "serve model mistral-7b").values == {"model": "mistral-7b"}
+
+
+def test_times_counts_an_action_never_the_things_counted():
+    r = _with_rules({"completions": INT, "retries": INT},
+                    {"completions": [{"count": ["shards", "shard", "files"]}],
+                     "retries": [{"count": ["retries", "retry"]}]})
+    got = extract_params(r, "80 audio files, and retry every shard at most 3 times").values
+    assert got == {"completions": 80, "retries": 3}
+
+
+def test_a_cue_written_as_a_field_label_beats_a_word_after_another_cue():
+    r = _with_rules({"team": NAME}, {"team": [{"after": ["team", "onboarding"]}]})
+    assert extract_params(r, "Onboarding ticket: team: vision, please").values == {"team": "vision"}
+
+
+def test_the_value_after_to_verb_is():
+    r = _recipe({"command": {"type": "array", "items": {"type": "string"}}})
+    got = extract_params(r, "the command to run is python serve.py --port 80").values
+    assert got == {"command": ["python", "serve.py", "--port", "80"]}
+
+
+def test_regular_expressions_stay_with_the_list_cue_they_follow():
+    arr = {"type": "array", "items": {"type": "string", "pattern": "^[.*a-z0-9-]+$"}}
+    r = _with_rules({"first": arr, "then": arr},
+                    {"first": [{"list": ["prefer"]}], "then": [{"list": ["then", "fall back to"]}]})
+    got = extract_params(r, "prefer the big groups (regex .*big.*) and then fall back to .*small.* and .*tiny.*").values
+    assert got == {"first": [".*big.*"], "then": [".*small.*", ".*tiny.*"]}
+
+
+def test_a_mapping_key_read_out_in_words():
+    r = _recipe({"labels": {"type": "object", "propertyNames": {"pattern": r"^example\.com/[a-z.]+$"},
+                            "additionalProperties": {"type": "string", "pattern": "^[a-z0-9]+$"}}})
+    assert extract_params(r, "only where example.com/gpu.arch is hopper").values == {
+        "labels": {"example.com/gpu.arch": "hopper"}}
+
+
+def test_weeks_and_every_in_durations():
+    r = _with_rules({"lifetime": {"type": "string", "pattern": "^[0-9]+h$"}},
+                    {"lifetime": [{"duration": True, "near": ["replace", "replaced"]}]})
+    assert extract_params(r, "nodes get replaced every week").values == {"lifetime": "168h"}
+    assert extract_params(r, "replace them after 2 weeks").values == {"lifetime": "336h"}
+
+
+def test_near_phrases_match_other_forms_of_their_verb():
+    r = _with_rules({"window": INT}, {"window": [{"duration": True, "near": ["scale down"]}]})
+    assert extract_params(r, "hold 10 minutes before scaling down").values == {"window": 600}
+
+
+def test_a_kind_noun_links_to_its_name_in_several_ways():
+    r = _recipe({"configmap_name": NAME},
+                [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": {"$param": "configmap_name"}}}])
+    for text in ("cm name layouts-a", "cm=layouts-a", "the config map should be called layouts-a"):
+        assert extract_params(r, text).values == {"configmap_name": "layouts-a"}, text
+
+
+
+def test_a_colon_after_a_kind_noun_opens_the_details_not_a_name():
+    r = _with_rules({"name": NAME, "shards": INT}, {"shards": [{"count": ["shards"]}]})
+    r.templates.append({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": {"$param": "name"}}})
+    assert extract_params(r, "preprocessing job: twenty-four shards").values == {"shards": 24}
+
+
+def test_a_two_word_kind_name_is_no_value_of_its_first_word():
+    r = _recipe({"config_key": NAME, "configmap_name": NAME},
+                [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": {"$param": "configmap_name"}}}])
+    got = extract_params(r, "the config map should be called shared-a").values
+    assert got == {"configmap_name": "shared-a"}

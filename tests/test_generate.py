@@ -155,7 +155,9 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     "fresh10.yaml": (0.85, 1, 0),
     "fresh11.yaml": (0.90, None, None),  # held out once (0.835)
     "fresh12.yaml": (0.79, None, None),  # held out once (0.743)
-    "fresh13.yaml": (0.78, 0, None),  # held out, never tuned on: the measured level (0.788, 0 silent drops)
+    "fresh13.yaml": (0.95, None, None),  # held out once (0.788)
+    # held out, never tuned on: the measured level (0.629, 8 silent drops, 10 changed values)
+    "fresh14.yaml": (0.62, 8, 10),
     "tune-classes.yaml": (0.95, None, None),
 }
 # tuned sets whose drops and changed values are held by their floors above, not at zero

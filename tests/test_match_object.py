@@ -45,3 +45,19 @@ def test_several_of_an_object_a_recipe_makes_one_of(text, want):
 ])
 def test_recipe_named_in_other_ways(text, want):
     assert match_recipes(text, load_recipes(), k=1)[0][0].id == want
+
+
+@pytest.mark.parametrize("text, want", [
+    # a recipe that renders several of a kind is asked for with the plural
+    ("two priorityclasses: model-serving at 900000 and batch at 10", "priority-classes"),
+    # what each member gets describes the members already named
+    ("we want to go through the training operator. one master plus two workers, each pod with 8 A100s",
+     "pytorchjob"),
+    # a system the user already runs is described, not asked for
+    ("Prometheus for us lives at http://prom.monitoring:9090. Want KEDA to scale tgi-server on "
+     "DCGM_FI_DEV_GPU_UTIL, threshold 70", "keda-gpu-scaledobject"),
+    # "queue name" is the name of the queue, not Kueue's label
+    ("vc queue name=research gpus=16 cpu=128", "volcano-queue"),
+])
+def test_plurals_members_and_existing_systems(text, want):
+    assert match_recipes(text, load_recipes(), k=1)[0][0].id == want

@@ -10,6 +10,7 @@ valid value for the parameter is skipped and the next candidate is tried.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
@@ -207,7 +208,7 @@ _CORRECTION = re.compile(
     r"(?<![\w.-])" + _NUM_OR_WORD + r"(\s+[A-Za-z][\w-]*)?\s*(?:\.{2,}|\u2026|[-=]>|-{1,2}|[,;:!]|\.(?=\s))?\s*\(?\s*"
     r"(?:no\s+wait|wait|actually|sorry|oops|i\s+mean|scratch\s+that|correction|make\s+(?:it|that))(?![\w-])"
     r"[\s,.:!-]*(?:no\s*[,.]?\s*)?(?:(?:make|change)\s+(?:it|that)(?:\s+to)?|it'?s|it\s+should\s+be|should\s+be|rather|"
-    r"[a-z]+\s+(?:is|should\s+be)|)"  # "8001.. no wait, http is 8000"
+    r"(?:[a-z]+\s+){1,3}(?:is|should\s+be)(?:\s+(?:on|at))?|)"  # "8001.. no wait, http is (on) 8000"
     r"\s*" + _NUM_OR_WORD + r"(?![\w-]|\.\d)(\s+[A-Za-z][\w-]*)?\)?", re.I)
 _ATTACHED_UNIT = re.compile(r"(?<=\d)([A-Za-z]+)$")
 
@@ -396,12 +397,27 @@ def description_cues(description: str) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=512)
+def _inflected(words: tuple[str, ...]) -> list[str]:
+    """Near phrases with the other forms of their first word ("scale down": "scaling down",
+    "scales down", "scaled down")."""
+    out = list(words)
+    for w in words:
+        head, _, rest = str(w).partition(" ")
+        if not rest or not re.fullmatch(r"[a-z]{3,}", head) or head.endswith(("ing", "ed")):
+            continue
+        stem = head[:-1] if head.endswith("e") else head
+        forms = [stem + "ing", head + "s", stem + "ed"]
+        out += [f"{f} {rest}" for f in forms if f"{f} {rest}" not in out]
+    return out
+
+
 # a size is not part of a longer token: "1g.10gb" names a MIG profile, "mig-2g-claim" an object
 _SIZE_RE = re.compile(r"(?<![\w.])(?<!\w-)(\d+(?:\.\d+)?)\s*(k|m|g|t|p)(ib|i|b)?(?![a-z0-9]|\.\d|-\w)", re.I)
 _POW = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
-_DURATION_RE = re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?|{_NUM[1:-1]}|an?|half an?)\s*"
-                          r"(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d)(?![\w])", re.I)
-_DURATION_MULT = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_DURATION_RE = re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?|{_NUM[1:-1]}|an?|half an?|every|each)\s*"
+                          r"(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|wks?)(?![\w])", re.I)
+_DURATION_MULT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
 def parse_size(num: str, unit: str) -> float:
@@ -956,7 +972,7 @@ class _Extractor:
             return True
         a, b = span
         lo, hi = max(0, a - window), min(len(self.text), b + window)
-        return bool(_compile(_words_alt(words)).search(self.text, lo, hi))
+        return bool(_compile(_words_alt(_inflected(tuple(words)))).search(self.text, lo, hi))
 
     def _cue_words(self, name: str) -> set[str]:
         """Single cue words of the recipe's other parameters (their rules' units and near words)."""
@@ -1031,9 +1047,8 @@ class _Extractor:
                     if self.text[span[0]:span[1]].lower() == "single" and re.match(
                             r"\s+[a-z]+s\b", self.text[span[1]:span[1] + 30], re.I):
                         continue  # "allow single pods up to 8": "single" before a plural is no count
-                    if i == 4 and not any(_singular(x.lower()) in _ACTION_UNITS for x in units) and any(
-                            w in _ACTION_UNITS for w in re.findall(r"[a-z]+", self.text[m.start():span[0]].lower())):
-                        continue  # "each shard may retry 4 times": "times" counts the action, not the shard
+                    if i == 4 and not any(_singular(x.lower()) in _ACTION_UNITS for x in units):
+                        continue  # "retry each shard up to 4 times": "times" counts an action, never the shards
                     if i == 1:  # "each pod 64 cpus": a number right before another parameter's unit is its
                         nxt = re.match(r"\s*([a-z]+)", self.text[span[1]:span[1] + 30], re.I)
                         if nxt and _singular(nxt.group(1).lower()) in self._count_units(name):
@@ -1223,13 +1238,15 @@ class _Extractor:
         # "the interns' namespace (intern-sandbox)", "temp > 78": the value in brackets, or after a comparison
         pat = (rf"{words}\s*(?:[:=]\s*|,\s*(?=[\"'`]?[\w.-]+[\"'`]?\s*(?:[.;!]|$))|\(\s*(?=[\w.-]+\s*\))|[<>]=?\s*|"
                rf"(?:is|are|was)\s*[:=]\s*|"
-               rf"(?:(?:is|are|was)\s+(?:named|called)|named|called|name(?:\s+is|\s*[:=])?|is|of|to|at|"
+               rf"(?:(?:is|are|was)\s+(?:named|called)|named|called|name(?:\s+is|\s*[:=])?|is|of|"
+               rf"to\s+[a-z]+\s+(?:is|should\s+be|will\s+be)|to|at|"  # "the program to launch is x"
                rf"(?:must|should|will|shall|needs?\s+to|has\s+to)\s+be)\s+)?"
                rf"(?:(?:the|a|an|our|my|their|just|only|simply)\s+)?")
         is_command = _COMMAND_NAME.search(name) and \
             self.recipe.properties[name].get("type") == "array"
         # a command may start with a path: "./bench.sh", "/opt/run.sh"
-        pat += r"[\"'`]?((?:\.{0,2}/)?[A-Za-z0-9](?:[\w./:@+-]*[\w])?)[\"'`]?" if is_command else _TOKEN
+        value_pat = r"[\"'`]?((?:\.{0,2}/)?[A-Za-z0-9](?:[\w./:@+-]*[\w])?)[\"'`]?" if is_command else _TOKEN
+        pat += value_pat
         cue = _compile(rf"^{words}$")
         others = self._cue_words(name) if rule.get("schema") else set()
         kw = self._keyword_spans()
@@ -1254,7 +1271,10 @@ class _Extractor:
                 ok, val = self._ok(name, tok)
                 if ok:
                     return val, span
-        for tok, span in self._token_candidates(pat):
+        # "Onboarding request: tenant: recsys": the cue written as a field label goes first
+        labelled = rf"{words}\s*[:=]\s*" + value_pat
+        candidates = [*self._token_candidates(labelled), *self._token_candidates(pat)]
+        for tok, span in candidates:
             if cue.match(tok):  # "tolerate taint key dedicated": a cue word is not the value
                 continue
             if owner is not None:  # "port name metrics": the cue qualified by another parameter's noun
@@ -1271,6 +1291,9 @@ class _Extractor:
                 continue
             if tok.lower() in self._kind_words() and not self._quoted(span):
                 continue  # "mig config cm = a100-layouts": a kind's noun is no name
+            if re.search(r"\s$", self.text[:span[0]]) and self._two_word_kind.search(
+                    self.text[max(0, span[0] - 20):span[1]]):
+                continue  # "the config map should be called x": "map" ends a kind's name, it is no value
             if spec.get("type") == "string" and not spec.get("enum") and re.fullmatch(r"[a-z]+", tok) \
                     and not self._quoted(span) and self._plain_word_not_the_value(span, words, cues):
                 continue
@@ -1317,6 +1340,10 @@ class _Extractor:
         nxt_word = nxt.group(1).lower() if nxt else ""
         own_words = {w for c in cues for w in str(c).lower().split()}
         own_noun = bool(nxt) and (nxt_word in own_words or _singular(nxt_word) in own_words)
+        # "all the models takes 20 minutes": a plural cue is followed by its verb, not by a name
+        prev = re.search(r"([a-z]+)\s+$", self.text[max(0, span[0] - 40):span[0]], re.I)
+        if prev and prev.group(1).lower() not in own_words and _singular(prev.group(1).lower()) in own_words:
+            return True
         # "a cluster placement group": a plain word that heads a longer noun is no name
         if nxt and nxt_word not in _STOP and nxt_word not in _FILLERS and not own_noun \
                 and not re.search(r"(?:ly|ed|ing)$", nxt_word):
@@ -1413,7 +1440,11 @@ class _Extractor:
         if not mine:
             return None
         kw = self._keyword_spans()
-        for tok, span in self._token_candidates(rf"(?<![\w-]){_words_alt(mine)}\s+(?:(?:named|called)\s+)?{_TOKEN}"):
+        # "cm name ts-config", "cm=a100-layouts", "the config map should be called mps-inference"; not
+        # "job: thirty-two shards", where the colon opens the details
+        link = (r"(?:\s*=\s*|\s+name\s*(?:is\s+|[:=]\s*)?|\s+(?:(?:should|will|must|can)\s+be\s+|is\s+|gets\s+)?"
+                r"(?:named|called)\s+|\s+)")
+        for tok, span in self._token_candidates(rf"(?<![\w-]){_words_alt(mine)}{link}{_TOKEN}"):
             if not re.fullmatch(r"[A-Za-z][\w.]*[-_][\w.-]*[A-Za-z0-9]", tok) or _SIZE_RE.match(tok):
                 continue
             if any(a < span[0] and span[1] <= b for a, b in kw):
@@ -1554,7 +1585,7 @@ class _Extractor:
         raw = m.group(1).lower()
         if not raw[0].isdigit() and len(m.group(2)) == 1:
             return False, None  # "a m" is no duration: word amounts take spelled-out units
-        amount = 0.5 if raw.startswith("half") else 1.0 if raw in ("a", "an") else float(
+        amount = 0.5 if raw.startswith("half") else 1.0 if raw in ("a", "an", "every", "each") else float(
             raw) if raw[0].isdigit() else float(parse_number(raw) or 0)
         secs = int(amount * _DURATION_MULT[m.group(2)[0].lower()])
         if self.recipe.properties[name].get("type") == "string":  # a Go duration: "30m", "48h"
@@ -1837,8 +1868,7 @@ class _Extractor:
                 else:
                     break
             if good and regexy and not any(re.search(r"[*^$+]", g) for g in good) and _REGEX_TOKEN.search(clause := (
-                    re.split(r"[;!?]|\.\s", self.text[max(0, m.start() - 120):m.start(1)])[-1]
-                    + re.split(r"[,;!?]|\.\s|\.$", self.text[m.start(1):m.start(1) + 160])[0])):
+                    self._regex_clause(name, m))):
                 # "the p4d groups (regex .*p4d.*) get tried first", "prefer groups matching x-.*": where
                 # the schema takes regular expressions, those the clause holds are the items, not a
                 # plain word next to the cue
@@ -1848,6 +1878,22 @@ class _Extractor:
                 if ok:
                     return val, m.span(1)
         return None
+
+    def _regex_clause(self, name: str, m: re.Match[str]) -> str:
+        """The clause around a list's cue where its regular expressions are written: after the cue
+        when any are there, else before it, and never past another list's cue."""
+        others = self._other_list_cues(name)
+        after = others.split(re.split(r"[,;!?]|\.\s|\.$", self.text[m.start(1):m.start(1) + 160])[0])[0]
+        if _REGEX_TOKEN.search(after):
+            return after
+        return others.split(re.split(r"[;!?]|\.\s", self.text[max(0, m.start() - 120):m.start(1)])[-1])[-1] + after
+
+    def _other_list_cues(self, name: str) -> re.Pattern[str]:
+        """The cue words of the recipe's other lists: "prefer a (regex x) and then fall back to y"
+        ends the preferred clause where the fallback's cue begins."""
+        words = [w for other, rules in self.recipe.extract.items() if other != name
+                 for r in rules if isinstance(r, dict) and "list" in r for w in r["list"]]
+        return _compile(rf"(?<![\w-]){_words_alt(sorted(set(words)))}(?![\w-])" if words else r"(?!)")
 
     def rule_boolean(self, name: str, rule: dict[str, Any]):
         """A boolean from plain words: "no X", "without X", "X: false" -> False; "with X", "X=true" -> True."""
@@ -2029,6 +2075,12 @@ class _Extractor:
             got = (self.recipe.templates, words)
             _KIND_WORDS_CACHE[id(self.recipe.templates)] = got
         return got[1]
+
+    @property
+    def _two_word_kind(self) -> re.Pattern[str]:
+        """The kind names of two words ("config map", "priority class"), as they end a text."""
+        phrases = sorted({ph for k in list(self.recipe.kinds) + list(_COMMON_KINDS) for ph in kind_phrases(k) if " " in ph})
+        return _compile(rf"(?<![\w-]){_words_alt(phrases)}$") if phrases else _compile(r"(?!)")
 
     def _value_words(self) -> set[str]:
         """Words that name one thing of a recipe: its one-word parameter names ("ssh") and
@@ -2381,7 +2433,9 @@ class _Extractor:
         vals = _prop_validator(json.dumps(spec.get("additionalProperties") or {}, sort_keys=True))
         out: dict[str, Any] = {}
         spans = []
-        for m in _compile(r"(?<![\w./-])([A-Za-z0-9][\w./-]*[\w])\s*(?:=|:|==)\s*[\"'`]?([\w.-]*\w)").finditer(self.text):
+        # "nvidia.com/cuda.driver.major is 550": a key the schema takes may be read out in words
+        for m in _compile(r"(?<![\w./-])([A-Za-z0-9][\w./-]*[\w])[\"'`]?(?:\s*(?:=|:|==)|\s+(?:is|equals|set\s+to|of|"
+                          r"(?:must|should)\s+be))\s*[\"'`]?([\w.-]*\w)").finditer(self.text):
             k, v = m.group(1), m.group(2)
             if keys.is_valid(k) and vals.is_valid(v) and self._free(m.span()) and k not in out:
                 out[k] = v

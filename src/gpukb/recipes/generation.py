@@ -213,15 +213,23 @@ def understood(recipe: Recipe, ext: Extraction) -> list[str]:
     the recipe: what the user asked for that the manifest does not reflect."""
     text = ext.text
     covered = list(ext.covered)
+    # the recipe's name, the first time it is written, names the recipe; written again inside a
+    # clause ("set the compute timeslice to long") it is a word of that clause's detail
+    again: list[tuple[int, int]] = []
+    firsts: list[tuple[int, int]] = []
     for rx in _recipe_phrases(recipe, title_words=False):
-        covered += [m.span() for m in rx.finditer(text)]
+        spans = [m.span() for m in rx.finditer(text)]
+        firsts += spans[:1]
+        again += spans[1:]
+    covered += firsts
+    again = [sp for sp in again if not any(a <= sp[0] and sp[1] <= b for a, b in firsts)]
     for name in recipe.properties:  # a parameter's own name alone ("queue") is not a lost detail
         for v in name_variants(name):
             covered += [m.span() for m in re.finditer(r"(?<![\w-])" + re.escape(v) + r"(?![\w-])", text, re.I)]
     # a single word of the title names the recipe only on its own: after a word nothing understood
     # it is the head of another thing ("a cron trigger" where the title has a Prometheus trigger)
     title_only = [m.span() for rx in _recipe_phrases(recipe)[len(_recipe_phrases(recipe, title_words=False)):]
-                  for m in rx.finditer(text)]
+                  for m in rx.finditer(text)] + again
 
     def is_covered(a: int, b: int) -> bool:
         return any(x < b and a < y for x, y in covered)
@@ -237,8 +245,10 @@ def understood(recipe: Recipe, ext: Extraction) -> list[str]:
         weak = not is_covered(*m.span()) and any(x < m.end() and m.start() < y for x, y in title_only)
         if weak and current and current[-1][0].lower() not in _FRAME:
             nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-            if nxt is not None and not is_covered(*nxt.span()) and not re.search(r"[.,;:)]", text[m.end() - 1:nxt.start()]) \
-                    and nxt.group(0).lower() not in _FRAME:
+            # ... also over one function word: "set the compute timeslice to long"
+            far = tokens[i + 2] if nxt is not None and nxt.group(0).lower() in _FRAME and i + 2 < len(tokens) else nxt
+            if nxt is not None and far is not None and not is_covered(*nxt.span()) and not is_covered(*far.span()) \
+                    and not re.search(r"[.,;:)]", text[m.end() - 1:far.start()]) and far.group(0).lower() not in _FRAME:
                 current.append(entry)  # "a per-pod GPU memory limit": inside one thing not understood
                 continue
             fragments.append(current + [entry])

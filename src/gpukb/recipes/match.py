@@ -36,6 +36,11 @@ _WITH = re.compile(r"\bwith\s+(?:(?:the|an?|some)\s+)?(?!(?:the|an?|some)\s|\d|(
                    r"[\w.-]+\s+(?:[\w.-]+\s+)?$", re.I)
 # "pytorchjob ... (gang scheduled through volcano)": an aside in brackets qualifies what precedes it
 _ASIDE = re.compile(r"\([^()]*$")
+# "three workers, each pod with 4 H100s": what each member gets describes the members already named
+_EACH = re.compile(r"\b(?:each|every|per)\s+$", re.I)
+# "Prometheus for us lives at http://...": a thing the user already runs, described, not asked for
+_EXISTING_AFTER = re.compile(r"(?:\s+(?:for\s+us|for\s+me|here|already|itself))?\s+(?:lives|runs|sits|is\s+(?:running|deployed|"
+                             r"installed|already|at|in|on|reachable)|are\s+(?:running|deployed|installed|already))\b", re.I)
 # a name the user gives is a value, never a recipe's keyword: "job name ddp-spread", "called 'vllm-a'"
 _GIVEN_NAME = re.compile(r"(\b(?:named|called|name)\s*[:=]?\s*)[\"'`]?[A-Za-z0-9][\w./-]*|[\"'`][^\"'`\s]+[\"'`]", re.I)
 _MODIFIER_WEIGHT = 0.4
@@ -91,6 +96,24 @@ def _fields(templates: Any) -> set[str]:
     return out
 
 
+def _several_kinds(templates: Any) -> set[str]:
+    """Kinds the templates render more than once, or inside a ``$for`` loop."""
+    seen: dict[str, int] = {}
+
+    def walk(t: Any, looped: bool) -> None:
+        if isinstance(t, dict):
+            if isinstance(t.get("kind"), str) and "metadata" in t:
+                seen[t["kind"].lower()] = seen.get(t["kind"].lower(), 0) + (2 if looped else 1)
+            for v in t.values():
+                walk(v, looped or "$for" in t)
+        elif isinstance(t, list):
+            for v in t:
+                walk(v, looped)
+
+    walk(templates, False)
+    return {k for k, n in seen.items() if n > 1}
+
+
 class _Index:
     def __init__(self, recipes: list[Recipe]):
         from ..bm25 import MemoryBM25
@@ -117,6 +140,8 @@ class _Index:
                                          for w in (rule.get("count") or []) if isinstance(w, str)}
                                         for r in recipes]
         self.kind_words: list[set[str]] = [{k.lower() for k in r.kinds} for r in recipes]
+        # the kinds a recipe renders more than one of ("two priority classes")
+        self.several: list[set[str]] = [_several_kinds(r.templates) for r in recipes]
         self.kw_words: list[set[str]] = [{w for k in r.keywords for w in re.split(r"[\s-]+", k.lower())
                                           if w and w not in STOPWORDS} for r in recipes]
         models = "|".join(_GPU_MODELS)
@@ -179,7 +204,7 @@ class _Index:
                     # with what, not the object asked for. The object is usually named
                     # first; later mentions are more often details of it.
                     modified = (is_detail(text, m.start()) or self._qualifies(i, text, m.end())
-                                or self._many(i, text, m))
+                                or self._many(i, text, m) or bool(_EXISTING_AFTER.match(text, m.end())))
                     where = _MODIFIER_WEIGHT if modified else 1.0
                     bonus += w * where * (1.0 - _LATE_DISCOUNT * m.start() / max(1, len(text)))
                     if self.distinctive[i][j] and not modified and m.start() < first.get(i, len(text) + 1):
@@ -234,6 +259,9 @@ class _Index:
         noun = _singular(first.group(0))
         if noun in self.counted[i] or noun + "s" in self.counted[i]:
             return False
+        if re.sub(r"[\s-]", "", m.group(0).lower()).rstrip("s") in {k.rstrip("s") for k in self.several[i]} or any(
+                re.sub(r"[\s-]", "", m.group(0).lower()).startswith(k) for k in self.several[i]):
+            return False  # "three priorityclasses": the recipe renders several of them
         return bool(_COUNT_BEFORE.search(text, 0, m.start()))
 
 
@@ -242,7 +270,7 @@ def is_detail(text: str, at: int) -> bool:
     preposition ("in the prod queue"), an object the user already has ("my vllm deployment"),
     inside a relative clause ("... where the MIG manager reads") or an aside in brackets?"""
     return bool(_MODIFIER.search(text, 0, at) or _REFERENCE.search(text, 0, at) or _RELATIVE.search(text, 0, at)
-                or _ASIDE.search(text, 0, at))
+                or _ASIDE.search(text, 0, at) or _EACH.search(text, max(0, at - 8), at))
 
 
 def mask_given_names(text: str) -> str:
