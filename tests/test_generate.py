@@ -303,3 +303,42 @@ def test_not_understood_details_never_carry_half_a_bracket():
     g = generate("pod with 4 gpus for the namespace that would go over its gpu quota (6 used of 8)", recipes=RECIPES)
     for u in g.unused:
         assert u.count("(") == u.count(")"), g.unused
+
+
+@pytest.mark.parametrize("text, detail", [
+    # the recipe's kind or a parameter's name inside a detail stays in it
+    ("fsx static pv for fs-0123456789abcdef0 in eu-west-1, and move the PV to the eu-west-1a zone only", "move the PV to the eu-west-1a zone"),
+    ("mpijob 2 workers x 4 gpus, and put the launcher on the cpu-only nodes", "put the launcher on the cpu-only nodes"),
+    # a bracket, quote or percent sign that closes the detail is part of it
+    ("mps sharing 4 ways and set the active thread limit to 40%", "set the active thread limit to 40%"),
+    ("ClusterPolicy with the dcgm servicemonitor on, plus turn on GDS (nvidia-fs)", "turn on GDS (nvidia-fs)"),
+])
+def test_a_detail_not_understood_is_reported_as_one_clause(text, detail):
+    g = generate(text, RECIPES, llm=False)
+    assert any(detail in u for u in g.unused), g.unused
+
+
+def test_cue_words_right_before_a_used_value_are_not_reported():
+    g = generate("pytorchjob whisper-ft, 2 workers, /dev/shm 32Gi, 4 gpus per pod", RECIPES, llm=False)
+    assert g.params["shm_size"] == "32Gi" and g.unused == [], g.unused
+
+
+@pytest.mark.parametrize("text, param", [
+    ("time slice each gpu 500 ways for the notebook users", "replicas"),
+    ("gpu pod with 64 gpus", "gpus"),
+    ("priority classes, production at 3 billion and research at 10", "production_value"),
+])
+def test_a_stated_number_outside_the_schema_is_an_error_not_a_default(text, param):
+    with pytest.raises(ParameterError) as e:
+        generate(text, RECIPES, llm=False)
+    assert e.value.parameter == param and "maximum" in str(e.value)
+
+
+@pytest.mark.parametrize("text, key", [
+    ("volcano job 2 workers x 4 gpus, tolerate the taint 'night-only'", "night-only"),
+    ("indexed job, 16 shards, toleration for 'batch-pool'", "batch-pool"),
+    ("pytorchjob 2 nodes x 8 gpus, tolerate key=preemptible", "preemptible"),
+    ("vllm deployment for llama, our nodes carry the taint 'serve-only' so tolerate it", "serve-only"),
+])
+def test_a_taint_to_tolerate_in_the_ways_people_write_it(text, key):
+    assert generate(text, RECIPES, llm=False).params["extra_toleration"] == key

@@ -10,7 +10,6 @@ valid value for the parameter is skipped and the next candidate is tried.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
 import math
@@ -134,6 +133,9 @@ class Extraction:
     cues: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # per parameter: its cue words
     # per parameter: another value the request gives it, and where ("2 GPUs per replica; ... 4 GPUs")
     conflicts: dict[str, tuple[Any, tuple[int, int]]] = field(default_factory=dict)
+    # per parameter: a number stated right next to its cue that the schema's bounds reject, the words
+    # it came from and why ("time-slice every GPU 200 ways" against a maximum of 128)
+    out_of_range: dict[str, tuple[Any, tuple[int, int], str]] = field(default_factory=dict)
 
     def used(self) -> dict[str, str]:
         """parameter -> the words of the request its value came from."""
@@ -172,7 +174,7 @@ _GROUPED = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+)(?![\w,]|\.\d)")
 _SCALED = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|a|half\s+a)\s+"
                      r"(hundred|thousand|million|billion|dozen)(?![\w-])", re.I)
 _SCALE = {"hundred": 100, "thousand": 10 ** 3, "million": 10 ** 6, "billion": 10 ** 9, "dozen": 12}
-_HALF_UNIT = re.compile(r"(?<![\w.])half\s+an?\s+(?=(?:[KMGTP]i?B|[kmgtp]ib|[kmgtp]b|tera|giga|mega)\w*\b)", re.I)
+_HALF_UNIT = re.compile(r"(?<![\w.])half\s+an?\s+(?=(?:[KMGTP]i?B|[kmgtp]ib|[kmgtp]b|tera|giga|mega|gig|tebi|gibi|mebi)\w*\b)", re.I)
 _WHOLE_UNIT = re.compile(r"(?<![\w.])(?:an?|one)\s+(?:full|whole|entire|complete)\s+(?=(?:second|minute|hour|day)s?\b)", re.I)
 
 
@@ -397,7 +399,7 @@ def description_cues(description: str) -> list[str]:
     return out
 
 
-@functools.lru_cache(maxsize=512)
+@lru_cache(maxsize=512)
 def _inflected(words: tuple[str, ...]) -> list[str]:
     """Near phrases with the other forms of their first word ("scale down": "scaling down",
     "scales down", "scaled down")."""
@@ -444,7 +446,7 @@ def _singular(w: str) -> str:
 
 def _word_re(w: str) -> str:
     if w.endswith("*") and len(w) > 1:  # a stem: "recla*" is reclaim, reclaimable, reclaiming
-        return re.escape(w[:-1]) + r"\w*"
+        return re.escape(w[:-1]) + r"\w*+"  # possessive: the stem never gives letters back to a value
     if len(w) > 3 and w.endswith("s") and not w.endswith("ss") and w.isalpha():
         w = w[:-1]
     return re.escape(w) + (r"(?:s|es)?" if re.search(r"[A-Za-z0-9]$", w) else "")
@@ -459,6 +461,14 @@ def _phrase_re(phrase: str, left_boundary: bool = True) -> str:
     left = r"(?<![\w-])" if left_boundary and re.match(r"\w", phrase) else ""
     right = r"(?![\w-])" if re.search(r"\w$", phrase) else ""
     return left + body + right
+
+
+# Words that open a new clause after a value ("sleep 3600 so i can exec in").
+_CLAUSE_WORDS = frozenset("so and then to for in on until while with or because but as if".split())
+# Words that describe a noun rather than name it: "the same cluster", "the gpu namespace".
+_NOT_A_NAME = frozenset("""same whole entire new old other shared main existing right current different own target given
+default first second last next previous whole real actual separate dedicated single big small large gpu gpus cpu
+nvidia kubernetes k8s prod production staging dev test ml team user tenant system public private local remote""".split())
 
 
 def _words_alt(words: list[str]) -> str:
@@ -1066,6 +1076,8 @@ class _Extractor:
                     if n is None:
                         continue
                     ok, val = self._ok(name, n)
+                    if not ok:
+                        self._note_out_of_range(name, n, span)
                     if ok:
                         self.result.covered.append(m.span())  # "6 training pods": the words between too
                         return val, span
@@ -1275,6 +1287,10 @@ class _Extractor:
         labelled = rf"{words}\s*[:=]\s*" + value_pat
         candidates = [*self._token_candidates(labelled), *self._token_candidates(pat)]
         for tok, span in candidates:
+            field = re.match(rf"\s*[:=]\s*{_TOKEN}", self.text[span[1]:]) if tok.lower() in ("key", "name", "value") \
+                and not is_command else None
+            if field:  # "tolerate key=spot": the field word's value is the value
+                tok, span = field.group(1), (span[1] + field.start(1), span[1] + field.end(1))
             if cue.match(tok):  # "tolerate taint key dedicated": a cue word is not the value
                 continue
             if owner is not None:  # "port name metrics": the cue qualified by another parameter's noun
@@ -1331,6 +1347,17 @@ class _Extractor:
                     ok, val = self._ok(name, tok)
                     if ok:
                         return val, span
+                # "on the analytics cluster", "the interns namespace": a plain word there too, unless
+                # it only describes ("the same cluster", "the gpu namespace")
+                plain = rf"\b(?:the|our|my|their)\s+([a-z][a-z0-9]*)\s+{_words_alt(nouns)}(?![\w-])"
+                own = {w for c in rule["after"] for w in str(c).lower().split()}
+                for tok, span in self._token_candidates(plain):
+                    if tok.lower() in _NOT_A_NAME or tok.lower() in own or tok.lower() in self._kind_words() \
+                            or _singular(tok.lower()) in self._cue_words(name):
+                        continue
+                    ok, val = self._ok(name, tok)
+                    if ok:
+                        return val, span
         return None
 
     def _plain_word_not_the_value(self, span: tuple[int, int], words: str, cues: list[str]) -> bool:
@@ -1358,6 +1385,11 @@ class _Extractor:
         if nxt and _singular(nxt_word) in own_words and re.match(r"\s+[\"'`]?[a-z0-9][\w.]*(?:-[\w.-]*|\d[\w.-]*)",
                                          self.text[span[1] + nxt.end():]):
             return True
+        # "the interns namespace keeps getting flooded": a plain name between a determiner and the cue
+        before = re.search(rf"\b(?:the|our|my|their)\s+([a-z][a-z0-9]*)\s+{words}\s*$",
+                           self.text[max(0, span[0] - 60):span[0]], re.I)
+        if before and before.group(1).lower() not in _NOT_A_NAME and before.group(1).lower() not in own_words:
+            return True
         # "cv-research ns needs a quota": the name stands before the cue, not a plain word after it
         return bool(_compile(rf"(?<![\w.-])[a-z0-9][\w.]*-[\w.-]*[a-z0-9]\s+{words}\s*$").search(
             self.text, max(0, span[0] - 80), span[0]))
@@ -1379,6 +1411,9 @@ class _Extractor:
             if prev_flag and word.lower() in _STOP:
                 break  # "nvidia-smi -q on one of the nodes": a flag's value is no function word
             if not (re.search(r"[/=]", word) or word.startswith("-") or prev_flag
+                    or (re.fullmatch(r"\d+(?:\.\d+)?[smhd]?", word)  # "sleep 3600", not "train.py 4 gpus"
+                        and not ((nw := re.match(r"\s+([a-z]+)\b", self.text[m.end(1):], re.I))
+                                 and nw.group(1).lower() not in _CLAUSE_WORDS))
                     or re.fullmatch(r"[\w-]+\.(?:py|sh|pl|rb|js|jar|bin|yaml|yml|json|cfg|conf|toml)", word)):
                 break
             prev_flag = word.startswith("-") and "=" not in word  # "-m torch.distributed.run"
@@ -1529,6 +1564,10 @@ class _Extractor:
         nouns = sorted({str(w) for o in self.recipe.properties if o != name for r in self.recipe.extract.get(o) or []
                         for w in r.get("after") or r.get("before") or [] if re.fullmatch(r"[a-z][a-z ]*[a-z]", str(w))})
         other_nouns = _compile(rf"\s+{_words_alt(other_cues + nouns)}(?![\w-])") if other_cues or nouns else None
+        # "tolerate the taint 'reserved-llm'": after another parameter's cue word too
+        cue_nouns = [w for w in nouns if w not in _STOP]
+        if cue_nouns:
+            after_other = _compile(rf"{_words_alt(other_cues + cue_nouns)}\s*(?:[:=]|is|named|called)?\s*$")
         for m in _compile(r"[\"'`]([^\"'`\s]{1,253})[\"'`]").finditer(self.text):
             span = m.span(1)
             if after_other is not None and after_other.search(self.text, max(0, m.start() - 40), m.start()):
@@ -1829,7 +1868,20 @@ class _Extractor:
             if ok:
                 self.result.covered.append(cover)
                 return val, span
+            self._note_out_of_range(name, g, span)
         return None
+
+    def _note_out_of_range(self, name: str, value: Any, span: tuple[int, int]) -> None:
+        """Remember an integer read right at its cue that only the schema's bounds reject."""
+        spec = self.recipe.properties[name]
+        n = self._coerce(spec, value) if spec.get("type") == "integer" else None
+        if not isinstance(n, int) or name in self.result.out_of_range or not self._free(span):
+            return
+        loose = {k: v for k, v in spec.items() if k not in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")}
+        if not _prop_validator(json.dumps(loose, sort_keys=True)).is_valid(n):
+            return
+        err = next(iter(_prop_validator(json.dumps(spec, sort_keys=True)).iter_errors(n)), None)
+        self.result.out_of_range[name] = (n, span, err.message if err is not None else "out of range")
 
     def rule_list(self, name: str, rule: dict[str, Any]):
         """A list after one of its cue words ("prefer a, b and c"), or right before a cue that
@@ -2668,6 +2720,13 @@ class _Extractor:
                           rf"|(?<![\w./=:-]){key}=[\w.-]+\s+taint")
             for m in rx.finditer(self.text):
                 g = next(i for i in (1, 3, 4) if m.group(i))
+                if m.group(g).lower() == "key":  # "tolerate key=spot": the field, then the taint key
+                    v = re.search(r"=([\w.-]+)", m.group(0))
+                    if v and self._free(m.span()) and self._take(name, v.group(1), (m.start() + v.start(1),
+                                                                                    m.start() + v.end(1))):
+                        self.used.append(m.span())
+                        break
+                    continue
                 if self._free(m.span()) and self._take(name, m.group(g), m.span(g)):
                     self.used.append(m.span())  # the value and effect are the taint's, not another value
                     break

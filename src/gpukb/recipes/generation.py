@@ -116,6 +116,9 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
         if found.get(k) is not None and found[k] != other:
             raise ParameterError(f"the request gives {k} two values: {found[k]!r} (\"{used.get(k, found[k])}\") and "
                                  f"{other!r} (\"{ext.text[a:b]}\"); say which one", parameter=k)
+    for k, (value, (a, b), why) in ext.out_of_range.items():
+        if k not in found:  # a value the request states is never dropped for a default
+            raise ParameterError(f"the request's {k}={value!r} (\"{ext.text[a:b]}\") cannot be used: {why}", parameter=k)
     for k in found:
         used.setdefault(k, "(read by the language model)")
     notes: list[dict[str, Any]] = []
@@ -158,7 +161,7 @@ _NEAR_TIE = 0.95  # a second recipe scoring this close to the best is compared b
 
 
 def _not_understood(recipe: Recipe, ext: Extraction) -> int:
-    return sum(len(f.split()) for f in understood(recipe, ext))
+    return _unused_runs(recipe, ext)[1]
 
 
 def _refuse_conflicts(documents: list[Any], issues: list[dict[str, Any]], found: dict[str, Any],
@@ -211,65 +214,103 @@ def _recipe_phrases(recipe: Recipe, title_words: bool = True) -> list[re.Pattern
 def understood(recipe: Recipe, ext: Extraction) -> list[str]:
     """Fragments of the request that no parameter used and that do not just name
     the recipe: what the user asked for that the manifest does not reflect."""
+    return _unused_runs(recipe, ext)[0]
+
+
+def _cue_words(recipe: Recipe) -> frozenset[str]:
+    """Single words the recipe's extraction rules and parameter names use as cues."""
+    got = _CUE_CACHE.get(recipe.id)
+    if got is None or got[0] is not recipe.extract:
+        words: set[str] = set()
+
+        def walk(v: Any) -> None:
+            if isinstance(v, str) and not re.search(r"[\\(\[]", v):
+                words.update(w.lower() for w in re.findall(r"[A-Za-z][\w/]*", v))
+            elif isinstance(v, dict):
+                for k, x in v.items():
+                    if k not in ("regex", "pairs", "objects", "value"):
+                        walk(x)
+            elif isinstance(v, list):
+                for x in v:
+                    walk(x)
+
+        walk(recipe.extract)
+        for name in recipe.properties:
+            words.update(name.lower().split("_"))
+        got = (recipe.extract, frozenset(words))
+        _CUE_CACHE[recipe.id] = got
+    return got[1]
+
+
+_CUE_CACHE: dict[str, tuple[Any, frozenset[str]]] = {}
+# words that open a fragment without saying anything of it ("and also please ...")
+_LEAD = frozenset("and or also plus then so but oh please pls thanks thx hi hey ok okay kind".split()) | STOPWORDS
+_CLOSERS = re.compile(r"[)\]}'\"`%]+")
+
+
+def _unused_runs(recipe: Recipe, ext: Extraction) -> tuple[list[str], int]:
+    """The request's words that no parameter used, as runs within a clause, and how many of
+    them say something (neither a frame word nor a name of the recipe or its parameters).
+
+    A run is kept whole, with the recipe's or a parameter's name inside it ("pin the PV to the
+    us-west-2b zone"): a name written inside a detail is a word of that detail. A run that only
+    names the recipe or a parameter ("volcano job", "queue") is no lost detail."""
     text = ext.text
-    covered = list(ext.covered)
-    # the recipe's name, the first time it is written, names the recipe; written again inside a
-    # clause ("set the compute timeslice to long") it is a word of that clause's detail
-    again: list[tuple[int, int]] = []
-    firsts: list[tuple[int, int]] = []
-    for rx in _recipe_phrases(recipe, title_words=False):
-        spans = [m.span() for m in rx.finditer(text)]
-        firsts += spans[:1]
-        again += spans[1:]
-    covered += firsts
-    again = [sp for sp in again if not any(a <= sp[0] and sp[1] <= b for a, b in firsts)]
-    for name in recipe.properties:  # a parameter's own name alone ("queue") is not a lost detail
+    used = list(ext.covered)
+    names: list[tuple[int, int]] = []
+    for rx in _recipe_phrases(recipe):
+        names += [m.span() for m in rx.finditer(text)]
+    for name in recipe.properties:
         for v in name_variants(name):
-            covered += [m.span() for m in re.finditer(r"(?<![\w-])" + re.escape(v) + r"(?![\w-])", text, re.I)]
-    # a single word of the title names the recipe only on its own: after a word nothing understood
-    # it is the head of another thing ("a cron trigger" where the title has a Prometheus trigger)
-    title_only = [m.span() for rx in _recipe_phrases(recipe)[len(_recipe_phrases(recipe, title_words=False)):]
-                  for m in rx.finditer(text)] + again
+            names += [m.span() for m in re.finditer(r"(?<![\w-])" + re.escape(v) + r"(?![\w-])", text, re.I)]
 
-    def is_covered(a: int, b: int) -> bool:
-        return any(x < b and a < y for x, y in covered)
+    def hits(spans: list[tuple[int, int]], a: int, b: int) -> bool:
+        return any(x < b and a < y for x, y in spans)
 
-    # fragments are runs of tokens (word, start, end); each is shown as the request wrote it
-    fragments: list[list[tuple[str, int, int]]] = []
+    runs: list[list[tuple[str, int, int]]] = []
     current: list[tuple[str, int, int]] = []
-    tokens = list(_TOKEN.finditer(text))
-    for i, m in enumerate(tokens):
+    prev_end = 0
+    for m in _TOKEN.finditer(text):
         tok = m.group(0).rstrip(".,;:)")
-        entry = (tok, m.start(), m.start() + len(tok))
-        low = tok.lower()
-        weak = not is_covered(*m.span()) and any(x < m.end() and m.start() < y for x, y in title_only)
-        if weak and current and current[-1][0].lower() not in _FRAME:
-            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-            # ... also over one function word: "set the compute timeslice to long"
-            far = tokens[i + 2] if nxt is not None and nxt.group(0).lower() in _FRAME and i + 2 < len(tokens) else nxt
-            if nxt is not None and far is not None and not is_covered(*nxt.span()) and not is_covered(*far.span()) \
-                    and not re.search(r"[.,;:)]", text[m.end() - 1:far.start()]) and far.group(0).lower() not in _FRAME:
-                current.append(entry)  # "a per-pod GPU memory limit": inside one thing not understood
-                continue
-            fragments.append(current + [entry])
+        a, b = m.start(), m.start() + len(tok)
+        # a clause ends at punctuation between words (not inside a value such as "0-3" or "a/b")
+        if current and re.search(r"[,;!?\n]|\.(?:\s|$)|\s-\s|:\s", text[prev_end:a]):
+            runs.append(current)
             current = []
-            continue
-        if is_covered(*m.span()) or weak or (low in _FRAME and not current):
+        prev_end = b
+        if hits(used, a, b):
             if current:
-                fragments.append(current)
+                runs.append(current)
                 current = []
             continue
-        current.append(entry)
+        current.append((tok, a, b))
     if current:
-        fragments.append(current)
-    out = []
-    for frag in fragments:
-        while frag and frag[-1][0].lower() in _FRAME:
-            frag = frag[:-1]
-        if frag and any(w.lower() not in _FRAME for w, _a, _b in frag):
-            # the words as written, with what joins them ("cost-center=ml", "/home/jovyan"), on one line
-            out.append(_balanced(" ".join(text[frag[0][1]:frag[-1][2]].split())))
-    return out
+        runs.append(current)
+    out: list[str] = []
+    content = 0
+    for run in runs:
+        while run and run[0][0].lower() in _LEAD:
+            run = run[1:]
+        while run and run[-1][0].lower() in _FRAME:
+            run = run[:-1]
+        said = [w for w, a, b in run if w.lower() not in _FRAME and not hits(names, a, b)]
+        if not said:
+            continue
+        # "4x GPU per pod": the rate of a count used right before
+        if len(run) == 2 and run[0][0].lower() in ("per", "each", "every", "a", "an") and any(
+                re.fullmatch(r"\s*", text[y:run[0][1]]) for _x, y in used if y <= run[0][1]):
+            continue
+        # "node label NVIDIA-A100-SXM4-80GB", "/dev/shm 32Gi": cue words right before a value used
+        if all(w.split("/")[-1].lower() in _cue_words(recipe) for w in said) and any(
+                re.fullmatch(r"[\s:=]*", text[run[-1][2]:x]) for x, _y in used if x >= run[-1][2]):
+            continue
+        content += len(said)
+        end = run[-1][2]
+        closing = _CLOSERS.match(text, end)  # "(nvidia-fs)", "'system'", "25%"
+        if closing:
+            end = closing.end()
+        out.append(_balanced(" ".join(text[run[0][1]:end].split())))
+    return out, content
 
 
 def _balanced(fragment: str) -> str:
