@@ -511,3 +511,41 @@ def test_a_two_word_kind_name_is_no_value_of_its_first_word():
                 [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": {"$param": "configmap_name"}}}])
     got = extract_params(r, "the config map should be called shared-a").values
     assert got == {"configmap_name": "shared-a"}
+
+
+def test_a_pasted_kubectl_run_gives_name_image_namespace_and_command():
+    r = _recipe({"name": NAME, "namespace": NAME, "image": {"type": "string"},
+                 "command": {"type": "array", "items": {"type": "string"}}})
+    got = extract_params(r, "make this a manifest: `kubectl run smi-check --image=nvcr.io/nvidia/cuda:12.4.1-base "
+                            "--restart=Never -n lab -- nvidia-smi -L`").values
+    assert got == {"name": "smi-check", "image": "nvcr.io/nvidia/cuda:12.4.1-base", "namespace": "lab",
+                   "command": ["nvidia-smi", "-L"]}
+
+
+def test_a_correction_that_names_the_field_it_sets():
+    assert normalise_text("min 1 max 4 replicas, no wait, make max 6") == "min 1 max 6 replicas"
+
+
+def test_profiles_added_up_without_counts_are_one_of_each():
+    r = _with_rules({"devices": {"type": "object", "additionalProperties": {"type": "integer"}}},
+                    {"devices": [{"pairs": r"(\d+)\s*x\s*([1-7]g\.\d+gb)"},
+                                 {"pairs": r"(?:(?<=\+)\s*|(?<![\w.+])(?=[1-7]g\.\d+gb\s*\+))()([1-7]g\.\d+gb)(?![\w.])",
+                                  "count_default": 1}]})
+    assert extract_params(r, "split it as 2g.20gb + 1g.10gb").values == {"devices": {"2g.20gb": 1, "1g.10gb": 1}}
+
+
+def test_a_cue_word_inside_a_dotted_name_is_no_cue():
+    r = _recipe({"config_key": NAME})
+    assert extract_params(r, "nodes pick it with the device-plugin.config label").values == {}
+    assert extract_params(r, "config key a10-four").values == {"config_key": "a10-four"}
+
+
+def test_the_users_own_component_does_not_keep_the_operators():
+    from gpukb.recipes import generate
+
+    g = generate("ClusterPolicy with the dcgm-exporter switched off, we run our own exporter", llm=False)
+    assert g.params["dcgm_exporter"] is False
+
+
+def test_a_correction_whose_new_value_is_followed_by_a_verb():
+    assert normalise_text("16 gpus... actually no, 8 is plenty") == "8 gpus is plenty"

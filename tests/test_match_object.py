@@ -61,3 +61,38 @@ def test_recipe_named_in_other_ways(text, want):
 ])
 def test_plurals_members_and_existing_systems(text, want):
     assert match_recipes(text, load_recipes(), k=1)[0][0].id == want
+
+
+_PASTED_POD = """can you turn this into something that lands on the GPU nodes?
+```
+metadata:
+  name: probe
+spec:
+  containers:
+  - name: main
+    image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04
+    resources:
+      limits:
+        nvidia.com/gpu: 2
+```"""
+
+
+@pytest.mark.parametrize("text, want", [
+    # a pasted manifest is read by its fields and kind, not by its words
+    (_PASTED_POD, "gpu-pod"),
+    # the object a request opens with, named by its kind
+    ("pod on the A100s pls, call it smoke-a, and it has to tolerate the lab taint", "gpu-pod"),
+    ("one pod which is using a MIG slice of 1g.10gb, name mig-probe", "gpu-pod"),
+    # what a request forbids is not what it asks for
+    ("limit namespace vision to 8 gpus and forbid NodePort services", "gpu-quota"),
+    # an extra object after the main one's spec
+    ("model server, containerPort 9000, /dev/shm 8Gi, name srv-a. also add a HorizontalPodAutoscaler",
+     "gpu-inference-deployment"),
+    # a verb's object with a hyphenated name is no noun it qualifies
+    ("autoscale vllm-qwen on vllm:num_requests_waiting, max 4 replicas, call the HPA qwen-hpa", "hpa-gpu-metric"),
+    # a keyword at the tail of a hyphenated name is part of the name; a count before a hyphen is not
+    ("limit the cv-team namespace to 6 gpus in total", "gpu-quota"),
+    ("two-GPU pod called probe-b in ns infra", "gpu-pod"),
+])
+def test_pasted_manifests_kinds_forbidden_and_extra_objects(text, want):
+    assert match_recipes(text, load_recipes(), k=1)[0][0].id == want

@@ -209,9 +209,10 @@ _NUM_OR_WORD = r"(\d+(?:\.\d+)?(?:[KMGTP]i?B?|[kmgt]b)?|" + _NUM[1:-1].split("|"
 _CORRECTION = re.compile(
     r"(?<![\w.-])" + _NUM_OR_WORD + r"(\s+[A-Za-z][\w-]*)?\s*(?:\.{2,}|\u2026|[-=]>|-{1,2}|[,;:!]|\.(?=\s))?\s*\(?\s*"
     r"(?:no\s+wait|wait|actually|sorry|oops|i\s+mean|scratch\s+that|correction|make\s+(?:it|that))(?![\w-])"
-    r"[\s,.:!-]*(?:no\s*[,.]?\s*)?(?:(?:make|change)\s+(?:it|that)(?:\s+to)?|it'?s|it\s+should\s+be|should\s+be|rather|"
+    r"[\s,.:!-]*(?:no\s*[,.]?\s*)?(?:(?:make|change|set)\s+(?:it|that|(?:the\s+)?[a-z_]+)(?:\s+to)?|it'?s|it\s+should\s+be|should\s+be|rather|"
     r"(?:[a-z]+\s+){1,3}(?:is|should\s+be)(?:\s+(?:on|at))?|)"  # "8001.. no wait, http is (on) 8000"
-    r"\s*" + _NUM_OR_WORD + r"(?![\w-]|\.\d)(\s+[A-Za-z][\w-]*)?\)?", re.I)
+    r"\s*" + _NUM_OR_WORD + r"(?![\w-]|\.\d)(\s+(?!(?:is|are|was|will|would|should|sounds?|seems?|works?|plenty|enough|"
+    r"fine|ok|okay)\b)[A-Za-z][\w-]*)?\)?", re.I)  # "8 gpus... actually no, 4 is plenty"
 _ATTACHED_UNIT = re.compile(r"(?<=\d)([A-Za-z]+)$")
 
 
@@ -468,7 +469,8 @@ _CLAUSE_WORDS = frozenset("so and then to for in on until while with or because 
 # Words that describe a noun rather than name it: "the same cluster", "the gpu namespace".
 _NOT_A_NAME = frozenset("""same whole entire new old other shared main existing right current different own target given
 default first second last next previous whole real actual separate dedicated single big small large gpu gpus cpu
-nvidia kubernetes k8s prod production staging dev test ml team user tenant system public private local remote""".split())
+nvidia kubernetes k8s team user tenant system public private local remote
+volcano kueue karpenter keda prometheus kubeflow slurm ray gpfs lustre fsx aws gcp azure eks gke aks""".split())
 
 
 def _words_alt(words: list[str]) -> str:
@@ -849,6 +851,10 @@ def _initials(name: str, all_names: tuple[str, ...]) -> str | None:
 
 # Error output a request pastes ("Error from server (Forbidden): ... exceeded quota: ...", "0/8 nodes
 # are available: ..."), up to a dash, a new line or the question that follows it
+# "kubectl run gpu-debug --image=... --restart=Never -n platform -- nvidia-smi -q"
+_KUBECTL_RUN = re.compile(r"\bkubectl\s+run\s+(?P<name>[a-z0-9][-a-z0-9.]*)(?P<flags>(?:\s+-{1,2}[A-Za-z][\w-]*(?:[=\s](?!-)[^\s`'\",;]+)?)*)"
+                          r"(?:\s+--\s+(?P<cmd>[^`'\"\n,;]+?))?(?=\s*(?:[`'\"\n,;]|$)|\s+-{2}\s+(?:it|this|that)\b)",
+                          re.I)
 _PASTED_OUTPUT = re.compile(r"(?:\bError from server\b|\b(?:Warning\s+)?FailedScheduling\b|\b0/\d+ nodes are available\b|"
                             r"\bexceeded quota:).*?(?=\s+(?:--|\u2014|-)\s|\n|$)", re.I)
 
@@ -1156,6 +1162,33 @@ class _Extractor:
             i += 1
         return i
 
+    def _kubectl_run(self) -> None:
+        """A pasted ``kubectl run NAME --image=X -n NS -- CMD ARGS`` gives the object's name, image,
+        namespace and command, as kubectl reads them."""
+        for m in _KUBECTL_RUN.finditer(self.text):
+            fields: list[tuple[str, str, tuple[int, int]]] = [("name", m.group("name"), m.span("name"))]
+            for f in re.finditer(r"(?:--image[=\s]|--namespace[=\s]|-n\s+)([^\s`'\"]+)", m.group("flags") or ""):
+                key = "image" if f.group(0).startswith("--image") else "namespace"
+                a = m.start("flags") + f.start(1)
+                fields.append((key, f.group(1), (a, a + len(f.group(1)))))
+            if m.group("cmd"):
+                cmd = m.group("cmd").strip()
+                a = m.start("cmd") + m.group("cmd").index(cmd[:1] or " ")
+                target = next((n for n in self.recipe.properties if _COMMAND_NAME.search(n)
+                               and self.recipe.properties[n].get("type") == "array"), None)
+                if target:
+                    fields.append((target, cmd, (a, a + len(cmd))))
+            for name, value, span in fields:
+                if name in self.recipe.properties and name not in self.result.values:
+                    v: Any = value.split() if self.recipe.properties[name].get("type") == "array" else value
+                    ok, val = self._ok(name, v)
+                    if ok:
+                        self.result.values[name] = val
+                        self.result.spans[name] = span
+                        self.used.append(span)
+            self.used.append(m.span())
+            self.result.covered.append(m.span())
+
     def _flow_lists(self) -> None:
         """A list written as YAML or JSON writes it ('command: ["torchrun", "train.py"]', "args: [a, b]")
         goes whole to the list parameter whose cue words stand closest before it."""
@@ -1291,6 +1324,8 @@ class _Extractor:
                 and not is_command else None
             if field:  # "tolerate key=spot": the field word's value is the value
                 tok, span = field.group(1), (span[1] + field.start(1), span[1] + field.end(1))
+            if re.search(r"\w\.[\w-]+\s+$", self.text[max(0, span[0] - 60):span[0]]) and not self._quoted(span):
+                continue  # "the device-plugin.config label": the cue was the end of a dotted name, not a field label
             if cue.match(tok):  # "tolerate taint key dedicated": a cue word is not the value
                 continue
             if owner is not None:  # "port name metrics": the cue qualified by another parameter's noun
@@ -1388,7 +1423,9 @@ class _Extractor:
         # "the interns namespace keeps getting flooded": a plain name between a determiner and the cue
         before = re.search(rf"\b(?:the|our|my|their)\s+([a-z][a-z0-9]*)\s+{words}\s*$",
                            self.text[max(0, span[0] - 60):span[0]], re.I)
-        if before and before.group(1).lower() not in _NOT_A_NAME and before.group(1).lower() not in own_words:
+        if before and before.group(1).lower() not in _NOT_A_NAME and before.group(1).lower() not in own_words \
+                and re.fullmatch(r"[a-z]+(?:s|ed|ing)|is|are|was|has|had|does|can|will|should|must", tok_word := self.text[span[0]:span[1]].lower()) \
+                and tok_word not in own_words:
             return True
         # "cv-research ns needs a quota": the name stands before the cue, not a plain word after it
         return bool(_compile(rf"(?<![\w.-])[a-z0-9][\w.]*-[\w.-]*[a-z0-9]\s+{words}\s*$").search(
@@ -1429,8 +1466,8 @@ class _Extractor:
         own = {str(w).lower() for r in self.recipe.extract.get(name) or [] for k in ("after", "before")
                for w in r.get(k) or [] if isinstance(w, str)}
         for tok, span in self._token_candidates(pat):
-            if tok.lower() in own and not self._quoted(span):
-                continue
+            if (tok.lower() in own or tok.lower() in _NOT_A_NAME) and not self._quoted(span):
+                continue  # "the volcano queue": a tool's name describes the queue, it does not name it
             ok, val = self._ok(name, tok)
             if ok:
                 return val, span
@@ -2095,6 +2132,8 @@ class _Extractor:
                 what = m.group("obj") if "obj" in m.groupdict() and m.group("obj") else None
                 if value and self._negated_before(m.start()) is not None:
                     continue
+                if value and re.search(r"\b(?:our|my|their|your)\s+own\b", m.group(0), re.I):
+                    continue  # "we ship our own exporter": the user's own one, not the operator's
                 if what is not None and re.fullmatch(_PRONOUN, what, re.I):
                     ante = self._antecedent(m.start("obj"), family)
                     if ante is None or not re.fullmatch(noun, ante, re.I):
@@ -2236,6 +2275,8 @@ class _Extractor:
                 continue
             a, b = m.group(1), m.group(2)
             na, nb = parse_number(a), parse_number(b)
+            if not a and b and rule.get("count_default") is not None:  # "4g.40gb + 3g.40gb": once each
+                na = int(rule["count_default"])
             if na is not None and nb is None:
                 key, n = b, na
             elif nb is not None and na is None:
@@ -2515,6 +2556,7 @@ class _Extractor:
                     elif got is None:
                         self._named_list(rule)
         self._flow_lists()
+        self._kubectl_run()
         # explicit names ("named X", "called X", quoted) first: they are the least ambiguous
         named_by_rule: set[str] = set()
         for name in order:

@@ -22,6 +22,7 @@ _FRAME = frozenset("""
 give need want create make write generate render produce draft please pls yaml yml manifest manifests spec specs
 example sample template config configuration set setup up k8s kubernetes cluster new simple basic quick just
 x thanks thx hi hey can could would you me us our my we i a an the for with and or of in on to each per
+turn convert into proper fill rest it this that needs has have should must
 """.split()) | STOPWORDS
 
 # Details a request should state; when it does not, the default used is reported
@@ -244,7 +245,7 @@ def _cue_words(recipe: Recipe) -> frozenset[str]:
 
 _CUE_CACHE: dict[str, tuple[Any, frozenset[str]]] = {}
 # words that open a fragment without saying anything of it ("and also please ...")
-_LEAD = frozenset("and or also plus then so but oh please pls thanks thx hi hey ok okay kind".split()) | STOPWORDS
+_LEAD = frozenset("and or also plus then so but oh please pls thanks thx hi hey ok okay kind the a an".split())
 _CLOSERS = re.compile(r"[)\]}'\"`%]+")
 
 

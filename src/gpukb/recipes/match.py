@@ -36,13 +36,16 @@ _WITH = re.compile(r"\bwith\s+(?:(?:the|an?|some)\s+)?(?!(?:the|an?|some)\s|\d|(
                    r"[\w.-]+\s+(?:[\w.-]+\s+)?$", re.I)
 # "pytorchjob ... (gang scheduled through volcano)": an aside in brackets qualifies what precedes it
 _ASIDE = re.compile(r"\([^()]*$")
+# "... name tgi-falcon. also add a HorizontalPodAutoscaler": an extra object after the spec of the main one
+_ALSO = re.compile(r"\b(?:also|plus|additionally|as\s+well\s+as|on\s+top)\s*,?\s+(?:(?:add|include|create|want|need|"
+                   r"throw\s+in|give\s+me|with)\s+)?(?:an?\s+|the\s+|some\s+)?(?:[\w.-]+\s+)?$", re.I)
 # "three workers, each pod with 4 H100s": what each member gets describes the members already named
 _EACH = re.compile(r"\b(?:each|every|per)\s+$", re.I)
 # "Prometheus for us lives at http://...": a thing the user already runs, described, not asked for
 _EXISTING_AFTER = re.compile(r"(?:\s+(?:for\s+us|for\s+me|here|already|itself))?\s+(?:lives|runs|sits|is\s+(?:running|deployed|"
                              r"installed|already|at|in|on|reachable)|are\s+(?:running|deployed|installed|already))\b", re.I)
 # a name the user gives is a value, never a recipe's keyword: "job name ddp-spread", "called 'vllm-a'"
-_GIVEN_NAME = re.compile(r"(\b(?:named|called|name)\s*[:=]?\s*)[\"'`]?[A-Za-z0-9][\w./-]*|[\"'`][^\"'`\s]+[\"'`]", re.I)
+_GIVEN_NAME = re.compile(r"(\b(?:named|called|name)\b\s*[:=]?\s*)[\"'`]?[A-Za-z0-9][\w./-]*|[\"'`][^\"'`\s]+[\"'`]", re.I)
 _MODIFIER_WEIGHT = 0.4
 _WORD_RX = re.compile(WORD_PATTERN)
 _LATE_DISCOUNT = 0.5  # a phrase at the very end of a request weighs half
@@ -96,6 +99,88 @@ def _fields(templates: Any) -> set[str]:
     return out
 
 
+# "forbid LoadBalancer services": what a request forbids is not what it asks for
+_FORBIDDEN = re.compile(r"\b(?:forbid|disallow|prohibit|ban|block|deny|prevent)(?:s|ed)?\s+(?:the\s+|any\s+|all\s+)?"
+                        r"([\w./-]+(?:\s+(?!and\b|or\b|from\b|to\b)[\w./-]+)?)", re.I)
+_PASTED_WEIGHT = 6.0
+_PASTED_KIND_BONUS = 3.0
+_FENCED = re.compile(r"```[\w-]*\n(.*?)```", re.S)
+_YAML_LINE = re.compile(r"^\s*(?:-\s+)?[\w./-]+:(?:\s|$)")
+
+
+def _pasted_manifest(text: str) -> tuple[str | None, set[str]] | None:
+    """The kind and field names of a manifest pasted into a request (a fenced block, or three
+    or more lines that read as YAML), or None. A Pod spec without its kind ("spec: containers:")
+    is read as a Pod."""
+    import yaml
+
+    blocks = _FENCED.findall(text)
+    if not blocks:
+        lines = [ln for ln in text.splitlines() if _YAML_LINE.match(ln)]
+        blocks = ["\n".join(lines)] if len(lines) >= 3 else []
+    keys: set[str] = set()
+    kind = None
+    for block in blocks[:4]:
+        try:
+            docs = [d for d in yaml.safe_load_all(block[:20000]) if isinstance(d, dict)]
+        except yaml.YAMLError:
+            continue
+        for d in docs:
+            stack: list[Any] = [d]
+            while stack:
+                t = stack.pop()
+                if isinstance(t, dict):
+                    keys.update(k for k in t if isinstance(k, str))
+                    stack.extend(t.values())
+                elif isinstance(t, list):
+                    stack.extend(t)
+            if kind is None:
+                spec = d.get("spec")
+                kind = d.get("kind") if isinstance(d.get("kind"), str) else (
+                    "Pod" if isinstance(spec, dict) and "containers" in spec else None)
+    return (kind, keys) if keys else None
+
+
+def _template_keys(templates: Any) -> set[str]:
+    """Every field name a recipe's templates render (template directives left out)."""
+    out: set[str] = set()
+    stack = [templates]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, dict):
+            out.update(k for k in t if isinstance(k, str) and not k.startswith("$"))
+            # a key computed by $object ("nvidia.com/gpu" or "nvidia.com/mig-<profile>") is a field too
+            for item in t.get("$object") or [] if isinstance(t.get("$object"), list) else []:
+                if isinstance(item, dict):
+                    keys: list[Any] = [item.get("key")]
+                    while keys:
+                        k = keys.pop()
+                        if isinstance(k, str):
+                            out.add(k)
+                        elif isinstance(k, dict):
+                            keys.extend(v for kk, v in k.items() if kk in ("then", "else"))
+            stack.extend(t.values())
+        elif isinstance(t, list):
+            stack.extend(t)
+    return out
+
+
+# "one-GPU pod", "8-gpu", "multi-node": a count or a prefix joined by a hyphen leaves the keyword whole
+_JOINED_PREFIX = re.compile(r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|single|multi|dual|non|sub|half|full)-$",
+                            re.I)
+
+
+def _keyword_at(rx: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The first match of a keyword that is not the tail of a hyphenated name ("the ml-team namespace"
+    names a namespace, it is no "team namespace")."""
+    for m in rx.finditer(text):
+        a = m.start()
+        if a > 0 and text[a - 1] == "-" and a > 1 and text[a - 2].isalnum() and not _JOINED_PREFIX.search(text, 0, a):
+            continue
+        return m
+    return None
+
+
 def _several_kinds(templates: Any) -> set[str]:
     """Kinds the templates render more than once, or inside a ``$for`` loop."""
     seen: dict[str, int] = {}
@@ -140,6 +225,18 @@ class _Index:
                                          for w in (rule.get("count") or []) if isinstance(w, str)}
                                         for r in recipes]
         self.kind_words: list[set[str]] = [{k.lower() for k in r.kinds} for r in recipes]
+        # the kind nouns each recipe renders ("pod", "config map", "nodepool"): a request that opens with
+        # one asks for an object of that kind
+        from .extract import kind_phrases
+
+        kind_owner: dict[str, set[int]] = {}
+        for i, r in enumerate(recipes):
+            for k in r.kinds:
+                for ph in kind_phrases(k):
+                    kind_owner.setdefault(ph.lower(), set()).add(i)
+        self.kind_owner = kind_owner
+        self.kind_rx = re.compile(r"(" + "|".join(re.escape(p) for p in sorted(kind_owner, key=len, reverse=True))
+                                  + r")(?:s|es)?\b", re.I) if kind_owner else None
         # the kinds a recipe renders more than one of ("two priority classes")
         self.several: list[set[str]] = [_several_kinds(r.templates) for r in recipes]
         self.kw_words: list[set[str]] = [{w for k in r.keywords for w in re.split(r"[\s-]+", k.lower())
@@ -153,11 +250,11 @@ class _Index:
                 for w in words:
                     part = re.escape(w) + ("s?" if re.match(r"^[a-z]+$", w) else "")
                     if w in ("gpu", "gpus"):  # "pod with one A100": a count, and a GPU model is a GPU
-                        part = (rf"(?:(?:\d+|one|two|three|four|eight|a|an|single)\s+)?(?:{part}|(?:{models})s?)"
-                                r"(?:\s+(?:cards?|accelerators?))?")
+                        part = (rf"(?:(?:\d+|one|two|three|four|eight|a|an|single|the)\s+)?(?:{part}|(?:{models})s?|"
+                                r"mig\s+(?:slices?|devices?|instances?|partitions?))(?:\s+(?:cards?|accelerators?))?")
                     if w == "with":  # "pod with gpu" also reads "a pod spec that grabs two A100s"
-                        part = (r"(?:[\w-]+\s+)?(?:with|using|(?:that|which)\s+(?:has|have|gets?|grabs?|uses?|needs?|"
-                                r"requests?|wants?|takes?))")
+                        part = (r"(?:[\w-]+\s+)?(?:with|using|(?:that|which|who)\s+(?:is\s+|are\s+)?(?:has|have|gets?|"
+                                r"grabs?|uses?|using|needs?|needing|requests?|requesting|wants?|takes?))")
                     parts.append(part)
                 body = r"[\s-]?".join(parts)
                 pats.append((re.compile(rf"(?<![\w]){body}(?![\w])", re.I), 1.0 + 0.5 * (len(words) - 1)))
@@ -198,7 +295,7 @@ class _Index:
         for i, pats in enumerate(self.phrases):
             bonus = 0.0
             for j, (rx, w) in enumerate(pats):
-                m = rx.search(text)
+                m = _keyword_at(rx, text)
                 if m:
                     # "... in the prod queue": a phrase after a preposition names where or
                     # with what, not the object asked for. The object is usually named
@@ -220,6 +317,16 @@ class _Index:
                 if at == head:
                     whole = opening and head <= opening.end() and _NOUN_END.match(text, first_end[i])
                     out[i] += _HEAD_BONUS + (_OBJECT_BONUS if whole else 0.0)
+        # "pod on the H100s please ...": the opening names a kind; the recipes that render it are asked for
+        opening = _OPENING.match(text)
+        kind = self.kind_rx.match(text, opening.end()) if opening and self.kind_rx else None
+        if kind and _NOUN_END.match(text, kind.end()) or (kind and re.match(r"\s+(?:on|for|in|at|that|which|to)\b",
+                                                                            text[kind.end():], re.I)):
+            noun = kind.group(1).lower()
+            for i in self.kind_owner.get(noun, ()):
+                # the recipe named for that kind ("gpu pod", "pod with gpu") more than one that also renders it
+                named = any(noun in re.split(r"[\s-]+", k.lower()) for k in self.recipes[i].keywords)
+                out[i] += _OBJECT_BONUS if named else _OBJECT_BONUS / 2
         # "clusterpolicy: preinstalled driver, mig manager ...": a short head before a colon or dash
         # names the object; what follows are its settings, whichever recipes their words also name
         bound = _BOUND_HEAD.match(text)
@@ -233,6 +340,18 @@ class _Index:
                     out[i] += _BOUND_BONUS
         return out
 
+    def pasted_bonus(self, i: int, kind: str | None, keys: set[str]) -> float:
+        """How well a manifest pasted into the request fits recipe ``i``: the share of its
+        field names the recipe's templates render, and whether the recipe renders its kind."""
+        if not hasattr(self, "_all_keys"):
+            self._all_keys = [_template_keys(r.templates) for r in self.recipes]
+        share = len(keys & self._all_keys[i]) / max(1, len(keys))
+        if not kind or kind.lower() not in self.kind_words[i]:
+            return _PASTED_WEIGHT * share
+        # the recipe named for that kind more than one that also renders it
+        named = any(kind.lower() in re.split(r"[\s-]+", k.lower()) for k in self.recipes[i].keywords)
+        return _PASTED_WEIGHT * share + (_PASTED_KIND_BONUS if named else _PASTED_KIND_BONUS / 2)
+
     def _qualifies(self, i: int, text: str, end: int) -> bool:
         """Does the keyword of recipe ``i`` ending at ``end`` qualify the noun after it, a word of
         another recipe's keywords and of none of its own ("jupyter notebook pod")?"""
@@ -241,8 +360,12 @@ class _Index:
         m = re.match(rf"(?:[\s-](?:{generic})(?![\w-]))*[\s-]([a-z][\w]*)([\w.-]*)", text[end:end + 40], re.I)
         if not m or m.group(1).lower() in STOPWORDS or m.group(1).lower() in _REQUEST_WORDS:
             return False
-        if re.search(r"\d", m.group(2)):
-            return False  # "resourceclaimtemplate mig-2g": a name given to the object, not a noun it qualifies
+        head = re.sub(r"[\s-]", "", text[max(0, end - 30):end].lower())
+        verb = not any(head.endswith(k) for k in self.kind_words[i])  # "autoscale", not "priority class"
+        if re.search(r"\d", m.group(2)) or (verb and re.match(r"-[a-z]", m.group(2), re.I)):
+            # "resourceclaimtemplate mig-2g", "autoscale vllm-mixtral": a name given to the object, not a noun
+            # it qualifies
+            return False
         w = m.group(1).lower()
         stem_w = w[:-1] if w.endswith("s") and len(w) > 3 else w
         if {w, stem_w} & (self.kw_words[i] | self.kind_words[i]):
@@ -270,7 +393,8 @@ def is_detail(text: str, at: int) -> bool:
     preposition ("in the prod queue"), an object the user already has ("my vllm deployment"),
     inside a relative clause ("... where the MIG manager reads") or an aside in brackets?"""
     return bool(_MODIFIER.search(text, 0, at) or _REFERENCE.search(text, 0, at) or _RELATIVE.search(text, 0, at)
-                or _ASIDE.search(text, 0, at) or _EACH.search(text, max(0, at - 8), at))
+                or _ASIDE.search(text, 0, at) or _EACH.search(text, max(0, at - 8), at)
+                or (at > 0 and _ALSO.search(text, max(0, at - 40), at) is not None))
 
 
 def mask_given_names(text: str) -> str:
@@ -319,9 +443,16 @@ def match_recipes(text: str, recipes: list[Recipe] | None = None, k: int = 3) ->
     from .extract import normalise_text
     from .spelling import correct_words
 
-    text = mask_values(mask_negated(correct_words(normalise_text(text), recipes)))
+    pasted = _pasted_manifest(text)
+    if pasted is not None:  # the pasted manifest is scored by its fields, the words around it by theirs
+        text = _FENCED.sub(" ", text) if _FENCED.search(text) else "\n".join(
+            ln for ln in text.splitlines() if not _YAML_LINE.match(ln))
+    text = _FORBIDDEN.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + " " * len(m.group(1)),
+                          mask_values(mask_negated(correct_words(normalise_text(text), recipes))))
     idx = _index_for(recipes)
     scores = idx.scores(text)
+    if pasted is not None:
+        scores = [s + idx.pasted_bonus(i, *pasted) for i, s in enumerate(scores)]
     ranked = sorted(range(len(recipes)), key=lambda i: (-scores[i], recipes[i].id))
     return [(recipes[i], round(scores[i], 4)) for i in ranked[:k] if scores[i] > 0.0]
 
