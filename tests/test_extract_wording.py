@@ -549,3 +549,24 @@ def test_the_users_own_component_does_not_keep_the_operators():
 
 def test_a_correction_whose_new_value_is_followed_by_a_verb():
     assert normalise_text("16 gpus... actually no, 8 is plenty") == "8 gpus is plenty"
+
+
+def test_an_enum_value_written_as_the_api_spells_it_inside_a_clause():
+    from gpukb.recipes import generate
+
+    g = generate("volcano job, 2 workers x 2 gpus: on PodFailed just abort it (AbortJob)", llm=False)
+    assert {"event": "PodFailed", "action": "AbortJob"} in g.params["policies"]
+
+
+def test_bounds_of_an_elastic_job_in_words():
+    from gpukb.recipes import generate
+
+    g = generate("elastic pytorchjob: never fewer than three workers, scale up to nine, 1 gpu each", llm=False)
+    assert (g.params["min_workers"], g.params["max_workers"]) == (3, 9)
+
+
+def test_a_cache_path_later_in_the_clause():
+    from gpukb.recipes import generate
+
+    g = generate("pod named cache-test that mounts its weights cache at /srv/hf, scratch 20 gigs, 1 gpu", llm=False)
+    assert g.params["cache_path"] == "/srv/hf"

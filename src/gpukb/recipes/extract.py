@@ -2198,6 +2198,10 @@ class _Extractor:
         task"): (value, start, end, word spans), the most compact occurrence of each."""
         out = []
         for v in values:
+            literal = _compile(rf"(?<![\w-]){re.escape(v)}(?![\w-])").search(self.text, lo, hi)
+            if literal:  # "on PodFailed just abort it (AbortJob)": the value as the API spells it
+                out.append((v, literal.start(), literal.end(), [literal.span()]))
+                continue
             words = [w.lower() for w in re.findall(r"[A-Z][a-z]+|[a-z]+", v) if len(w) >= 3]
             if len(words) < 2:
                 continue

@@ -318,8 +318,10 @@ class _Index:
                     whole = opening and head <= opening.end() and _NOUN_END.match(text, first_end[i])
                     out[i] += _HEAD_BONUS + (_OBJECT_BONUS if whole else 0.0)
         # "pod on the H100s please ...": the opening names a kind; the recipes that render it are asked for
+        # (only when no keyword names the object there already)
         opening = _OPENING.match(text)
-        kind = self.kind_rx.match(text, opening.end()) if opening and self.kind_rx else None
+        kind = self.kind_rx.match(text, opening.end()) if opening and self.kind_rx and (
+            not first or min(first.values()) > opening.end()) else None
         if kind and _NOUN_END.match(text, kind.end()) or (kind and re.match(r"\s+(?:on|for|in|at|that|which|to)\b",
                                                                             text[kind.end():], re.I)):
             noun = kind.group(1).lower()
