@@ -147,21 +147,18 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     "fresh6.yaml": (0.97, None, None),  # held out once (0.738)
     "fresh7.yaml": (0.85, None, None),  # held out once (0.735)
     "fresh8.yaml": (0.95, None, None),  # held out once (0.802)
-    # held out once (0.561); left open: a duration of another clause taken for the node expiry,
-    # "the operator shouldn't manage either" (two components), "N nodes per minute"
-    "fresh9.yaml": (0.73, 1, 2),
-    # held out once (0.761); left open: a detail ("an IAM policy") whose first word another
-    # parameter's cue covers
-    "fresh10.yaml": (0.85, 1, 0),
-    "fresh11.yaml": (0.90, None, None),  # held out once (0.835)
-    "fresh12.yaml": (0.79, None, None),  # held out once (0.743)
+    # held out once (0.561); left open: "the operator shouldn't manage either" (two components)
+    "fresh9.yaml": (0.77, 0, 1),
+    "fresh10.yaml": (0.90, 0, 0),  # held out once (0.761)
+    "fresh11.yaml": (0.94, None, None),  # held out once (0.835)
+    # held out once (0.743); left open: a count said twice ("50 video files ... if 10 files fail")
+    "fresh12.yaml": (0.81, 0, 2),
     "fresh13.yaml": (0.95, None, None),  # held out once (0.788)
-    # held out, never tuned on: the measured level (0.629, 8 silent drops, 10 changed values)
-    "fresh14.yaml": (0.62, 8, 10),
+    "fresh14.yaml": (0.90, None, None),  # held out once (0.629)
     "tune-classes.yaml": (0.95, None, None),
 }
 # tuned sets whose drops and changed values are held by their floors above, not at zero
-_OPEN_TUNE = ("fresh9.yaml", "fresh10.yaml", "fresh11.yaml", "fresh12.yaml")
+_OPEN_TUNE = ("fresh9.yaml", "fresh12.yaml")
 
 
 def test_dev_set_target():

@@ -161,6 +161,7 @@ class ExtractiveGenerator:
     name = "extractive"
 
     def __init__(self, max_words: int = 120, max_sections: int = 4, max_code_lines: int = 30, **_):
+        self.second_words: int | None = None
         self.max_words = int(max_words)
         self.max_sections = int(max_sections)
         self.max_code_lines = int(max_code_lines)
@@ -305,7 +306,8 @@ class ExtractiveGenerator:
                 if g > gain:
                     best, gain = si, g
             if best is not None and (gain >= 1 or not parts):
-                budget = max(25, self.max_words - used_words) if parts else self.max_words
+                budget = (max(25, self.max_words - used_words) if self.second_words is None else self.second_words) \
+                    if parts else self.max_words
                 sc = self._unit_scores(q, per_sec[best], keys[best], idf, problem)
                 second = self._select(per_sec[best], sc, q, budget, howto, code_lines,
                                       allow_code and not any(u.kind == "code" for u in first), numbers_ok)

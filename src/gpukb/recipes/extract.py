@@ -295,6 +295,29 @@ def _not_that(text: str) -> str:
     return text
 
 
+_CORRECTION_WORD = re.compile(r"\b(?:no\s+wait|wait|actually|sorry|oops|i\s+mean|scratch\s+that|correction)\b", re.I)
+# "a day", "an hour": one of the unit, so that a correction can name what it replaces
+_ONE_UNIT = re.compile(r"(?<![\w.-])an?\s+(?=(?:second|minute|hour|day|week)s?\b)", re.I)
+
+
+# "1 day after it finishes -- actually make it two days": the correction names its unit; the last
+# earlier amount of that unit is the one it replaces
+_UNIT_CORRECTION_RX = re.compile(r"\s*[-,;(]*\s*\b(?:no\s+wait|actually|sorry|i\s+mean|correction|oops)[,:]?\s+(?:no[,.]?\s+)?"
+                                 r"(?:(?:make|change)\s+(?:it|that)(?:\s+to)?\s+)?(\d+|" + _SIMPLE_WORD + r")\s+([a-z]+)\b\)?",
+                                 re.I)
+
+
+def _unit_correction(text: str) -> str:
+    for m in reversed(list(_UNIT_CORRECTION_RX.finditer(text))):
+        new, unit = m.group(1), _singular(m.group(2).lower())
+        earlier = list(re.finditer(rf"(?<![\w.])(\d+(?:\.\d+)?)(\s+{re.escape(unit)}(?:s|es)?\b)", text[:m.start()], re.I))
+        if earlier:
+            e = earlier[-1]
+            n = new if new.isdigit() else str(parse_number(new) or new)
+            text = text[:e.start()] + n + " " + m.group(2) + text[e.end():m.start()] + text[m.end():]
+    return text
+
+
 def normalise_text(text: str) -> str:
     for rx, repl in _SHORTHAND:
         text = rx.sub(repl, text)
@@ -302,7 +325,10 @@ def normalise_text(text: str) -> str:
     text = _AND_A_HALF.sub(_and_a_half, text)
     text = _COMPOUND.sub(_compound, text)
     text = _WORD_BEFORE_UNIT.sub(_word_in_digits, text)
+    if _CORRECTION_WORD.search(text):  # "a day after it finishes -- actually make it two days"
+        text = _ONE_UNIT.sub("1 ", text)
     text = _CORRECTION.sub(_corrected, text)
+    text = _unit_correction(text)
     text = _SCALED.sub(_scaled, text)
     text = _HALF_UNIT.sub("0.5 ", text)
     text = _WHOLE_UNIT.sub("1 ", text)
@@ -2262,7 +2288,13 @@ class _Extractor:
         if not items:
             return None
         given = {i[fa] for i in items}
-        items += [d for d in spec.get("default") or [] if isinstance(d, dict) and d.get(fa) not in given]
+        # "..., nothing else": the conditions named are all there are
+        only = re.search(r"\b(?:nothing\s+else|no\s+other\w*|only\s+(?:these|those|this|that)|just\s+(?:these|those))\b",
+                         self.text, re.I)
+        if only:
+            self.result.covered.append(only.span())
+        else:
+            items += [d for d in spec.get("default") or [] if isinstance(d, dict) and d.get(fa) not in given]
         ok, val = self._ok(name, items)
         if ok:
             self.result.covered.extend(spans)
@@ -3040,7 +3072,9 @@ class _Extractor:
             lo, hi = max(0, a - 40), min(len(self.text), b + 40)
             phrases = [p for p in self._phrases_of(name) if p.strip()]
             if phrases:
-                spans = [m.span() for m in _compile(_words_alt(phrases)).finditer(self.text, lo, hi)]
+                # a cue of the value's own clause ("independent fileset, snapshot every night": not "snapshot")
+                spans = [m.span() for m in _compile(_words_alt(phrases)).finditer(self.text, lo, hi)
+                         if not re.search(r"[,;]|\.\s", self.text[min(m.end(), b):max(m.start(), a)])]
                 covered += spans
                 self.result.cues[name] = spans
         # Quoted or "named" values and "x" in "4 x 8" are structure, not content.

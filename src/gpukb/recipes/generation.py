@@ -292,14 +292,16 @@ def _unused_runs(recipe: Recipe, ext: Extraction) -> tuple[list[str], int]:
     for run in runs:
         while run and run[0][0].lower() in _LEAD:
             run = run[1:]
-        while run and run[-1][0].lower() in _FRAME:
+        # ... but not a value joined to its key ("cleanPodPolicy=All")
+        while run and run[-1][0].lower() in _FRAME and not (
+                len(run) > 1 and re.fullmatch(r"[:=]", text[run[-2][2]:run[-1][1]])):
             run = run[:-1]
         said = [w for w, a, b in run if w.lower() not in _FRAME and not hits(names, a, b)]
         if not said:
             continue
         # "4x GPU per pod": the rate of a count used right before
         if len(run) == 2 and run[0][0].lower() in ("per", "each", "every", "a", "an") and any(
-                re.fullmatch(r"\s*", text[y:run[0][1]]) for _x, y in used if y <= run[0][1]):
+                re.fullmatch(r"\s*", text[y:run[0][1]]) and re.search(r"\d", text[x:y]) for x, y in used if y <= run[0][1]):
             continue
         # "node label NVIDIA-A100-SXM4-80GB", "/dev/shm 32Gi": cue words right before a value used
         if all(w.split("/")[-1].lower() in _cue_words(recipe) for w in said) and any(
