@@ -70,7 +70,10 @@ class RetrievalConfig(_Strict):
 
 class AnswerConfig(_Strict):
     generator: str = "extractive"
-    max_words: int = Field(120, ge=20, le=2000, description="Prose words of an answer at most.")
+    max_words: int = Field(120, ge=20, le=2000, description="Prose words of an answer's lead section at most.")
+    second_words: int = Field(80, ge=0, le=2000, description=(
+        "Prose words of a second section at most, added only when the question needs it (a comparison, or "
+        "terms the lead section leaves open)."))
     oov_weight: float = Field(0.3, ge=0.0, le=2.0, description="Confidence lost per share of unknown terms.")
     common_oov_weight: float | None = Field(None, ge=0.0, le=2.0, description=(
         "Confidence lost per share of terms the KB lacks that are everyday English (whole words of the "

@@ -145,6 +145,8 @@ MIN_UNIT_SCORE = 0.5  # below this a unit adds nothing
 REMEDY_BONUS = 1.0  # for a problem question, a sentence that states the fix
 MAX_RELATED = 3
 SECOND_SECTION_SHARE = 0.34  # a second section when the first leaves this share of question terms open
+# ... with a budget of its own: the question needs it, so it is not squeezed into what the lead left over
+SECOND_SECTION_WORDS = 80
 
 
 def prose_words(text: str) -> int:
@@ -160,8 +162,9 @@ class ExtractiveGenerator:
 
     name = "extractive"
 
-    def __init__(self, max_words: int = 120, max_sections: int = 4, max_code_lines: int = 30, **_):
-        self.second_words: int | None = None
+    def __init__(self, max_words: int = 120, max_sections: int = 4, max_code_lines: int = 30,
+                 second_words: int = SECOND_SECTION_WORDS, **_):
+        self.second_words = int(second_words)
         self.max_words = int(max_words)
         self.max_sections = int(max_sections)
         self.max_code_lines = int(max_code_lines)
@@ -242,6 +245,9 @@ class ExtractiveGenerator:
         """Drop what would dangle: a sentence pointing at a block that is not
         there, or one that leans on a sentence that is not there."""
         by_pos = {u.pos: u for u in units}
+        # what drops on its own first, so that a sentence is never kept for a block that then goes
+        chosen = {pos: u for pos, u in chosen.items()
+                  if not (u.kind in ("sent", "item") and (_POINTS_AWAY.search(u.text) or u.text.count("`") % 2))}
         out: list[Unit] = []
         for pos in sorted(chosen):
             u = chosen[pos]
@@ -306,8 +312,7 @@ class ExtractiveGenerator:
                 if g > gain:
                     best, gain = si, g
             if best is not None and (gain >= 1 or not parts):
-                budget = (max(25, self.max_words - used_words) if self.second_words is None else self.second_words) \
-                    if parts else self.max_words
+                budget = self.second_words if parts else self.max_words
                 sc = self._unit_scores(q, per_sec[best], keys[best], idf, problem)
                 second = self._select(per_sec[best], sc, q, budget, howto, code_lines,
                                       allow_code and not any(u.kind == "code" for u in first), numbers_ok)

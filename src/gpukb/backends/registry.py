@@ -109,7 +109,7 @@ def generator_for(settings: Any, name: str | None = None) -> Any:
     from ..config import LLM_GENERATORS
 
     name = name or settings.generator_name
-    options: dict[str, Any] = {"max_words": settings.answer.max_words}
+    options: dict[str, Any] = {"max_words": settings.answer.max_words, "second_words": settings.answer.second_words}
     if name in LLM_GENERATORS:
         options["llm"] = settings.llm
     return get_generator(name, **options)

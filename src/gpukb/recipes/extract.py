@@ -765,7 +765,8 @@ def _bool_nouns(name: str, spec: dict[str, Any], all_names: list[str]) -> list[s
     its distinctive name parts ("driver" for driver_enabled) and the subject of the state its
     description names ("false when the driver is pre-installed")."""
     nouns = [v for v in name_variants(name) if v.lower() not in _STOP]
-    nouns += [p for p in distinctive_cues(name, all_names) if not p.endswith("*") and p.lower() not in _STOP]
+    if name.split("_")[0] not in ("all", "every", "any", "each"):  # "all namespaces" is no "namespace"
+        nouns += [p for p in distinctive_cues(name, all_names) if not p.endswith("*") and p.lower() not in _STOP]
     m = _STATED.search(str(spec.get("description", "")))
     if m and m.group(2) and m.group(2).lower() not in _STOP:
         nouns.append(m.group(2).lower())
