@@ -225,3 +225,23 @@ def test_must_include_counts_the_attached_manifest_the_user_reads():
     assert _answer_checks(q, bare, {})[0] is False
     with_yaml = SimpleNamespace(body=bare.body, manifest={"yaml": "spec:\n  minAvailable: 4\n"}, citations=[])
     assert _answer_checks(q, with_yaml, {})[0] is True
+
+
+def test_a_second_section_has_a_budget_of_its_own():
+    long_lead = " ".join(["Cap a namespace's GPUs with a ResourceQuota on requests.nvidia.com/gpu."] +
+                         [f"Quota detail number {i} keeps namespaces apart on shared GPU nodes." for i in range(9)])
+    quota = ev(0, "Quota", long_lead)
+    prio = ev(1, "Priority", "A PriorityClass with a higher value lets production pods preempt research pods. "
+              "Set preemptionPolicy Never on the research class.", "doc-b")
+    q = "cap team-a gpus with a quota and let production preempt research pods"
+    c = ExtractiveGenerator(max_words=60, second_words=40).compose(q, [quota, prio])
+    assert c.cited == [0, 1] and "PriorityClass" in c.text and "preemptionPolicy Never" in c.text
+    squeezed = ExtractiveGenerator(max_words=60, second_words=10).compose(q, [quota, prio])
+    assert "preemptionPolicy Never" not in squeezed.text
+
+
+def test_a_sentence_ending_in_a_colon_never_stays_for_items_that_drop():
+    sec = ev(0, "Events", "The PodGroup stays Pending. Look at its events for the reason:\n\n"
+             "- `quota insufficient`: the queue is full (next section).\n- `overused`: see below.")
+    c = ExtractiveGenerator().compose("podgroup pending: reason quota insufficient or overused?", [sec])
+    assert "for the reason:" not in c.text and answer_defects(c.text) == []

@@ -570,3 +570,45 @@ def test_a_cache_path_later_in_the_clause():
 
     g = generate("pod named cache-test that mounts its weights cache at /srv/hf, scratch 20 gigs, 1 gpu", llm=False)
     assert g.params["cache_path"] == "/srv/hf"
+
+
+def test_a_value_right_after_another_fields_own_name_is_that_fields():
+    from gpukb.recipes import generate
+
+    g = generate("karpenter nodepool g6e, expireAfter 48h, consolidateAfter: 15m", llm=False)
+    assert (g.params["expire_after"], g.params["consolidate_after"]) == ("48h", "15m")
+
+
+def test_compound_go_durations_in_one_unit():
+    assert normalise_text("cooldown 1h30m, poll 2m30s") == "cooldown 90m, poll 150s"
+
+
+def test_a_boolean_named_for_all_of_something_is_no_noun_of_one():
+    from gpukb.recipes import generate
+
+    g = generate("kueue cluster queue, our namespace is ranking, 8 gpus; we want it back from lower-priority borrowers",
+                 llm=False)
+    assert g.params["all_namespaces"] is False and g.params["reclaim_within_cohort"] == "LowerPriority"
+
+
+def test_helm_values_and_dotted_fields_name_the_parameter_by_its_manifest_path():
+    from gpukb.recipes import generate
+
+    g = generate("clusterpolicy like: helm install gpu-operator nvidia/gpu-operator --set driver.enabled=false "
+                 "--set toolkit.enabled=false --set mig.strategy=mixed", llm=False)
+    assert (g.params["driver_enabled"], g.params["toolkit_enabled"], g.params["mig_strategy"]) == (False, False, "mixed")
+
+
+def test_cards_count_as_gpus_and_cfg_is_config():
+    from gpukb.recipes import generate
+
+    g = generate("pytorchjob: we have three nodes with four cards each", llm=False)
+    assert (g.params["nodes"], g.params["gpus"]) == (3, 4)
+    assert normalise_text("time slicing cfg, 4 replicas") == "time slicing config, 4 replicas"
+
+
+def test_a_ticket_field_for_the_per_pod_cap():
+    from gpukb.recipes import generate
+
+    g = generate("Summary: GPU quota for team-y\nDetails:\n- GPUs: 12\n- ns: team-y\n- max per pod: 2", llm=False)
+    assert (g.params["gpus"], g.params["max_gpus_per_pod"], g.params["namespace"]) == (12, 2, "team-y")

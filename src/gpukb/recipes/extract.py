@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from ..errors import GpukbError
 from ..text import STOPWORDS
 from .model import Recipe
 
@@ -197,6 +198,7 @@ _SHORTHAND: list[tuple[re.Pattern[str], Any]] = [
     # "a pod w 1 gpu": a lone "w" between words is "with" too
     (re.compile(r"(?<=[a-z]\s)w(?=\s+(?:\d|an?\s|one\b|two\b|[a-z]+s\b))"), "with"),
     (re.compile(r"(?<![\w./:-])(req)(s?)(?![\w./:-])", re.I), lambda m: "request" + m.group(2)),
+    (re.compile(r"(?<![\w./:-])cfg(?![\w./:-])", re.I), "config"),
     # plurals written "gpu(s)", "GPU's", "2 node's": the plain plural
     (re.compile(r"(?<=[A-Za-z])\(s\)(?![\w(])"), "s"),
     (re.compile(r"(?<![\w'])([A-Z]{2,}\d*|(?<=\d\s)[a-z]+)['\u2019]s(?![\w'])"), lambda m: m.group(1) + "s"),
@@ -318,6 +320,17 @@ def _unit_correction(text: str) -> str:
     return text
 
 
+# "1h30m", "2m30s": a compound Go duration, in one unit
+_GO_COMPOUND = re.compile(r"(?<![\w.])(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(?![\w.])")
+
+
+def _go_compound(m: re.Match) -> str:
+    h, mi, se = (int(g) if g else 0 for g in m.groups())
+    if sum(1 for g in m.groups() if g) < 2:
+        return m.group(0)
+    return f"{h * 60 + mi}m" if not se else f"{h * 3600 + mi * 60 + se}s"
+
+
 def normalise_text(text: str) -> str:
     for rx, repl in _SHORTHAND:
         text = rx.sub(repl, text)
@@ -329,6 +342,7 @@ def normalise_text(text: str) -> str:
         text = _ONE_UNIT.sub("1 ", text)
     text = _CORRECTION.sub(_corrected, text)
     text = _unit_correction(text)
+    text = _GO_COMPOUND.sub(_go_compound, text)
     text = _SCALED.sub(_scaled, text)
     text = _HALF_UNIT.sub("0.5 ", text)
     text = _WHOLE_UNIT.sub("1 ", text)
@@ -951,6 +965,67 @@ def manifest_fields(recipe: Recipe) -> dict[str, list[str]]:
     return out
 
 
+def manifest_paths(recipe: Recipe) -> dict[str, list[tuple[str, ...]]]:
+    """Per parameter, the manifest paths (keys without list positions: ``("spec", "driver", "enabled")``)
+    that change when that parameter alone changes: rendered with the defaults, then with each
+    boolean flipped, each enum and integer moved to another value. Helm values and dotted fields
+    ("--set driver.enabled=false", "mig.strategy: mixed") name the parameter by such a path."""
+    key = (recipe.id, str(recipe.path), id(recipe.templates))
+    if key in _PATHS_CACHE:
+        return _PATHS_CACHE[key]
+    from .render import render_recipe
+
+    def leaves(t: Any, path: tuple[str, ...], out: dict[tuple[str, ...], Any]) -> None:
+        if isinstance(t, dict):
+            for k, v in t.items():
+                leaves(v, (*path, str(k)), out)
+        elif isinstance(t, list):
+            for v in t:
+                leaves(v, path, out)
+        else:
+            out.setdefault(path, []).append(t)
+
+    def flat(params: dict[str, Any]) -> dict[tuple[str, ...], Any] | None:
+        try:
+            docs = render_recipe(recipe, params, validate=False).documents
+        except GpukbError:
+            return None
+        out: dict[tuple[str, ...], Any] = {}
+        for d in docs:
+            leaves(d, (), out)
+        return out
+
+    base = flat({}) or {}
+    changed: dict[tuple[str, ...], set[str]] = {}
+    for name, spec in recipe.properties.items():
+        default = spec.get("default")
+        if spec.get("type") == "boolean":
+            other: Any = not bool(default)
+        elif spec.get("enum"):
+            other = next((v for v in spec["enum"] if v != default), None)
+        elif spec.get("type") == "integer" and isinstance(default, int):
+            other = default + 1 if default + 1 <= spec.get("maximum", default + 1) else default - 1
+        else:
+            continue
+        if other is None:
+            continue
+        got = flat({name: other})
+        if got is None:
+            continue
+        for path in set(base) | set(got):
+            if base.get(path) != got.get(path):
+                changed.setdefault(path, set()).add(name)
+    out: dict[str, list[tuple[str, ...]]] = {}
+    for path, names in changed.items():
+        if len(names) == 1 and len(path) >= 2:
+            out.setdefault(next(iter(names)), []).append(path)
+    _PATHS_CACHE[key] = out
+    return out
+
+
+_PATHS_CACHE: dict[tuple[str, str, int], dict[str, list[tuple[str, ...]]]] = {}
+# "--set driver.enabled=false", "mig.strategy: mixed": a dotted path and its value
+_DOTTED_VALUE = re.compile(r"(?<![\w./-])((?:[A-Za-z_][\w-]*\.)+[A-Za-z_][\w-]*)\s*[=:]\s*[\"']?([\w.:/-]+?)[\"']?(?=[\s,;)`]|$)")
 _CUE_WORDS_CACHE: dict[tuple[int, str], Any] = {}
 _VALUE_WORDS_CACHE: dict[int, Any] = {}
 _KIND_WORDS_CACHE: dict[int, Any] = {}
@@ -1054,7 +1129,8 @@ class _Extractor:
         most specific); for each, "8 GPUs" beats "GPUs: 8" beats "8 A100 GPUs"."""
         units_list = list(rule["count"])
         if any(u.lower() in ("gpu", "gpus") for u in units_list):
-            units_list += [u for u in _GPU_MODELS if u not in units_list]
+            # "eight cards each": a GPU is also a card or an accelerator
+            units_list += [u for u in [*_GPU_MODELS, "cards", "card", "accelerators", "accelerator"] if u not in units_list]
         units_list += self._synonym_units(name, units_list)
         # a rule whose units are all of equal rank ("any_order") tries them as one alternation
         groups = [units_list] if rule.get("any_order") else [[u] for u in units_list]
@@ -1215,6 +1291,41 @@ class _Extractor:
                         self.used.append(span)
             self.used.append(m.span())
             self.result.covered.append(m.span())
+
+    def _dotted_values(self) -> None:
+        """A dotted path with a value ("--set driver.enabled=false") fills the one parameter whose
+        manifest path ends with that path."""
+        if "." not in self.text:
+            return
+        paths = None
+        for m in _DOTTED_VALUE.finditer(self.text):
+            keys = tuple(k.lower() for k in m.group(1).split("."))
+            if len(keys) < 2 or not self._free(m.span()):
+                continue
+            if paths is None:
+                paths = manifest_paths(self.recipe)
+            hits = {n for n, ps in paths.items() for p in ps
+                    if tuple(k.lower() for k in p[-len(keys):]) == keys}
+            if len(hits) != 1:
+                continue
+            name = next(iter(hits))
+            if name in self.result.values:
+                continue
+            spec = self.recipe.properties[name]
+            raw = m.group(2)
+            value: Any = raw
+            if spec.get("type") == "boolean":
+                value = {"true": True, "false": False}.get(raw.lower())
+            elif spec.get("enum"):
+                value = next((v for v in spec["enum"] if str(v).lower() == raw.lower()), None)
+            if value is None:
+                continue
+            ok, val = self._ok(name, value)
+            if ok:
+                self.result.values[name] = val
+                self.result.spans[name] = m.span(2)
+                self.used.append(m.span())
+                self.result.covered.append(m.span())
 
     def _flow_lists(self) -> None:
         """A list written as YAML or JSON writes it ('command: ["torchrun", "train.py"]', "args: [a, b]")
@@ -1917,6 +2028,8 @@ class _Extractor:
                 continue
             g = g.rstrip(".,;:) ")
             cover = m.span()  # the rule's own words around the value are understood too
+            if rule.get("near") and self._named_for_other(name, span):
+                continue  # "expireAfter 36h, consolidateAfter: 10m": 36h is named for the other field
             if rule.get("near"):
                 w = int(rule.get("window", 30))
                 near = _compile(_words_alt(rule["near"])).search(self.text, max(0, span[0] - w), min(len(self.text), span[1] + w))
@@ -1934,6 +2047,13 @@ class _Extractor:
                 return val, span
             self._note_out_of_range(name, g, span)
         return None
+
+    def _named_for_other(self, name: str, span: tuple[int, int]) -> bool:
+        """Does another parameter's own name stand right before ``span`` ("expireAfter 36h")?"""
+        others = [v for o in self.recipe.properties if o != name for v in name_variants(o) if len(v) >= 4]
+        others += [f for o, fs in manifest_fields(self.recipe).items() if o != name for f in fs]
+        return bool(others) and bool(_compile(rf"(?<![\w-]){_words_alt(sorted(set(others)))}\s*[:=]?\s*$").search(
+            self.text, max(0, span[0] - 60), span[0]))
 
     def _note_out_of_range(self, name: str, value: Any, span: tuple[int, int]) -> None:
         """Remember an integer read right at its cue that only the schema's bounds reject."""
@@ -2594,6 +2714,7 @@ class _Extractor:
                         self._named_list(rule)
         self._flow_lists()
         self._kubectl_run()
+        self._dotted_values()
         # explicit names ("named X", "called X", quoted) first: they are the least ambiguous
         named_by_rule: set[str] = set()
         for name in order:
