@@ -612,3 +612,19 @@ def test_a_ticket_field_for_the_per_pod_cap():
 
     g = generate("Summary: GPU quota for team-y\nDetails:\n- GPUs: 12\n- ns: team-y\n- max per pod: 2", llm=False)
     assert (g.params["gpus"], g.params["max_gpus_per_pod"], g.params["namespace"]) == (12, 2, "team-y")
+
+
+def test_where_an_object_runs_with_a_word_between():
+    from gpukb.recipes import generate
+
+    g = generate("our DCGM exporter is standalone in the `metrics-sys` namespace, scrape every 30s", llm=False)
+    assert g.params["exporter_namespace"] == "metrics-sys"
+
+
+def test_a_level_of_spread_and_a_taint_tainted_with():
+    from gpukb.recipes import generate
+
+    assert generate("spread 8 training pods x 1 gpu, zone-level spread", llm=False).params["topology_key"] == \
+        "topology.kubernetes.io/zone"
+    assert generate("gpu pod on the pool tainted with night-shift", llm=False).params["extra_toleration"] == "night-shift"
+    assert generate("gpu pod, 1 gpu, tol: lab-only", llm=False).params["extra_toleration"] == "lab-only"

@@ -194,7 +194,7 @@ _SHORTHAND: list[tuple[re.Pattern[str], Any]] = [
     (re.compile(r"(?<![\w./:-])wkrs?(?![\w./:-])", re.I), lambda m: "workers" if m.group(0).lower().endswith("s") else "worker"),
     (re.compile(r"(?<=\w\s)ea(?=\s*(?:$|[,;.]))", re.I), "each"),
     # "tol spot-gpu", "tol=hpc": a toleration
-    (re.compile(r"(?<![\w./:-])tol(?=\s*=|\s+[a-z0-9])", re.I), "tolerate"),
+    (re.compile(r"(?<![\w./:-])tol(?=\s*[=:]|\s+[a-z0-9])", re.I), "tolerate"),
     # "a pod w 1 gpu": a lone "w" between words is "with" too
     (re.compile(r"(?<=[a-z]\s)w(?=\s+(?:\d|an?\s|one\b|two\b|[a-z]+s\b))"), "with"),
     (re.compile(r"(?<![\w./:-])(req)(s?)(?![\w./:-])", re.I), lambda m: "request" + m.group(2)),
@@ -2241,7 +2241,8 @@ class _Extractor:
                   # "default to 500m cpu and 1Gi memory": the first part reaches over a list of value-noun pairs
                   rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?(?:\d[\w.]*\s+[a-z]+\s*(?:,|and)\s+){{1,3}}{tok}\s+{b}(?![\w-])") + (
                 # "the scheduler is called x and runs in kube-system": where the object lives
-                (rf"\b{a}\b[^.;]{{0,40}}?\b(?:runs?|running|lives?|living|sits?|is|deployed|installed)\s+in\s+"
+                (rf"\b{a}\b[^.;]{{0,40}}?\b(?:runs?|running|lives?|living|sits?|is|are|deployed|installed)"
+                 rf"(?:\s+(?:standalone|already|deployed|installed|running|separately))?\s+in\s+"
                  rf"(?:the\s+)?(?:{b}\s+|ns\s+)?{tok}",
                  # "dcgm-exporter (standalone) in namespace dcgm": the object, then its namespace
                  rf"(?<![\w.])(?:[\w.]+-)?(?:{'|'.join(map(re.escape, [rule['parts'][0]] + _ABBREVIATIONS.get(rule['parts'][0], [])))})"
