@@ -339,3 +339,12 @@ def test_a_stated_number_outside_the_schema_is_an_error_not_a_default(text, para
 ])
 def test_a_taint_to_tolerate_in_the_ways_people_write_it(text, key):
     assert generate(text, RECIPES, llm=False).params["extra_toleration"] == key
+
+
+def test_a_further_match_that_reads_clearly_more_of_the_request_wins():
+    # the ClusterPolicy recipe matches the toggles best, the MPS recipe reads them and the sharing too
+    g = generate("mps x3, ns=gpu-ops, driver preinstalled and toolkit preinstalled", RECIPES, llm=False)
+    assert g.recipe == "mps-sharing" and g.params["replicas"] == 3 and g.params["driver_enabled"] is False
+    # an object named at the head stays when the other reads only a little more
+    g = generate("a PyTorchJob with 2 nodes, gang scheduled through the volcano queue \"batch-a\"", RECIPES, llm=False)
+    assert g.recipe == "pytorchjob"

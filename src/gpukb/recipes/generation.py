@@ -95,11 +95,14 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
         raise RecipeError("no recipe matches the request (see gpukb recipe list)")
     recipe, score = ranked[0]
     ext = extract_params(recipe, request)
-    if len(ranked) > 1 and ranked[1][1] >= _NEAR_TIE * score:
-        # two recipes match about equally: the one that understands more of the request wins
+    if len(ranked) > 1 and ranked[1][1] >= _CLOSE * score:
+        # two recipes match about equally: the one that understands more of the request wins; when
+        # the second is further behind, it must understand clearly more ("mps x2, driver and toolkit
+        # preinstalled": the MPS recipe reads the toggles too, the ClusterPolicy one not the sharing)
         alt, alt_score = ranked[1]
         alt_ext = extract_params(alt, request)
-        if _not_understood(alt, alt_ext) < _not_understood(recipe, ext):
+        margin = 0 if alt_score >= _NEAR_TIE * score else _CLOSE_MARGIN
+        if _not_understood(alt, alt_ext) + margin < _not_understood(recipe, ext):
             recipe, score, ext = alt, alt_score, alt_ext
             ranked = [ranked[1], ranked[0], *ranked[2:]]
     found = dict(ext.values)
@@ -160,6 +163,8 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
 
 
 _NEAR_TIE = 0.95  # a second recipe scoring this close to the best is compared by what it understands
+_CLOSE = 0.7  # ... and one this close when it leaves at least _CLOSE_MARGIN fewer content words unread
+_CLOSE_MARGIN = 2
 
 
 def _not_understood(recipe: Recipe, ext: Extraction) -> int:
