@@ -628,3 +628,37 @@ def test_a_level_of_spread_and_a_taint_tainted_with():
         "topology.kubernetes.io/zone"
     assert generate("gpu pod on the pool tainted with night-shift", llm=False).params["extra_toleration"] == "night-shift"
     assert generate("gpu pod, 1 gpu, tol: lab-only", llm=False).params["extra_toleration"] == "lab-only"
+
+
+def test_a_pasted_manifest_fills_what_the_words_leave_open():
+    from gpukb.recipes import generate
+
+    text = ("this is what we run:\n```\napiVersion: v1\nkind: Pod\nmetadata:\n  name: smi-old\nspec:\n  containers:\n"
+            "  - name: main\n    image: nvcr.io/nvidia/cuda:12.2.0-base-ubuntu22.04\n    resources:\n      limits:\n"
+            "        nvidia.com/gpu: 1\n```\ngpukb version please, with the image nvcr.io/nvidia/cuda:12.6.2-base-ubuntu24.04")
+    g = generate(text, llm=False)
+    assert (g.recipe, g.params["name"], g.params["image"], g.params["gpus"]) == (
+        "gpu-pod", "smi-old", "nvcr.io/nvidia/cuda:12.6.2-base-ubuntu24.04", 1)
+
+
+def test_a_kubectl_create_line_and_what_the_words_change():
+    from gpukb.recipes import generate
+
+    g = generate("we made it with `kubectl create quota q -n lab --hard=requests.nvidia.com/gpu=4,requests.cpu=32`; "
+                 "redo it with gpukb and raise the GPUs to 10", llm=False)
+    assert (g.params["namespace"], g.params["gpus"], g.params["cpu"]) == ("lab", 10, 32)
+
+
+def test_a_quoted_argument_stays_whole_and_a_ticket_summary_names_the_object():
+    from gpukb.recipes import generate
+
+    g = generate("gpu pod that runs python -c 'import torch; print(1)', 1 gpu", llm=False)
+    assert g.params["command"] == ["python", "-c", "import torch; print(1)"]
+    g = generate("Summary: PyTorchJob for the weekly eval\nDetails:\n- name: eval-wk\n- 2 pods total, 4 GPUs per pod",
+                 llm=False)
+    assert (g.recipe, g.params["nodes"], g.params["gpus"]) == ("pytorchjob", 2, 4)
+
+
+def test_corrections_over_a_range_and_of_another_amount():
+    assert normalise_text("hpa, 2..10 replicas - no, make the max 14") == "hpa, 2..14 replicas"
+    assert normalise_text("4 nodes x 4 gpus, shm 32g. actually make it 6 nodes") == "6 nodes x 4 gpus, shm 32g."

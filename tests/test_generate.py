@@ -57,12 +57,11 @@ def test_brief_examples(request_text, recipe_id, expected):
     assert g.valid
 
 
-def test_invalid_extracted_value_is_dropped_with_a_note():
-    # 300 GPUs per worker breaks the schema's maximum: the default is used and a note explains why
-    g = generate("volcano job with 2 workers and 300 gpus per worker", RECIPES)
-    assert g.recipe == "volcano-job"
-    assert "gpus" not in g.from_request
-    assert g.valid
+def test_a_stated_value_beyond_the_schema_is_an_error_not_a_default():
+    # 300 GPUs per worker breaks the schema's maximum: never the default in its place, an error naming it
+    with pytest.raises(ParameterError) as e:
+        generate("volcano job with 2 workers and 300 gpus per worker", RECIPES)
+    assert e.value.parameter == "gpus" and "300" in str(e.value) and "maximum of 16" in str(e.value)
 
 
 def test_values_from_text_never_add_structure():

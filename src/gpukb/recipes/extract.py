@@ -209,8 +209,9 @@ _SHORTHAND: list[tuple[re.Pattern[str], Any]] = [
 # "16 GPUs - actually make that 24": the second number stands where the first was.
 _NUM_OR_WORD = r"(\d+(?:\.\d+)?(?:[KMGTP]i?B?|[kmgt]b)?|" + _NUM[1:-1].split("|", 1)[1] + r")"
 _CORRECTION = re.compile(
-    r"(?<![\w.-])" + _NUM_OR_WORD + r"(\s+[A-Za-z][\w-]*)?\s*(?:\.{2,}|\u2026|[-=]>|-{1,2}|[,;:!]|\.(?=\s))?\s*\(?\s*"
-    r"(?:no\s+wait|wait|actually|sorry|oops|i\s+mean|scratch\s+that|correction|make\s+(?:it|that))(?![\w-])"
+    r"(?<![\w-])(?<!\w\.)" + _NUM_OR_WORD + r"(\s+[A-Za-z][\w-]*)?\s*(?:\.{2,}|\u2026|[-=]>|-{1,2}|[,;:!]|\.(?=\s))?\s*\(?\s*"
+    r"(?:no\s+wait|wait|actually|sorry|oops|i\s+mean|scratch\s+that|correction|make\s+(?:it|that)|"
+    r"no(?=\s*,?\s*(?:make|change|set)\b))(?![\w-])"
     r"[\s,.:!-]*(?:no\s*[,.]?\s*)?(?:(?:make|change|set)\s+(?:it|that|(?:the\s+)?[a-z_]+)(?:\s+to)?|it'?s|it\s+should\s+be|should\s+be|rather|"
     r"(?:[a-z]+\s+){1,3}(?:is|should\s+be)(?:\s+(?:on|at))?|)"  # "8001.. no wait, http is (on) 8000"
     r"\s*" + _NUM_OR_WORD + r"(?![\w-]|\.\d)(\s+(?!(?:is|are|was|will|would|should|sounds?|seems?|works?|plenty|enough|"
@@ -222,6 +223,9 @@ def _corrected(m: re.Match) -> str:
     unit, unit2 = m.group(2) or "", m.group(4) or ""
     if unit and unit2 and _singular(unit.strip().lower()) != _singular(unit2.strip().lower()):
         return m.group(0)  # "4 nodes, actually 8 GPUs each": two quantities, no correction
+    if _ATTACHED_UNIT.search(m.group(1)) and unit2 and not re.fullmatch(r"(?:[kmgtp]i?b?|gigs?|[a-z]*bytes?)",
+                                                                        unit2.strip(), re.I):
+        return m.group(0)  # "shm 32g. actually make it 6 nodes": the correction is of another amount
     second = m.group(3)
     first_unit = _ATTACHED_UNIT.search(m.group(1))
     if first_unit and not _ATTACHED_UNIT.search(second) and second[:1].isdigit():
@@ -965,6 +969,16 @@ def manifest_fields(recipe: Recipe) -> dict[str, list[str]]:
     return out
 
 
+def _split_command(cmd: str) -> list[str]:
+    """A command line as its arguments, a quoted argument whole ("python -c 'import torch'")."""
+    import shlex
+
+    try:
+        return shlex.split(cmd)
+    except ValueError:
+        return cmd.split()
+
+
 def manifest_paths(recipe: Recipe) -> dict[str, list[tuple[str, ...]]]:
     """Per parameter, the manifest paths (keys without list positions: ``("spec", "driver", "enabled")``)
     that change when that parameter alone changes: rendered with the defaults, then with each
@@ -1005,6 +1019,13 @@ def manifest_paths(recipe: Recipe) -> dict[str, list[tuple[str, ...]]]:
             other = next((v for v in spec["enum"] if v != default), None)
         elif spec.get("type") == "integer" and isinstance(default, int):
             other = default + 1 if default + 1 <= spec.get("maximum", default + 1) else default - 1
+        elif spec.get("type") == "integer" and default is None:
+            low = int(spec.get("minimum", 0))
+            other = low + 7 if low + 7 <= spec.get("maximum", low + 7) else low
+        elif spec.get("type") == "string":
+            v = _prop_validator(json.dumps(spec, sort_keys=True))
+            other = next((c for c in ("zqsentinel", "zq-sentinel", "zqsentinel:1", "/zqsentinel", "zqsentinel.io/zq")
+                          if v.is_valid(c)), None)
         else:
             continue
         if other is None:
@@ -1013,7 +1034,8 @@ def manifest_paths(recipe: Recipe) -> dict[str, list[tuple[str, ...]]]:
         if got is None:
             continue
         for path in set(base) | set(got):
-            if base.get(path) != got.get(path):
+            # the field holds the value itself (not "KarpenterNodeRole-<cluster>", not workers - 1)
+            if base.get(path) != got.get(path) and any(x == other or str(x) == str(other) for x in got.get(path) or []):
                 changed.setdefault(path, set()).add(name)
     out: dict[str, list[tuple[str, ...]]] = {}
     for path, names in changed.items():
@@ -1024,6 +1046,56 @@ def manifest_paths(recipe: Recipe) -> dict[str, list[tuple[str, ...]]]:
 
 
 _PATHS_CACHE: dict[tuple[str, str, int], dict[str, list[tuple[str, ...]]]] = {}
+_FENCE = re.compile(r"```[\w-]*\n(.*?)```", re.S)
+_KUBECTL_CREATE = re.compile(r"\bkubectl\s+create\s+(?P<kind>quota|resourcequota|deployment|deploy|namespace|ns|"
+                             r"priorityclass|pc)\s+(?P<name>[a-z0-9][-a-z0-9.]*)(?P<flags>(?:\s+-{1,2}[A-Za-z][\w-]*"
+                             r"(?:[=\s](?!-)[^\s`'\"]+)?)*)", re.I)
+
+
+def _kubectl_create_leaves(m: re.Match[str]) -> list[tuple[tuple[str, ...], Any]]:
+    """Manifest leaves a ``kubectl create`` line sets: the name, -n, --image, --replicas, --hard, --value."""
+    out: list[tuple[tuple[str, ...], Any]] = [(("metadata", "name"), m.group("name"))]
+    for f in re.finditer(r"(--?[A-Za-z][\w-]*)(?:[=\s]([^\s`'\"]+))?", m.group("flags") or ""):
+        flag, val = f.group(1), f.group(2) or ""
+        if flag in ("-n", "--namespace"):
+            out.append((("metadata", "namespace"), val))
+        elif flag == "--image":
+            out.append((("containers", "image"), val))
+        elif flag == "--replicas" and val.isdigit():
+            out.append((("spec", "replicas"), int(val)))
+        elif flag == "--value" and re.fullmatch(r"-?\d+", val):
+            out.append((("value",), int(val)))
+        elif flag == "--hard":
+            for kv in val.split(","):
+                k, _, v = kv.partition("=")
+                if k and v:
+                    out.append((("spec", "hard", k), int(v) if v.isdigit() else v))
+    return out
+
+
+def _pasted_leaves(text: str) -> list[tuple[tuple[str, ...], Any]]:
+    """The (path, value) leaves of the manifests pasted in fenced blocks, list positions left out."""
+    out: list[tuple[tuple[str, ...], Any]] = []
+
+    def walk(t: Any, path: tuple[str, ...]) -> None:
+        if isinstance(t, dict):
+            for k, v in t.items():
+                walk(v, (*path, str(k)))
+        elif isinstance(t, list):
+            for v in t:
+                walk(v, path)
+        elif path and not isinstance(t, bool) or path and isinstance(t, bool):
+            out.append((path, t))
+
+    for block in _FENCE.findall(text)[:4]:
+        try:
+            docs = list(yaml.safe_load_all(block[:20000]))
+        except yaml.YAMLError:
+            continue
+        for d in docs:
+            if isinstance(d, dict):
+                walk(d, ())
+    return out
 # "--set driver.enabled=false", "mig.strategy: mixed": a dotted path and its value
 _DOTTED_VALUE = re.compile(r"(?<![\w./-])((?:[A-Za-z_][\w-]*\.)+[A-Za-z_][\w-]*)\s*[=:]\s*[\"']?([\w.:/-]+?)[\"']?(?=[\s,;)`]|$)")
 _CUE_WORDS_CACHE: dict[tuple[int, str], Any] = {}
@@ -1043,12 +1115,24 @@ class _Extractor:
         self.recipe = recipe
         from .spelling import correct_words
 
+        self.raw = text
         self.text = correct_words(normalise_text(text), [recipe])
         self.digits = digits_view(self.text)
         self.used: list[tuple[int, int]] = []
         self.result = Extraction(text=self.text)
         # pasted cluster output describes the symptom; its numbers and names are no spec
         for m in _PASTED_OUTPUT.finditer(self.text):
+            self.used.append(m.span())
+            self.result.covered.append(m.span())
+        # a pasted manifest is read by its fields at the end (:meth:`_pasted_fields`), never word by word
+        self.pasted = _pasted_leaves(text) if "```" in text else []
+        if self.pasted:
+            for m in re.finditer(r"```.*?```", self.text, re.S):
+                self.used.append(m.span())
+                self.result.covered.append(m.span())
+        # "kubectl create quota q -n x --hard=requests.nvidia.com/gpu=8": the same, from the command line
+        for m in _KUBECTL_CREATE.finditer(self.text):
+            self.pasted += _kubectl_create_leaves(m)
             self.used.append(m.span())
             self.result.covered.append(m.span())
 
@@ -1150,7 +1234,7 @@ class _Extractor:
                 # "gpus=4 replicas=2": 4 is the gpus' value; "one gpu pod": one pod, not one GPU
                 rf"(?<![\w.=:]){_DIG}\s*(?:x\s*)?-?\s*{u_after_number}" + (
                     r"(?!\s+(?:pod|node|job|box|server|machine|host|vm)s?\b)" if "gpu" in u.lower() else ""),
-                rf"{u}\s*(?:[:=]|of|count|set to)?\s*{_DIG}(?!\w|\.\w)",
+                rf"{u}\s*(?:[:=]|of|count|set to|(?:stays?|remains?|staying|kept)\s+at)?\s*{_DIG}(?!\w|\.\w)",
                 rf"(?<![\w.]){_DIG}(?:\s*x\s*|\s*-\s*|\s+)[A-Za-z][\w.-]*\s+{u}",
                 # "two 1g.10gb mig devices": a value naming the kind of thing counted between
                 rf"(?<![\w.]){_DIG}\s+(?=[\w.+-]*[A-Za-z])\d[\w.+-]*[A-Za-z][\w+-]*\s+{u}",
@@ -1291,6 +1375,37 @@ class _Extractor:
                         self.used.append(span)
             self.used.append(m.span())
             self.result.covered.append(m.span())
+
+    def _pasted_fields(self) -> None:
+        """Values of a pasted manifest for the parameters the request's words left open ("here's what
+        we run today: ... bump the image to x"): each field fills the parameter whose manifest path
+        ends with the longest part of the field's path, when only one does."""
+        if not self.pasted:
+            return
+        paths = manifest_paths(self.recipe)
+        for path, value in self.pasted:
+            low = tuple(k.lower() for k in path)
+            best: tuple[int, set[str]] = (1, set())
+            for n, ps in paths.items():
+                for p in ps:
+                    pl = tuple(k.lower() for k in p)
+                    k = 0
+                    while k < min(len(pl), len(low)) and pl[-1 - k] == low[-1 - k]:
+                        k += 1
+                    if k > best[0]:
+                        best = (k, {n})
+                    elif k == best[0] and k > 1:
+                        best[1].add(n)
+            if len(best[1]) != 1:
+                continue
+            name = next(iter(best[1]))
+            if name in self.result.values:
+                continue
+            ok, val = self._ok(name, value)
+            if ok:
+                at = self.text.find(str(value))
+                self.result.values[name] = val
+                self.result.spans[name] = (at, at + len(str(value))) if at >= 0 else (0, 0)
 
     def _dotted_values(self) -> None:
         """A dotted path with a value ("--set driver.enabled=false") fills the one parameter whose
@@ -1503,7 +1618,7 @@ class _Extractor:
                         pass
                     if verb is not None:
                         self.result.covered.append((verb.start(), verb.end()))
-                ok, val = self._ok(name, tok.split())
+                ok, val = self._ok(name, _split_command(tok))
             else:
                 ok, val = self._ok(name, tok)
             if ok:
@@ -1540,6 +1655,10 @@ class _Extractor:
         nxt_word = nxt.group(1).lower() if nxt else ""
         own_words = {w for c in cues for w in str(c).lower().split()}
         own_noun = bool(nxt) and (nxt_word in own_words or _singular(nxt_word) in own_words)
+        # "a new team is coming": a participle after "is" is the verb's, not a name
+        if re.search(r"\b(?:is|are|was|were)\s+$", self.text[max(0, span[0] - 8):span[0]], re.I) and \
+                re.fullmatch(r"[a-z]{3,}(?:ing|ed)", self.text[span[0]:span[1]]):
+            return True
         # "all the models takes 20 minutes": a plural cue is followed by its verb, not by a name
         prev = re.search(r"([a-z]+)\s+$", self.text[max(0, span[0] - 40):span[0]], re.I)
         if prev and prev.group(1).lower() not in own_words and _singular(prev.group(1).lower()) in own_words:
@@ -1579,9 +1698,13 @@ class _Extractor:
             m = re.match(r"[^,;`\"'\n]*?(?=\s*(?:[,;\n]|\.(?:\s|$)|$))", self.text[span[0]:])
             if m and m.end() > len(tok) and (field.group(1) or len(m.group(0).split()) <= 4):
                 return m.group(0), (span[0], span[0] + m.end())
-        for m in _compile(r"\s+([^\s,;`\"']+)").finditer(self.text, span[1]):
+        for m in _compile(r"\s+((?<=\s)'[^']*'|(?<=\s)\"[^\"]*\"|[^\s,;`\"']+)").finditer(self.text, span[1]):
             if m.start() != end:
                 break
+            if prev_flag and m.group(1)[:1] in "'\"":  # "python -c 'import torch; ...'": one argument
+                end = m.end(1)
+                prev_flag = False
+                continue
             word = m.group(1).rstrip(".")
             if prev_flag and word.lower() in _STOP:
                 break  # "nvidia-smi -q on one of the nodes": a flag's value is no function word
@@ -2793,6 +2916,7 @@ class _Extractor:
                     self.result.spans[name] = span
                     self.used.append(span)
                     break
+        self._pasted_fields()
         self._qualified_siblings()
         self._second_readings()
         self._retractions()

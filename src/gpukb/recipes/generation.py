@@ -23,7 +23,8 @@ give need want create make write generate render produce draft please pls yaml y
 example sample template config configuration set setup up k8s kubernetes cluster new simple basic quick just
 x thanks thx hi hey can could would you me us our my we i a an the for with and or of in on to each per
 turn convert into proper fill rest it this that needs has have should must
-summary details description ticket request requested requester title equivalent version
+summary details description ticket request requested requester title equivalent version gpukb bump
+raise lower increase decrease redo add keep change
 """.split()) | STOPWORDS
 
 # Details a request should state; when it does not, the default used is reported

@@ -58,7 +58,7 @@ _BOUND_HEAD = re.compile(r"^\W*(?:an?\s+|the\s+)?([\w./-]+(?:\s+[\w./-]+){0,2}?)
                          r"\s*(?::|\s-\s|\s+(?:where|whose|in\s+which)\b)")
 _BOUND_BONUS = 10.0
 # the opening of a request before its object: greetings, a verb of making or wanting, an article
-_OPENING = re.compile(r"^\W*(?:(?:hey|hi|hello|ok|okay|so|pls|plz|please)\W+)*"
+_OPENING = re.compile(r"^\W*(?:(?:summary|title|subject)\s*:\s*)?(?:(?:hey|hi|hello|ok|okay|so|pls|plz|please)\W+)*"
                       r"(?:(?:can|could|would|will)\s+(?:you|u|someone)\s+)?(?:pls\s+|please\s+)?"
                       r"(?:(?:i|we)\s+(?:need|want|would\s+like)\s+|(?:need|want)\s+|"
                       r"(?:create|make|write|generate|build|draft|produce|set\s+up|configure|deploy|define|add|"
@@ -118,6 +118,9 @@ def _pasted_manifest(text: str) -> tuple[str | None, set[str]] | None:
     if not blocks:
         lines = [ln for ln in text.splitlines() if _YAML_LINE.match(ln)]
         blocks = ["\n".join(lines)] if len(lines) >= 3 else []
+    # a manifest, not a ticket's "Summary:" and "- queue: x" lines
+    if not any(re.search(r"^\s*(?:apiVersion|kind|metadata|spec)\s*:", b, re.M) for b in blocks):
+        return None
     keys: set[str] = set()
     kind = None
     for block in blocks[:4]:
