@@ -662,3 +662,11 @@ def test_a_quoted_argument_stays_whole_and_a_ticket_summary_names_the_object():
 def test_corrections_over_a_range_and_of_another_amount():
     assert normalise_text("hpa, 2..10 replicas - no, make the max 14") == "hpa, 2..14 replicas"
     assert normalise_text("4 nodes x 4 gpus, shm 32g. actually make it 6 nodes") == "6 nodes x 4 gpus, shm 32g."
+
+
+def test_a_time_of_day_is_no_image_and_shared_memory_is_shm():
+    from gpukb.recipes import generate
+
+    g = generate("pytorchjob, 2 nodes x 4 gpus, shared memory of 24 gigs, run it every night at 03:30", llm=False)
+    assert g.params["shm_size"] == "24Gi" and "03:30" not in str(g.params.get("image"))
+    assert any("every night at 03:30" in u for u in g.unused), g.unused

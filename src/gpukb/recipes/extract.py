@@ -1148,6 +1148,8 @@ class _Extractor:
             return False, None
         if isinstance(value, str) and "enum" not in spec and value.lower() in _FRAME_WORDS:
             return False, None
+        if name.endswith("image") and isinstance(value, str) and not re.search(r"[A-Za-z]", value):
+            return False, None  # "at 02:00" is a time, no image
         v = _prop_validator(json.dumps(spec, sort_keys=True))
         if v.is_valid(value):
             return True, value
@@ -1272,7 +1274,10 @@ class _Extractor:
                     if not ok:
                         self._note_out_of_range(name, n, span)
                     if ok:
-                        self.result.covered.append(m.span())  # "6 training pods": the words between too
+                        # "6 training pods": the words between too, but not a model name ("8 A100-SXM4-80GB GPUs")
+                        between = self.text[span[1]:m.end()]
+                        if not re.search(r"[A-Za-z]\w*\d|\d\w*[A-Za-z]", between.rsplit(" ", 1)[0] if " " in between.strip() else ""):
+                            self.result.covered.append(m.span())
                         return val, span
         return None
 

@@ -252,7 +252,7 @@ def _cue_words(recipe: Recipe) -> frozenset[str]:
 
 _CUE_CACHE: dict[str, tuple[Any, frozenset[str]]] = {}
 # words that open a fragment without saying anything of it ("and also please ...")
-_LEAD = frozenset("and or also plus then so but oh please pls thanks thx hi hey ok okay kind the a an".split())
+_LEAD = frozenset("and or also plus then so but oh please pls thanks thx hi hey ok okay kind".split())
 _CLOSERS = re.compile(r"[)\]}'\"`%]+")
 
 
