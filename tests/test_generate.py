@@ -147,17 +147,21 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     "fresh7.yaml": (0.85, None, None),  # held out once (0.735)
     "fresh8.yaml": (0.95, None, None),  # held out once (0.802)
     # held out once (0.561); left open: "the operator shouldn't manage either" (two components)
-    "fresh9.yaml": (0.77, 0, 1),
-    "fresh10.yaml": (0.90, 0, 0),  # held out once (0.761)
-    "fresh11.yaml": (0.94, None, None),  # held out once (0.835)
-    # held out once (0.743); left open: a count said twice ("50 video files ... if 10 files fail")
-    "fresh12.yaml": (0.81, 0, 2),
-    "fresh13.yaml": (0.95, None, None),  # held out once (0.788)
-    "fresh14.yaml": (0.90, None, None),  # held out once (0.629)
+    "fresh9.yaml": (0.78, 0, 1),
+    "fresh10.yaml": (0.93, 0, 0),  # held out once (0.761)
+    "fresh11.yaml": (0.95, None, None),  # held out once (0.835)
+    "fresh12.yaml": (0.88, 0, 0),  # held out once (0.743)
+    "fresh13.yaml": (0.97, None, None),  # held out once (0.788)
+    "fresh14.yaml": (0.93, None, None),  # held out once (0.629)
+    # held out once (0.554); left open: values described as what runs today ("kubectl get ... shows image x;
+    # ... on y"), a value said after "but" ("storage: 200Gi ... but 500Gi"), a layout named in a kubectl label
+    "fresh15.yaml": (0.73, 0, 4),
+    # held out, never tuned on: the measured level (0.737, 0 silent drops, 3 changed values)
+    "fresh16.yaml": (0.73, 0, 3),
     "tune-classes.yaml": (0.95, None, None),
 }
 # tuned sets whose drops and changed values are held by their floors above, not at zero
-_OPEN_TUNE = ("fresh9.yaml", "fresh12.yaml")
+_OPEN_TUNE = ("fresh9.yaml", "fresh15.yaml")
 
 
 def test_dev_set_target():
