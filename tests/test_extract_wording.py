@@ -670,3 +670,14 @@ def test_a_time_of_day_is_no_image_and_shared_memory_is_shm():
     g = generate("pytorchjob, 2 nodes x 4 gpus, shared memory of 24 gigs, run it every night at 03:30", llm=False)
     assert g.params["shm_size"] == "24Gi" and "03:30" not in str(g.params.get("image"))
     assert any("every night at 03:30" in u for u in g.unused), g.unused
+
+
+def test_a_pasted_block_that_is_no_kubernetes_manifest_fills_nothing_and_is_reported():
+    from gpukb.recipes import generate
+
+    g = generate("we had this in eksctl:\n```\nmanagedNodeGroups:\n  - instanceType: g6e.12xlarge\n    volumeSize: 400\n```\n"
+                 "make it a karpenter gpu nodepool, on-demand only", llm=False)
+    assert "instance_types" not in g.from_request and any("g6e.12xlarge" in u for u in g.unused), g.unused
+    g = generate("old device plugin values:\n```\nconfig:\n  map:\n    default: |-\n      version: v1\n```\n"
+                 "time-slicing with config key shared-a, 4 replicas", llm=False)
+    assert g.params["config_key"] == "shared-a"

@@ -1047,6 +1047,7 @@ def manifest_paths(recipe: Recipe) -> dict[str, list[tuple[str, ...]]]:
 
 _PATHS_CACHE: dict[tuple[str, str, int], dict[str, list[tuple[str, ...]]]] = {}
 _FENCE = re.compile(r"```[\w-]*\n(.*?)```", re.S)
+_MANIFEST_KEYS = re.compile(r"(?:^|\s)(?:apiVersion|kind|metadata|spec)\s*:", re.M)
 _KUBECTL_CREATE = re.compile(r"\bkubectl\s+create\s+(?P<kind>quota|resourcequota|deployment|deploy|namespace|ns|"
                              r"priorityclass|pc)\s+(?P<name>[a-z0-9][-a-z0-9.]*)(?P<flags>(?:\s+-{1,2}[A-Za-z][\w-]*"
                              r"(?:[=\s](?!-)[^\s`'\"]+)?)*)", re.I)
@@ -1088,6 +1089,8 @@ def _pasted_leaves(text: str) -> list[tuple[tuple[str, ...], Any]]:
             out.append((path, t))
 
     for block in _FENCE.findall(text)[:4]:
+        if not _MANIFEST_KEYS.search(block):
+            continue
         try:
             docs = list(yaml.safe_load_all(block[:20000]))
         except yaml.YAMLError:
@@ -1125,11 +1128,16 @@ class _Extractor:
             self.used.append(m.span())
             self.result.covered.append(m.span())
         # a pasted manifest is read by its fields at the end (:meth:`_pasted_fields`), never word by word
+        # (another block, an eksctl config or Helm values, fills nothing: what it says is reported as not
+        # understood unless the words outside it say it again)
         self.pasted = _pasted_leaves(text) if "```" in text else []
-        if self.pasted:
-            for m in re.finditer(r"```.*?```", self.text, re.S):
+        self.blocked: list[tuple[int, int]] = []
+        for m in re.finditer(r"```.*?```", self.text, re.S):
+            if _MANIFEST_KEYS.search(m.group(0)):
                 self.used.append(m.span())
                 self.result.covered.append(m.span())
+            else:
+                self.blocked.append(m.span())
         # "kubectl create quota q -n x --hard=requests.nvidia.com/gpu=8": the same, from the command line
         for m in _KUBECTL_CREATE.finditer(self.text):
             self.pasted += _kubectl_create_leaves(m)
@@ -1139,7 +1147,7 @@ class _Extractor:
     # ---------------------------------------------------------- helpers
     def _free(self, span: tuple[int, int]) -> bool:
         a, b = span
-        return all(b <= x or a >= y for x, y in self.used)
+        return all(b <= x or a >= y for x, y in self.used) and all(b <= x or a >= y for x, y in self.blocked)
 
     def _ok(self, name: str, value: Any) -> tuple[bool, Any]:
         spec = self.recipe.properties[name]
