@@ -208,10 +208,11 @@ _SHORTHAND: list[tuple[re.Pattern[str], Any]] = [
 # A number the writer takes back: "gpu limit sixteen.. no wait, make it 32", "4 nodes, sorry, 6 nodes",
 # "16 GPUs - actually make that 24": the second number stands where the first was.
 _NUM_OR_WORD = r"(\d+(?:\.\d+)?(?:[KMGTP]i?B?|[kmgt]b)?|" + _NUM[1:-1].split("|", 1)[1] + r")"
+# the words that take a stated amount back
+_TAKE_BACK = r"no\s+wait|wait|actually|sorry|oops|i\s+mean|scratch\s+that|correction"
 _CORRECTION = re.compile(
     r"(?<![\w-])(?<!\w\.)" + _NUM_OR_WORD + r"(\s+[A-Za-z][\w-]*)?\s*(?:\.{2,}|\u2026|[-=]>|-{1,2}|[,;:!]|\.(?=\s))?\s*\(?\s*"
-    r"(?:no\s+wait|wait|actually|sorry|oops|i\s+mean|scratch\s+that|correction|make\s+(?:it|that)|"
-    r"no(?=\s*,?\s*(?:make|change|set)\b))(?![\w-])"
+    r"(?:" + _TAKE_BACK + r"|make\s+(?:it|that)|no(?=\s*,?\s*(?:make|change|set)\b))(?![\w-])"
     r"[\s,.:!-]*(?:no\s*[,.]?\s*)?(?:(?:make|change|set)\s+(?:it|that|(?:the\s+)?[a-z_]+)(?:\s+to)?|it'?s|it\s+should\s+be|should\s+be|rather|"
     r"(?:[a-z]+\s+){1,3}(?:is|should\s+be)(?:\s+(?:on|at))?|)"  # "8001.. no wait, http is (on) 8000"
     r"\s*" + _NUM_OR_WORD + r"(?![\w-]|\.\d)(\s+(?!(?:is|are|was|will|would|should|sounds?|seems?|works?|plenty|enough|"
@@ -301,7 +302,7 @@ def _not_that(text: str) -> str:
     return text
 
 
-_CORRECTION_WORD = re.compile(r"\b(?:no\s+wait|wait|actually|sorry|oops|i\s+mean|scratch\s+that|correction)\b", re.I)
+_CORRECTION_WORD = re.compile(rf"\b(?:{_TAKE_BACK})\b", re.I)
 # "a day", "an hour": one of the unit, so that a correction can name what it replaces
 _ONE_UNIT = re.compile(r"(?<![\w.-])an?\s+(?=(?:second|minute|hour|day|week)s?\b)", re.I)
 
@@ -989,16 +990,6 @@ def manifest_paths(recipe: Recipe) -> dict[str, list[tuple[str, ...]]]:
         return _PATHS_CACHE[key]
     from .render import render_recipe
 
-    def leaves(t: Any, path: tuple[str, ...], out: dict[tuple[str, ...], Any]) -> None:
-        if isinstance(t, dict):
-            for k, v in t.items():
-                leaves(v, (*path, str(k)), out)
-        elif isinstance(t, list):
-            for v in t:
-                leaves(v, path, out)
-        else:
-            out.setdefault(path, []).append(t)
-
     def flat(params: dict[str, Any]) -> dict[tuple[str, ...], Any] | None:
         try:
             docs = render_recipe(recipe, params, validate=False).documents
@@ -1006,7 +997,8 @@ def manifest_paths(recipe: Recipe) -> dict[str, list[tuple[str, ...]]]:
             return None
         out: dict[tuple[str, ...], Any] = {}
         for d in docs:
-            leaves(d, (), out)
+            for path, value in _leaves(d):
+                out.setdefault(path, []).append(value)
         return out
 
     base = flat({}) or {}
@@ -1077,17 +1069,6 @@ def _kubectl_create_leaves(m: re.Match[str]) -> list[tuple[tuple[str, ...], Any]
 def _pasted_leaves(text: str) -> list[tuple[tuple[str, ...], Any]]:
     """The (path, value) leaves of the manifests pasted in fenced blocks, list positions left out."""
     out: list[tuple[tuple[str, ...], Any]] = []
-
-    def walk(t: Any, path: tuple[str, ...]) -> None:
-        if isinstance(t, dict):
-            for k, v in t.items():
-                walk(v, (*path, str(k)))
-        elif isinstance(t, list):
-            for v in t:
-                walk(v, path)
-        elif path and not isinstance(t, bool) or path and isinstance(t, bool):
-            out.append((path, t))
-
     for block in _FENCE.findall(text)[:4]:
         if not _MANIFEST_KEYS.search(block):
             continue
@@ -1095,10 +1076,20 @@ def _pasted_leaves(text: str) -> list[tuple[tuple[str, ...], Any]]:
             docs = list(yaml.safe_load_all(block[:20000]))
         except yaml.YAMLError:
             continue
-        for d in docs:
-            if isinstance(d, dict):
-                walk(d, ())
+        out += [leaf for d in docs if isinstance(d, dict) for leaf in _leaves(d)]
     return out
+
+
+def _leaves(t: Any, path: tuple[str, ...] = ()):
+    """The (key path, value) of every scalar in a manifest, list positions left out."""
+    if isinstance(t, dict):
+        for k, v in t.items():
+            yield from _leaves(v, (*path, str(k)))
+    elif isinstance(t, list):
+        for v in t:
+            yield from _leaves(v, path)
+    elif path:
+        yield path, t
 # "--set driver.enabled=false", "mig.strategy: mixed": a dotted path and its value
 _DOTTED_VALUE = re.compile(r"(?<![\w./-])((?:[A-Za-z_][\w-]*\.)+[A-Za-z_][\w-]*)\s*[=:]\s*[\"']?([\w.:/-]+?)[\"']?(?=[\s,;)`]|$)")
 _CUE_WORDS_CACHE: dict[tuple[int, str], Any] = {}
@@ -1448,10 +1439,7 @@ class _Extractor:
                 value = next((v for v in spec["enum"] if str(v).lower() == raw.lower()), None)
             if value is None:
                 continue
-            ok, val = self._ok(name, value)
-            if ok:
-                self.result.values[name] = val
-                self.result.spans[name] = m.span(2)
+            if self._take(name, value, m.span(2)):
                 self.used.append(m.span())
                 self.result.covered.append(m.span())
 

@@ -200,7 +200,7 @@ def _missing(recipe: Recipe, found: dict[str, Any], params: dict[str, Any]) -> l
     return out
 
 
-def _recipe_phrases(recipe: Recipe, title_words: bool = True) -> list[re.Pattern[str]]:
+def _recipe_phrases(recipe: Recipe) -> list[re.Pattern[str]]:
     from .extract import kind_phrases
 
     words = [*recipe.keywords, *recipe.kinds, recipe.id.replace("-", " "), *recipe.id.split("-"), recipe.title]
@@ -210,8 +210,6 @@ def _recipe_phrases(recipe: Recipe, title_words: bool = True) -> list[re.Pattern
         parts = [re.escape(p) + r"(?:s|es)?" for p in re.split(r"[\s-]+", w.strip().lower()) if p]
         if parts:
             pats.append(re.compile(r"(?<![\w-])" + r"[\s-]?".join(parts) + r"(?![\w-])", re.I))
-    if not title_words:
-        return pats
     # single title words count too ("Kubeflow PyTorchJob for distributed GPU training")
     for t in re.findall(r"[A-Za-z][\w.-]+", recipe.title):
         if t.lower() not in _FRAME:

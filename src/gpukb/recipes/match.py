@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from ..text import STOPWORDS, WORD_PATTERN, mask_negated, stem, words
-from .extract import _GPU_MODELS, _singular, is_field_name
+from .extract import _FENCE, _GPU_MODELS, _singular, is_field_name
 from .model import Recipe, library_of
 
 __all__ = ["match_recipes", "wants_manifest", "recipe_search_text", "tokenize"]
@@ -85,18 +85,21 @@ _COUNT_BEFORE = re.compile(r"(?:\b(?:\d+|two|three|four|five|six|seven|eight|nin
                            r"\s+(?:[a-z][\w-]*\s+)?)$", re.I)
 
 
-def _fields(templates: Any) -> set[str]:
-    """The camelCase field names (eight letters or more) a recipe's templates render."""
-    out: set[str] = set()
-    stack = [templates]
+def _dicts(obj: Any):
+    """Every mapping inside a nested structure of mappings and lists."""
+    stack = [obj]
     while stack:
         t = stack.pop()
         if isinstance(t, dict):
-            out.update(k for k in t if isinstance(k, str) and is_field_name(k))
+            yield t
             stack.extend(t.values())
         elif isinstance(t, list):
             stack.extend(t)
-    return out
+
+
+def _fields(templates: Any) -> set[str]:
+    """The camelCase field names (eight letters or more) a recipe's templates render."""
+    return {k for t in _dicts(templates) for k in t if isinstance(k, str) and is_field_name(k)}
 
 
 # "forbid LoadBalancer services": what a request forbids is not what it asks for
@@ -104,7 +107,6 @@ _FORBIDDEN = re.compile(r"\b(?:forbid|disallow|prohibit|ban|block|deny|prevent)(
                         r"([\w./-]+(?:\s+(?!and\b|or\b|from\b|to\b)[\w./-]+)?)", re.I)
 _PASTED_WEIGHT = 6.0
 _PASTED_KIND_BONUS = 3.0
-_FENCED = re.compile(r"```[\w-]*\n(.*?)```", re.S)
 _YAML_LINE = re.compile(r"^\s*(?:-\s+)?[\w./-]+:(?:\s|$)")
 
 
@@ -114,7 +116,7 @@ def _pasted_manifest(text: str) -> tuple[str | None, set[str]] | None:
     is read as a Pod."""
     import yaml
 
-    blocks = _FENCED.findall(text)
+    blocks = _FENCE.findall(text)
     if not blocks:
         lines = [ln for ln in text.splitlines() if _YAML_LINE.match(ln)]
         blocks = ["\n".join(lines)] if len(lines) >= 3 else []
@@ -129,14 +131,7 @@ def _pasted_manifest(text: str) -> tuple[str | None, set[str]] | None:
         except yaml.YAMLError:
             continue
         for d in docs:
-            stack: list[Any] = [d]
-            while stack:
-                t = stack.pop()
-                if isinstance(t, dict):
-                    keys.update(k for k in t if isinstance(k, str))
-                    stack.extend(t.values())
-                elif isinstance(t, list):
-                    stack.extend(t)
+            keys.update(k for t in _dicts(d) for k in t if isinstance(k, str))
             if kind is None:
                 spec = d.get("spec")
                 kind = d.get("kind") if isinstance(d.get("kind"), str) else (
@@ -147,24 +142,17 @@ def _pasted_manifest(text: str) -> tuple[str | None, set[str]] | None:
 def _template_keys(templates: Any) -> set[str]:
     """Every field name a recipe's templates render (template directives left out)."""
     out: set[str] = set()
-    stack = [templates]
-    while stack:
-        t = stack.pop()
-        if isinstance(t, dict):
-            out.update(k for k in t if isinstance(k, str) and not k.startswith("$"))
-            # a key computed by $object ("nvidia.com/gpu" or "nvidia.com/mig-<profile>") is a field too
-            for item in t.get("$object") or [] if isinstance(t.get("$object"), list) else []:
-                if isinstance(item, dict):
-                    keys: list[Any] = [item.get("key")]
-                    while keys:
-                        k = keys.pop()
-                        if isinstance(k, str):
-                            out.add(k)
-                        elif isinstance(k, dict):
-                            keys.extend(v for kk, v in k.items() if kk in ("then", "else"))
-            stack.extend(t.values())
-        elif isinstance(t, list):
-            stack.extend(t)
+    for t in _dicts(templates):
+        out.update(k for k in t if isinstance(k, str) and not k.startswith("$"))
+        # a key computed by $object ("nvidia.com/gpu" or "nvidia.com/mig-<profile>") is a field too
+        for item in t["$object"] if isinstance(t.get("$object"), list) else []:
+            keys: list[Any] = [item.get("key")] if isinstance(item, dict) else []
+            while keys:
+                k = keys.pop()
+                if isinstance(k, str):
+                    out.add(k)
+                elif isinstance(k, dict):
+                    keys.extend(v for kk, v in k.items() if kk in ("then", "else"))
     return out
 
 
@@ -329,9 +317,7 @@ class _Index:
                                                                             text[kind.end():], re.I)):
             noun = kind.group(1).lower()
             for i in self.kind_owner.get(noun, ()):
-                # the recipe named for that kind ("gpu pod", "pod with gpu") more than one that also renders it
-                named = any(noun in re.split(r"[\s-]+", k.lower()) for k in self.recipes[i].keywords)
-                out[i] += _OBJECT_BONUS if named else _OBJECT_BONUS / 2
+                out[i] += self._kind_bonus(i, noun, _OBJECT_BONUS)
         # "clusterpolicy: preinstalled driver, mig manager ...": a short head before a colon or dash
         # names the object; what follows are its settings, whichever recipes their words also name
         bound = _BOUND_HEAD.match(text)
@@ -353,9 +339,12 @@ class _Index:
         share = len(keys & self._all_keys[i]) / max(1, len(keys))
         if not kind or kind.lower() not in self.kind_words[i]:
             return _PASTED_WEIGHT * share
-        # the recipe named for that kind more than one that also renders it
-        named = any(kind.lower() in re.split(r"[\s-]+", k.lower()) for k in self.recipes[i].keywords)
-        return _PASTED_WEIGHT * share + (_PASTED_KIND_BONUS if named else _PASTED_KIND_BONUS / 2)
+        return _PASTED_WEIGHT * share + self._kind_bonus(i, kind.lower(), _PASTED_KIND_BONUS)
+
+    def _kind_bonus(self, i: int, noun: str, bonus: float) -> float:
+        """The bonus for asking for a kind recipe ``i`` renders: whole for the recipe named for that
+        kind ("gpu pod", "pod with gpu"), half for one that also renders it."""
+        return bonus if noun in self.kw_words[i] else bonus / 2
 
     def _qualifies(self, i: int, text: str, end: int) -> bool:
         """Does the keyword of recipe ``i`` ending at ``end`` qualify the noun after it, a word of
@@ -387,8 +376,8 @@ class _Index:
         noun = _singular(first.group(0))
         if noun in self.counted[i] or noun + "s" in self.counted[i]:
             return False
-        if re.sub(r"[\s-]", "", m.group(0).lower()).rstrip("s") in {k.rstrip("s") for k in self.several[i]} or any(
-                re.sub(r"[\s-]", "", m.group(0).lower()).startswith(k) for k in self.several[i]):
+        joined = re.sub(r"[\s-]", "", m.group(0).lower())
+        if any(joined.startswith(k.rstrip("s")) for k in self.several[i]):
             return False  # "three priorityclasses": the recipe renders several of them
         return bool(_COUNT_BEFORE.search(text, 0, m.start()))
 
@@ -450,7 +439,7 @@ def match_recipes(text: str, recipes: list[Recipe] | None = None, k: int = 3) ->
 
     pasted = _pasted_manifest(text)
     if pasted is not None:  # the pasted manifest is scored by its fields, the words around it by theirs
-        text = _FENCED.sub(" ", text) if _FENCED.search(text) else "\n".join(
+        text = _FENCE.sub(" ", text) if _FENCE.search(text) else "\n".join(
             ln for ln in text.splitlines() if not _YAML_LINE.match(ln))
     text = _FORBIDDEN.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + " " * len(m.group(1)),
                           mask_values(mask_negated(correct_words(normalise_text(text), recipes))))
