@@ -681,3 +681,47 @@ def test_a_pasted_block_that_is_no_kubernetes_manifest_fills_nothing_and_is_repo
     g = generate("old device plugin values:\n```\nconfig:\n  map:\n    default: |-\n      version: v1\n```\n"
                  "time-slicing with config key shared-a, 4 replicas", llm=False)
     assert g.params["config_key"] == "shared-a"
+
+
+def test_command_line_flags_are_read_by_their_words():
+    from gpukb.recipes import generate
+
+    g = generate("serve it the way we run it by hand: `docker run --gpus 4 --shm-size=32g vllm/vllm-openai:v0.6.4` "
+                 "as a deployment", llm=False)
+    assert (g.params["gpus"], g.params["shm_size"]) == (4, "32Gi"), g.params
+    g = generate("pytorchjob equivalent of `torchrun --nnodes 3 --nproc-per-node 2 train.py`", llm=False)
+    assert (g.recipe, g.params["nodes"], g.params["gpus"]) == ("pytorchjob", 3, 2), g.params
+    # a number right before a flag is not that flag's value: "-N 5 --gpus-per-node=2"
+    g = generate("pytorchjob, -N 5 --gpus-per-node=2", llm=False)
+    assert (g.params["nodes"], g.params["gpus"]) == (5, 2), g.params
+
+
+def test_slurm_job_options_map_to_the_training_recipes():
+    from gpukb.recipes import generate
+
+    g = generate("port this batch script to an MPIJob:\n#SBATCH --nodes=3\n#SBATCH --gres=gpu:h100:4", llm=False)
+    assert (g.recipe, g.params["workers"], g.params["gpus"]) == ("mpijob", 3, 4), g.params
+    assert "gpu:" not in str(g.params.get("image")), g.params  # a GRES spec is no image
+
+
+def test_tainted_with_key_and_a_range_until_and_a_maximum_after_the_cue():
+    from gpukb.recipes import generate
+
+    g = generate("gpu pod, one gpu, the l4 pool is tainted with key l4-only", llm=False)
+    assert g.params["extra_toleration"] == "l4-only", g.params
+    g = generate("hpa for deployment ocr, replicas from two till seven, on gpu utilization", llm=False)
+    assert (g.params["min_replicas"], g.params["max_replicas"]) == (2, 7), g.params
+    g = generate("volcano queue named labs, the GPUs at most 24", llm=False)
+    assert g.params["gpus"] == 24, g.params
+
+
+def test_an_em_dash_breaks_the_clause_for_a_correction():
+    assert normalise_text("queue with 12 gpus \u2014 no, make it 20 \u2014 and weight 3") == "queue with 20 gpus, and weight 3"
+
+
+def test_a_two_word_cue_is_also_read_the_other_way_round():
+    # "gpu limit" is also "the limit of GPUs"; "to be" joins a cue and its number
+    r = Recipe(id="fixture-limit", title="fixture", area="test", description="", docs=[],
+               parameters={"type": "object", "properties": {"gpu_limit": INT}}, templates=[], examples=[],
+               path=Path("fixture.yaml"), extract={"gpu_limit": [{"count": ["gpu limit"]}]})
+    assert extract_params(r, "the limit of GPUs to be 96").values == {"gpu_limit": 96}

@@ -155,13 +155,14 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     "fresh14.yaml": (0.93, None, None),  # held out once (0.629)
     # held out once (0.554); left open: values described as what runs today ("kubectl get ... shows image x;
     # ... on y"), a value said after "but" ("storage: 200Gi ... but 500Gi"), a layout named in a kubectl label
-    "fresh15.yaml": (0.73, 0, 4),
-    # held out, never tuned on: the measured level (0.737, 0 silent drops, 3 changed values)
-    "fresh16.yaml": (0.73, 0, 3),
+    "fresh15.yaml": (0.76, 0, 4),
+    # held out once (0.737, 0 silent drops, 3 changed values); left open: "one pod of difference" read as a
+    # count, a layout named only in a kubectl label line, a value described as what runs today
+    "fresh16.yaml": (0.78, 0, 3),
     "tune-classes.yaml": (0.95, None, None),
 }
 # tuned sets whose drops and changed values are held by their floors above, not at zero
-_OPEN_TUNE = ("fresh9.yaml", "fresh15.yaml")
+_OPEN_TUNE = ("fresh9.yaml", "fresh15.yaml", "fresh16.yaml")
 
 
 def test_dev_set_target():

@@ -77,7 +77,7 @@ _GPU_MODELS = ["h100", "h200", "a100", "a10g", "a10", "l40s", "l40", "l4", "t4",
 
 _TOKEN = r"[\"'`]?([A-Za-z0-9](?:[\w./:@+-]*[\w])?)[\"'`]?"
 _IMAGE_RE = (
-    r"(?<![\w./:-])(?!nvidia\.com/|[\w.-]*k8s\.io/|kubernetes\.io/)"
+    r"(?<![\w./:-])(?!gpus?:)(?!nvidia\.com/|[\w.-]*k8s\.io/|kubernetes\.io/)"
     r"((?:[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?/)?[a-z0-9._-]+(?:/[a-z0-9._-]+)*:[A-Za-z0-9._-]+"
     r"|[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?/[a-z0-9._-]+/[a-z0-9._-]+(?:/[a-z0-9._-]+)*)"
 )
@@ -209,6 +209,8 @@ _SHORTHAND: list[tuple[re.Pattern[str], Any]] = [
 # "16 GPUs - actually make that 24": the second number stands where the first was.
 _NUM_OR_WORD = r"(\d+(?:\.\d+)?(?:[KMGTP]i?B?|[kmgt]b)?|" + _NUM[1:-1].split("|", 1)[1] + r")"
 # the words that take a stated amount back
+# the word between a range's two bounds: "1 to 10", "from one until five", "2..8", "3–6"
+_RANGE_TO = r"(?:to|until|till|through|thru|up\s+to|->|-|\.\.|–|—)"
 _TAKE_BACK = r"no\s+wait|wait|actually|sorry|oops|i\s+mean|scratch\s+that|correction"
 _CORRECTION = re.compile(
     r"(?<![\w-])(?<!\w\.)" + _NUM_OR_WORD + r"(\s+[A-Za-z][\w-]*)?\s*(?:\.{2,}|\u2026|[-=]>|-{1,2}|[,;:!]|\.(?=\s))?\s*\(?\s*"
@@ -337,6 +339,7 @@ def _go_compound(m: re.Match) -> str:
 
 
 def normalise_text(text: str) -> str:
+    text = re.sub(r"\s*\u2014\s*", ", ", text)  # an em dash breaks the clause: "twelve — no, make it ten — and"
     for rx, repl in _SHORTHAND:
         text = rx.sub(repl, text)
     text = _not_that(text)
@@ -351,7 +354,7 @@ def normalise_text(text: str) -> str:
     text = _SCALED.sub(_scaled, text)
     text = _HALF_UNIT.sub("0.5 ", text)
     text = _WHOLE_UNIT.sub("1 ", text)
-    t = text.replace("\u00d7", " x ").replace("\u2013", "-").replace("\u2014", " - ")
+    t = text.replace("\u00d7", " x ").replace("\u2013", "-")
     t = t.replace("\u201c", '"').replace("\u201d", '"').replace("\u2018", "'").replace("\u2019", "'")
     t = _GROUPED.sub(lambda m: m.group(1).replace(",", ""), t)
     t = _UNIT_WORDS.sub(lambda m: m.group(1) + {"g": "GB", "t": "TB", "m": "MB"}[(m.group(2) or m.group(3))[0].lower()]
@@ -498,13 +501,23 @@ def _word_re(w: str) -> str:
     return re.escape(w) + (r"(?:s|es)?" if re.search(r"[A-Za-z0-9]$", w) else "")
 
 
+_FLAG_PREFIX = r"(?:--?(?=\w))?"  # a command-line flag is its words too: "--shm-size=16g", "--nproc_per_node 8"
+
+
+_NOT_NOUNS = frozenset("""per each every for the and with of in on to by all any max min mini maxi total only
+set use not non are was has had its you our your their this that these those""".split())
+
+
 @lru_cache(maxsize=8192)
 def _phrase_re(phrase: str, left_boundary: bool = True) -> str:
     """A phrase as a regex: words joined by space, hyphen or nothing; plural words accepted;
     never matching inside a longer word or a hyphenated name."""
     parts = [p for p in re.split(r"[\s-]+", phrase.strip()) if p]
-    body = r"[\s-]?".join(_word_re(p) for p in parts)
-    left = r"(?<![\w-])" if left_boundary and re.match(r"\w", phrase) else ""
+    body = r"[\s_-]?".join(_word_re(p) for p in parts)
+    if len(parts) == 2 and all(p.isalpha() and len(p) >= 3 and p.lower() not in _NOT_NOUNS for p in parts):
+        # a noun and its head the other way round: "gpu limit" is also "the limit of GPUs"
+        body = rf"(?:{body}|{_word_re(parts[1])}\s+of\s+(?:the\s+)?{_word_re(parts[0])})"
+    left = r"(?<![\w-])" + _FLAG_PREFIX if left_boundary and re.match(r"\w", phrase) else ""
     right = r"(?![\w-])" if re.search(r"\w$", phrase) else ""
     return left + body + right
 
@@ -1229,16 +1242,18 @@ class _Extractor:
     def _count_in(self, name: str, rule: dict[str, Any], groups: list[list[str]], rates: bool):
         for units in groups:
             u = _words_alt_cached(tuple(units))
-            u_after_number = u.replace(r"(?<![\w-])", "")  # "2-node", "8xA100"
+            u_after_number = u.replace(r"(?<![\w-])", "").replace(_FLAG_PREFIX, "")  # "2-node", "8xA100"
+            u_word = u.replace(_FLAG_PREFIX, "")  # a flag's value follows it: "2 --gpus 4" is 4 GPUs
             # on the digits view, where number words are digits ("eight" -> "8    "): small patterns
             pats = [
                 # "gpus=4 replicas=2": 4 is the gpus' value; "one gpu pod": one pod, not one GPU
                 rf"(?<![\w.=:]){_DIG}\s*(?:x\s*)?-?\s*{u_after_number}" + (
                     r"(?!\s+(?:pod|node|job|box|server|machine|host|vm)s?\b)" if "gpu" in u.lower() else ""),
-                rf"{u}\s*(?:[:=]|of|count|set to|(?:stays?|remains?|staying|kept)\s+at)?\s*{_DIG}(?!\w|\.\w)",
-                rf"(?<![\w.]){_DIG}(?:\s*x\s*|\s*-\s*|\s+)[A-Za-z][\w.-]*\s+{u}",
+                rf"{u}\s*(?:[:=]|of|count|set to|(?:stays?|remains?|staying|kept)\s+at|(?:max(?:imum)?|at\s+most)(?:\s+of)?|(?:to|should|must|will|shall)\s+be|is|are)?"
+                rf"\s*{_DIG}(?!\w|\.\w)(?!\s+times\b)",  # "retry every shard at most 3 times" counts retries
+                rf"(?<![\w.]){_DIG}(?:\s*x\s*|\s*-\s*|\s+)[A-Za-z][\w.-]*\s+{u_word}",
                 # "two 1g.10gb mig devices": a value naming the kind of thing counted between
-                rf"(?<![\w.]){_DIG}\s+(?=[\w.+-]*[A-Za-z])\d[\w.+-]*[A-Za-z][\w+-]*\s+{u}",
+                rf"(?<![\w.]){_DIG}\s+(?=[\w.+-]*[A-Za-z])\d[\w.+-]*[A-Za-z][\w+-]*\s+{u_word}",
                 # "retry it at most 2 times", "restart each shard up to three times"
                 rf"{u}\s+(?:[a-z]+\s+){{0,3}}?(?:at\s+most\s+|up\s+to\s+|max(?:imum)?\s+|no\s+more\s+than\s+)?"
                 rf"{_DIG}\s*(?:times|x)(?![\w])",
@@ -1574,9 +1589,14 @@ class _Extractor:
         labelled = rf"{words}\s*[:=]\s*" + value_pat
         candidates = [*self._token_candidates(labelled), *self._token_candidates(pat)]
         for tok, span in candidates:
-            field = re.match(rf"\s*[:=]\s*{_TOKEN}", self.text[span[1]:]) if tok.lower() in ("key", "name", "value") \
-                and not is_command else None
-            if field:  # "tolerate key=spot": the field word's value is the value
+            if tok.lower() in ("whose", "which", "where", "what", "who"):  # "the taint whose key is x": not yet
+                continue
+            field = (re.match(rf"\s*(?:[:=]|\s+is\s)\s*{_TOKEN}", self.text[span[1]:])
+                     or re.match(rf"\s+{_TOKEN}", self.text[span[1]:])) \
+                if tok.lower() in ("key", "name", "value") and not is_command else None
+            if field and field.group(1).lower() in _STOP | _FILLERS:
+                field = None  # "the taint key is ...", "key and value": no value right after the field word
+            if field:  # "tolerate key=spot", "tainted with key gpu-only": the field word's value is the value
                 tok, span = field.group(1), (span[1] + field.start(1), span[1] + field.end(1))
             if re.search(r"\w\.[\w-]+\s+$", self.text[max(0, span[0] - 60):span[0]]) and not self._quoted(span):
                 continue  # "the device-plugin.config label": the cue was the end of a dotted name, not a field label
@@ -3087,17 +3107,17 @@ class _Extractor:
             words = [base] + self._synonym_units(lo_name, [base])
             unit = _words_alt(words)
             # "1 to 10 replicas", "min 2 / max 8 workers", "minimum 2, maximum 8 workers"
-            rx = _compile(rf"(?<![\w.])(?:between\s+|min(?:imum)?\s*[:=]?\s*)?{_NUM}\s*(?:to|->|-|\.\.|–|and|"
+            rx = _compile(rf"(?<![\w.])(?:between\s+|min(?:imum)?\s*[:=]?\s*)?{_NUM}\s*(?:{_RANGE_TO}|and|"
                           rf"(?:/|,|and)?\s*max(?:imum)?\s*[:=]?)\s*{_NUM}\s*{unit}")
             # "scaling 2 to 6", "autoscale it between 1 and 8": a scaling verb names what the range counts
             verb = _compile(rf"\b(?:auto)?scal(?:e|es|ed|ing)\s+(?:(?:it|them|out|up|from|between|the\s+[\w-]+)\s+){{0,2}}"
-                            rf"{_NUM}\s*(?:to|->|-|\.\.|and)\s*{_NUM}(?!\s*[\w.]*\d)(?!\s*(?!{unit})[a-z]+\s*(?:each|per)\b)")
+                            rf"{_NUM}\s*(?:{_RANGE_TO}|and)\s*{_NUM}(?!\s*[\w.]*\d)(?!\s*(?!{unit})[a-z]+\s*(?:each|per)\b)")
             # "min two workers max ten", "at least 2 workers, at most 8": the unit after the first bound
             unit_first = _compile(rf"(?<![\w.])(?:min(?:imum)?|at\s+least)\s*[:=]?\s*{_NUM}\s*{unit}(?:\s+[a-z]+){{0,4}}?\s*"
                                   rf"(?:,|/|and|but)?\s*(?:(?:to\s+)?(?:a\s+)?max(?:imum)?(?:\s+of)?|at\s+most|up\s+to)\s*[:=]?\s*"
                                   rf"{_NUM}(?!\w|\.\w)")
             # "workers can float between three and ten": the unit, a few words, then the range
-            unit_before = _compile(rf"{unit}\s+(?:[a-z]+\s+){{0,3}}?(?:between|from)\s+{_NUM}\s*(?:and|to|-)\s*{_NUM}"
+            unit_before = _compile(rf"{unit}\s+(?:[a-z]+\s+){{0,3}}?(?:between|from)\s+{_NUM}\s*(?:and|{_RANGE_TO})\s*{_NUM}"
                                    rf"(?!\w|\.\w)(?!\s*(?!{unit})[a-z]+\s*(?:each|per)\b)")
             pair = rx.search(self.text) or unit_first.search(self.text) or unit_before.search(self.text) \
                 or verb.search(self.text)

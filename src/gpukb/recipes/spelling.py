@@ -6,7 +6,8 @@ added, changed, or two neighbours swapped) from exactly one recipe term (a
 keyword, kind, title word, parameter name or extraction cue, or such a word
 with a plural or verb ending), is read as that term. A word the recipes or the
 KB use is never "corrected" ("there" stays, though "three" is one swap away),
-and neither is a value: a word in quotes, a given name ("named trainr"), or a
+and neither is a word in capitals, a "#DIRECTIVE", a well-known command
+("sbatch"), nor a value: a word in quotes, a given name ("named trainr"), or a
 token with digits, dots, slashes, underscores or hyphens.
 """
 
@@ -25,6 +26,9 @@ _ENDINGS = ("", "s", "es", "ed", "d", "ing")
 # a word right after these is a value the user chose, not a term
 _NAMING = re.compile(r"(?:\b(?:named|called|name|names|label|labels|labeled|labelled)\s*[:=]?\s*|[\"'`])$", re.I)
 # a candidate word: letters only, not part of a hyphenated, dotted, slashed or digit-bearing token
+# commands engineers paste that sit one edit from a term ("sbatch" is not "batch")
+_COMMANDS = frozenset({"sbatch", "srun", "salloc", "scancel", "squeue", "mpirun", "mpiexec", "torchrun", "deepspeed",
+                       "accelerate", "kubectl", "eksctl", "gcloud", "docker", "podman"})
 _CANDIDATE = re.compile(r"(?<![\w./:@-])[A-Za-z]{4,}(?![\w./:@-]|'[a-z])")
 
 
@@ -125,6 +129,9 @@ class Speller:
             if m.group(0)[0].isupper() and m.group(0)[1:].islower() and len(m.group(0)) < 7 \
                     and re.search(r"[a-z,;]\s+$", text[:m.start()]):
                 continue  # "route the alerts to Slack": a short capitalised word inside a sentence is a name
+            if m.group(0).isupper() or text[max(0, m.start() - 1):m.start()] == "#" \
+                    or m.group(0).lower() in _COMMANDS:
+                continue  # "#SBATCH", "NCCL": a directive, an acronym or a command is no typo
             fixed = self.correct(m.group(0))
             if fixed is None or _NAMING.search(text, 0, m.start()):
                 continue
