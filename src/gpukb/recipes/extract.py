@@ -14,6 +14,7 @@ import itertools
 import json
 import math
 import re
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -502,6 +503,9 @@ def _word_re(w: str) -> str:
 
 
 _FLAG_PREFIX = r"(?:--?(?=\w))?"  # a command-line flag is its words too: "--shm-size=16g", "--nproc_per_node 8"
+# whether the request being read has command-line flags (cues then also match after "-" or "--")
+_FLAGGED = ContextVar("_FLAGGED", default=False)
+_HAS_FLAG = re.compile(r"(?<![\w-])--?[A-Za-z]")
 
 
 _NOT_NOUNS = frozenset("""per each every for the and with of in on to by all any max min mini maxi total only
@@ -509,7 +513,7 @@ set use not non are was has had its you our your their this that these those""".
 
 
 @lru_cache(maxsize=8192)
-def _phrase_re(phrase: str, left_boundary: bool = True) -> str:
+def _phrase_re(phrase: str, left_boundary: bool = True, flags: bool = False) -> str:
     """A phrase as a regex: words joined by space, hyphen or nothing; plural words accepted;
     never matching inside a longer word or a hyphenated name."""
     parts = [p for p in re.split(r"[\s-]+", phrase.strip()) if p]
@@ -517,7 +521,7 @@ def _phrase_re(phrase: str, left_boundary: bool = True) -> str:
     if len(parts) == 2 and all(p.isalpha() and len(p) >= 3 and p.lower() not in _NOT_NOUNS for p in parts):
         # a noun and its head the other way round: "gpu limit" is also "the limit of GPUs"
         body = rf"(?:{body}|{_word_re(parts[1])}\s+of\s+(?:the\s+)?{_word_re(parts[0])})"
-    left = r"(?<![\w-])" + _FLAG_PREFIX if left_boundary and re.match(r"\w", phrase) else ""
+    left = r"(?<![\w-])" + (_FLAG_PREFIX if flags else "") if left_boundary and re.match(r"\w", phrase) else ""
     right = r"(?![\w-])" if re.search(r"\w$", phrase) else ""
     return left + body + right
 
@@ -532,15 +536,20 @@ volcano kueue karpenter keda prometheus kubeflow slurm ray gpfs lustre fsx aws g
 
 
 def _words_alt(words: list[str]) -> str:
-    return _words_alt_cached(tuple(words))
+    return _words_alt_cached(tuple(words), _FLAGGED.get())
 
 
 @lru_cache(maxsize=4096)
-def _words_alt_cached(words: tuple[str, ...]) -> str:
-    return "(?:" + "|".join(_phrase_re(w) for w in sorted(words, key=len, reverse=True)) + ")"
+def _words_alt_cached(words: tuple[str, ...], flags: bool = False) -> str:
+    ordered = sorted(words, key=len, reverse=True)
+    # the words' shared left edge once, before the alternation (cheaper than one per phrase)
+    lead = [w for w in ordered if re.match(r"\w", w)]
+    parts = [r"(?<![\w-])" + (_FLAG_PREFIX if flags else "") + "(?:" + "|".join(_phrase_re(w, left_boundary=False) for w in lead) + ")"] \
+        if lead else []
+    return "(?:" + "|".join(parts + [_phrase_re(w) for w in ordered if not re.match(r"\w", w)]) + ")"
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=16384)
 def _compile(p: str) -> re.Pattern:
     return re.compile(p, re.I)
 
@@ -1241,7 +1250,7 @@ class _Extractor:
 
     def _count_in(self, name: str, rule: dict[str, Any], groups: list[list[str]], rates: bool):
         for units in groups:
-            u = _words_alt_cached(tuple(units))
+            u = _words_alt_cached(tuple(units), _FLAGGED.get())
             u_after_number = u.replace(r"(?<![\w-])", "").replace(_FLAG_PREFIX, "")  # "2-node", "8xA100"
             u_word = u.replace(_FLAG_PREFIX, "")  # a flag's value follows it: "2 --gpus 4" is 4 GPUs
             # on the digits view, where number words are digits ("eight" -> "8    "): small patterns
@@ -3256,7 +3265,7 @@ class _Extractor:
         pairs: list[tuple[float, int, str, Any, tuple[int, int]]] = []
         for name, (rule, cues) in cands.items():
             kind = "size" if "size" in rule else "duration"
-            rx = _compile("|".join(f"(?:{_phrase_re(w)})" for w, _ in cues))
+            rx = _compile("|".join(f"(?:{_phrase_re(w, flags=_FLAGGED.get())})" for w, _ in cues))
             pens: dict[str, float] = {}
             for w, pen in cues:
                 pens[w.lower()] = min(pen, pens.get(w.lower(), pen))
@@ -3351,4 +3360,8 @@ class _Extractor:
 
 def extract_params(recipe: Recipe, text: str) -> Extraction:
     """Parameter values found in ``text`` for ``recipe`` (only those found)."""
-    return _Extractor(recipe, text).run()
+    token = _FLAGGED.set(bool(_HAS_FLAG.search(text)))
+    try:
+        return _Extractor(recipe, text).run()
+    finally:
+        _FLAGGED.reset(token)
