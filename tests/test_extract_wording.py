@@ -725,3 +725,18 @@ def test_a_two_word_cue_is_also_read_the_other_way_round():
                parameters={"type": "object", "properties": {"gpu_limit": INT}}, templates=[], examples=[],
                path=Path("fixture.yaml"), extract={"gpu_limit": [{"count": ["gpu limit"]}]})
     assert extract_params(r, "the limit of GPUs to be 96").values == {"gpu_limit": 96}
+
+
+def test_what_runs_today_yields_to_what_is_asked_for():
+    from gpukb.recipes import generate
+
+    g = generate("kubectl get deploy sdxl -n art -o yaml shows image ghcr.io/acme/sdxl:1.0 and 2 GPUs. Regenerate that "
+                 "deployment with gpukb, same GPUs, but on ghcr.io/acme/sdxl:1.1", llm=False)
+    assert (g.recipe, g.params["image"], g.params["gpus"]) == ("gpu-inference-deployment", "ghcr.io/acme/sdxl:1.1", 2), \
+        g.params
+    g = generate("rwx pvc for the dataset: currently it is 1Ti on class cephfs; we need 3Ti", llm=False)
+    assert (g.params["size"], g.params["storage_class"]) == ("3Ti", "cephfs"), g.params
+    # a sentence that only says what is in use keeps its values
+    g = generate("karpenter gpu nodepool, spot only. We use the Bottlerocket image, pinned to bottlerocket@v1.30.0.",
+                 llm=False)
+    assert g.params["ami_alias"] == "bottlerocket@v1.30.0", g.params

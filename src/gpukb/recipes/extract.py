@@ -3358,10 +3358,59 @@ class _Extractor:
         self.result.covered = self.result.covered + covered
 
 
+# Words that say a sentence describes what runs today, not what is asked for: "kubectl get pvc x shows
+# storage: 200Gi", "currently 3 workers", "this is how we launch today".
+_STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:currently|today|right\s+now|at\s+the\s+moment|at\s+present|"
+                    r"used\s+to|we\s+(?:have|had|run|ran|launch|launched|use|used)|existing|"
+                    r"is\s+how\s+we|this\s+is\s+(?:what|how)\s+we)\b", re.I)
+_STATE_END = re.compile(r"[.;!?](?=\s|$)|\s(?=but\b|instead\b|however\b|now\s+(?:make|give|change|set|bump|raise)\b)|```",
+                        re.I)
+
+
+def _state_spans(text: str) -> list[tuple[int, int]]:
+    """The parts of ``text`` that describe the current state: from the start of a sentence with a
+    state word to its end, or to a "but" or "instead" that turns to what is wanted."""
+    out: list[tuple[int, int]] = []
+    for m in _STATE.finditer(text):
+        if out and m.start() < out[-1][1]:
+            continue
+        start = max(text.rfind(". ", 0, m.start()) + 2 if ". " in text[:m.start()] else 0,
+                    text.rfind("; ", 0, m.start()) + 2 if "; " in text[:m.start()] else 0,
+                    text.rfind("```", 0, m.start()) + 3 if "```" in text[:m.start()] and
+                    text[:m.start()].count("```") % 2 == 0 else 0)
+        end = _STATE_END.search(text, m.end())
+        out.append((start, end.start() if end else len(text)))
+    return out
+
+
+def _extract(recipe: Recipe, text: str) -> Extraction:
+    ex = _Extractor(recipe, text)
+    state = _state_spans(ex.text) if _STATE.search(ex.text) else []
+    full = ex.run()
+    if not state:
+        return full
+    # What runs today yields to what is asked for: a parameter the rest of the request gives a value
+    # ("kubectl get pvc shows storage: 200Gi ... regenerate it but 500Gi") takes that value.
+    again = _Extractor(recipe, text)
+    again.blocked += state
+    wanted = again.run()
+    inside = lambda span: span is not None and any(a <= span[0] and span[1] <= b for a, b in state)  # noqa: E731
+    for name, value in wanted.values.items():
+        if full.values.get(name) == value or inside(wanted.spans.get(name)):
+            continue
+        if name not in full.values or inside(full.spans.get(name)) or (
+                name in full.conflicts and inside(full.conflicts[name][1])):
+            full.values[name], full.spans[name] = value, wanted.spans[name]
+            full.conflicts.pop(name, None)
+            full.cues[name] = wanted.cues.get(name, [])
+            full.covered = full.covered + [wanted.spans[name], *full.cues[name]]
+    return full
+
+
 def extract_params(recipe: Recipe, text: str) -> Extraction:
     """Parameter values found in ``text`` for ``recipe`` (only those found)."""
     token = _FLAGGED.set(bool(_HAS_FLAG.search(text)))
     try:
-        return _Extractor(recipe, text).run()
+        return _extract(recipe, text)
     finally:
         _FLAGGED.reset(token)
