@@ -96,3 +96,17 @@ spec:
 ])
 def test_pasted_manifests_kinds_forbidden_and_extra_objects(text, want):
     assert match_recipes(text, load_recipes(), k=1)[0][0].id == want
+
+
+@pytest.mark.parametrize("text,want", [
+    # the sharing recipe renders the ClusterPolicy too: the operator's settings are its settings
+    ("mig all-1g.10gb on every a100, gpu operator namespace gpu-ops, drivers and toolkit are preinstalled on the nodes",
+     "mig-config"),
+    ("four MPS clients per gpu; the gpu operator is in ns nvidia and the driver is pre-installed, don't let the "
+     "operator install it", "mps-sharing"),
+    ("time slicing x4, gpu operator lives in gpu-system, driver preinstalled and toolkit preinstalled", "time-slicing"),
+    # a kind's noun names no recipe: a claim on a storage class is still the claim
+    ("read-write-many claim of 2Ti for the shared checkpoints, storageclass cephfs-rwx", "rwx-dataset-pvc"),
+])
+def test_a_recipe_that_renders_more_wins_when_its_own_keyword_is_there(text, want):
+    assert match_recipes(text, load_recipes(), k=1)[0][0].id == want

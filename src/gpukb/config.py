@@ -70,7 +70,7 @@ class RetrievalConfig(_Strict):
 
 class AnswerConfig(_Strict):
     generator: str = "extractive"
-    max_words: int = Field(120, ge=20, le=2000, description="Prose words of an answer's lead section at most.")
+    max_words: int = Field(110, ge=20, le=2000, description="Prose words of an answer's lead section at most.")
     second_words: int = Field(80, ge=0, le=2000, description=(
         "Prose words of a second section at most, added only when the question needs it (a comparison, or "
         "terms the lead section leaves open)."))

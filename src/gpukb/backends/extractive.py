@@ -147,6 +147,9 @@ MAX_RELATED = 3
 SECOND_SECTION_SHARE = 0.34  # a second section when the first leaves this share of question terms open
 # ... with a budget of its own: the question needs it, so it is not squeezed into what the lead left over
 SECOND_SECTION_WORDS = 80
+# ... and only when it answers part of what is open: terms the lead leaves open that appear nowhere
+# (a pasted error's words, context) are no reason to add a section for one of them
+SECOND_MIN_GAIN = 0.15
 
 
 def prose_words(text: str) -> int:
@@ -162,7 +165,7 @@ class ExtractiveGenerator:
 
     name = "extractive"
 
-    def __init__(self, max_words: int = 120, max_sections: int = 4, max_code_lines: int = 30,
+    def __init__(self, max_words: int = 110, max_sections: int = 4, max_code_lines: int = 30,
                  second_words: int = SECOND_SECTION_WORDS, **_):
         self.second_words = int(second_words)
         self.max_words = int(max_words)
@@ -311,7 +314,7 @@ class ExtractiveGenerator:
                 g = len(missing & sec_terms)
                 if g > gain:
                     best, gain = si, g
-            if best is not None and (gain >= 1 or not parts):
+            if best is not None and (gain >= max(1, SECOND_MIN_GAIN * len(missing)) or not parts):
                 budget = self.second_words if parts else self.max_words
                 sc = self._unit_scores(q, per_sec[best], keys[best], idf, problem)
                 second = self._select(per_sec[best], sc, q, budget, howto, code_lines,

@@ -318,6 +318,17 @@ class _Index:
             noun = kind.group(1).lower()
             for i in self.kind_owner.get(noun, ()):
                 out[i] += self._kind_bonus(i, noun, _OBJECT_BONUS)
+        # "MPS sharing ... the operator is in gpu-system, drivers pre-installed": a recipe that renders every
+        # kind another renders, and more, named by a keyword of its own, is asked for; the other one's
+        # keywords are settings of the objects the two share
+        opened = _OPENING.match(text)
+        for b in first:
+            if self.kind_rx and self.kind_rx.match(text, first[b]):
+                continue  # "storageclass ...": a kind's noun names no recipe of its own
+            for a in range(len(out)):
+                if a != b and out[a] > out[b] and self.kind_words[a] and self.kind_words[a] < self.kind_words[b] \
+                        and not (a in first and first[a] <= (opened.end() if opened else 0) < first[b]):
+                    out[b] = out[a] + 0.5
         # "clusterpolicy: preinstalled driver, mig manager ...": a short head before a colon or dash
         # names the object; what follows are its settings, whichever recipes their words also name
         bound = _BOUND_HEAD.match(text)
