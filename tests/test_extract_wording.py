@@ -740,3 +740,13 @@ def test_what_runs_today_yields_to_what_is_asked_for():
     g = generate("karpenter gpu nodepool, spot only. We use the Bottlerocket image, pinned to bottlerocket@v1.30.0.",
                  llm=False)
     assert g.params["ami_alias"] == "bottlerocket@v1.30.0", g.params
+
+
+def test_kubectl_get_names_the_object_by_its_resource_or_short_name():
+    from gpukb.recipes import generate
+
+    g = generate("`kubectl get vcjob sweep-3 -o yaml` shows 2 workers. Redo that volcano job with gpukb in queue hpo",
+                 llm=False)
+    assert (g.recipe, g.params["name"], g.params["queue"]) == ("volcano-job", "sweep-3", "hpo"), g.params
+    g = generate("kubectl describe pvc/ckpt-store -n ml shows 1Ti; make the rwx claim 2Ti instead", llm=False)
+    assert (g.params["name"], g.params["namespace"], g.params["size"]) == ("ckpt-store", "ml", "2Ti"), g.params

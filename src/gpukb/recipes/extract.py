@@ -919,6 +919,17 @@ def _initials(name: str, all_names: tuple[str, ...]) -> str | None:
 
 # Error output a request pastes ("Error from server (Forbidden): ... exceeded quota: ...", "0/8 nodes
 # are available: ..."), up to a dash, a new line or the question that follows it
+# "kubectl get vcjob bench -o yaml", "kubectl describe pvc/ckpt -n ml": an object named by its resource
+_KUBECTL_GET = re.compile(r"\bkubectl\s+(?:-n\s+\S+\s+)?(?:get|describe|edit)\s+(?P<res>[a-z][\w.-]*)(?:/|\s+)"
+                          r"(?P<name>[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)(?![\w.-])", re.I)
+# kubectl's short names (and Volcano's) for the kinds recipes render
+_KUBECTL_SHORT = {"pvc": "persistentvolumeclaim", "pv": "persistentvolume", "sc": "storageclass", "deploy": "deployment",
+                  "svc": "service", "cm": "configmap", "pc": "priorityclass", "quota": "resourcequota",
+                  "limits": "limitrange", "hpa": "horizontalpodautoscaler", "vcjob": "job", "vj": "job",
+                  "pg": "podgroup", "podgroups": "podgroup", "cq": "clusterqueue", "lq": "localqueue",
+                  "rf": "resourceflavor", "so": "scaledobject", "sm": "servicemonitor", "po": "pod", "ns": "namespace",
+                  "ec2nc": "ec2nodeclass", "lws": "leaderworkerset", "pytorchjobs": "pytorchjob", "mpijobs": "mpijob",
+                  "queues": "queue", "vcqueue": "queue"}
 # "kubectl run gpu-debug --image=... --restart=Never -n platform -- nvidia-smi -q"
 _KUBECTL_RUN = re.compile(r"\bkubectl\s+run\s+(?P<name>[a-z0-9][-a-z0-9.]*)(?P<flags>(?:\s+-{1,2}[A-Za-z][\w-]*(?:[=\s](?!-)[^\s`'\",;]+)?)*)"
                           r"(?:\s+--\s+(?P<cmd>[^`'\"\n,;]+?))?(?=\s*(?:[`'\"\n,;]|$)|\s+-{2}\s+(?:it|this|that)\b)",
@@ -1376,6 +1387,20 @@ class _Extractor:
                 break
             i += 1
         return i
+
+    def _kubectl_get(self) -> None:
+        """``kubectl get vcjob bench -o yaml``: the name of an object of a kind the recipe renders is the
+        name its manifest gets (when one parameter alone names objects)."""
+        namers = [n for n, paths in manifest_paths(self.recipe).items() if ("metadata", "name") in paths]
+        if len(namers) != 1 or namers[0] in self.result.values:
+            return
+        kinds = {k.lower() for k in self.recipe.kinds}
+        for m in _KUBECTL_GET.finditer(self.text):
+            res = m.group("res").lower().split(".")[0]
+            if _KUBECTL_SHORT.get(res, _singular(res)) in kinds and self._free(m.span("name")):
+                self._take(namers[0], m.group("name"), m.span("name"))
+                self.result.covered.append(m.span())
+                return
 
     def _kubectl_run(self) -> None:
         """A pasted ``kubectl run NAME --image=X -n NS -- CMD ARGS`` gives the object's name, image,
@@ -2868,6 +2893,7 @@ class _Extractor:
                         self._named_list(rule)
         self._flow_lists()
         self._kubectl_run()
+        self._kubectl_get()
         self._dotted_values()
         # explicit names ("named X", "called X", quoted) first: they are the least ambiguous
         named_by_rule: set[str] = set()
