@@ -750,3 +750,14 @@ def test_kubectl_get_names_the_object_by_its_resource_or_short_name():
     assert (g.recipe, g.params["name"], g.params["queue"]) == ("volcano-job", "sweep-3", "hpo"), g.params
     g = generate("kubectl describe pvc/ckpt-store -n ml shows 1Ti; make the rwx claim 2Ti instead", llm=False)
     assert (g.params["name"], g.params["namespace"], g.params["size"]) == ("ckpt-store", "ml", "2Ti"), g.params
+
+
+def test_an_article_one_and_a_bound_are_no_second_value():
+    from gpukb.recipes import generate
+
+    g = generate("one gpu pod with 4 GPUs, ns smoke", llm=False)
+    assert g.params["gpus"] == 4, g.params
+    g = generate("quota for ns vision: 8 GPUs total, but allow up to 4 GPUs in a single pod", llm=False)
+    assert (g.params["gpus"], g.params["max_gpus_per_pod"]) == (8, 4) and "max_pods" not in g.from_request, g.params
+    g = generate("onboard team geo: namespace geo, 16 GPUs, no single container bigger than 2 GPUs", llm=False)
+    assert g.recipe == "tenant-onboarding" and g.params["gpus"] == 16, g.params

@@ -3071,6 +3071,11 @@ class _Extractor:
                     continue
                 if not self._free(span) or re.search(r"\b(?:one|1|a)\s+(?:[a-z]+\s+)?$", self.text[max(0, span[0] - 12):span[0]]):
                     continue
+                if self.text[span[0]:span[1]].lower() in ("one", "single", "a"):
+                    continue  # "one gpu pod", "a master of one pod": "one" is as often an article as a count
+                if re.search(r"\b(?:than|at\s+most|up\s+to|max(?:imum)?|limit(?:ed)?(?:\s+to)?|cap(?:ped)?(?:\s+at)?|"
+                             r"single|any|per|each|every)\s+(?:[a-z]+\s+){0,2}$", self.text[max(0, span[0] - 30):span[0]], re.I):
+                    continue  # "no single container bigger than 4 GPUs": a bound or a rate, no second value
                 ok, val = self._ok(name, parse_number(m.group(1)))
                 if ok and val != value and other is None:
                     other = (val, span)
@@ -3190,7 +3195,7 @@ class _Extractor:
             pats = [
                 rf"(?<![\w.]){_NUM}\s*(?:{thing}\s*)?(?:per|a|each|/|in\s+any|for\s+any)\s*(?:single\s+|one\s+)?{unit}"
                 r"(?:\s+(?:max(?:imum)?|at\s+most|tops))?",
-                rf"\b(?:max(?:imum)?|at\s+most|up\s+to|no\s+more\s+than|limit(?:ed)?\s+to|cap(?:ped)?\s+at)\s+(?:of\s+)?{_NUM}\s*(?:{thing})?\s*(?:per|a|each|in\s+any|for\s+any|for\s+one|for\s+a\s+single)\s+{unit}",
+                rf"\b(?:max(?:imum)?|at\s+most|up\s+to|no\s+more\s+than|limit(?:ed)?\s+to|cap(?:ped)?\s+at)\s+(?:of\s+)?{_NUM}\s*(?:{thing})?\s*(?:per|a|each|(?:in|on|for)\s+(?:any|one|a\s+single|a|each|any\s+single))\s+{unit}",
                 rf"\b(?:no|not\s+a\s+single|none\s+of\s+the|no\s+single)\s+{unit}\s+{verb}(?:more\s+than|over|above|beyond)\s+{_NUM}(?!\w|\.\w)",
                 # "each pod can use up to 2", "allow single pods up to 8 gpus each"
                 rf"\b(?:each|every|any|a\s+single|single|individual|one|a)\s+{unit}\s+{verb}(?:at\s+most|up\s+to|no\s+more\s+than|max(?:imum)?(?:\s+of)?)\s+{_NUM}(?!\w|\.\w)",
