@@ -761,3 +761,11 @@ def test_an_article_one_and_a_bound_are_no_second_value():
     assert (g.params["gpus"], g.params["max_gpus_per_pod"]) == (8, 4) and "max_pods" not in g.from_request, g.params
     g = generate("onboard team geo: namespace geo, 16 GPUs, no single container bigger than 2 GPUs", llm=False)
     assert g.recipe == "tenant-onboarding" and g.params["gpus"] == 16, g.params
+
+
+def test_a_verb_after_the_cue_noun_is_no_name():
+    from gpukb.recipes import generate
+
+    g = generate("I already did `kubectl create ns geo-lab`; now set up everything else a team needs: 8 GPUs, 64 cpu",
+                 llm=False)
+    assert (g.recipe, g.params["tenant"]) == ("tenant-onboarding", "geo-lab"), g.params

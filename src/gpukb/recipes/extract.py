@@ -535,6 +535,11 @@ nvidia kubernetes k8s team user tenant system public private local remote
 volcano kueue karpenter keda prometheus kubeflow slurm ray gpfs lustre fsx aws gcp azure eks gke aks""".split())
 
 
+# verbs that follow their subject: "the team needs", "the cluster runs"
+_VERBS_AFTER_NOUN = frozenset("""needs wants has have had uses owns shares requires asks works lives sits keeps gets
+runs is are was were will would should can could must may might does did""".split())
+
+
 def _words_alt(words: list[str]) -> str:
     return _words_alt_cached(tuple(words), _FLAGGED.get())
 
@@ -1710,6 +1715,9 @@ class _Extractor:
         nxt_word = nxt.group(1).lower() if nxt else ""
         own_words = {w for c in cues for w in str(c).lower().split()}
         own_noun = bool(nxt) and (nxt_word in own_words or _singular(nxt_word) in own_words)
+        # "everything a team needs", "the team wants": a verb right after the cue noun is no name
+        if self.text[span[0]:span[1]].lower() in _VERBS_AFTER_NOUN:
+            return True
         # "a new team is coming": a participle after "is" is the verb's, not a name
         if re.search(r"\b(?:is|are|was|were)\s+$", self.text[max(0, span[0] - 8):span[0]], re.I) and \
                 re.fullmatch(r"[a-z]{3,}(?:ing|ed)", self.text[span[0]:span[1]]):
