@@ -769,3 +769,20 @@ def test_a_verb_after_the_cue_noun_is_no_name():
     g = generate("I already did `kubectl create ns geo-lab`; now set up everything else a team needs: 8 GPUs, 64 cpu",
                  llm=False)
     assert (g.recipe, g.params["tenant"]) == ("tenant-onboarding", "geo-lab"), g.params
+
+
+def test_the_name_of_the_object_quoted_right_after():
+    from gpukb.recipes import generate
+
+    g = generate("KEDA ScaledObject for the deployment 'embedder', at most six replicas, and the name of the object "
+                 "'embedder-so'", llm=False)
+    assert (g.params["name"], g.params["deployment"]) == ("embedder-so", "embedder"), g.params
+
+
+def test_karpenter_zones_are_a_requirement():
+    from gpukb.recipes import generate
+
+    g = generate("karpenter gpu nodepool, g6e only, and keep the nodes in eu-west-1a and eu-west-1b", llm=False)
+    assert g.params["zones"] == ["eu-west-1a", "eu-west-1b"], g.params
+    req = g.documents[0]["spec"]["template"]["spec"]["requirements"]
+    assert {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["eu-west-1a", "eu-west-1b"]} in req

@@ -1619,8 +1619,9 @@ class _Extractor:
         owner = self._other_named(name) if rule.get("schema") else None
         if spec.get("type") == "string" and not spec.get("enum"):
             # "name of the hpa is whisper-hpa": the value after what the cue is of
+            # "the name of the object 'rerank-scaler'": or quoted right after it
             for tok, span in self._token_candidates(rf"{words}\s+of\s+(?:the|this|that|its|our|my)\s+[\w-]+\s+"
-                                                    rf"(?:is|should\s+be|will\s+be|[:=])\s*{_TOKEN}"):
+                                                    rf"(?:is|should\s+be|will\s+be|[:=]|(?=[\"'`]))\s*{_TOKEN}"):
                 ok, val = self._ok(name, tok)
                 if ok:
                     return val, span
