@@ -133,3 +133,17 @@ def test_a_capitalised_word_inside_a_sentence_is_a_name():
     sp = Speller(["stack", "quota"], ["the"])
     assert sp.text("route the alerts to Slack") == "route the alerts to Slack"
     assert sp.text("Quoat for team a") == "quota for team a"  # at the start it is a typo like any other
+
+
+def test_a_word_without_vowels_is_the_one_term_with_those_consonants():
+    sp = Speller(terms=["workers", "namespace", "image", "nodes", "needs"], known=["please"])
+    assert sp.text("3 wrkrs in nmspc ml, img x") == "3 workers in namespace ml, image x"
+    # chat shorthand is left alone, and so is a skeleton two terms share ("nodes", "needs" -> "nds")
+    assert sp.text("pls thx, 2 nds") == "pls thx, 2 nds"
+
+
+def test_a_mistyped_request_is_read_with_its_vowelless_words():
+    from gpukb.recipes import generate
+
+    g = generate("volcano job, 3 wrkrs x 2 gpus, img ghcr.io/acme/rl:1.4", llm=False)
+    assert (g.params["workers"], g.params["image"]) == (3, "ghcr.io/acme/rl:1.4"), g.params

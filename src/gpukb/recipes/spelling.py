@@ -1,6 +1,6 @@
 """Mistyped words of a request, read as the recipe term they were meant to be.
 
-Users write "pytroch", "karpneter", "namepsace", "replcias". A word of five or
+Users write "pytroch", "karpneter", "namepsace", "replcias", "wrkrs". A word of five or
 more letters that no recipe and no KB page uses, one edit (a letter dropped,
 added, changed, or two neighbours swapped) from exactly one recipe term (a
 keyword, kind, title word, parameter name or extraction cue, or such a word
@@ -8,7 +8,8 @@ with a plural or verb ending), is read as that term. A word the recipes or the
 KB use is never "corrected" ("there" stays, though "three" is one swap away),
 and neither is a word in capitals, a "#DIRECTIVE", a well-known command
 ("sbatch"), nor a value: a word in quotes, a given name ("named trainr"), or a
-token with digits, dots, slashes, underscores or hyphens.
+token with digits, dots, slashes, underscores or hyphens. A word without
+vowels ("wrkrs", "img") is the one term whose consonants it keeps, if only one.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ _NAMING = re.compile(r"(?:\b(?:named|called|name|names|label|labels|labeled|labe
 # commands engineers paste that sit one edit from a term ("sbatch" is not "batch")
 _COMMANDS = frozenset({"sbatch", "srun", "salloc", "scancel", "squeue", "mpirun", "mpiexec", "torchrun", "deepspeed",
                        "accelerate", "kubectl", "eksctl", "gcloud", "docker", "podman"})
-_CANDIDATE = re.compile(r"(?<![\w./:@-])[A-Za-z]{4,}(?![\w./:@-]|'[a-z])")
+_CANDIDATE = re.compile(r"(?<![\w./:@-])[A-Za-z]{3,}(?![\w./:@-]|'[a-z])")
 
 
 def within_one_edit(a: str, b: str) -> bool:
@@ -58,6 +59,16 @@ def _in_order(short: str, long: str) -> bool:
     return all(c in it for c in short)
 
 
+def _skeleton(w: str) -> str:
+    """``w`` without the vowels after its first letter ("workers" -> "wrkrs", "image" -> "img")."""
+    return w[:1] + re.sub(r"[aeiou]", "", w[1:])
+
+
+# chat shorthand that has no vowels and is no term
+_CHAT = frozenset("""pls plz thx thnx thks btw fyi tbh imo imho wdyt lgtm ptal brb smth sth nvm idk rly msg pvt
+ppl pwd tmr tmrw hrs mins sec secs yr yrs hmm hm nth""".split())
+
+
 def _deletes(w: str) -> set[str]:
     return {w[:i] + w[i + 1:] for i in range(len(w))}
 
@@ -80,11 +91,23 @@ class Speller:
         for f in self.forms:
             for d in _deletes(f) | {f}:
                 self.index.setdefault(d, set()).add(f)
+        # "wrkrs", "nmspc", "img": a term written without its vowels
+        self.skeletons: dict[str, set[str]] = {}
+        for f, t in self.forms.items():
+            self.skeletons.setdefault(_skeleton(f), set()).add(f)
+        for t in set(self.forms.values()) | {t.lower() for t in terms if _ALPHA.fullmatch(t.lower()) and len(t) >= 4}:
+            self.skeletons.setdefault(_skeleton(t), set()).add(t)
 
     @lru_cache(maxsize=4096)
     def correct(self, word: str) -> str | None:
         """The term ``word`` was meant to be, or None (a known word, or no single near term)."""
         w = word.lower()
+        if len(w) >= 3 and w == _skeleton(w) and w not in self.known and w not in _CHAT:
+            hits = self.skeletons.get(w, set())
+            bases = {self.forms.get(h, h) for h in hits}
+            bases = {b for b in bases if not any(o != b and b.startswith(o) for o in bases)}  # "nodes" is "node"
+            best = min(hits, key=len) if hits else ""
+            return best if len(bases) == 1 and len(best) > len(w) else None
         # a four-letter word may be a five-letter term missing a letter ("queu", "locl")
         if len(w) < _MIN_LEN - 1 or w in self.known:
             return None
