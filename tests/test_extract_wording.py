@@ -786,3 +786,10 @@ def test_karpenter_zones_are_a_requirement():
     assert g.params["zones"] == ["eu-west-1a", "eu-west-1b"], g.params
     req = g.documents[0]["spec"]["template"]["spec"]["requirements"]
     assert {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["eu-west-1a", "eu-west-1b"]} in req
+
+
+def test_a_slurm_job_array_is_an_indexed_job():
+    from gpukb.recipes import generate
+
+    g = generate("port this to kubernetes: sbatch --array=0-49%5 --gres=gpu:1 embed.sh", llm=False)
+    assert (g.recipe, g.params["completions"], g.params["parallelism"], g.params["gpus"]) == ("indexed-job", 50, 5, 1)

@@ -188,7 +188,16 @@ def _scaled(m: re.Match) -> str:
 
 
 # Shorthand people write for common words: "w/o the exporter", "w/ 4 gpus", "10 reqs per replica".
+def _job_array(m: re.Match[str]) -> str:
+    """Slurm's ``--array=0-99%8``: 100 array tasks, 8 at a time."""
+    lo, hi = int(m.group(1)), int(m.group(2))
+    if hi < lo:
+        return m.group(0)
+    return f"{hi - lo + 1} array tasks" + (f", {m.group(3)} at a time" if m.group(3) else "")
+
+
 _SHORTHAND: list[tuple[re.Pattern[str], Any]] = [
+    (re.compile(r"(?<![\w-])--?(?:array|a)[=\s]+(\d+)-(\d+)(?:%(\d+))?(?![\w-])"), _job_array),
     (re.compile(r"(?<![\w./:-])w/o(?![\w/])", re.I), "without"),
     (re.compile(r"(?<![\w./:-])w/(?:\s+|(?=[a-z0-9])(?![\w.-]*[/:]))", re.I), "with "),
     # "16 wkrs", "2 gpu ea"
