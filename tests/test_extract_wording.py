@@ -793,3 +793,9 @@ def test_a_slurm_job_array_is_an_indexed_job():
 
     g = generate("port this to kubernetes: sbatch --array=0-49%5 --gres=gpu:1 embed.sh", llm=False)
     assert (g.recipe, g.params["completions"], g.params["parallelism"], g.params["gpus"]) == ("indexed-job", 50, 5, 1)
+
+
+def test_a_correction_of_a_count_in_words_and_percent_in_words():
+    assert normalise_text("mpijob with four workers, 8 gpus each. actually make it two workers") == \
+        "mpijob with 2 workers, 8 gpus each."
+    assert normalise_text("keep gpu util near sixty-five percent") == "keep gpu util near 65%"

@@ -172,8 +172,12 @@ def _drops(case: dict[str, Any], g: Any) -> tuple[int, int, list[str]]:
             notes.append(f"{name}={want!r} silently dropped (got {got!r})")
         else:
             notes.append(f"{name}={want!r} not used, reported as not understood")
+    from .extract import normalise_text
+
     for detail in case.get("unsupported") or []:
-        if not any(str(detail).lower() in u.lower() for u in g.unused):
+        # reported in the request's words, or as the request reads once normalised ("10 percent" -> "10%")
+        said = {str(detail).lower(), normalise_text(str(detail)).lower()}
+        if not any(d in u.lower() for d in said for u in g.unused):
             silent += 1
             notes.append(f"unsupported detail {detail!r} not reported in unused")
     return silent, changed, notes

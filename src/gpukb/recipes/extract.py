@@ -91,7 +91,8 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
                   # is the namespace when it is hyphenated or follows the object the request is about
                   {"regex": r"\bin\s+(?:the\s+)?(?!(?:[a-z]{2}(?:-gov)?-[a-z]+-\d)(?![\w-]))([a-z][a-z0-9]*-[-a-z0-9]*[a-z0-9])(?![\w.-])"},
                   {"regex": r"\b(?:deployment|deployments|pods?|jobs?|services?|everything|all\s+of\s+it|it|them)\s+in\s+"
-                            r"(?!(?:the|a|an|our|my|parallel|total|order|place|front|case|one|each|addition|practice)\b)"
+                            r"(?!(?:the|a|an|our|my|parallel|total|order|place|front|case|one|each|addition|practice|"
+                            r"queue|pool|zone|region|cluster|partition|namespace|ns)\b)"
                             r"([a-z][a-z0-9]*)(?![\w.-])(?!\s+(?:cluster|region|zone|mode|parallel)\b)"}],
     "image": [{"after": ["image", "container image"]}, {"regex": _IMAGE_RE}],
     # a Hugging Face model id: an organisation without dots, a slash, a name with a digit or hyphen
@@ -280,7 +281,10 @@ def _compound(m: re.Match) -> str:
 # A number word before a size unit: "sixty-four gigs", "three TB" (sizes are read from digits)
 _WORD_BEFORE_UNIT = re.compile(rf"(?<![\w.-])({_SIMPLE_WORD}(?:[-\s](?:one|two|three|four|five|six|seven|eight|nine))?)\s+"
                                r"(?=(?:gigs?|gigabytes?|gibibytes?|gib|gi|gb|g|terabytes?|tebibytes?|tera|tib|ti|tb|t|"
-                               r"megabytes?|megs?|mib|mi|mb)(?![\w.-]))", re.I)
+                               r"megabytes?|megs?|mib|mi|mb|percent|per\s+cent|pct)(?![\w.-]))", re.I)
+
+
+_PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:percent|per\s+cent|pct)\b", re.I)
 
 
 def _word_in_digits(m: re.Match) -> str:
@@ -329,7 +333,8 @@ _UNIT_CORRECTION_RX = re.compile(r"\s*[-,;(]*\s*\b(?:no\s+wait|actually|sorry|i\
 def _unit_correction(text: str) -> str:
     for m in reversed(list(_UNIT_CORRECTION_RX.finditer(text))):
         new, unit = m.group(1), _singular(m.group(2).lower())
-        earlier = list(re.finditer(rf"(?<![\w.])(\d+(?:\.\d+)?)(\s+{re.escape(unit)}(?:s|es)?\b)", text[:m.start()], re.I))
+        earlier = list(re.finditer(rf"(?<![\w.-])(\d+(?:\.\d+)?|{_NUM_PART})(\s+{re.escape(unit)}(?:s|es)?\b)",
+                                   text[:m.start()], re.I))
         if earlier:
             e = earlier[-1]
             n = new if new.isdigit() else str(parse_number(new) or new)
@@ -356,6 +361,7 @@ def normalise_text(text: str) -> str:
     text = _AND_A_HALF.sub(_and_a_half, text)
     text = _COMPOUND.sub(_compound, text)
     text = _WORD_BEFORE_UNIT.sub(_word_in_digits, text)
+    text = _PERCENT.sub(r"\1%", text)  # "70 percent", "65 per cent" -> "70%"
     if _CORRECTION_WORD.search(text):  # "a day after it finishes -- actually make it two days"
         text = _ONE_UNIT.sub("1 ", text)
     text = _CORRECTION.sub(_corrected, text)
