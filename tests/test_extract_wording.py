@@ -799,3 +799,19 @@ def test_a_correction_of_a_count_in_words_and_percent_in_words():
     assert normalise_text("mpijob with four workers, 8 gpus each. actually make it two workers") == \
         "mpijob with 2 workers, 8 gpus each."
     assert normalise_text("keep gpu util near sixty-five percent") == "keep gpu util near 65%"
+
+
+def test_object_references_bump_to_and_a_pasted_target():
+    from gpukb.recipes import generate
+
+    g = generate("kubectl -n serving set image deploy/chat chat=vllm/vllm-openai:v0.7.1 is how we do it now; give me the "
+                 "gpukb deployment with that image and 2 GPUs", llm=False)
+    assert (g.params["name"], g.params["image"], g.params["namespace"]) == ("chat", "vllm/vllm-openai:v0.7.1", "serving")
+    assert "model" not in g.from_request, g.params  # "vllm/vllm" inside the image is no model
+    g = generate("hpa for deploy/ocr-api, 1 to 3 replicas on gpu util 50%", llm=False)
+    assert g.params["deployment"] == "ocr-api", g.params
+    g = generate("quota for ns vision: please bump the gpus to 12 and cap pods at 40", llm=False)
+    assert g.params["gpus"] == 12, g.params
+    g = generate("our deployment today:\n```\nkind: Deployment\nmetadata:\n  name: rerank\nspec:\n  replicas: 1\n```\n"
+                 "a keda scaledobject for it please, 0 to 4 replicas", llm=False)
+    assert (g.recipe, g.params["deployment"]) == ("keda-gpu-scaledobject", "rerank"), g.params

@@ -72,7 +72,8 @@ _ABBREVIATIONS = {"production": ["prod"], "priority": ["prio"], "development": [
 _RELATION_WORDS = frozenset({"contains", "contain", "containing", "includes", "include", "including", "matches",
                              "match", "matching", "starts", "start", "starting", "begins", "beginning", "ends",
                              "ending", "equals", "like", "resembles", "mentions", "has", "having"})
-_FRAME_WORDS = frozenset({"called", "named", "existing", "current", "same", "own", "is", "are", "was", "were"})
+_FRAME_WORDS = frozenset({"called", "named", "existing", "current", "same", "own", "is", "are", "was", "were",
+                          "today", "tomorrow", "yesterday", "now", "tonight", "currently", "later", "soon"})
 
 _GPU_MODELS = ["h100", "h200", "a100", "a10g", "a10", "l40s", "l40", "l4", "t4", "v100", "b200", "gb200", "a6000", "rtx"]
 
@@ -97,7 +98,7 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
     "image": [{"after": ["image", "container image"]}, {"regex": _IMAGE_RE}],
     # a Hugging Face model id: an organisation without dots, a slash, a name with a digit or hyphen
     # and no tag ("stabilityai/stable-diffusion-xl-base-1.0"; "nvcr.io/x" and "a/b:tag" are images)
-    "model": [{"regex": r"(?<![\w./:@-])([A-Za-z][\w-]*/(?=[\w.-]*[-\d])[A-Za-z0-9][\w.-]*[A-Za-z0-9])(?![\w/:@])"}],
+    "model": [{"regex": r"(?<![\w./:@-])([A-Za-z][\w-]*/(?=[\w.-]*[-\d])[A-Za-z0-9][\w.-]*[A-Za-z0-9])(?![\w/:@-]|\.\w)"}],
     "queue": [{"after": ["queue"]}, {"before": ["queue"]}],
     "replicas": [{"count": ["replicas", "replica", "copies", "instances"]}],
     "priority_class": [{"after": ["priorityclass", "priority class", "priority"]}],
@@ -942,6 +943,10 @@ def _initials(name: str, all_names: tuple[str, ...]) -> str | None:
 # "kubectl get vcjob bench -o yaml", "kubectl describe pvc/ckpt -n ml": an object named by its resource
 _KUBECTL_GET = re.compile(r"\bkubectl\s+(?:-n\s+\S+\s+)?(?:get|describe|edit)\s+(?P<res>[a-z][\w.-]*)(?:/|\s+)"
                           r"(?P<name>[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)(?![\w.-])", re.I)
+_KUBECTL_REF = re.compile(r"(?<![\w./-])(?P<res>deploy|deployments?|po|pods?|jobs?|svc|services?|pvc|sts|statefulsets?|ds|"
+                          r"daemonsets?|cm|configmaps?|hpa|vcjob|pytorchjobs?|mpijobs?|pc|priorityclass|quota|"
+                          r"resourcequota|nodepools?|so|scaledobjects?|sm|servicemonitors?|pg|podgroups?|cq|"
+                          r"clusterqueues?|lq|localqueues?)/(?P<name>[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)(?![\w/.:-])")
 # kubectl's short names (and Volcano's) for the kinds recipes render
 _KUBECTL_SHORT = {"pvc": "persistentvolumeclaim", "pv": "persistentvolume", "sc": "storageclass", "deploy": "deployment",
                   "svc": "service", "cm": "configmap", "pc": "priorityclass", "quota": "resourcequota",
@@ -1133,6 +1138,17 @@ def _pasted_leaves(text: str) -> list[tuple[tuple[str, ...], Any]]:
     return out
 
 
+def _pasted_refs(text: str) -> list[tuple[str, str]]:
+    """(kind, name) of each object pasted in a fenced block."""
+    out: list[tuple[str, str]] = []
+    for block in _FENCE.findall(text)[:4]:
+        kind = re.search(r"^kind:\s*([A-Za-z]+)\s*$", block, re.M)
+        name = re.search(r"^metadata:\s*\n(?:\s+.*\n)*?\s+name:\s*[\"']?([a-z0-9][-a-z0-9.]*)", block, re.M)
+        if kind and name:
+            out.append((kind.group(1), name.group(1)))
+    return out
+
+
 def _leaves(t: Any, path: tuple[str, ...] = ()):
     """The (key path, value) of every scalar in a manifest, list positions left out."""
     if isinstance(t, dict):
@@ -1297,6 +1313,9 @@ class _Extractor:
                 # "retry it at most 2 times", "restart each shard up to three times"
                 rf"{u}\s+(?:[a-z]+\s+){{0,3}}?(?:at\s+most\s+|up\s+to\s+|max(?:imum)?\s+|no\s+more\s+than\s+)?"
                 rf"{_DIG}\s*(?:times|x)(?![\w])",
+                # "bump the gpus to 16", "raise workers up to 8": a change verb, the unit, "to", the count
+                rf"\b(?:bump|raise|increase|set|change|reduce|lower|decrease|drop|scale|grow|move|take|put)\w*\s+"
+                rf"(?:(?:the|our|its|their|his|her)\s+)?(?:[a-z]+\s+)?{u}\s+(?:(?:up|down)\s+)?to\s+{_DIG}(?!\w|\.\w)",
             ]
             for i, p in enumerate(pats):
                 for m in _compile(p).finditer(self.digits):
@@ -1412,9 +1431,19 @@ class _Extractor:
         """``kubectl get vcjob bench -o yaml``: the name of an object of a kind the recipe renders is the
         name its manifest gets (when one parameter alone names objects)."""
         namers = [n for n, paths in manifest_paths(self.recipe).items() if ("metadata", "name") in paths]
+        kinds = {k.lower() for k in self.recipe.kinds}
+        # "deploy/llama", "pvc/ckpt": an object reference; the object the recipe renders, or the one a
+        # parameter is named for ("deployment" of an HPA); never an image or a model either way
+        for m in _KUBECTL_REF.finditer(self.text):
+            kind = _KUBECTL_SHORT.get(m.group("res").lower(), _singular(m.group("res").lower()))
+            target = namers[0] if kind in kinds and len(namers) == 1 else \
+                next((n for n in self.recipe.properties if n.replace("_", "") == kind), None)
+            if target and target not in self.result.values and self._free(m.span("name")):
+                self._take(target, m.group("name"), m.span("name"))
+            self.used.append(m.span())
+            self.result.covered.append(m.span())
         if len(namers) != 1 or namers[0] in self.result.values:
             return
-        kinds = {k.lower() for k in self.recipe.kinds}
         for m in _KUBECTL_GET.finditer(self.text):
             res = m.group("res").lower().split(".")[0]
             if _KUBECTL_SHORT.get(res, _singular(res)) in kinds and self._free(m.span("name")):
@@ -1455,6 +1484,17 @@ class _Extractor:
         ends with the longest part of the field's path, when only one does."""
         if not self.pasted:
             return
+        # "here is our Deployment: ... a KEDA scaledobject for it": the pasted object is the one a
+        # parameter is named for, when the recipe does not render that kind itself
+        kinds = {k.lower() for k in self.recipe.kinds}
+        for kind, obj in _pasted_refs(self.raw):
+            target = next((n for n in self.recipe.properties if n.replace("_", "") == kind.lower()), None)
+            if kind.lower() not in kinds and target and target not in self.result.values:
+                ok, val = self._ok(target, obj)
+                if ok:
+                    at = self.text.find(obj)
+                    self.result.values[target] = val
+                    self.result.spans[target] = (at, at + len(obj)) if at >= 0 else (0, 0)
         paths = manifest_paths(self.recipe)
         for path, value in self.pasted:
             low = tuple(k.lower() for k in path)
