@@ -815,3 +815,12 @@ def test_object_references_bump_to_and_a_pasted_target():
     g = generate("our deployment today:\n```\nkind: Deployment\nmetadata:\n  name: rerank\nspec:\n  replicas: 1\n```\n"
                  "a keda scaledobject for it please, 0 to 4 replicas", llm=False)
     assert (g.recipe, g.params["deployment"]) == ("keda-gpu-scaledobject", "rerank"), g.params
+
+
+def test_a_flag_followed_by_off_or_on():
+    from gpukb.recipes import generate
+
+    g = generate("time slicing 4x, renamebydefault off", llm=False)
+    assert g.params["rename_by_default"] is False, g.params
+    g = generate("time slicing 4x, renameByDefault on", llm=False)
+    assert g.params["rename_by_default"] is True, g.params

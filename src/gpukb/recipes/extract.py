@@ -2225,7 +2225,9 @@ class _Extractor:
                     continue  # "don't scale to zero" selects no value
                 value = not value  # "do not rename it"
                 self.result.covered.append((neg, m.end()))
-            stated = re.match(r"\s*[:=]\s*(true|false|yes|no|on|off|enabled|disabled)\b", self.text[m.end():], re.I)
+            # "renameByDefault: false", "renamebydefault off", "ssh = no"
+            stated = re.match(r"\s*(?:[:=]\s*|\s(?=(?:true|false|on|off|enabled|disabled)\b))"
+                              r"(true|false|yes|no|on|off|enabled|disabled)\b", self.text[m.end():], re.I)
             if stated and spec.get("type") == "boolean" and rule.get("value", True) is True and neg is None:
                 # "renameByDefault: false": the value written after the flag's own name says which
                 value = stated.group(1).lower() in ("true", "yes", "on", "enabled")
