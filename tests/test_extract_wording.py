@@ -824,3 +824,14 @@ def test_a_flag_followed_by_off_or_on():
     assert g.params["rename_by_default"] is False, g.params
     g = generate("time slicing 4x, renameByDefault on", llm=False)
     assert g.params["rename_by_default"] is True, g.params
+
+
+def test_runs_a_hyphenated_command_and_a_queue_that_grows():
+    from gpukb.recipes import generate
+
+    g = generate("one gpu pod that just runs nvidia-smi and exits", llm=False)
+    assert g.params["command"] == ["nvidia-smi"], g.params
+    g = generate("a gpu pod that runs long-running jobs", llm=False)
+    assert "command" not in g.from_request, g.params
+    g = generate('volcano queue "lab" guaranteed 4 GPUs, can grow to 24 when idle', llm=False)
+    assert (g.params["guarantee_gpus"], g.params["gpus"]) == (4, 24), g.params

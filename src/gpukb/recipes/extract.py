@@ -1726,7 +1726,10 @@ class _Extractor:
                     tok = inner.group(1)
                 else:
                     tok, span = self._command_words(tok, span)
-                if rule.get("verb") and not inner and " " not in tok.strip() and not re.search(r"[/_.]", tok):
+                hyphen_cmd = re.search(r"\w-\w", tok) and re.match(r"\s*(?:$|[,.;)]|(?:and|then|with|on|in)\b)",
+                                                                    self.text[span[1]:])  # "runs nvidia-smi and exits"
+                if rule.get("verb") and not inner and " " not in tok.strip() and not re.search(r"[/_.]", tok) \
+                        and not hyphen_cmd:
                     continue  # "runs on 2 workers", "runs fast": after a verb only a command-like word
                 if rule.get("verb"):  # the verb is understood with its command
                     verb = None
