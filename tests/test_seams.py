@@ -91,7 +91,7 @@ def test_keyword_query_drops_chat_filler_only():
 def test_settings_defaults_live_in_one_model():
     cfg = IngestConfig()
     assert cfg.answer.refuse_below == pytest.approx(0.5613)
-    assert cfg.answer.max_words == 120 and cfg.retrieval.heading_weight == pytest.approx(0.4)
+    assert cfg.answer.max_words == 110 and cfg.retrieval.heading_weight == pytest.approx(0.4)
 
 
 def test_unknown_config_key_names_it_and_the_allowed_keys():
