@@ -835,3 +835,14 @@ def test_runs_a_hyphenated_command_and_a_queue_that_grows():
     assert "command" not in g.from_request, g.params
     g = generate('volcano queue "lab" guaranteed 4 GPUs, can grow to 24 when idle', llm=False)
     assert (g.params["guarantee_gpus"], g.params["gpus"]) == (4, 24), g.params
+
+
+def test_passive_not_installed_cannot_borrow_and_n_of_the_model():
+    from gpukb.recipes import generate
+
+    g = generate("ClusterPolicy where the driver is not installed by the operator, we manage it", llm=False)
+    assert g.params["driver_enabled"] is False, g.params
+    g = generate("kueue clusterqueue for ns vision, 24 gpus, in cohort lab, and they must not borrow", llm=False)
+    assert g.params["borrowing_limit"] == 0, g.params
+    g = generate("pytorchjob over 2 machines, every machine with 4 of the A100", llm=False)
+    assert (g.params["nodes"], g.params["gpus"]) == (2, 4), g.params

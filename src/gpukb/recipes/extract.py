@@ -617,7 +617,11 @@ _STATE_WORDS: dict[str, list[str]] = {
                       "installed on the host", "installed on the hosts", "installed on the nodes",
                       "baked into", "baked in", "baked", "built into", "built in", "comes with", "come with",
                       "ships with", "ship with", "shipped with", "shipped in", "bundled with", "bundled in",
-                      "part of the image", "part of the ami", "in the image", "in the ami"],
+                      "part of the image", "part of the ami", "in the image", "in the ami",
+                      # "the driver is not installed by the operator (we have it)": someone else installs it
+                      "not installed by the operator", "not installed from the operator", "not installed from operator",
+                      "not installed by operator", "not managed by the operator", "not from the operator",
+                      "not deployed by the operator", "installed by us", "installed ourselves", "managed by us"],
 }
 
 # Acting on a boolean's object: verbs that keep or provide a thing ("keep the toolkit", "the
@@ -1303,7 +1307,7 @@ class _Extractor:
             # on the digits view, where number words are digits ("eight" -> "8    "): small patterns
             pats = [
                 # "gpus=4 replicas=2": 4 is the gpus' value; "one gpu pod": one pod, not one GPU
-                rf"(?<![\w.=:]){_DIG}\s*(?:x\s*)?-?\s*{u_after_number}" + (
+                rf"(?<![\w.=:]){_DIG}\s*(?:x\s*)?-?\s*(?:of\s+(?:the|these|those|our|their)\s+)?{u_after_number}" + (
                     r"(?!\s+(?:pod|node|job|box|server|machine|host|vm)s?\b)" if "gpu" in u.lower() else ""),
                 rf"{u}\s*(?:[:=]|of|count|set to|(?:stays?|remains?|staying|kept)\s+at|(?:max(?:imum)?|at\s+most)(?:\s+of)?|(?:to|should|must|will|shall)\s+be|is|are)?"
                 rf"\s*{_DIG}(?!\w|\.\w)(?!\s+times\b)",  # "retry every shard at most 3 times" counts retries
