@@ -846,3 +846,12 @@ def test_passive_not_installed_cannot_borrow_and_n_of_the_model():
     assert g.params["borrowing_limit"] == 0, g.params
     g = generate("pytorchjob over 2 machines, every machine with 4 of the A100", llm=False)
     assert (g.params["nodes"], g.params["gpus"]) == (2, 4), g.params
+
+
+def test_a_percentage_of_something_else_and_temp_over_and_kind_in_namespace():
+    from gpukb.recipes import generate
+
+    g = generate("dcgm alerts: gpu temp over 88, and disk usage above 90 percent; servicemonitor in observability",
+                 llm=False)
+    assert (g.params["temperature_celsius"], g.params["namespace"]) == (88, "observability"), g.params
+    assert "idle_util_percent" not in g.from_request and any("90%" in u for u in g.unused), (g.params, g.unused)

@@ -91,7 +91,9 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
                   # "the llama deployment in inference-prod", "everything in serving": a place after "in"
                   # is the namespace when it is hyphenated or follows the object the request is about
                   {"regex": r"\bin\s+(?:the\s+)?(?!(?:[a-z]{2}(?:-gov)?-[a-z]+-\d)(?![\w-]))([a-z][a-z0-9]*-[-a-z0-9]*[a-z0-9])(?![\w.-])"},
-                  {"regex": r"\b(?:deployment|deployments|pods?|jobs?|services?|everything|all\s+of\s+it|it|them)\s+in\s+"
+                  {"regex": r"\b(?:deployment|deployments|pods?|jobs?|services?|servicemonitors?|service\s+monitors?|alerts?|"
+                            r"alert\s+rules|prometheusrules?|scaledobjects?|hpas?|pvcs?|claims?|quotas?|everything|"
+                            r"all\s+of\s+it|it|them)\s+in\s+"
                             r"(?!(?:the|a|an|our|my|parallel|total|order|place|front|case|one|each|addition|practice|"
                             r"queue|pool|zone|region|cluster|partition|namespace|ns)\b)"
                             r"([a-z][a-z0-9]*)(?![\w.-])(?!\s+(?:cluster|region|zone|mode|parallel)\b)"}],
@@ -688,6 +690,11 @@ def _distinctive_cues(name: str, all_names: tuple[str, ...]) -> tuple[str, ...]:
 _SCHEMA_RULES_CACHE: dict[tuple[str, int, tuple[str, ...]], Any] = {}
 
 
+# what else a percentage may measure: a per-cent parameter takes none that its description does not name
+_MEASURES = ["memory", "mem", "ram", "disk", "storage", "cpu", "network", "bandwidth", "power", "fan", "temperature",
+             "temp", "battery", "error", "errors", "canary", "traffic", "rollout", "budget"]
+
+
 def _schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | None = None) -> list[dict[str, Any]]:
     """:func:`_build_schema_rules`, kept per parameter schema (the rules only depend on it)."""
     key = (name, id(spec), tuple(all_names or ()))
@@ -755,7 +762,9 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
     if t in ("string", "integer") and (re.search(r"\d\s*%|percent", str(spec.get("description", "")))
                                        or name.endswith("_percent")):
         # a percentage is the value of the parameter whose schema measures in per cent ("keep it around 60%")
-        rules.append({"regex": r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*(?:%|percent\b|pct\b)"})
+        desc = str(spec.get("description", "")).lower()
+        rules.append({"regex": r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*(?:%|percent\b|pct\b)",
+                      "not_after": [w for w in _MEASURES if w not in desc and w not in name]})
     if t == "string" and _numeric_string(json.dumps(spec, sort_keys=True)):
         # a number kept as a string ("500m", "2.5"): a number near the words its description uses
         rules.append({"regex": r"(?<![\w.:/=-])(\d+(?:\.\d+)?m?)(?![\w.%/:-])",
@@ -2281,6 +2290,9 @@ class _Extractor:
             cover = m.span()  # the rule's own words around the value are understood too
             if rule.get("near") and self._named_for_other(name, span):
                 continue  # "expireAfter 36h, consolidateAfter: 10m": 36h is named for the other field
+            if rule.get("not_after") and _compile(rf"{_words_alt(rule['not_after'])}[^,;.]{{0,25}}$").search(
+                    self.text, max(0, span[0] - 40), span[0]):
+                continue  # "memory usage above 95%": a percentage of something the parameter does not measure
             if rule.get("near"):
                 w = int(rule.get("window", 30))
                 near = _compile(_words_alt(rule["near"])).search(self.text, max(0, span[0] - w), min(len(self.text), span[1] + w))
