@@ -855,3 +855,13 @@ def test_a_percentage_of_something_else_and_temp_over_and_kind_in_namespace():
                  llm=False)
     assert (g.params["temperature_celsius"], g.params["namespace"]) == (88, "observability"), g.params
     assert "idle_util_percent" not in g.from_request and any("90%" in u for u in g.unused), (g.params, g.unused)
+
+
+def test_helm_values_pasted_fill_the_fields_they_name_and_a_later_verb_names_the_kind():
+    from gpukb.recipes import generate
+
+    g = generate("our operator values:\n```\ndriver:\n  enabled: false\ntoolkit:\n  enabled: false\n```\n"
+                 "can you write me the equivalent ClusterPolicy", llm=False)
+    assert g.recipe == "gpu-operator-clusterpolicy", g.recipe
+    assert (g.params["driver_enabled"], g.params["toolkit_enabled"]) == (False, False), g.params
+    assert not any("enabled" in u for u in g.unused), g.unused

@@ -1151,6 +1151,15 @@ def _pasted_leaves(text: str) -> list[tuple[tuple[str, ...], Any]]:
     return out
 
 
+def _yaml_leaves(block: str) -> list[tuple[tuple[str, ...], Any]]:
+    """The (key path, value) leaves of a YAML block that is no manifest (Helm values), or none."""
+    try:
+        data = yaml.safe_load(block[:20000])
+    except yaml.YAMLError:
+        return []
+    return list(_leaves(data)) if isinstance(data, dict) else []
+
+
 def _pasted_refs(text: str) -> list[tuple[str, str]]:
     """(kind, name) of each object pasted in a fenced block."""
     out: list[tuple[str, str]] = []
@@ -1200,17 +1209,21 @@ class _Extractor:
         for m in _PASTED_OUTPUT.finditer(self.text):
             self.used.append(m.span())
             self.result.covered.append(m.span())
-        # a pasted manifest is read by its fields at the end (:meth:`_pasted_fields`), never word by word
-        # (another block, an eksctl config or Helm values, fills nothing: what it says is reported as not
-        # understood unless the words outside it say it again)
+        # a pasted manifest is read by its fields at the end (:meth:`_pasted_fields`), never word by word;
+        # another block (Helm values, an eksctl config) fills only the parameters whose manifest path ends
+        # with two or more of its keys ("driver: enabled: false"); the rest of it is reported as not understood
         self.pasted = _pasted_leaves(text) if "```" in text else []
         self.blocked: list[tuple[int, int]] = []
-        for m in re.finditer(r"```.*?```", self.text, re.S):
+        self.value_blocks: list[tuple[tuple[int, int], list[tuple[tuple[str, ...], Any]]]] = []
+        raw_blocks = _FENCE.findall(text) if "```" in text else []
+        for k, m in enumerate(re.finditer(r"```.*?```", self.text, re.S)):
             if _MANIFEST_KEYS.search(m.group(0)):
                 self.used.append(m.span())
                 self.result.covered.append(m.span())
             else:
                 self.blocked.append(m.span())
+                if k < len(raw_blocks):
+                    self.value_blocks.append((m.span(), _yaml_leaves(raw_blocks[k])))
         # "kubectl create quota q -n x --hard=requests.nvidia.com/gpu=8": the same, from the command line
         for m in _KUBECTL_CREATE.finditer(self.text):
             self.pasted += _kubectl_create_leaves(m)
@@ -1495,7 +1508,7 @@ class _Extractor:
         """Values of a pasted manifest for the parameters the request's words left open ("here's what
         we run today: ... bump the image to x"): each field fills the parameter whose manifest path
         ends with the longest part of the field's path, when only one does."""
-        if not self.pasted:
+        if not self.pasted and not self.value_blocks:
             return
         # "here is our Deployment: ... a KEDA scaledobject for it": the pasted object is the one a
         # parameter is named for, when the recipe does not render that kind itself
@@ -1510,28 +1523,43 @@ class _Extractor:
                     self.result.spans[target] = (at, at + len(obj)) if at >= 0 else (0, 0)
         paths = manifest_paths(self.recipe)
         for path, value in self.pasted:
-            low = tuple(k.lower() for k in path)
-            best: tuple[int, set[str]] = (1, set())
-            for n, ps in paths.items():
-                for p in ps:
-                    pl = tuple(k.lower() for k in p)
-                    k = 0
-                    while k < min(len(pl), len(low)) and pl[-1 - k] == low[-1 - k]:
-                        k += 1
-                    if k > best[0]:
-                        best = (k, {n})
-                    elif k == best[0] and k > 1:
-                        best[1].add(n)
-            if len(best[1]) != 1:
-                continue
-            name = next(iter(best[1]))
-            if name in self.result.values:
-                continue
-            ok, val = self._ok(name, value)
-            if ok:
-                at = self.text.find(str(value))
-                self.result.values[name] = val
-                self.result.spans[name] = (at, at + len(str(value))) if at >= 0 else (0, 0)
+            self._fill_from_leaf(paths, path, value)
+        for (a, b), leaves in self.value_blocks:
+            for path, value in leaves:
+                name = self._fill_from_leaf(paths, path, value)
+                if name is not None:  # the line of the block that said it is understood
+                    shown = str(value).lower() if isinstance(value, bool) else str(value)
+                    hit = _compile(rf"{re.escape(path[-1])}\s*:\s*[\"']?{re.escape(shown)}").search(self.text, a, b)
+                    if hit:
+                        self.result.covered.append(hit.span())
+
+    def _fill_from_leaf(self, paths: dict[str, list[tuple[str, ...]]], path: tuple[str, ...], value: Any) -> str | None:
+        """Fill the parameter whose manifest path ends with the longest part (two keys or more) of
+        ``path``, when only one does and the request's words left it open; its name, or None."""
+        low = tuple(k.lower() for k in path)
+        best: tuple[int, set[str]] = (1, set())
+        for n, ps in paths.items():
+            for p in ps:
+                pl = tuple(k.lower() for k in p)
+                k = 0
+                while k < min(len(pl), len(low)) and pl[-1 - k] == low[-1 - k]:
+                    k += 1
+                if k > best[0]:
+                    best = (k, {n})
+                elif k == best[0] and k > 1:
+                    best[1].add(n)
+        if len(best[1]) != 1:
+            return None
+        name = next(iter(best[1]))
+        if name in self.result.values:
+            return None
+        ok, val = self._ok(name, value)
+        if not ok:
+            return None
+        at = self.text.find(str(value))
+        self.result.values[name] = val
+        self.result.spans[name] = (at, at + len(str(value))) if at >= 0 else (0, 0)
+        return name
 
     def _dotted_values(self) -> None:
         """A dotted path with a value ("--set driver.enabled=false") fills the one parameter whose

@@ -65,6 +65,10 @@ _OPENING = re.compile(r"^\W*(?:(?:summary|title|subject)\s*:\s*)?(?:(?:hey|hi|he
                       r"render|give|show)\s+(?:me\s+|us\s+)?)?"
                       r"(?:an?\s+|the\s+|one\s+|some\s+|new\s+)*", re.I)
 _OBJECT_BONUS = 2.0
+_ASKED_KIND = re.compile(r"\b(?:give|write|create|generate|produce|make|render|draft|build|need|want|"
+                         r"(?:translate|convert|port|turn|change|rewrite)\s+(?:it|this|that|them|these)\s+(?:in)?to|"
+                         r"(?:as|into)(?=\s+(?:an?|the)\s))\s+(?:me\s+|us\s+)?(?:the|a|an|its|our|one)\s+"
+                         r"(?:(?:equivalent|same|matching|corresponding|new|gpukb|kubernetes|k8s|proper)\s+)*", re.I)
 # ... when its keyword is the whole noun: what follows starts a description of it, not a longer noun
 _NOUN_END = re.compile(r"\s*(?:$|[,:;(]|\s-\s|(?:with|that|which|where|whose|for|in|on|using)\b)", re.I)
 
@@ -318,6 +322,16 @@ class _Index:
             noun = kind.group(1).lower()
             for i in self.kind_owner.get(noun, ()):
                 out[i] += self._kind_bonus(i, noun, _OBJECT_BONUS)
+        elif self.kind_rx and not (opening and first and min(first.values()) <= opening.end()):
+            # "... please give the equivalent ClusterPolicy", "translate it into a Karpenter NodePool": the
+            # kind a later verb of making asks for is the object, when the opening named none
+            for m in _ASKED_KIND.finditer(text):
+                k = self.kind_rx.match(text, m.end())
+                if k and (_NOUN_END.match(text, k.end()) or re.match(r"\s*[.!?]", text[k.end():])):
+                    noun = k.group(1).lower()
+                    for i in self.kind_owner.get(noun, ()):
+                        out[i] += self._kind_bonus(i, noun, _OBJECT_BONUS)
+                    break
         # "MPS sharing ... the operator is in gpu-system, drivers pre-installed": a recipe that renders every
         # kind another renders, and more, named by a keyword of its own, is asked for; the other one's
         # keywords are settings of the objects the two share
