@@ -1529,13 +1529,16 @@ class _Extractor:
                 name = self._fill_from_leaf(paths, path, value)
                 if name is not None:  # the line of the block that said it is understood
                     shown = str(value).lower() if isinstance(value, bool) else str(value)
-                    hit = _compile(rf"{re.escape(path[-1])}\s*:\s*[\"']?{re.escape(shown)}").search(self.text, a, b)
+                    keys = r"\s*:\s*(?:-\s*)?".join(re.escape(k) for k in path[-2:])
+                    hit = _compile(rf"{keys}\s*:\s*[\"']?{re.escape(shown)}").search(self.text, a, b) or \
+                        _compile(rf"{re.escape(path[-1])}\s*:\s*[\"']?{re.escape(shown)}").search(self.text, a, b)
                     if hit:
                         self.result.covered.append(hit.span())
 
     def _fill_from_leaf(self, paths: dict[str, list[tuple[str, ...]]], path: tuple[str, ...], value: Any) -> str | None:
         """Fill the parameter whose manifest path ends with the longest part (two keys or more) of
-        ``path``, when only one does and the request's words left it open; its name, or None."""
+        ``path``, when only one does and the request's words left it open; its name (also when the
+        words gave it that same value), or None."""
         low = tuple(k.lower() for k in path)
         best: tuple[int, set[str]] = (1, set())
         for n, ps in paths.items():
@@ -1551,11 +1554,11 @@ class _Extractor:
         if len(best[1]) != 1:
             return None
         name = next(iter(best[1]))
-        if name in self.result.values:
-            return None
         ok, val = self._ok(name, value)
         if not ok:
             return None
+        if name in self.result.values:  # said in words too: the same value is that one, read twice
+            return name if self.result.values[name] == val else None
         at = self.text.find(str(value))
         self.result.values[name] = val
         self.result.spans[name] = (at, at + len(str(value))) if at >= 0 else (0, 0)
