@@ -865,3 +865,8 @@ def test_helm_values_pasted_fill_the_fields_they_name_and_a_later_verb_names_the
     assert g.recipe == "gpu-operator-clusterpolicy", g.recipe
     assert (g.params["driver_enabled"], g.params["toolkit_enabled"]) == (False, False), g.params
     assert not any("enabled" in u for u in g.unused), g.unused
+
+
+def test_on_second_thought_takes_a_count_back():
+    assert normalise_text("mpijob, three workers with 4 gpus each. On second thought, make it five workers.") == \
+        "mpijob, 5 workers with 4 gpus each.."

@@ -225,7 +225,8 @@ _NUM_OR_WORD = r"(\d+(?:\.\d+)?(?:[KMGTP]i?B?|[kmgt]b)?|" + _NUM[1:-1].split("|"
 # the words that take a stated amount back
 # the word between a range's two bounds: "1 to 10", "from one until five", "2..8", "3–6"
 _RANGE_TO = r"(?:to|until|till|through|thru|up\s+to|->|-|\.\.|–|—)"
-_TAKE_BACK = r"no\s+wait|wait|actually|sorry|oops|i\s+mean|scratch\s+that|correction"
+_TAKE_BACK = (r"no\s+wait|wait|actually|sorry|oops|i\s+mean|scratch\s+that|correction|on\s+second\s+thoughts?|"
+              r"change\s+of\s+plans?|thinking\s+about\s+it|come\s+to\s+think\s+of\s+it")
 _CORRECTION = re.compile(
     r"(?<![\w-])(?<!\w\.)" + _NUM_OR_WORD + r"(\s+[A-Za-z][\w-]*)?\s*(?:\.{2,}|\u2026|[-=]>|-{1,2}|[,;:!]|\.(?=\s))?\s*\(?\s*"
     r"(?:" + _TAKE_BACK + r"|make\s+(?:it|that)|no(?=\s*,?\s*(?:make|change|set)\b))(?![\w-])"
@@ -328,7 +329,8 @@ _ONE_UNIT = re.compile(r"(?<![\w.-])an?\s+(?=(?:second|minute|hour|day|week)s?\b
 
 # "1 day after it finishes -- actually make it two days": the correction names its unit; the last
 # earlier amount of that unit is the one it replaces
-_UNIT_CORRECTION_RX = re.compile(r"\s*[-,;(]*\s*\b(?:no\s+wait|actually|sorry|i\s+mean|correction|oops)[,:]?\s+(?:no[,.]?\s+)?"
+_UNIT_CORRECTION_RX = re.compile(r"\s*[-,;(]*\s*\b(?:no\s+wait|actually|sorry|i\s+mean|correction|oops|on\s+second\s+thoughts?|"
+                                 r"change\s+of\s+plans?)[,:]?\s+(?:no[,.]?\s+)?"
                                  r"(?:(?:make|change)\s+(?:it|that)(?:\s+to)?\s+)?(\d+|" + _SIMPLE_WORD + r")\s+([a-z]+)\b\)?",
                                  re.I)
 
