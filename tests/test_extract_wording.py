@@ -870,3 +870,10 @@ def test_helm_values_pasted_fill_the_fields_they_name_and_a_later_verb_names_the
 def test_on_second_thought_takes_a_count_back():
     assert normalise_text("mpijob, three workers with 4 gpus each. On second thought, make it five workers.") == \
         "mpijob, 5 workers with 4 gpus each.."
+
+
+def test_a_hyphenated_name_right_after_the_quota_noun_is_its_namespace():
+    from gpukb.recipes import generate
+
+    g = generate("quota cv-lab gpus=12, max 4/pod", llm=False)
+    assert (g.recipe, g.params["namespace"], g.params["gpus"]) == ("gpu-quota", "cv-lab", 12), g.params
