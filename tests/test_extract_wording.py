@@ -877,3 +877,12 @@ def test_a_hyphenated_name_right_after_the_quota_noun_is_its_namespace():
 
     g = generate("quota cv-lab gpus=12, max 4/pod", llm=False)
     assert (g.recipe, g.params["namespace"], g.params["gpus"]) == ("gpu-quota", "cv-lab", 12), g.params
+
+
+def test_quoted_task_names_before_the_task_noun():
+    from gpukb.recipes import generate
+
+    g = generate('I need one volcano job with two tasks: the "ps" task with 2 pod without GPU, and the "trainer" task '
+                 'with 3 pod, each one 4 GPU', llm=False)
+    assert g.params["tasks"] == [{"name": "ps", "replicas": 2, "gpus": 0}, {"name": "trainer", "replicas": 3, "gpus": 4}], \
+        g.params
