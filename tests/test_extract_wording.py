@@ -886,3 +886,13 @@ def test_quoted_task_names_before_the_task_noun():
                  'with 3 pod, each one 4 GPU', llm=False)
     assert g.params["tasks"] == [{"name": "ps", "replicas": 2, "gpus": 0}, {"name": "trainer", "replicas": 3, "gpus": 4}], \
         g.params
+
+
+def test_a_fenced_command_line_reads_as_words_and_a_verb_is_no_name():
+    from gpukb.recipes import generate
+
+    g = generate("```\nkubectl autoscale deployment whisper --min=2 --max=6 -n asr\n```\nsame thing but as an HPA on "
+                 "gpu utilization", llm=False)
+    assert (g.params["deployment"], g.params["namespace"]) == ("whisper", "asr"), g.params
+    g = generate("dcgm servicemonitor; the serviceMonitorSelector wants release=kps", llm=False)
+    assert g.params["release"] == "kps", g.params

@@ -155,14 +155,16 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     "fresh14.yaml": (0.93, None, None),  # held out once (0.629)
     # held out once (0.554); left open: values described as what runs today ("kubectl get ... shows image x;
     # ... on y"), a value said after "but" ("storage: 200Gi ... but 500Gi"), a layout named in a kubectl label
-    "fresh15.yaml": (0.76, 0, 4),
+    "fresh15.yaml": (0.79, 0, 2),
     # held out once (0.737, 0 silent drops, 3 changed values); left open: "one pod of difference" read as a
     # count, a layout named only in a kubectl label line, a value described as what runs today
-    "fresh16.yaml": (0.78, 0, 3),
+    "fresh16.yaml": (0.82, 0, 1),
+    # held out once (0.569, 2 silent drops, 14 changed values: Slurm lines, pasted values, state sentences)
+    "fresh17.yaml": (0.61, 2, 13),
     "tune-classes.yaml": (0.95, None, None),
 }
 # tuned sets whose drops and changed values are held by their floors above, not at zero
-_OPEN_TUNE = ("fresh9.yaml", "fresh15.yaml", "fresh16.yaml")
+_OPEN_TUNE = ("fresh9.yaml", "fresh15.yaml", "fresh16.yaml", "fresh17.yaml")
 
 
 def test_dev_set_target():

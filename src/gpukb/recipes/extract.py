@@ -65,7 +65,8 @@ _COMMAND_NAME = re.compile(r"(?:^|_)(?:command|cmd|program|args)$")
 
 # short forms of parameter name parts ("prod at 1000000" for production_value)
 _ABBREVIATIONS = {"production": ["prod"], "priority": ["prio"], "development": ["dev"], "memory": ["mem"],
-                  "namespace": ["ns"], "replicas": ["reps"], "value": ["val"], "configuration": ["config", "cfg"]}
+                  "namespace": ["ns"], "replicas": ["reps"], "value": ["val"], "configuration": ["config", "cfg"],
+                  "scheduler": ["sched"]}
 
 # words that frame a value and are never one ("release is called kps", "the existing pvc x")
 # words that relate a name to a pattern rather than give it ("name contains h200", "name starts with")
@@ -225,7 +226,7 @@ _NUM_OR_WORD = r"(\d+(?:\.\d+)?(?:[KMGTP]i?B?|[kmgt]b)?|" + _NUM[1:-1].split("|"
 # the words that take a stated amount back
 # the word between a range's two bounds: "1 to 10", "from one until five", "2..8", "3–6"
 _RANGE_TO = r"(?:to|until|till|through|thru|up\s+to|->|-|\.\.|–|—)"
-_TAKE_BACK = (r"no\s+wait|wait|actually|sorry|oops|i\s+mean|scratch\s+that|correction|on\s+second\s+thoughts?|"
+_TAKE_BACK = (r"no\s+wait|wait|actually|sorry|oops|i\s+mean|scratch\s+that|correction|on\s+second\s+thoughts?|let'?s\s+say|"
               r"change\s+of\s+plans?|thinking\s+about\s+it|come\s+to\s+think\s+of\s+it")
 _CORRECTION = re.compile(
     r"(?<![\w-])(?<!\w\.)" + _NUM_OR_WORD + r"(\s+[A-Za-z][\w-]*)?\s*(?:\.{2,}|\u2026|[-=]>|-{1,2}|[,;:!]|\.(?=\s))?\s*\(?\s*"
@@ -956,7 +957,8 @@ def _initials(name: str, all_names: tuple[str, ...]) -> str | None:
 # Error output a request pastes ("Error from server (Forbidden): ... exceeded quota: ...", "0/8 nodes
 # are available: ..."), up to a dash, a new line or the question that follows it
 # "kubectl get vcjob bench -o yaml", "kubectl describe pvc/ckpt -n ml": an object named by its resource
-_KUBECTL_GET = re.compile(r"\bkubectl\s+(?:-n\s+\S+\s+)?(?:get|describe|edit)\s+(?P<res>[a-z][\w.-]*)(?:/|\s+)"
+_KUBECTL_GET = re.compile(r"\bkubectl\s+(?:-n\s+\S+\s+)?(?:get|describe|edit|autoscale|scale|patch|label|annotate|"
+                          r"delete|rollout\s+restart)\s+(?P<res>[a-z][\w.-]*)(?:/|\s+)"
                           r"(?P<name>[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)(?![\w.-])", re.I)
 _KUBECTL_REF = re.compile(r"(?<![\w./-])(?P<res>deploy|deployments?|po|pods?|jobs?|svc|services?|pvc|sts|statefulsets?|ds|"
                           r"daemonsets?|cm|configmaps?|hpa|vcjob|pytorchjobs?|mpijobs?|pc|priorityclass|quota|"
@@ -1153,6 +1155,11 @@ def _pasted_leaves(text: str) -> list[tuple[tuple[str, ...], Any]]:
     return out
 
 
+# a fenced block that holds a command line, not YAML
+_COMMAND_BLOCK = re.compile(r"```[\w-]*\s*(?:\$\s*)?(?:kubectl|helm|docker|podman|srun|sbatch|salloc|torchrun|mpirun|"
+                            r"mpiexec|python3?|bash|sh|eksctl|gcloud|aws|az)\b")
+
+
 def _yaml_leaves(block: str) -> list[tuple[tuple[str, ...], Any]]:
     """The (key path, value) leaves of a YAML block that is no manifest (Helm values), or none."""
     try:
@@ -1222,6 +1229,8 @@ class _Extractor:
             if _MANIFEST_KEYS.search(m.group(0)):
                 self.used.append(m.span())
                 self.result.covered.append(m.span())
+            elif _COMMAND_BLOCK.match(m.group(0)):
+                continue  # a pasted command line ("kubectl autoscale deployment x --min=1") reads as words
             else:
                 self.blocked.append(m.span())
                 if k < len(raw_blocks):
@@ -1242,8 +1251,9 @@ class _Extractor:
         value = self._coerce(spec, value)
         if value is None:
             return False, None
-        if isinstance(value, str) and "enum" not in spec and value.lower() in _FRAME_WORDS:
-            return False, None
+        if isinstance(value, str) and "enum" not in spec and (value.lower() in _FRAME_WORDS
+                                                               or value.lower() in _VERBS_AFTER_NOUN):
+            return False, None  # "the selector wants release=x": a verb is no name
         if name.endswith("image") and isinstance(value, str) and not re.search(r"[A-Za-z]", value):
             return False, None  # "at 02:00" is a time, no image
         v = _prop_validator(json.dumps(spec, sort_keys=True))
@@ -1470,14 +1480,14 @@ class _Extractor:
                 self._take(target, m.group("name"), m.span("name"))
             self.used.append(m.span())
             self.result.covered.append(m.span())
-        if len(namers) != 1 or namers[0] in self.result.values:
-            return
         for m in _KUBECTL_GET.finditer(self.text):
-            res = m.group("res").lower().split(".")[0]
-            if _KUBECTL_SHORT.get(res, _singular(res)) in kinds and self._free(m.span("name")):
-                self._take(namers[0], m.group("name"), m.span("name"))
+            kind = _KUBECTL_SHORT.get(m.group("res").lower().split(".")[0], _singular(m.group("res").lower().split(".")[0]))
+            # "kubectl autoscale deployment sdxl": the object, or the one a parameter is named for
+            target = namers[0] if kind in kinds and len(namers) == 1 else \
+                next((n for n in self.recipe.properties if n.replace("_", "") == kind and kind not in kinds), None)
+            if target and target not in self.result.values and self._free(m.span("name")):
+                self._take(target, m.group("name"), m.span("name"))
                 self.result.covered.append(m.span())
-                return
 
     def _kubectl_run(self) -> None:
         """A pasted ``kubectl run NAME --image=X -n NS -- CMD ARGS`` gives the object's name, image,
@@ -1556,6 +1566,8 @@ class _Extractor:
         if len(best[1]) != 1:
             return None
         name = next(iter(best[1]))
+        if self.recipe.properties[name].get("type") == "array" and not isinstance(value, list):
+            value = [value]  # "securityGroupIds: sg-1" for a list parameter
         ok, val = self._ok(name, value)
         if not ok:
             return None
@@ -2459,7 +2471,7 @@ class _Extractor:
         fam = _words_alt(sorted(family))
         # "driver and (the) container toolkit (both) are already there": a listed object may have
         # one modifier word, and the list a quantifier before its verb
-        joined = rf"(?:\s*(?:,|and|or|&)\s*(?:the\s+)?(?:[a-z][\w-]*\s+)?{fam})*"
+        joined = rf"(?:\s*(?:,|and|or|&|\+)\s*(?:the\s+)?(?:[a-z][\w-]*\s+)?{fam})*"
         pats = [
             rf"{noun}{joined}\s+(?:(?:both|all|each|also)\s+)?(?:(?:is|are|was|were|comes?|come)\s+)?(?:already\s+)?{state}",
             rf"{state}\s+(?:{_NOT_BETWEEN}[a-z]+\s+){{0,2}}?(?:{fam}\s*(?:,|and|or|&)\s*(?:the\s+)?)*{noun}",
