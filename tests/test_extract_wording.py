@@ -896,3 +896,15 @@ def test_a_fenced_command_line_reads_as_words_and_a_verb_is_no_name():
     assert (g.params["deployment"], g.params["namespace"]) == ("whisper", "asr"), g.params
     g = generate("dcgm servicemonitor; the serviceMonitorSelector wants release=kps", llm=False)
     assert g.params["release"] == "kps", g.params
+
+
+def test_named_tiers_with_priority_in_brackets_and_key_equals_values():
+    from gpukb.recipes import generate
+
+    g = generate("In Slurm we had QOS 'gold' (priority 7000, can preempt) and 'bronze' (priority 5, never preempts). "
+                 "Mirror them as PriorityClasses", llm=False)
+    assert [(c["name"], c["value"]) for c in g.params["classes"]] == [("gold", 7000), ("bronze", 5)], g.params
+    g = generate("prio classes prod=3000000 research=200", llm=False)
+    assert (g.params["production_value"], g.params["research_value"]) == (3000000, 200), g.params
+    g = generate("volcano queue 'cv', hard cap of 30 GPUs, entitled to twelve when busy, guarantee them four", llm=False)
+    assert (g.params["gpus"], g.params["deserved_gpus"], g.params["guarantee_gpus"]) == (30, 12, 4), g.params

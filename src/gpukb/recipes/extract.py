@@ -1699,6 +1699,9 @@ class _Extractor:
         # "scheduler called x" also reads "the scheduler is called x"
         cues = list(rule["after"]) + [re.sub(r"\s+(named|called)$", r" is \1", w) for w in rule["after"]
                                       if re.search(r"\s(?:named|called)$", w)]
+        # "prio class x": a cue word's usual shortening ("priority" -> "prio")
+        cues += [re.sub(rf"\b{long}\b", short, str(w)) for w in rule["after"] for long, shorts in _ABBREVIATIONS.items()
+                 for short in shorts if " " in str(w) and re.search(rf"\b{long}\b", str(w))]
         words = _words_alt(cues)
         # "onboard a new team, genomics.": the value in apposition, alone before the sentence ends
         # "the interns' namespace (intern-sandbox)", "temp > 78": the value in brackets, or after a comparison
@@ -1930,7 +1933,10 @@ class _Extractor:
             if other == name or self.recipe.properties[other].get("type") != "string":
                 continue
             # "port name metrics", "queue name q1": another parameter's own noun before "name"
-            phrases.update(v for v in name_variants(other) if "_" in other or len(other) >= 4)
+            own = [v for v in name_variants(other) if "_" in other or len(other) >= 4]
+            phrases.update(own)
+            phrases.update(re.sub(rf"\b{long}\b", short, v) for v in own for long, shorts in _ABBREVIATIONS.items()
+                           for short in shorts if re.search(rf"\b{long}\b", v))  # "prio class 'x'"
             if other.endswith("_name"):  # "the scheduler (profile) is called x" for scheduler_name
                 quals.update(v for v in name_variants(other[:-len("_name")]) if len(v) >= 4)
             for r in self.recipe.extract.get(other) or []:

@@ -317,7 +317,10 @@ def _unused_runs(recipe: Recipe, ext: Extraction) -> tuple[list[str], int]:
         closing = _CLOSERS.match(text, end)  # "(nvidia-fs)", "'system'", "25%"
         if closing:
             end = closing.end()
-        out.append(_balanced(" ".join(text[run[0][1]:end].split())))
+        start = run[0][1]
+        while start > 0 and text[start - 1] == "-" and (start < 2 or not text[start - 2].isalnum()):
+            start -= 1  # a flag keeps its dashes ("-t 48:00:00")
+        out.append(_balanced(" ".join(text[start:end].split())))
     return out, content
 
 
