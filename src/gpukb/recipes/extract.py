@@ -1933,9 +1933,9 @@ class _Extractor:
             if other == name or self.recipe.properties[other].get("type") != "string":
                 continue
             # "port name metrics", "queue name q1": another parameter's own noun before "name"
-            own = [v for v in name_variants(other) if "_" in other or len(other) >= 4]
-            phrases.update(own)
-            phrases.update(re.sub(rf"\b{long}\b", short, v) for v in own for long, shorts in _ABBREVIATIONS.items()
+            variants = [v for v in name_variants(other) if "_" in other or len(other) >= 4]
+            phrases.update(variants)
+            phrases.update(re.sub(rf"\b{long}\b", short, v) for v in variants for long, shorts in _ABBREVIATIONS.items()
                            for short in shorts if re.search(rf"\b{long}\b", v))  # "prio class 'x'"
             if other.endswith("_name"):  # "the scheduler (profile) is called x" for scheduler_name
                 quals.update(v for v in name_variants(other[:-len("_name")]) if len(v) >= 4)
