@@ -160,7 +160,9 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     # count, a layout named only in a kubectl label line, a value described as what runs today
     "fresh16.yaml": (0.82, 0, 1),
     # held out once (0.569, 2 silent drops, 14 changed values: Slurm lines, pasted values, state sentences)
-    "fresh17.yaml": (0.61, 2, 13),
+    "fresh17.yaml": (0.64, 1, 13),
+    # held out, never tuned on: the measured level (0.506, 1 silent drop, 10 changed values)
+    "fresh18.yaml": (0.5, 1, 10),
     "tune-classes.yaml": (0.95, None, None),
 }
 # tuned sets whose drops and changed values are held by their floors above, not at zero
