@@ -908,3 +908,12 @@ def test_named_tiers_with_priority_in_brackets_and_key_equals_values():
     assert (g.params["production_value"], g.params["research_value"]) == (3000000, 200), g.params
     g = generate("volcano queue 'cv', hard cap of 30 GPUs, entitled to twelve when busy, guarantee them four", llm=False)
     assert (g.params["gpus"], g.params["deserved_gpus"], g.params["guarantee_gpus"]) == (30, 12, 4), g.params
+
+
+def test_a_range_with_the_unit_after_its_first_bound_and_a_role_count():
+    from gpukb.recipes import generate
+
+    g = generate("keda scaledobject for deployment tts, from zero replicas until five", llm=False)
+    assert (g.params["min_replicas"], g.params["max_replicas"]) == (0, 5), g.params
+    g = generate("volcano job: master task with 1 pod and no gpu, worker task with 4 pods and 8 gpus each", llm=False)
+    assert g.params["tasks"][1]["replicas"] == 4, g.params

@@ -229,7 +229,7 @@ _RANGE_TO = r"(?:to|until|till|through|thru|up\s+to|->|-|\.\.|–|—)"
 _TAKE_BACK = (r"no\s+wait|wait|actually|sorry|oops|i\s+mean|scratch\s+that|correction|on\s+second\s+thoughts?|let'?s\s+say|"
               r"change\s+of\s+plans?|thinking\s+about\s+it|come\s+to\s+think\s+of\s+it")
 _CORRECTION = re.compile(
-    r"(?<![\w-])(?<!\w\.)" + _NUM_OR_WORD + r"(\s+[A-Za-z][\w-]*)?\s*(?:\.{2,}|\u2026|[-=]>|-{1,2}|[,;:!]|\.(?=\s))?\s*\(?\s*"
+    r"(?<![\w-])(?<!\w\.)" + _NUM_OR_WORD + r"(\s+[A-Za-z][\w-]*)?\s*(?:\.{2,}|\u2026|[-=]>|-{1,2}|[,;:!?]|\.(?=\s))?\s*\(?\s*"
     r"(?:" + _TAKE_BACK + r"|make\s+(?:it|that)|no(?=\s*,?\s*(?:make|change|set)\b))(?![\w-])"
     r"[\s,.:!-]*(?:no\s*[,.]?\s*)?(?:(?:make|change|set)\s+(?:it|that|(?:the\s+)?[a-z_]+)(?:\s+to)?|it'?s|it\s+should\s+be|should\s+be|rather|"
     r"(?:[a-z]+\s+){1,3}(?:is|should\s+be)(?:\s+(?:on|at))?|)"  # "8001.. no wait, http is (on) 8000"
@@ -3209,6 +3209,9 @@ class _Extractor:
                     continue
                 if self.text[span[0]:span[1]].lower() in ("one", "single", "a"):
                     continue  # "one gpu pod", "a master of one pod": "one" is as often an article as a count
+                if re.search(r"\b(?:master|launcher|chief|ps|driver|head|leader|coordinator)\s+(?:[\w-]+\s+){0,3}"
+                             r"(?:of\s+|with\s+|has\s+|[:=]\s*)?$", self.text[max(0, span[0] - 30):span[0]], re.I):
+                    continue  # "master 1 pod + 4 workers": the count of another role
                 if re.search(r"\b(?:than|at\s+most|up\s+to|max(?:imum)?|limit(?:ed)?(?:\s+to)?|cap(?:ped)?(?:\s+at)?|"
                              r"single|any|per|each|every)\s+(?:[a-z]+\s+){0,2}$", self.text[max(0, span[0] - 30):span[0]], re.I):
                     continue  # "no single container bigger than 4 GPUs": a bound or a rate, no second value
@@ -3295,8 +3298,11 @@ class _Extractor:
             # "workers can float between three and ten": the unit, a few words, then the range
             unit_before = _compile(rf"{unit}\s+(?:[a-z]+\s+){{0,3}}?(?:between|from)\s+{_NUM}\s*(?:and|{_RANGE_TO})\s*{_NUM}"
                                    rf"(?!\w|\.\w)(?!\s*(?!{unit})[a-z]+\s*(?:each|per)\b)")
+            # "from zero replicas until four": the unit after the first bound
+            unit_between = _compile(rf"(?<![\w.])(?:from\s+|between\s+)?{_NUM}\s*{unit}\s*{_RANGE_TO}\s*{_NUM}(?!\w|\.\w)"
+                                    rf"(?!\s*(?!{unit})[a-z]+\s*(?:each|per)\b)")
             pair = rx.search(self.text) or unit_first.search(self.text) or unit_before.search(self.text) \
-                or verb.search(self.text)
+                or unit_between.search(self.text) or verb.search(self.text)
             if pair:
                 a, b = parse_number(pair.group(1)), parse_number(pair.group(2))
                 if a is not None and b is not None:
