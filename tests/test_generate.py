@@ -105,6 +105,8 @@ def test_match_recipes_and_search_text():
 @pytest.mark.parametrize(
     "text, want",
     [
+    ("what does DRA actually give us that nvidia.com/gpu doesn't?", False),  # a question about what it gives
+    ("we need Mistral served, give us the deployment", True),
         ("give me a volcano job yaml", True),
         ("manifest for a pytorchjob with 4 workers", True),
         ("write a ResourceQuota capping team-a at 8 GPUs", True),

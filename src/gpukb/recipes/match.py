@@ -491,7 +491,9 @@ _ARTIFACT = re.compile(r"\b(?:ya?ml|manifests?|templates?|skeleton|boilerplate|s
                        r"(?:an?|the)\s+(?:sample|example)\s+[\w-]+)\b", re.I)
 _PRODUCE = re.compile(r"\b(?:(?:write|create|draft|produce)\s+(?:me\s+|us\s+)?(?:an?|the|some|one|my)\b|"
                       r"(?:generate|render|scaffold)\b)", re.I)
-_HAND_OVER = re.compile(r"\b(?:give|show|send|paste|share)\s+(?:me|us)\b", re.I)
+# "give me ...", "can you show us ...": not "what does DRA actually give us" (a question about it)
+_HAND_OVER = re.compile(r"(?:^|[.!?,;:(]\s*|\b(?:please|pls|plz|and|then|just|you|u|to)\s+)"
+                        r"(?:give|show|send|paste|share)\s+(?:me|us)\b", re.I)
 # An imperative opens the request, after greetings, politeness or "can you".
 _IMPERATIVE = re.compile(r"^\W*(?:(?:hey|hi|hello|ok|okay|so|pls|plz|please|quick one)\W+)*"
                          r"(?:(?:can|could|would|will)\s+(?:you|u|someone)\s+|i\s+(?:need|want|would like)\s+you\s+to\s+)?"
