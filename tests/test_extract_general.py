@@ -341,7 +341,7 @@ COUNTED = {"gpus": {"type": "integer", "minimum": 0, "maximum": 16, "description
 
 @pytest.mark.parametrize("text, other", [
     ("deployment with 2 gpus per replica, and every replica needs 6 gpus", 6),
-    ("give it 4 GPUs. on second thought make that 8 GPUs", 8),
+    ("give it 4 GPUs. the model itself needs 8 GPUs", 8),
 ])
 def test_a_number_given_twice_differently_is_a_conflict(text, other):
     r = _recipe(COUNTED, {"gpus": [{"count": ["gpus", "gpu"]}]})

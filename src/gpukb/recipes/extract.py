@@ -3212,9 +3212,9 @@ class _Extractor:
                 if re.search(r"\b(?:master|launcher|chief|ps|driver|head|leader|coordinator)\s+(?:[\w-]+\s+){0,3}"
                              r"(?:of\s+|with\s+|has\s+|[:=]\s*)?$", self.text[max(0, span[0] - 30):span[0]], re.I):
                     continue  # "master 1 pod + 4 workers": the count of another role
-                if re.search(r"\b(?:than|at\s+most|up\s+to|max(?:imum)?|limit(?:ed)?(?:\s+to)?|cap(?:ped)?(?:\s+at)?|"
-                             r"single|any|per|each|every)\s+(?:[a-z]+\s+){0,2}$", self.text[max(0, span[0] - 30):span[0]], re.I):
-                    continue  # "no single container bigger than 4 GPUs": a bound or a rate, no second value
+                if re.search(r"\b(?:than|at\s+most|up\s+to|max(?:imum)?|limit(?:ed)?(?:\s+to)?|cap(?:ped)?(?:\s+at)?)\s+"
+                             r"(?:[a-z]+\s+){0,2}$|\bsingle\s+(?:[a-z]+\s+){0,3}$", self.text[max(0, span[0] - 30):span[0]], re.I):
+                    continue  # "no single container bigger than 4 GPUs": a bound, no second value
                 ok, val = self._ok(name, parse_number(m.group(1)))
                 if ok and val != value and other is None:
                     other = (val, span)
