@@ -223,9 +223,9 @@ _SHORTHAND: list[tuple[re.Pattern[str], Any]] = [
 # A number the writer takes back: "gpu limit sixteen.. no wait, make it 32", "4 nodes, sorry, 6 nodes",
 # "16 GPUs - actually make that 24": the second number stands where the first was.
 _NUM_OR_WORD = r"(\d+(?:\.\d+)?(?:[KMGTP]i?B?|[kmgt]b)?|" + _NUM[1:-1].split("|", 1)[1] + r")"
-# the words that take a stated amount back
 # the word between a range's two bounds: "1 to 10", "from one until five", "2..8", "3–6"
 _RANGE_TO = r"(?:to|until|till|through|thru|up\s+to|->|-|\.\.|–|—)"
+# the words that take a stated amount back
 _TAKE_BACK = (r"no\s+wait|wait|actually|sorry|oops|i\s+mean|scratch\s+that|correction|on\s+second\s+thoughts?|let'?s\s+say|"
               r"change\s+of\s+plans?|thinking\s+about\s+it|come\s+to\s+think\s+of\s+it")
 _CORRECTION = re.compile(
@@ -1141,17 +1141,16 @@ def _kubectl_create_leaves(m: re.Match[str]) -> list[tuple[tuple[str, ...], Any]
     return out
 
 
-def _pasted_leaves(text: str) -> list[tuple[tuple[str, ...], Any]]:
-    """The (path, value) leaves of the manifests pasted in fenced blocks, list positions left out."""
-    out: list[tuple[tuple[str, ...], Any]] = []
+def _pasted_docs(text: str) -> list[dict[str, Any]]:
+    """The manifests pasted in fenced blocks."""
+    out: list[dict[str, Any]] = []
     for block in _FENCE.findall(text)[:4]:
         if not _MANIFEST_KEYS.search(block):
             continue
         try:
-            docs = list(yaml.safe_load_all(block[:20000]))
+            out += [d for d in yaml.safe_load_all(block[:20000]) if isinstance(d, dict)]
         except yaml.YAMLError:
             continue
-        out += [leaf for d in docs if isinstance(d, dict) for leaf in _leaves(d)]
     return out
 
 
@@ -1167,17 +1166,6 @@ def _yaml_leaves(block: str) -> list[tuple[tuple[str, ...], Any]]:
     except yaml.YAMLError:
         return []
     return list(_leaves(data)) if isinstance(data, dict) else []
-
-
-def _pasted_refs(text: str) -> list[tuple[str, str]]:
-    """(kind, name) of each object pasted in a fenced block."""
-    out: list[tuple[str, str]] = []
-    for block in _FENCE.findall(text)[:4]:
-        kind = re.search(r"^kind:\s*([A-Za-z]+)\s*$", block, re.M)
-        name = re.search(r"^metadata:\s*\n(?:\s+.*\n)*?\s+name:\s*[\"']?([a-z0-9][-a-z0-9.]*)", block, re.M)
-        if kind and name:
-            out.append((kind.group(1), name.group(1)))
-    return out
 
 
 def _leaves(t: Any, path: tuple[str, ...] = ()):
@@ -1221,7 +1209,11 @@ class _Extractor:
         # a pasted manifest is read by its fields at the end (:meth:`_pasted_fields`), never word by word;
         # another block (Helm values, an eksctl config) fills only the parameters whose manifest path ends
         # with two or more of its keys ("driver: enabled: false"); the rest of it is reported as not understood
-        self.pasted = _pasted_leaves(text) if "```" in text else []
+        docs = _pasted_docs(text) if "```" in text else []
+        self.pasted = [leaf for d in docs for leaf in _leaves(d)]
+        # (kind, name) of each pasted object
+        self.pasted_refs = [(str(d["kind"]), str(d["metadata"]["name"])) for d in docs if isinstance(d.get("kind"), str)
+                            and isinstance(d.get("metadata"), dict) and isinstance(d["metadata"].get("name"), str)]
         self.blocked: list[tuple[int, int]] = []
         self.value_blocks: list[tuple[tuple[int, int], list[tuple[tuple[str, ...], Any]]]] = []
         raw_blocks = _FENCE.findall(text) if "```" in text else []
@@ -1474,20 +1466,24 @@ class _Extractor:
         # parameter is named for ("deployment" of an HPA); never an image or a model either way
         for m in _KUBECTL_REF.finditer(self.text):
             kind = _KUBECTL_SHORT.get(m.group("res").lower(), _singular(m.group("res").lower()))
-            target = namers[0] if kind in kinds and len(namers) == 1 else \
-                next((n for n in self.recipe.properties if n.replace("_", "") == kind), None)
+            target = namers[0] if kind in kinds and len(namers) == 1 else self._param_for_kind(kind)
             if target and target not in self.result.values and self._free(m.span("name")):
                 self._take(target, m.group("name"), m.span("name"))
             self.used.append(m.span())
             self.result.covered.append(m.span())
         for m in _KUBECTL_GET.finditer(self.text):
-            kind = _KUBECTL_SHORT.get(m.group("res").lower().split(".")[0], _singular(m.group("res").lower().split(".")[0]))
+            res = m.group("res").lower().split(".")[0]
+            kind = _KUBECTL_SHORT.get(res, _singular(res))
             # "kubectl autoscale deployment sdxl": the object, or the one a parameter is named for
             target = namers[0] if kind in kinds and len(namers) == 1 else \
-                next((n for n in self.recipe.properties if n.replace("_", "") == kind and kind not in kinds), None)
+                (self._param_for_kind(kind) if kind not in kinds else None)
             if target and target not in self.result.values and self._free(m.span("name")):
                 self._take(target, m.group("name"), m.span("name"))
                 self.result.covered.append(m.span())
+
+    def _param_for_kind(self, kind: str) -> str | None:
+        """The parameter named for a kind ("deployment" of an HPA for a Deployment), if any."""
+        return next((n for n in self.recipe.properties if n.replace("_", "") == kind), None)
 
     def _kubectl_run(self) -> None:
         """A pasted ``kubectl run NAME --image=X -n NS -- CMD ARGS`` gives the object's name, image,
@@ -1525,8 +1521,8 @@ class _Extractor:
         # "here is our Deployment: ... a KEDA scaledobject for it": the pasted object is the one a
         # parameter is named for, when the recipe does not render that kind itself
         kinds = {k.lower() for k in self.recipe.kinds}
-        for kind, obj in _pasted_refs(self.raw):
-            target = next((n for n in self.recipe.properties if n.replace("_", "") == kind.lower()), None)
+        for kind, obj in self.pasted_refs:
+            target = self._param_for_kind(kind.lower())
             if kind.lower() not in kinds and target and target not in self.result.values:
                 ok, val = self._ok(target, obj)
                 if ok:
@@ -3567,7 +3563,10 @@ def _extract(recipe: Recipe, text: str) -> Extraction:
     again = _Extractor(recipe, text)
     again.blocked += state
     wanted = again.run()
-    inside = lambda span: span is not None and any(a <= span[0] and span[1] <= b for a, b in state)  # noqa: E731
+
+    def inside(span: tuple[int, int] | None) -> bool:
+        return span is not None and any(a <= span[0] and span[1] <= b for a, b in state)
+
     for name, value in wanted.values.items():
         if full.values.get(name) == value or inside(wanted.spans.get(name)):
             continue

@@ -302,19 +302,18 @@ class _Index:
                     if self.distinctive[i][j] and not modified and m.start() < first.get(i, len(text) + 1):
                         first[i], first_end[i] = m.start(), m.end()
             out.append(float(base[i]) + 1.5 * min(bonus, 6.0))
+        opening = _OPENING.match(text)
         if first:
             head = min(first.values())
             # the object of the opening verb, named by a whole noun ("ClusterPolicy with GDS ...",
             # "create a cluster policy that ...") is the object asked for, more surely than a head
             # named later; a feature keyword of another recipe after it describes it
-            opening = _OPENING.match(text)
             for i, at in first.items():
                 if at == head:
                     whole = opening and head <= opening.end() and _NOUN_END.match(text, first_end[i])
                     out[i] += _HEAD_BONUS + (_OBJECT_BONUS if whole else 0.0)
         # "pod on the H100s please ...": the opening names a kind; the recipes that render it are asked for
         # (only when no keyword names the object there already)
-        opening = _OPENING.match(text)
         kind = self.kind_rx.match(text, opening.end()) if opening and self.kind_rx and (
             not first or min(first.values()) > opening.end()) else None
         if kind and _NOUN_END.match(text, kind.end()) or (kind and re.match(r"\s+(?:on|for|in|at|that|which|to)\b",
@@ -335,13 +334,12 @@ class _Index:
         # "MPS sharing ... the operator is in gpu-system, drivers pre-installed": a recipe that renders every
         # kind another renders, and more, named by a keyword of its own, is asked for; the other one's
         # keywords are settings of the objects the two share
-        opened = _OPENING.match(text)
         for b in first:
             if self.kind_rx and self.kind_rx.match(text, first[b]):
                 continue  # "storageclass ...": a kind's noun names no recipe of its own
             for a in range(len(out)):
                 if a != b and out[a] > out[b] and self.kind_words[a] and self.kind_words[a] < self.kind_words[b] \
-                        and not (a in first and first[a] <= (opened.end() if opened else 0) < first[b]):
+                        and not (a in first and first[a] <= (opening.end() if opening else 0) < first[b]):
                     out[b] = out[a] + 0.5
         # "clusterpolicy: preinstalled driver, mig manager ...": a short head before a colon or dash
         # names the object; what follows are its settings, whichever recipes their words also name

@@ -26,10 +26,10 @@ _MIN_LEN = 5
 _ENDINGS = ("", "s", "es", "ed", "d", "ing")
 # a word right after these is a value the user chose, not a term
 _NAMING = re.compile(r"(?:\b(?:named|called|name|names|label|labels|labeled|labelled)\s*[:=]?\s*|[\"'`])$", re.I)
-# a candidate word: letters only, not part of a hyphenated, dotted, slashed or digit-bearing token
 # commands engineers paste that sit one edit from a term ("sbatch" is not "batch")
 _COMMANDS = frozenset({"sbatch", "srun", "salloc", "scancel", "squeue", "mpirun", "mpiexec", "torchrun", "deepspeed",
                        "accelerate", "kubectl", "eksctl", "gcloud", "docker", "podman"})
+# a candidate word: letters only, not part of a hyphenated, dotted, slashed or digit-bearing token
 _CANDIDATE = re.compile(r"(?<![\w./:@-])[A-Za-z]{3,}(?![\w./:@-]|'[a-z])")
 
 
@@ -93,10 +93,8 @@ class Speller:
                 self.index.setdefault(d, set()).add(f)
         # "wrkrs", "nmspc", "img": a term written without its vowels
         self.skeletons: dict[str, set[str]] = {}
-        for f, t in self.forms.items():
+        for f in [*self.forms, *{t.lower() for t in terms if _ALPHA.fullmatch(t.lower()) and len(t) >= 4}]:
             self.skeletons.setdefault(_skeleton(f), set()).add(f)
-        for t in set(self.forms.values()) | {t.lower() for t in terms if _ALPHA.fullmatch(t.lower()) and len(t) >= 4}:
-            self.skeletons.setdefault(_skeleton(t), set()).add(t)
 
     @lru_cache(maxsize=4096)
     def correct(self, word: str) -> str | None:
