@@ -736,6 +736,8 @@ def test_what_runs_today_yields_to_what_is_asked_for():
         g.params
     g = generate("rwx pvc for the dataset: currently it is 1Ti on class cephfs; we need 3Ti", llm=False)
     assert (g.params["size"], g.params["storage_class"]) == ("3Ti", "cephfs"), g.params
+    g = generate("our current pvc is 400Gi on cephfs; make a new shared rwx one called corpus-v3 but 1Ti", llm=False)
+    assert (g.params["size"], g.params["name"]) == ("1Ti", "corpus-v3"), g.params
     # a sentence that only says what is in use keeps its values
     g = generate("karpenter gpu nodepool, spot only. We use the Bottlerocket image, pinned to bottlerocket@v1.30.0.",
                  llm=False)

@@ -3529,7 +3529,7 @@ class _Extractor:
 
 # Words that say a sentence describes what runs today, not what is asked for: "kubectl get pvc x shows
 # storage: 200Gi", "currently 3 workers", "this is how we launch today".
-_STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:currently|today|right\s+now|at\s+the\s+moment|at\s+present|"
+_STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:current|currently|today|right\s+now|at\s+the\s+moment|at\s+present|"
                     r"used\s+to|we\s+(?:have|had|run|ran|launch|launched|use|used)|existing|"
                     r"is\s+how\s+we|this\s+is\s+(?:what|how)\s+we)\b", re.I)
 _STATE_END = re.compile(r"[.;!?](?=\s|$)|\s(?=but\b|instead\b|however\b|now\s+(?:make|give|change|set|bump|raise)\b)|```",
