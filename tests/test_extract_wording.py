@@ -919,3 +919,47 @@ def test_a_range_with_the_unit_after_its_first_bound_and_a_role_count():
     assert (g.params["min_replicas"], g.params["max_replicas"]) == (0, 5), g.params
     g = generate("volcano job: master task with 1 pod and no gpu, worker task with 4 pods and 8 gpus each", llm=False)
     assert g.params["tasks"][1]["replicas"] == 4, g.params
+
+
+@pytest.mark.parametrize("text, want", [
+    # a verb of settling replaces the earlier amount of the same unit, a few sentences back
+    ("pvc of 1.5 TiB for the corpus. Shared by the team. We said 1.5 TiB but let's go with 3 TiB.", "3 TiB"),
+    ("a ReadWriteMany claim, around four terabytes. class is nfs. Hmm, make it six terabytes.", "6TB"),
+    # a bare amount closing its clause replaces the last number, when a word of taking back stands between
+    ("indexed job, 40 in parallel. Hmm, on reflection, make it 30.", "30 in parallel"),
+])
+def test_a_later_verb_of_settling_replaces_the_earlier_amount(text, want):
+    assert want in normalise_text(text)
+
+
+@pytest.mark.parametrize("text", [
+    "train on 8 nodes, let's do 2 per node",      # more words follow: a rate, not a correction
+    "deploy it with 2 gpus, make it 4 replicas",  # another unit: another amount
+    "Make it 4 replicas and 2 GPUs each",         # nothing earlier to replace
+])
+def test_a_verb_of_settling_without_an_earlier_amount_of_its_kind_changes_nothing(text):
+    assert normalise_text(text) == text
+
+
+def test_a_name_bound_to_the_noun_it_follows():
+    from gpukb.recipes import generate
+
+    g = generate("DRA pod for one A100; the claim template should be called a100-solo, pod called solo-runner", llm=False)
+    assert (g.params["claim_template"], g.params["name"]) == ("a100-solo", "solo-runner"), g.params
+    g = generate("volcano job with 8 workers of 2 gpus, submitted to the queue of name speech", llm=False)
+    assert g.params["queue"] == "speech" and "name" not in g.from_request, g.params
+    g = generate("pod with 1 gpu that tolerates the taint called batch-only", llm=False)
+    assert g.params["extra_toleration"] == "batch-only" and "name" not in g.from_request, g.params
+    g = generate("static lustre pv for fs-0a1b2c3d4e5f67890 in eu-west-1, mnt name x7y8z9ab, 1200 GiB", llm=False)
+    assert g.params["mount_name"] == "x7y8z9ab", g.params
+
+
+def test_a_quoted_value_inside_an_expression_is_no_name_and_a_word_closing_its_clause_after_ns_is_the_namespace():
+    from gpukb.recipes import generate
+
+    g = generate('keda for deployment ocr-gpu, query sum(rate(ocr_requests_total{app="ocr"}[1m])), threshold 10',
+                 llm=False)
+    assert "name" not in g.from_request and "ocr" in g.params["query"], g.params
+    g = generate("hpa for asr-server ns speech, 2-6 replicas on gpu util 70, call it asr-hpa", llm=False)
+    assert (g.params["namespace"], g.params["name"], g.params["deployment"]) == ("speech", "asr-hpa", "asr-server"), \
+        g.params

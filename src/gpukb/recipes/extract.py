@@ -66,7 +66,7 @@ _COMMAND_NAME = re.compile(r"(?:^|_)(?:command|cmd|program|args)$")
 # short forms of parameter name parts ("prod at 1000000" for production_value)
 _ABBREVIATIONS = {"production": ["prod"], "priority": ["prio"], "development": ["dev"], "memory": ["mem"],
                   "namespace": ["ns"], "replicas": ["reps"], "value": ["val"], "configuration": ["config", "cfg"],
-                  "scheduler": ["sched"]}
+                  "scheduler": ["sched"], "mount": ["mnt"]}
 
 # words that frame a value and are never one ("release is called kps", "the existing pvc x")
 # words that relate a name to a pattern rather than give it ("name contains h200", "name starts with")
@@ -286,7 +286,7 @@ def _compound(m: re.Match) -> str:
 # A number word before a size unit: "sixty-four gigs", "three TB" (sizes are read from digits)
 _WORD_BEFORE_UNIT = re.compile(rf"(?<![\w.-])({_SIMPLE_WORD}(?:[-\s](?:one|two|three|four|five|six|seven|eight|nine))?)\s+"
                                r"(?=(?:gigs?|gigabytes?|gibibytes?|gib|gi|gb|g|terabytes?|tebibytes?|tera|tib|ti|tb|t|"
-                               r"megabytes?|megs?|mib|mi|mb|percent|per\s+cent|pct)(?![\w.-]))", re.I)
+                               r"megabytes?|megs?|mib|mi|mb|percent|per\s+cent|pct)(?![\w-]|\.\w))", re.I)
 
 
 _PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:percent|per\s+cent|pct)\b", re.I)
@@ -348,6 +348,59 @@ def _unit_correction(text: str) -> str:
     return text
 
 
+# "we thought 2.4 TiB, but let's go with 4.8 TiB", "six clients per GPU. Hmm, on reflection, make it
+# eight", "Originally I said 16 in parallel but let's do 24": a verb of settling, a sentence or two
+# after an amount of the same kind, replaces it there (up to three sentences back). An amount with a unit replaces the last earlier
+# one in that unit; a bare one, closing its clause, the last earlier number (of the same or previous
+# sentence) when a word of taking back stands between.
+_SETTLE = re.compile(r"\b(?:(?:make|change|bump|set)\s+(?:it|that|them)(?:\s+to)?|let'?s\s+(?:go\s+with|do|use|make\s+it)|"
+                     r"(?:go|going)\s+with|we'?ll\s+(?:go\s+with|do))\s+(\d+(?:\.\d+)?|" + _SIMPLE_WORD +
+                     r")(?:\s*([A-Za-z]+))?(?![\w-]|\.\w)", re.I)
+_SIZE_UNITS = re.compile(r"(?:[kmgtp]i?b?|[kmgtp]i|gigs?|gigabytes?|terabytes?|megabytes?|tebibytes?|gibibytes?|tera)", re.I)
+_BACK_WORDS = re.compile(r"\b(?:but|actually|hmm+|on\s+reflection|originally|we\s+thought|i\s+said|instead|rather|"
+                         r"no|wait|sorry|second\s+thoughts?|changed?\s+my\s+mind|more\s+than\s+that|less\s+than\s+that)\b",
+                         re.I)
+_CLAUSE_END = re.compile(r"\s*(?:$|[.,;!?)]|instead\b|then\b|please\b|pls\b|to\s+have\b|for\s+(?:now|safety|headroom)\b)",
+                         re.I)
+
+
+def _late_correction(text: str) -> str:
+    for m in reversed(list(_SETTLE.finditer(text))):
+        new = m.group(1) if m.group(1)[0].isdigit() else str(parse_number(m.group(1)) or "")
+        if not new:
+            continue
+        unit = m.group(2) or ""
+        sized = bool(unit) and bool(_SIZE_UNITS.fullmatch(unit))
+        if unit and not sized and not _CLAUSE_END.match(text, m.end()):
+            continue  # "let's do 2 per node": more words follow, not a bare correction
+        sentences = [s.end() for s in re.finditer(r"[.!?](?=\s)", text[:m.start()])]
+        window = sentences[-4] if len(sentences) >= 4 else 0
+        before = text[window:m.start()]
+        amounts = list(re.finditer(rf"(?<![\w.:/=-])(\d+(?:\.\d+)?|{_NUM_PART})(?![\w.-]|\.\d)(?:\s*([A-Za-z]+))?", before, re.I))
+        pick = None
+        for a in reversed(amounts):
+            a_unit = a.group(2) or ""
+            if unit and (_singular(a_unit.lower()) == _singular(unit.lower())
+                         or sized and _SIZE_UNITS.fullmatch(a_unit)):
+                pick = a
+                break
+        if pick is None and not unit and _CLAUSE_END.match(text, m.end()):
+            near = sentences[-2] if len(sentences) >= 2 else 0
+            cands = [a for a in amounts if a.start() + window >= near]
+            if cands and _BACK_WORDS.search(text, cands[-1].end() + window, m.start()):
+                pick = cands[-1]
+        if pick is None:
+            continue
+        a0, a1 = pick.start(1) + window, pick.end(1) + window
+        a_unit = pick.group(2) or ""
+        end = m.end() if (unit and (sized or _singular(unit.lower()) == _singular(a_unit.lower()))) else m.end(1)
+        repl = new + ((" " + unit) if sized and unit.lower() != a_unit.lower() else "")
+        if sized and unit.lower() != a_unit.lower():
+            a1 = pick.end(2) + window  # "2.4 TiB ... 4.8 TB": the new amount in its own unit
+        text = text[:a0] + repl + text[a1:m.start()] + text[end:]
+    return text
+
+
 # "1h30m", "2m30s": a compound Go duration, in one unit
 _GO_COMPOUND = re.compile(r"(?<![\w.])(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(?![\w.])")
 
@@ -372,6 +425,7 @@ def normalise_text(text: str) -> str:
         text = _ONE_UNIT.sub("1 ", text)
     text = _CORRECTION.sub(_corrected, text)
     text = _unit_correction(text)
+    text = _late_correction(text)
     text = _GO_COMPOUND.sub(_go_compound, text)
     text = _SCALED.sub(_scaled, text)
     text = _HALF_UNIT.sub("0.5 ", text)
@@ -1192,6 +1246,11 @@ _OTHER_NAMED_CACHE: dict[tuple[int, int, str], Any] = {}
 _QUOTED_TOKEN = re.compile(r"[\"'`]([A-Za-z0-9][\w.-]*)[\"'`]")
 
 
+# "the template should be called x", "the queue of name x": the naming words after the head of what is named
+_NAMING_TAIL = re.compile(r"\s*\b(?:(?:is|are|was|gets?|(?:(?:should|will|must|shall|can|would|to)\s+)?be)\s+)?"
+                          r"(?:(?:of|with)\s+(?:the\s+)?)?(?:named|called|name)\b\s*[:=]?\s*[\"'`]?[^\"'`\s]*$", re.I)
+
+
 class _Extractor:
     def __init__(self, recipe: Recipe, text: str):
         self.recipe = recipe
@@ -1703,7 +1762,7 @@ class _Extractor:
         # "the interns' namespace (intern-sandbox)", "temp > 78": the value in brackets, or after a comparison
         pat = (rf"{words}\s*(?:[:=]\s*|,\s*(?=[\"'`]?[\w.-]+[\"'`]?\s*(?:[.;!]|$))|\(\s*(?=[\w.-]+\s*\))|[<>]=?\s*|"
                rf"(?:is|are|was)\s*[:=]\s*|"
-               rf"(?:(?:is|are|was)\s+(?:named|called)|named|called|name(?:\s+is|\s*[:=])?|is|of|"
+               rf"(?:(?:is|are|was)\s+(?:named|called)|named|called|(?:(?:of|with)\s+(?:the\s+)?)?name(?:\s+is|\s*[:=])?|is|of|"
                rf"to\s+[a-z]+\s+(?:is|should\s+be|will\s+be)|to|at|"  # "the program to launch is x"
                rf"(?:must|should|will|shall|needs?\s+to|has\s+to)\s+be)\s+)?"
                rf"(?:(?:the|a|an|our|my|their|just|only|simply)\s+)?")
@@ -1722,7 +1781,8 @@ class _Extractor:
             # a "<qualifier>_name" is named by its qualifier: "called"/"named" says the rest
             qual = name[:-len("_name")] if name.endswith("_name") else ""
             quals = name_variants(qual) + _ABBREVIATIONS.get(qual, []) if qual and rule.get("schema") else []
-            named = (rf"{_words_alt(cues + quals)}(?:\s+(?!(?:and|or|but)\b)[\w-]+){{0,3}}?\s+(?:(?:is|are|was|gets|get|"
+            heads = sorted({re.sub(r"\s+(?:named|called)$", "", str(w)) for w in cues + quals})
+            named = (rf"{_words_alt(heads)}(?:\s+(?!(?:and|or|but)\b)[\w-]+){{0,3}}?\s+(?:(?:is|are|was|gets|get|"
                      rf"(?:should|will|must|shall|can|would)\s+be|to\s+be)\s+)?(?:named|called)\s+{_TOKEN}")
             for tok, span in self._token_candidates(named):
                 ok, val = self._ok(name, tok)
@@ -1757,7 +1817,10 @@ class _Extractor:
             if owner is not None:  # "port name metrics": the cue qualified by another parameter's noun
                 head = re.sub(rf"{words}\s*(?:[:=]|is)?\s*(?:(?:the|a|an|our|my|their)\s+)?[\"'`]?$", "",
                               self.text[max(0, span[0] - 60):span[0]], flags=re.I)
-                if head != self.text[max(0, span[0] - 60):span[0]] and owner.search(head.rstrip()):
+                stripped = head != self.text[max(0, span[0] - 60):span[0]]
+                if stripped and re.search(r"\bname\s*(?:[:=]|is)?\s*[\"'`]?$", self.text[max(0, span[0] - 12):span[0]], re.I):
+                    head = re.sub(r"\s+(?:of|with)(?:\s+the)?$", "", head.rstrip(), flags=re.I)  # "the queue of name x"
+                if stripped and owner.search(head.rstrip()):
                     continue
             if any(a < span[0] and span[1] <= b for a, b in kw) and not self._quoted(span):
                 continue  # "tenant bundle for x": the cue and this word are one keyword of the recipe
@@ -1863,9 +1926,14 @@ class _Extractor:
                 and re.fullmatch(r"[a-z]+(?:s|ed|ing)|is|are|was|has|had|does|can|will|should|must", tok_word := self.text[span[0]:span[1]].lower()) \
                 and tok_word not in own_words:
             return True
-        # "cv-research ns needs a quota": the name stands before the cue, not a plain word after it
-        return bool(_compile(rf"(?<![\w.-])[a-z0-9][\w.]*-[\w.-]*[a-z0-9]\s+{words}\s*$").search(
-            self.text, max(0, span[0] - 80), span[0]))
+        # "cv-research ns needs a quota": the name stands before the cue, not a plain word after it;
+        # but "hpa for llm-server ns prod,": a word ending its clause after the cue is the value, when
+        # the name before is another parameter's
+        hy = _compile(rf"(?<![\w.-])[a-z0-9][\w.]*-[\w.-]*[a-z0-9](?=\s+{words}\s*$)").search(
+            self.text, max(0, span[0] - 80), span[0])
+        if hy and not self._free(hy.span()) and re.match(r"\s*(?:$|[,.;!?)])", self.text[span[1]:]):
+            return False
+        return bool(hy)
 
     def _command_words(self, tok: str, span: tuple[int, int]) -> tuple[str, tuple[int, int]]:
         """An unquoted command goes on over the words that look like its arguments (paths,
@@ -1925,6 +1993,10 @@ class _Extractor:
     def _build_other_named(self, name: str) -> re.Pattern | None:
         phrases: set[str] = set()
         quals: set[str] = set()
+        # a word this parameter is cued by too is no other object's ("port" in "metrics port name x")
+        own = {w.lower() for w in self._kind_nouns(name)[0]} | {
+            x for r in self.recipe.extract.get(name) or _DEFAULT_RULES.get(name, []) for k in ("after", "before")
+            for w in r.get(k) or [] for x in str(w).lower().split()}
         for other in self.recipe.properties:
             if other == name or self.recipe.properties[other].get("type") != "string":
                 continue
@@ -1937,9 +2009,11 @@ class _Extractor:
                 quals.update(v for v in name_variants(other[:-len("_name")]) if len(v) >= 4)
             for r in self.recipe.extract.get(other) or []:
                 for w in r.get("after") or []:
-                    w = re.sub(r"\s+(?:named|called)$", "", str(w).lower())
-                    if " " in w or len(w) > 6:
-                        phrases.add(w)
+                    short = re.sub(r"\s+(?:named|called)$", "", str(w).lower())
+                    # "the taint called x": another parameter's own noun names its object
+                    if " " in short or len(short) > 6 or short != str(w).lower() or \
+                            (len(short) >= 4 and short.isalpha() and short not in _STOP and short not in own):
+                        phrases.add(short)
         if not phrases and not quals:
             return None
         alts = [_words_alt(sorted(phrases))] if phrases else []
@@ -2004,8 +2078,7 @@ class _Extractor:
         mine_rx = kind_tail(mine) if mine else None
         for tok, span in self._token_candidates(rf"(?<![\w./-])(?:named|called|name\s*[:=]|name)\b\s*{_TOKEN}"):
             full_head = self.text[max(0, span[0] - 60):span[0]]
-            head = re.sub(r"\s*\b(?:(?:is|are|was|be)\s+)?(?:named|called|name)\b\s*[:=]?\s*[\"'`]?$", "", full_head,
-                          flags=re.I)
+            head = _NAMING_TAIL.sub("", full_head)
             if others is not None and (others.search(head) or others.search(re.sub(r"[\s:=\"'`]+$", "", full_head))):
                 continue  # "mount name abcd1234" is another parameter's name
             if mine_rx is None or not mine_rx.search(head):
@@ -2047,13 +2120,18 @@ class _Extractor:
         # "tolerate the taint 'reserved-llm'": after another parameter's cue word too
         cue_nouns = [w for w in nouns if w not in _STOP]
         if cue_nouns:
-            after_other = _compile(rf"{_words_alt(other_cues + cue_nouns)}\s*(?:[:=]|is|named|called)?\s*$")
+            # "our prometheus release label is 'monitoring'": the cue, maybe one noun of its own, then the value
+            after_other = _compile(rf"{_words_alt(other_cues + cue_nouns)}(?:\s+[a-z]+)?\s*(?:[:=]|is|named|called)?\s*$")
         for m in _compile(r"[\"'`]([^\"'`\s]{1,253})[\"'`]").finditer(self.text):
             span = m.span(1)
+            if re.search(r"[=~]\s*$", self.text[max(0, m.start() - 2):m.start()]):
+                continue  # '{app="whisper"}': a quoted value of a field in an expression
             if after_other is not None and after_other.search(self.text, max(0, m.start() - 40), m.start()):
                 continue  # "the volcano queue 'vision'": a quoted value after another parameter's noun is its
             if other_nouns is not None and other_nouns.match(self.text, m.end()):
                 continue  # "tolerate the 'batch' taint": a quoted value before another parameter's noun too
+            if others is not None and others.search(_NAMING_TAIL.sub("", self.text[max(0, m.start() - 60):m.end(1)])):
+                continue  # "Template should be called `h100-pair`": quoted, but another parameter's object
             if self._free(span):
                 ok, val = self._ok(name, m.group(1))
                 if ok:
