@@ -963,3 +963,18 @@ def test_a_quoted_value_inside_an_expression_is_no_name_and_a_word_closing_its_c
     g = generate("hpa for asr-server ns speech, 2-6 replicas on gpu util 70, call it asr-hpa", llm=False)
     assert (g.params["namespace"], g.params["name"], g.params["deployment"]) == ("speech", "asr-hpa", "asr-server"), \
         g.params
+
+
+def test_a_launcher_line_gives_the_program_and_slurm_n_counts_the_nodes():
+    from gpukb.recipes import generate
+
+    g = generate("mpijob please: mpirun -np 32 -x NCCL_DEBUG=WARN python bench.py --size 4G, 4 workers x 8 gpus",
+                 llm=False)
+    assert g.params["program"] == ["python", "bench.py", "--size", "4G"], g.params
+    g = generate("gpu pod, like `srun --gres=gpu:2 python check_env.py` on our old cluster", llm=False)
+    assert (g.params["command"], g.params["gpus"]) == (["python", "check_env.py"], 2), g.params
+    g = generate("coscheduling gang for `sbatch -N 5 --gres=gpu:2 run.sh`, all or nothing", llm=False)
+    assert (g.params["members"], g.params["gpus"]) == (5, 2), g.params
+    # a launcher followed by no program gives none
+    g = generate("gpu pod with 1 gpu; on slurm i use srun -N 1 and it works", llm=False)
+    assert "command" not in g.from_request, g.params

@@ -1251,6 +1251,10 @@ _NAMING_TAIL = re.compile(r"\s*\b(?:(?:is|are|was|gets?|(?:(?:should|will|must|s
                           r"(?:(?:of|with)\s+(?:the\s+)?)?(?:named|called|name)\b\s*[:=]?\s*[\"'`]?[^\"'`\s]*$", re.I)
 
 
+_LAUNCHER = re.compile(r"(?<![\w./-])(?:srun|mpirun|mpiexec)(?![\w-])", re.I)
+_SLURM_N = {"regex": r"(?<![\w-])(?-i:-N)\s*=?\s*(\d+)(?![\w.])"}
+
+
 class _Extractor:
     def __init__(self, recipe: Recipe, text: str):
         self.recipe = recipe
@@ -1690,6 +1694,33 @@ class _Extractor:
                 self.result.values[best[1]] = best[2]
                 self.result.spans[best[1]] = m.span()
                 self.used.append(m.span())
+
+    def _launched_program(self) -> None:
+        """"srun --gres=gpu:1 nvidia-smi -q", "mpirun -np 64 ./all_reduce_perf -b 8": the program a
+        Slurm or MPI launcher starts (after its own flags and their values) is the command of the
+        pod or the program of the MPI job; the launcher itself is what the manifest replaces."""
+        names = [n for n, sp in self.recipe.properties.items() if _COMMAND_NAME.search(n) and sp.get("type") == "array"
+                 and n not in self.result.values]
+        if not names:
+            return
+        for m in _LAUNCHER.finditer(self.text):
+            toks = list(re.finditer(r"[^\s`,;]+", self.text[m.end():m.end() + 300]))
+            i = 0
+            while i < len(toks) and toks[i].group(0).startswith("-"):
+                flag = toks[i].group(0)
+                i += 1
+                if "=" not in flag and i < len(toks) and re.match(r"\d[\w.:]*$|[\w.-]*[:=,]", toks[i].group(0)):
+                    i += 1  # "-np 64", "--gres gpu:1", "-x NCCL_DEBUG=INFO": the flag's value
+            if i >= len(toks) or not re.match(r"(?:\.{0,2}/)?[A-Za-z_][\w./-]*$", toks[i].group(0)) or \
+                    toks[i].group(0).lower() in _STOP:
+                continue
+            start = m.end() + toks[i].start()
+            tail = re.match(r"[^`\n;,]*?(?=\s*(?:$|[`\n;,]|\.(?:\s|$)|\s+(?:then|and|but|on|so)\s))", self.text[start:])
+            end = start + (tail.end() if tail else toks[i].end() - toks[i].start())
+            for name in names:
+                if self._take(name, _split_command(self.text[start:end]), (start, end)):
+                    self.used.append(m.span())
+                    return
 
     def _verbatim(self) -> None:
         """Values quoted whole (in backticks or quotes) that hold spaces or brackets
@@ -3136,6 +3167,7 @@ class _Extractor:
                     self.result.values[name] = got[0]
                     self.result.spans[name] = got[1]
                     self.used.append(got[1])
+        self._launched_program()
         self._verbatim()
         self._key_value_pairs()
         self._shapes()
@@ -3148,6 +3180,9 @@ class _Extractor:
             name_rules: list[dict[str, Any]] = list(found or []) + [
                 r for r in _DEFAULT_RULES.get(name, []) if not found or (r not in found and "name" not in r)]
             name_rules += self._schema_enum_rules(name, own_rules=found is not None)
+            if props[name].get("type") == "integer" and any(
+                    "nodes" in (r.get("count") or []) for r in name_rules) and _SLURM_N not in name_rules:
+                name_rules.append(_SLURM_N)  # "sbatch -N 6": Slurm's short flag counts what the nodes count
             if "@" in re.sub(r"\[[^\]]*\]", "", str(props[name].get("pattern", ""))):  # a literal "@" joins parts
                 name_rules.insert(0, {"joined": "@"})
             fields = manifest_fields(self.recipe).get(name)

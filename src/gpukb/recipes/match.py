@@ -165,6 +165,9 @@ _JOINED_PREFIX = re.compile(r"(?:\d+|one|two|three|four|five|six|seven|eight|nin
                             re.I)
 
 
+_PREPOSITIONS = frozenset("across over on per in into between onto".split())
+
+
 def _keyword_at(rx: re.Pattern[str], text: str) -> re.Match[str] | None:
     """The first match of a keyword that is not the tail of a hyphenated name ("the ml-team namespace"
     names a namespace, it is no "team namespace")."""
@@ -250,6 +253,8 @@ class _Index:
                     if w == "with":  # "pod with gpu" also reads "a pod spec that grabs two A100s"
                         part = (r"(?:[\w-]+\s+)?(?:with|using|(?:that|which|who)\s+(?:is\s+|are\s+)?(?:has|have|gets?|"
                                 r"grabs?|uses?|using|needs?|needing|requests?|requesting|wants?|takes?))")
+                    if w in _PREPOSITIONS and w != words[-1]:  # "across nodes" also reads "across the nodes"
+                        part += r"(?:\s+(?:the|all|multiple|several|many|our|its|their|both|two|2))?"
                     parts.append(part)
                 body = r"[\s-]?".join(parts)
                 pats.append((re.compile(rf"(?<![\w]){body}(?![\w])", re.I), 1.0 + 0.5 * (len(words) - 1)))
