@@ -978,3 +978,26 @@ def test_a_launcher_line_gives_the_program_and_slurm_n_counts_the_nodes():
     # a launcher followed by no program gives none
     g = generate("gpu pod with 1 gpu; on slurm i use srun -N 1 and it works", llm=False)
     assert "command" not in g.from_request, g.params
+
+
+def test_pasted_fields_fill_patterned_strings_and_amounts_relative_to_the_paste_are_scaled():
+    from gpukb.recipes import generate
+
+    g = generate("make our nodepool like this one, g6 family\n```yaml\nspec:\n  disruption:\n"
+                 "    consolidateAfter: 45m\n```", llm=False)
+    assert g.params["consolidate_after"] == "45m", g.params
+    g = generate("today's volcano queue:\n```yaml\nspec:\n  capability:\n    nvidia.com/gpu: \"6\"\n    cpu: \"24\"\n```\n"
+                 "name it burst and triple everything in capability", llm=False)
+    assert (g.params["gpus"], g.params["cpu"]) == (18, 72), g.params
+    g = generate("```yaml\nresources:\n  limits:\n    ephemeral-storage: 300Gi\n    nvidia.com/gpu: 2\n```\n"
+                 "halve the ephemeral limit for the model cache pod", llm=False)
+    assert g.params["ephemeral_limit"] == "150Gi" and g.params["gpus"] == 2, g.params
+
+
+def test_a_fenced_block_is_no_inline_quote_and_a_quoted_word_after_in_is_the_namespace():
+    from gpukb.recipes import generate
+
+    g = generate("our trigger today:\n```yaml\ntriggers:\n- type: prometheus\n  metadata:\n    threshold: \"15\"\n```\n"
+                 "make it a ScaledObject for deployment `asr-gw` in `speech`", llm=False)
+    assert (g.params["deployment"], g.params["namespace"], g.params["threshold"]) == ("asr-gw", "speech", "15"), g.params
+    assert "query" not in g.from_request and "name" not in g.from_request, g.params

@@ -97,7 +97,10 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
                             r"all\s+of\s+it|it|them)\s+in\s+"
                             r"(?!(?:the|a|an|our|my|parallel|total|order|place|front|case|one|each|addition|practice|"
                             r"queue|pool|zone|region|cluster|partition|namespace|ns)\b)"
-                            r"([a-z][a-z0-9]*)(?![\w.-])(?!\s+(?:cluster|region|zone|mode|parallel)\b)"}],
+                            r"([a-z][a-z0-9]*)(?![\w.-])(?!\s+(?:cluster|region|zone|mode|parallel)\b)"},
+                  # "deployment `chat-gw` in `chat`": a quoted word after "in" is a place
+                  {"regex": r"\bin(?:to)?\s+[`'\"]([a-z0-9][-a-z0-9]*)[`'\"](?!\s+(?:queue|cluster|region|zone|pool|"
+                            r"cohort|flavou?r|partition|class|storage\s*class|node\s*pool|nodepool|group)\b)"}],
     "image": [{"after": ["image", "container image"]}, {"regex": _IMAGE_RE}],
     # a Hugging Face model id: an organisation without dots, a slash, a name with a digit or hyphen
     # and no tag ("stabilityai/stable-diffusion-xl-base-1.0"; "nvcr.io/x" and "a/b:tag" are images)
@@ -1145,8 +1148,7 @@ def manifest_paths(recipe: Recipe) -> dict[str, list[tuple[str, ...]]]:
             other = low + 7 if low + 7 <= spec.get("maximum", low + 7) else low
         elif spec.get("type") == "string":
             v = _prop_validator(json.dumps(spec, sort_keys=True))
-            other = next((c for c in ("zqsentinel", "zq-sentinel", "zqsentinel:1", "/zqsentinel", "zqsentinel.io/zq")
-                          if v.is_valid(c)), None)
+            other = next((c for c in _SENTINELS if v.is_valid(c)), None)
         else:
             continue
         if other is None:
@@ -1167,6 +1169,12 @@ def manifest_paths(recipe: Recipe) -> dict[str, list[tuple[str, ...]]]:
 
 
 _PATHS_CACHE: dict[tuple[str, str, int], dict[str, list[tuple[str, ...]]]] = {}
+# values unlike any default, one of which a string parameter's schema takes: a name, a path, a
+# duration, a quantity, a URL, a version, an address or a cloud id
+_SENTINELS = ("zqsentinel", "zq-sentinel", "zqsentinel:1", "/zqsentinel", "zqsentinel.io/zq", "77m", "777", "77Gi",
+              "http://zqsentinel.example:7777", "zqsentinel@v7.7.7", "v7.7.7", "7.7.7.7", "zq77zq77",
+              "sg-0123456789abcdef7", "subnet-0123456789abcdef7", "fs-0123456789abcdef7", "zq-zqsentinel-7",
+              "7.7.7", "77777", "bottlerocket@v7.7.7", "7g.77gb")
 _FENCE = re.compile(r"```[\w-]*\n(.*?)```", re.S)
 _MANIFEST_KEYS = re.compile(r"(?:^|\s)(?:apiVersion|kind|metadata|spec)\s*:", re.M)
 _KUBECTL_CREATE = re.compile(r"\bkubectl\s+create\s+(?P<kind>quota|resourcequota|deployment|deploy|namespace|ns|"
@@ -1278,6 +1286,7 @@ class _Extractor:
         self.pasted_refs = [(str(d["kind"]), str(d["metadata"]["name"])) for d in docs if isinstance(d.get("kind"), str)
                             and isinstance(d.get("metadata"), dict) and isinstance(d["metadata"].get("name"), str)]
         self.blocked: list[tuple[int, int]] = []
+        self.from_paste: dict[str, tuple[str, ...]] = {}  # parameter -> the pasted field it came from
         self.value_blocks: list[tuple[tuple[int, int], list[tuple[tuple[str, ...], Any]]]] = []
         raw_blocks = _FENCE.findall(text) if "```" in text else []
         for k, m in enumerate(re.finditer(r"```.*?```", self.text, re.S)):
@@ -1635,7 +1644,45 @@ class _Extractor:
         at = self.text.find(str(value))
         self.result.values[name] = val
         self.result.spans[name] = (at, at + len(str(value))) if at >= 0 else (0, 0)
+        self.from_paste[name] = path
         return name
+
+    def _relative_to_paste(self) -> None:
+        """"double everything in capability", "halve the cache and the ephemeral limit": an amount
+        taken from a pasted object, scaled as the words say; "everything"/"all" scales every amount
+        taken from the paste (under the key named after "in"), otherwise the ones whose names the
+        clause gives."""
+        if not self.from_paste:
+            return
+        for m in _compile(r"\b(double|triple|quadruple|halve|half)\b([^.;,\n]*)").finditer(self.text):
+            factor = {"double": 2, "triple": 3, "quadruple": 4}.get(m.group(1).lower(), 0.5)
+            clause = m.group(2).lower()
+            under = re.search(r"\b(?:in|under)\s+(?:the\s+)?([a-z][\w-]*)", clause)
+            every = re.search(r"\b(?:everything|all|every\s+\w+|each\s+of\s+them|them|it)\b", clause)
+            done = False
+            for name, path in self.from_paste.items():
+                parts = [w for w in name.split("_") if w not in ("size", "count", "value", "name", "gib")]
+                if every:
+                    if under and under.group(1) not in [k.lower() for k in path]:
+                        continue
+                elif not parts or not all(re.search(rf"\b{re.escape(w)}", clause) for w in parts):
+                    continue
+                value = self.result.values.get(name)
+                if isinstance(value, bool):
+                    continue
+                if isinstance(value, int):
+                    new: Any = int(value * factor) if (value * factor) == int(value * factor) else None
+                else:
+                    q = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([KMGTP]i?)", str(value))
+                    new = _quantity(parse_size(q.group(1), q.group(2)[0]) * factor) if q else None
+                if new is None:
+                    continue
+                ok, val = self._ok(name, new)
+                if ok:
+                    self.result.values[name] = val
+                    done = True
+            if done:
+                self.result.covered.append(m.span())
 
     def _dotted_values(self) -> None:
         """A dotted path with a value ("--set driver.enabled=false") fills the one parameter whose
@@ -1730,7 +1777,10 @@ class _Extractor:
         the verbs that run one."""
         import shlex
 
-        for m in _compile(r"`([^`]+)`|\"([^\"]*[\s()\[\]{}][^\"]*)\"").finditer(self.text):
+        # a fenced block is no inline quote: "```...``` turn that into ... `chat-gw`" quotes nothing between
+        view = re.sub(r"```.*?```", lambda f: " " * len(f.group(0)), self.text, flags=re.S) if "```" in self.text \
+            else self.text
+        for m in _compile(r"`([^`]+)`|\"([^\"]*[\s()\[\]{}][^\"]*)\"").finditer(view):
             raw = m.group(1) if m.group(1) is not None else m.group(2)
             span = m.span(1) if m.group(1) is not None else m.span(2)
             if not self._free(span) or not re.search(r"[\s()\[\]{}]", raw.strip()):
@@ -2145,7 +2195,8 @@ class _Extractor:
         other_cues = sorted({w for o, sp in self.recipe.properties.items() if o != name and sp.get("type") == "string"
                              for w in name_variants(o) if len(w) >= 3})
         after_other = _compile(rf"{_words_alt(other_cues)}\s*(?:[:=]|is|named|called)?\s*$") if other_cues else None
-        nouns = sorted({str(w) for o in self.recipe.properties if o != name for r in self.recipe.extract.get(o) or []
+        nouns = sorted({str(w) for o in self.recipe.properties if o != name
+                        for r in self.recipe.extract.get(o) or _DEFAULT_RULES.get(o, [])
                         for w in r.get("after") or r.get("before") or [] if re.fullmatch(r"[a-z][a-z ]*[a-z]", str(w))})
         other_nouns = _compile(rf"\s+{_words_alt(other_cues + nouns)}(?![\w-])") if other_cues or nouns else None
         # "tolerate the taint 'reserved-llm'": after another parameter's cue word too
@@ -2157,6 +2208,9 @@ class _Extractor:
             span = m.span(1)
             if re.search(r"[=~]\s*$", self.text[max(0, m.start() - 2):m.start()]):
                 continue  # '{app="whisper"}': a quoted value of a field in an expression
+            if "namespace" in self.recipe.properties and re.search(r"\b(?:in|into)\s+(?:the\s+)?$",
+                                                                    self.text[max(0, m.start() - 10):m.start()]):
+                continue  # "for deployment `chat-gw` in `chat`": a place, the namespace
             if after_other is not None and after_other.search(self.text, max(0, m.start() - 40), m.start()):
                 continue  # "the volcano queue 'vision'": a quoted value after another parameter's noun is its
             if other_nouns is not None and other_nouns.match(self.text, m.end()):
@@ -3218,6 +3272,7 @@ class _Extractor:
                     self.used.append(span)
                     break
         self._pasted_fields()
+        self._relative_to_paste()
         self._qualified_siblings()
         self._second_readings()
         self._retractions()
