@@ -1001,3 +1001,43 @@ def test_a_fenced_block_is_no_inline_quote_and_a_quoted_word_after_in_is_the_nam
                  "make it a ScaledObject for deployment `asr-gw` in `speech`", llm=False)
     assert (g.params["deployment"], g.params["namespace"], g.params["threshold"]) == ("asr-gw", "speech", "15"), g.params
     assert "query" not in g.from_request and "name" not in g.from_request, g.params
+
+
+@pytest.mark.parametrize("text, want, gone", [
+    ("a lustre fs of 7.2 TB, oh wait, the budget only covers 3600 GiB", "3600 GiB", "7.2"),
+    ("an eight terabyte claim? Sorry, 6Ti, the archive shrank.", "6 Ti", "8"),
+    ("alert after three hours, hmm, let's say five hours", "5 hours", "3 hours"),
+])
+def test_a_take_back_a_few_words_before_an_amount_of_the_same_kind(text, want, gone):
+    out = normalise_text(text)
+    assert want in out and gone not in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "poll every 30 seconds, and wait 10 minutes before going back to zero",  # "wait" the verb
+    "a pvc of 100Gi for the cache. Actually we also want the scratch dir at 50Gi",  # another amount
+])
+def test_no_take_back_without_one(text):
+    assert normalise_text(text) == text
+
+
+def test_a_number_word_fills_a_string_field_that_holds_a_number_but_zero_does_not():
+    from gpukb.recipes import generate
+
+    g = generate("keda for deployment rerank, up to six replicas, four queued requests per replica", llm=False)
+    assert g.params["threshold"] == "4", g.params
+    g = generate("KEDA for deployment asr, scale to zero when idle, trigger when more than 12 requests waiting",
+                 llm=False)
+    assert g.params["threshold"] != "0", g.params
+
+
+def test_negated_group_restart_unlimited_requests_and_a_node_lifetime():
+    from gpukb.recipes import generate
+
+    g = generate("lws for llama 405b, 2 pods of 8 gpus per group; if a worker crashes do not restart the whole group",
+                 llm=False)
+    assert g.params["restart_policy"] == "None", g.params
+    g = generate("time-slicing, 4 replicas per gpu, allow more than 1 per container", llm=False)
+    assert g.params["fail_requests_greater_than_one"] is False, g.params
+    g = generate("karpenter nodepool for g5, nodes should not live longer than 72h", llm=False)
+    assert g.params["expire_after"] == "72h", g.params

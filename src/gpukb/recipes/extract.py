@@ -367,6 +367,22 @@ _CLAUSE_END = re.compile(r"\s*(?:$|[.,;!?)]|instead\b|then\b|please\b|pls\b|to\s
                          re.I)
 
 
+_HOLDS_NUMBER: dict[str, bool] = {}
+
+
+def _holds_number(spec: dict[str, Any]) -> bool:
+    """A string field that holds a number ("threshold: '5'"): read from the digits view too, so
+    that "three waiting requests per replica" gives it."""
+    if spec.get("type") != "string" or spec.get("enum"):
+        return False
+    key = json.dumps(spec, sort_keys=True)
+    got = _HOLDS_NUMBER.get(key)
+    if got is None:
+        v = _prop_validator(key)
+        got = _HOLDS_NUMBER[key] = bool(v.is_valid("7") and not v.is_valid("x"))
+    return got
+
+
 def _late_correction(text: str) -> str:
     for m in reversed(list(_SETTLE.finditer(text))):
         new = m.group(1) if m.group(1)[0].isdigit() else str(parse_number(m.group(1)) or "")
@@ -404,6 +420,50 @@ def _late_correction(text: str) -> str:
     return text
 
 
+# "about 9.6 TB, oh wait, finance only approved 4800 GiB", "a two terabyte claim? Sorry, 4Ti",
+# "over two hours, hmm, let's say four hours": a word of taking back, a few words, then an amount
+# in a unit of the same kind (a size, a time, the same noun) replaces the last earlier amount of
+# that kind.
+_BACK_THEN = re.compile(r"\b(?:oh\s+wait|no\s+wait|wait(?=\s*[,!:-])|actually|sorry|oops|hmm+|i\s+mean|scratch\s+that|correction|"
+                        r"on\s+second\s+thoughts?|change\s+of\s+plans?|let'?s\s+say)\b", re.I)
+_AMOUNT = re.compile(rf"(?<![\w.:/=-])(\d+(?:\.\d+)?|{_SIMPLE_WORD})\s*([A-Za-z]+)\b", re.I)
+_TIME_UNITS = re.compile(r"(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|weeks?)", re.I)
+
+
+def _unit_kind(unit: str) -> str | None:
+    if _SIZE_UNITS.fullmatch(unit):
+        return "size"
+    if _TIME_UNITS.fullmatch(unit):
+        return "time"
+    u = _singular(unit.lower())
+    return None if u in _STOP or len(u) < 3 else "noun:" + u
+
+
+def _take_back_amount(text: str) -> str:
+    for t in reversed(list(_BACK_THEN.finditer(text))):
+        after = _AMOUNT.search(text, t.end(), min(len(text), t.end() + 70))
+        if after is None:
+            continue
+        between = text[t.end():after.start()]
+        if after is None or re.search(r"[.!?](?:\s|$)", between) or len(between.split()) > 6 or \
+                re.search(r"\b(?:also|too|another|additional|plus|second|extra|both|each|per)\b", between, re.I):
+            continue  # "actually we also want a 2Ti scratch": another amount, no correction
+        kind = _unit_kind(after.group(2))
+        if kind is None:
+            continue
+        sentences = [x.end() for x in re.finditer(r"[.!?](?=\s)", text[:t.start()])]
+        window = sentences[-2] if len(sentences) >= 2 else 0
+        pick = None
+        for a in _AMOUNT.finditer(text, window, t.start()):
+            if _unit_kind(a.group(2)) == kind:
+                pick = a
+        if pick is None:
+            continue
+        new = after.group(1) if after.group(1)[0].isdigit() else str(parse_number(after.group(1)) or after.group(1))
+        text = text[:pick.start()] + new + " " + after.group(2) + text[pick.end():t.start()] + text[after.end():]
+    return text
+
+
 # "1h30m", "2m30s": a compound Go duration, in one unit
 _GO_COMPOUND = re.compile(r"(?<![\w.])(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(?![\w.])")
 
@@ -429,6 +489,8 @@ def normalise_text(text: str) -> str:
     text = _CORRECTION.sub(_corrected, text)
     text = _unit_correction(text)
     text = _late_correction(text)
+    if _BACK_THEN.search(text):
+        text = _take_back_amount(text)
     text = _GO_COMPOUND.sub(_go_compound, text)
     text = _SCALED.sub(_scaled, text)
     text = _HALF_UNIT.sub("0.5 ", text)
@@ -2466,7 +2528,9 @@ class _Extractor:
     def rule_regex(self, name: str, rule: dict[str, Any]):
         rx = _compile(rule["regex"])
         # a number may be written as a word ("max eight"): integers read the digits view
-        text = self.digits if self.recipe.properties[name].get("type") == "integer" else self.text
+        spec = self.recipe.properties[name]
+        numeric = spec.get("type") == "integer" or _holds_number(spec)
+        text = self.digits if numeric else self.text
         if text is self.text and ("'" in text or "`" in text):
             # a value in single quotes or backticks reads as one in double quotes (same length)
             text = _QUOTED_TOKEN.sub(lambda q: '"' + q.group(1) + '"', text)
@@ -2487,6 +2551,9 @@ class _Extractor:
             span = m.span(1) if m.groups() else m.span()
             if g is None or (not self._free(span) and not rule.get("shared")):
                 continue
+            if numeric and spec.get("type") == "string" and \
+                    re.match(r"(?:zero|one|a|an|single)\b", self.text[span[0]:span[1] + 6], re.I):
+                continue  # "scale to zero", "one replica": no number a string field holds
             if self._inside_code(span):
                 continue  # "vllm:x" inside "sum(rate(vllm:x[2m]))" is part of a larger value
             if isinstance(rule.get("key_of"), dict):
