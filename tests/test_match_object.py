@@ -110,3 +110,16 @@ def test_pasted_manifests_kinds_forbidden_and_extra_objects(text, want):
 ])
 def test_a_recipe_that_renders_more_wins_when_its_own_keyword_is_there(text, want):
     assert match_recipes(text, load_recipes(), k=1)[0][0].id == want
+
+
+def test_what_a_verb_of_change_leads_to_is_the_object():
+    from gpukb.recipes import generate
+
+    g = generate("porting `sbatch -N 4 --gres=gpu:8 -p gpu --qos=high` into Volcano, in queue batch with priority class "
+                 "high, 4 workers of 8 gpus", llm=False)
+    assert g.recipe == "volcano-job", g.recipe
+    g = generate("our deployment runs vllm today; we want to move it to a LeaderWorkerSet across 2 nodes of 8 gpus",
+                 llm=False)
+    assert g.recipe == "lws-vllm", g.recipe
+    g = generate("we have time-slicing with 4 replicas today and want to switch to MPS, 4 clients per gpu", llm=False)
+    assert g.recipe == "mps-sharing", g.recipe

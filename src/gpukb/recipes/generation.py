@@ -9,7 +9,7 @@ from typing import Any
 from ..errors import ParameterError, RecipeError, UsageError
 from ..text import STOPWORDS
 from .extract import Extraction, extract_params, name_variants
-from .match import match_recipes
+from .match import match_recipes, target_ids
 from .model import Recipe, load_recipes
 from .render import render_recipe
 
@@ -96,7 +96,8 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
         raise RecipeError("no recipe matches the request (see gpukb recipe list)")
     recipe, score = ranked[0]
     ext = extract_params(recipe, request)
-    if len(ranked) > 1 and ranked[1][1] >= _CLOSE * score:
+    # "port this into Volcano": what a verb of change leads to is asked for, however much the other reads
+    if len(ranked) > 1 and ranked[1][1] >= _CLOSE * score and recipe.id not in target_ids(request, recipes):
         # two recipes match about equally: the one that understands more of the request wins; when
         # the second is further behind, it must understand clearly more ("mps x2, driver and toolkit
         # preinstalled": the MPS recipe reads the toggles too, the ClusterPolicy one not the sharing)

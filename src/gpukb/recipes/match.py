@@ -65,6 +65,7 @@ _OPENING = re.compile(r"^\W*(?:(?:summary|title|subject)\s*:\s*)?(?:(?:hey|hi|he
                       r"render|give|show)\s+(?:me\s+|us\s+)?)?"
                       r"(?:an?\s+|the\s+|one\s+|some\s+|new\s+)*", re.I)
 _OBJECT_BONUS = 2.0
+_TARGET_BONUS = 10.0  # "move to MPS": what the request changes to, over what it describes from before
 _ASKED_KIND = re.compile(r"\b(?:give|write|create|generate|produce|make|render|draft|build|need|want|"
                          r"(?:translate|convert|port|turn|change|rewrite)\s+(?:it|this|that|them|these)\s+(?:in)?to|"
                          r"(?:as|into)(?=\s+(?:an?|the)\s))\s+(?:me\s+|us\s+)?(?:the|a|an|its|our|one)\s+"
@@ -165,6 +166,10 @@ _JOINED_PREFIX = re.compile(r"(?:\d+|one|two|three|four|five|six|seven|eight|nin
                             re.I)
 
 
+_INTO = re.compile(r"\b(?:to|into|as|onto|over\s+to)\s+(?:an?\s+|the\s+|our\s+|using\s+)?$", re.I)
+_CHANGE = re.compile(r"\b(?:move|moving|moved|migrate|migrating|switch|switching|port|porting|translate|translating|"
+                     r"convert|converting|turn|turning|rewrite|rewriting)\b(?![^.!?]*[.!?]\s)",
+                     re.I)
 _PREPOSITIONS = frozenset("across over on per in into between onto".split())
 
 
@@ -346,6 +351,10 @@ class _Index:
                 if a != b and out[a] > out[b] and self.kind_words[a] and self.kind_words[a] < self.kind_words[b] \
                         and not (a in first and first[a] <= (opening.end() if opening else 0) < first[b]):
                     out[b] = out[a] + 0.5
+        # "we want to move to MPS", "translating this into Volcano", "port it as a PyTorchJob": what a verb
+        # of change leads to is the object asked for, whatever the request describes from before
+        for i in self.targets(text):
+            out[i] += _TARGET_BONUS
         # "clusterpolicy: preinstalled driver, mig manager ...": a short head before a colon or dash
         # names the object; what follows are its settings, whichever recipes their words also name
         bound = _BOUND_HEAD.match(text)
@@ -357,6 +366,20 @@ class _Index:
                 if any(self.distinctive[i][j] and any(rx.fullmatch(h) for h in heads)
                        for j, (rx, _w) in enumerate(pats)):
                     out[i] += _BOUND_BONUS
+        return out
+
+    def targets(self, text: str) -> set[int]:
+        """Recipes named right after a verb of change and "to"/"into"/"as" ("move to MPS")."""
+        out = set()
+        if not _CHANGE.search(text):
+            return out
+        for i, pats in enumerate(self.phrases):
+            for rx, _w in pats:
+                m = _keyword_at(rx, text)
+                if m and _INTO.search(text, max(0, m.start() - 12), m.start()) and \
+                        _CHANGE.search(text, max(0, m.start() - 160), m.start()):
+                    out.add(i)
+                    break
         return out
 
     def pasted_bonus(self, i: int, kind: str | None, keys: set[str]) -> float:
@@ -474,9 +497,23 @@ def match_recipes(text: str, recipes: list[Recipe] | None = None, k: int = 3) ->
     idx = _index_for(recipes)
     scores = idx.scores(text)
     if pasted is not None:
-        scores = [s + idx.pasted_bonus(i, *pasted) for i, s in enumerate(scores)]
+        # "this is our time-slicing config today ... we want to move to MPS": the paste is what runs
+        # now; when the words name what it changes to, the paste names no recipe
+        targets = idx.targets(text)
+        scores = [s + (idx.pasted_bonus(i, *pasted) if not targets or i in targets else 0.0)
+                  for i, s in enumerate(scores)]
     ranked = sorted(range(len(recipes)), key=lambda i: (-scores[i], recipes[i].id))
     return [(recipes[i], round(scores[i], 4)) for i in ranked[:k] if scores[i] > 0.0]
+
+
+def target_ids(text: str, recipes: list[Recipe]) -> set[str]:
+    """Ids of the recipes a verb of change leads to ("move to MPS", "translate it into Volcano")."""
+    from .extract import normalise_text
+
+    if not _CHANGE.search(text):
+        return set()
+    idx = _index_for(recipes)
+    return {recipes[i].id for i in idx.targets(mask_given_names(normalise_text(text)))}
 
 
 # Asking for a manifest is an intent, read from the shape of the request rather
