@@ -166,12 +166,12 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     # held out once (0.506, 1 silent drop, 10 changed values: recipe named by one object, settings of another;
     # launcher programs; values relative to a paste)
     "fresh18.yaml": (0.5, 1, 10),
-    # held out, never tuned on: the measured level (0.565, 1 silent drop, 10 changed values)
+    # held out once (0.565, 1 silent drop, 10 changed values)
     "fresh19.yaml": (0.56, 1, 10),
     "tune-classes.yaml": (0.95, None, None),
 }
 # tuned sets whose drops and changed values are held by their floors above, not at zero
-_OPEN_TUNE = ("fresh9.yaml", "fresh15.yaml", "fresh16.yaml", "fresh17.yaml", "fresh18.yaml")
+_OPEN_TUNE = ("fresh9.yaml", "fresh15.yaml", "fresh16.yaml", "fresh17.yaml", "fresh18.yaml", "fresh19.yaml")
 
 
 def test_dev_set_target():
