@@ -1041,3 +1041,29 @@ def test_negated_group_restart_unlimited_requests_and_a_node_lifetime():
     assert g.params["fail_requests_greater_than_one"] is False, g.params
     g = generate("karpenter nodepool for g5, nodes should not live longer than 72h", llm=False)
     assert g.params["expire_after"] == "72h", g.params
+
+
+@pytest.mark.parametrize("text, want", [
+    ("lws for llama, tp 2, actually tp 4, pp 2", "tp 4"),
+    ("mps, 6 clients per gpu... no, 5. configmap mps-five", "5 clients per gpu"),
+])
+def test_a_take_back_with_a_bare_number_or_its_cue_word(text, want):
+    assert want in normalise_text(text)
+
+
+def test_what_happened_before_and_what_a_command_printed_yield_to_the_request():
+    from gpukb.recipes import generate
+
+    g = generate("Training pods were evicted twice last month on nodes with 8 GPUs. For namespace asr, give me a pod "
+                 "with 2 GPUs and an ephemeral-storage limit of 300Gi", llm=False)
+    assert g.params["gpus"] == 2 and g.params["ephemeral_limit"] == "300Gi", g.params
+    g = generate("for reference:\n```\n$ kubectl get sc gpfs-old -o yaml\nparameters:\n  volBackendFs: oldfs\n```\n"
+                 "now a class on file system newfs and a 5Ti claim in ns bio", llm=False)
+    assert g.params["filesystem"] == "newfs", g.params
+
+
+def test_a_value_quoted_right_after_its_cue_goes_before_a_plain_word():
+    from gpukb.recipes import generate
+
+    g = generate("The vision team (budget set for the year) needs onboarding: tenant 'cv-lab' with 8 GPUs", llm=False)
+    assert g.params["tenant"] == "cv-lab", g.params

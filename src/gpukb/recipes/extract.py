@@ -424,7 +424,7 @@ def _late_correction(text: str) -> str:
 # "over two hours, hmm, let's say four hours": a word of taking back, a few words, then an amount
 # in a unit of the same kind (a size, a time, the same noun) replaces the last earlier amount of
 # that kind.
-_BACK_THEN = re.compile(r"\b(?:oh\s+wait|no\s+wait|wait(?=\s*[,!:-])|actually|sorry|oops|hmm+|i\s+mean|scratch\s+that|correction|"
+_BACK_THEN = re.compile(r"\b(?:oh\s+wait|no\s+wait|wait(?=\s*[,!:-])|(?<=[.,;\u2026]\s)no(?=\s*[,.]\s*\w)|(?<=[.\u2026])\s*no(?=\s*[,.])|actually|sorry|oops|hmm+|i\s+mean|scratch\s+that|correction|"
                         r"on\s+second\s+thoughts?|change\s+of\s+plans?|let'?s\s+say)\b", re.I)
 _AMOUNT = re.compile(rf"(?<![\w.:/=-])(\d+(?:\.\d+)?|{_SIMPLE_WORD})\s*([A-Za-z]+)\b", re.I)
 _TIME_UNITS = re.compile(r"(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|weeks?)", re.I)
@@ -439,10 +439,39 @@ def _unit_kind(unit: str) -> str | None:
     return None if u in _STOP or len(u) < 3 else "noun:" + u
 
 
+_BACK_BARE = re.compile(rf"[\s,.:;-]*(?:(?:no|make\s+it|it'?s)[\s,.:;-]+)?(?:([A-Za-z][\w-]*)\s+)?(\d+(?:\.\d+)?|{_SIMPLE_WORD})"
+                        r"(?=\s*(?:$|[.,;!?)]))", re.I)
+
+
+def _take_back_bare(text: str, t: re.Match) -> str | None:
+    """"tp 4, actually tp 8", "4 clients per gpu... no, 3.": after the take-back, a bare number (or a
+    cue word and a number) closing its clause replaces the last earlier number of the sentence (after
+    that same cue word, when one is given)."""
+    m = _BACK_BARE.match(text, t.end())
+    if m is None:
+        return None
+    ends = [x.end() for x in re.finditer(r"(?<!\.)[.!?](?!\.)\s", text[:t.start()])]  # an ellipsis ends none
+    start = ends[-1] if ends else 0
+    cue = m.group(1)
+    if cue:
+        rx = re.compile(rf"(?<![\w-]){re.escape(cue)}\s*[:=]?\s*(\d+(?:\.\d+)?|{_SIMPLE_WORD})(?![\w.-])", re.I)
+    else:
+        rx = re.compile(rf"(?<![\w.:/=-])(\d+(?:\.\d+)?|{_SIMPLE_WORD})(?=\s+[A-Za-z])", re.I)
+    earlier = list(rx.finditer(text, start, t.start()))
+    if not earlier:
+        return None
+    e = earlier[-1]
+    new = m.group(2) if m.group(2)[0].isdigit() else str(parse_number(m.group(2)) or m.group(2))
+    return text[:e.start(1)] + new + text[e.end(1):t.start()] + text[m.end():]
+
+
 def _take_back_amount(text: str) -> str:
     for t in reversed(list(_BACK_THEN.finditer(text))):
         after = _AMOUNT.search(text, t.end(), min(len(text), t.end() + 70))
-        if after is None:
+        if after is None or _unit_kind(after.group(2)) is None:
+            bare = _take_back_bare(text, t)
+            if bare is not None:
+                text = bare
             continue
         between = text[t.end():after.start()]
         if after is None or re.search(r"[.!?](?:\s|$)", between) or len(between.split()) > 6 or \
@@ -634,12 +663,23 @@ def _singular(w: str) -> str:
     return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
 
 
+# halves of the compound words Kubernetes writes as one ("filesystem" is also "file system")
+_HALVES = frozenset("""file system node pool storage class config map service monitor priority name space mount
+work load time slice data set host path cluster queue resource quota limit range scale object""".split())
+
+
 def _word_re(w: str) -> str:
     if w.endswith("*") and len(w) > 1:  # a stem: "recla*" is reclaim, reclaimable, reclaiming
         return re.escape(w[:-1]) + r"\w*+"  # possessive: the stem never gives letters back to a value
     if len(w) > 3 and w.endswith("s") and not w.endswith("ss") and w.isalpha():
         w = w[:-1]
-    return re.escape(w) + (r"(?:s|es)?" if re.search(r"[A-Za-z0-9]$", w) else "")
+    tail = r"(?:s|es)?" if re.search(r"[A-Za-z0-9]$", w) else ""
+    low = w.lower()
+    split = next((k for k in range(3, len(low) - 2) if low[:k] in _HALVES and low[k:] in _HALVES), None) \
+        if w.isalpha() and len(w) >= 7 else None
+    if split is not None:  # "filesystem", "file system", "file-system"
+        return re.escape(w[:split]) + r"[\s_-]?" + re.escape(w[split:]) + tail
+    return re.escape(w) + tail
 
 
 _FLAG_PREFIX = r"(?:--?(?=\w))?"  # a command-line flag is its words too: "--shm-size=16g", "--nproc_per_node 8"
@@ -1271,6 +1311,7 @@ def _pasted_docs(text: str) -> list[dict[str, Any]]:
     for block in _FENCE.findall(text)[:4]:
         if not _MANIFEST_KEYS.search(block):
             continue
+        block = _without_command_line(block)
         try:
             out += [d for d in yaml.safe_load_all(block[:20000]) if isinstance(d, dict)]
         except yaml.YAMLError:
@@ -1281,6 +1322,14 @@ def _pasted_docs(text: str) -> list[dict[str, Any]]:
 # a fenced block that holds a command line, not YAML
 _COMMAND_BLOCK = re.compile(r"```[\w-]*\s*(?:\$\s*)?(?:kubectl|helm|docker|podman|srun|sbatch|salloc|torchrun|mpirun|"
                             r"mpiexec|python3?|bash|sh|eksctl|gcloud|aws|az)\b")
+
+
+_COMMAND_LINE = re.compile(r"\A\s*(?:\$\s*)?(?:kubectl|helm|docker|podman|aws|gcloud|az|eksctl|oc)\b[^\n]*\n")
+
+
+def _without_command_line(block: str) -> str:
+    """A pasted block without the command line that printed it ("$ kubectl get sc x -o yaml")."""
+    return _COMMAND_LINE.sub("", block, count=1)
 
 
 def _yaml_leaves(block: str) -> list[tuple[tuple[str, ...], Any]]:
@@ -1356,7 +1405,17 @@ class _Extractor:
                 self.used.append(m.span())
                 self.result.covered.append(m.span())
             elif _COMMAND_BLOCK.match(m.group(0)):
-                continue  # a pasted command line ("kubectl autoscale deployment x --min=1") reads as words
+                # a pasted command line ("kubectl autoscale deployment x --min=1") reads as words; the YAML
+                # it printed below it ("$ kubectl get sc x -o yaml" + fields) is a value block
+                raw = raw_blocks[k] if k < len(raw_blocks) else ""
+                rest = _without_command_line(raw)
+                leaves = _yaml_leaves(rest) if rest != raw and rest.strip() else []
+                if leaves:
+                    first = " ".join(raw[:len(raw) - len(rest)].split())
+                    at = m.group(0).find(first)
+                    cut = m.start() + (at + len(first) if at >= 0 else 3)
+                    self.blocked.append((cut, m.end()))
+                    self.value_blocks.append(((cut, m.end()), leaves))
             else:
                 self.blocked.append(m.span())
                 if k < len(raw_blocks):
@@ -1943,6 +2002,9 @@ class _Extractor:
         # "Onboarding request: tenant: recsys": the cue written as a field label goes first
         labelled = rf"{words}\s*[:=]\s*" + value_pat
         candidates = [*self._token_candidates(labelled), *self._token_candidates(pat)]
+        if spec.get("type") == "string" and not spec.get("enum") and not is_command:
+            # "onboard tenant 'fraud-ml'" over "budget for the year": a value quoted right after its cue goes first
+            candidates.sort(key=lambda c: not self._quoted(c[1]))
         for tok, span in candidates:
             if tok.lower() in ("whose", "which", "where", "what", "who"):  # "the taint whose key is x": not yet
                 continue
@@ -3765,6 +3827,7 @@ class _Extractor:
 # Words that say a sentence describes what runs today, not what is asked for: "kubectl get pvc x shows
 # storage: 200Gi", "currently 3 workers", "this is how we launch today".
 _STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:current|currently|today|right\s+now|at\s+the\s+moment|at\s+present|"
+                    r"last\s+(?:week|month|quarter|year|night|sprint|time)|yesterday|ago|previously|"  # what happened
                     r"used\s+to|we\s+(?:have|had|run|ran|launch|launched|use|used)|existing|"
                     r"is\s+how\s+we|this\s+is\s+(?:what|how)\s+we)\b", re.I)
 _STATE_END = re.compile(r"[.;!?](?=\s|$)|\s(?=but\b|instead\b|however\b|now\s+(?:make|give|change|set|bump|raise)\b)|```",
