@@ -123,3 +123,13 @@ def test_what_a_verb_of_change_leads_to_is_the_object():
     assert g.recipe == "lws-vllm", g.recipe
     g = generate("we have time-slicing with 4 replicas today and want to switch to MPS, 4 clients per gpu", llm=False)
     assert g.recipe == "mps-sharing", g.recipe
+
+
+def test_a_means_without_an_article_is_the_object_a_path_with_one_a_detail():
+    from gpukb.recipes import generate
+
+    g = generate("The new cluster only hands out GPUs through DRA. Give me a pod that gets 2 H100s that way", llm=False)
+    assert g.recipe == "dra-gpu-claim-pod", g.recipe
+    g = generate("leader worker set for llama 405b, 2 pods of 8 gpus, submitted through the Kueue queue serving",
+                 llm=False)
+    assert g.recipe == "lws-vllm", g.recipe

@@ -21,8 +21,10 @@ _REQUEST_WORDS = frozenset({
 # ("to" before a verb marks an infinitive, not a place: "we'd like to try Kueue")
 _MODIFIER = re.compile(r"\b(?:in|on|into|onto|to(?!\s+(?:try|use|set|run|get|have|make|create|deploy|add|enable|"
                        r"configure|install|put|give|keep|limit|cap|restrict|move|switch|migrate|adopt|start|build|"
-                       r"write|define|spin)\b)|from|under|behind|through|via)\s+(?:the\s+|a\s+|an\s+|our\s+|my\s+)?"
-                       r"(?:[\w.-]+\s+)?$", re.I)
+                       r"write|define|spin)\b)|from|under|behind)\s+(?:the\s+|a\s+|an\s+|our\s+|my\s+)?"
+                       r"(?:[\w.-]+\s+)?$"
+                       # "through the Kueue queue" is a path; "through DRA", "via MPS" (no article) the means asked for
+                       r"|\b(?:through|via)\s+(?:the|a|an|our|my|their)\s+(?:[\w.-]+\s+)?$", re.I)
 # "scale my vllm deployment", "reads our existing configmap": an object the user already has is
 # what the asked-for object works on, not the object asked for
 _REFERENCE = re.compile(r"\b(?:(?:my|our|your|their|existing)\s+(?:own\s+|existing\s+)?|"
