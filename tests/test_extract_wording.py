@@ -1067,3 +1067,15 @@ def test_a_value_quoted_right_after_its_cue_goes_before_a_plain_word():
 
     g = generate("The vision team (budget set for the year) needs onboarding: tenant 'cv-lab' with 8 GPUs", llm=False)
     assert g.params["tenant"] == "cv-lab", g.params
+
+
+def test_an_enum_number_with_a_filler_word_a_schema_literal_and_a_cloud_cli_json_field():
+    from gpukb.recipes import generate
+
+    g = generate("new FSx Lustre of the scratch type 1, 7200 GiB, class fsx-s1", llm=False)
+    assert (g.params["deployment_type"], g.params["storage_gib"]) == ("SCRATCH_1", 7200), g.params
+    g = generate("static pv for fsx fs-0a1b2c3d4e5f60718 in eu-west-1, mountname fsx, 1200gib", llm=False)
+    assert g.params["mount_name"] == "fsx", g.params
+    g = generate('```\n$ aws fsx describe-file-systems\n"FileSystemId": "fs-0a1b2c3d4e5f60718",\n'
+                 '"LustreConfiguration": { "MountName": "zq7x8c9v" }\n```\nstatic PV + PVC for it in eu-west-1', llm=False)
+    assert g.params["mount_name"] == "zq7x8c9v", g.params

@@ -698,6 +698,10 @@ def _phrase_re(phrase: str, left_boundary: bool = True, flags: bool = False) -> 
     never matching inside a longer word or a hyphenated name."""
     parts = [p for p in re.split(r"[\s-]+", phrase.strip()) if p]
     body = r"[\s_-]?".join(_word_re(p) for p in parts)
+    if len(parts) == 2 and parts[0].isalpha() and parts[1].isdigit():
+        # "scratch 1" is also "scratch type 1", "persistent version 2"
+        body = (rf"{_word_re(parts[0])}(?:[\s_-]?|\s+(?:type|version|gen|generation|tier|class|mode|level)\s+)"
+                rf"{re.escape(parts[1])}")
     if len(parts) == 2 and all(p.isalpha() and len(p) >= 3 and p.lower() not in _NOT_NOUNS for p in parts):
         # a noun and its head the other way round: "gpu limit" is also "the limit of GPUs"
         body = rf"(?:{body}|{_word_re(parts[1])}\s+of\s+(?:the\s+)?{_word_re(parts[0])})"
@@ -1324,6 +1328,7 @@ _COMMAND_BLOCK = re.compile(r"```[\w-]*\s*(?:\$\s*)?(?:kubectl|helm|docker|podma
                             r"mpiexec|python3?|bash|sh|eksctl|gcloud|aws|az)\b")
 
 
+_JSON_FIELD = re.compile(r"\"([A-Za-z][\w]*)\"\s*:\s*\"?([A-Za-z0-9][\w.:/-]*)\"?\s*[,}\n]")
 _COMMAND_LINE = re.compile(r"\A\s*(?:\$\s*)?(?:kubectl|helm|docker|podman|aws|gcloud|az|eksctl|oc)\b[^\n]*\n")
 
 
@@ -1397,7 +1402,8 @@ class _Extractor:
         self.pasted_refs = [(str(d["kind"]), str(d["metadata"]["name"])) for d in docs if isinstance(d.get("kind"), str)
                             and isinstance(d.get("metadata"), dict) and isinstance(d["metadata"].get("name"), str)]
         self.blocked: list[tuple[int, int]] = []
-        self.from_paste: dict[str, tuple[str, ...]] = {}  # parameter -> the pasted field it came from
+        self.from_paste: dict[str, tuple[str, ...]] = {}
+        self.json_fields: list[tuple[tuple[int, int], list[tuple[tuple[str, ...], Any]]]] = []  # parameter -> the pasted field it came from
         self.value_blocks: list[tuple[tuple[int, int], list[tuple[tuple[str, ...], Any]]]] = []
         raw_blocks = _FENCE.findall(text) if "```" in text else []
         for k, m in enumerate(re.finditer(r"```.*?```", self.text, re.S)):
@@ -1420,6 +1426,8 @@ class _Extractor:
                 self.blocked.append(m.span())
                 if k < len(raw_blocks):
                     self.value_blocks.append((m.span(), _yaml_leaves(raw_blocks[k])))
+            if k < len(raw_blocks) and '":' in raw_blocks[k]:
+                self.json_fields.append((m.span(), [((f.group(1),), f.group(2)) for f in _JSON_FIELD.finditer(raw_blocks[k])]))
         # "kubectl create quota q -n x --hard=requests.nvidia.com/gpu=8": the same, from the command line
         for m in _KUBECTL_CREATE.finditer(self.text):
             self.pasted += _kubectl_create_leaves(m)
@@ -1709,7 +1717,7 @@ class _Extractor:
         """Values of a pasted manifest for the parameters the request's words left open ("here's what
         we run today: ... bump the image to x"): each field fills the parameter whose manifest path
         ends with the longest part of the field's path, when only one does."""
-        if not self.pasted and not self.value_blocks:
+        if not self.pasted and not self.value_blocks and not self.json_fields:
             return
         # "here is our Deployment: ... a KEDA scaledobject for it": the pasted object is the one a
         # parameter is named for, when the recipe does not render that kind itself
@@ -1725,6 +1733,13 @@ class _Extractor:
         paths = manifest_paths(self.recipe)
         for path, value in self.pasted:
             self._fill_from_leaf(paths, path, value)
+        # '"MountName": "bq7xzbmv",' (a cloud CLI's JSON): a field that names one parameter's field alone
+        for (a, b), leaves in self.json_fields:
+            for path, value in leaves:
+                if self._fill_from_leaf(paths, path, value, min_keys=1) is not None:
+                    hit = _compile(rf"\"{re.escape(path[-1])}\"\s*:\s*\"?{re.escape(str(value))}").search(self.text, a, b)
+                    if hit:
+                        self.result.covered.append(hit.span())
         for (a, b), leaves in self.value_blocks:
             for path, value in leaves:
                 name = self._fill_from_leaf(paths, path, value)
@@ -1736,12 +1751,13 @@ class _Extractor:
                     if hit:
                         self.result.covered.append(hit.span())
 
-    def _fill_from_leaf(self, paths: dict[str, list[tuple[str, ...]]], path: tuple[str, ...], value: Any) -> str | None:
+    def _fill_from_leaf(self, paths: dict[str, list[tuple[str, ...]]], path: tuple[str, ...], value: Any,
+                        min_keys: int = 2) -> str | None:
         """Fill the parameter whose manifest path ends with the longest part (two keys or more) of
         ``path``, when only one does and the request's words left it open; its name (also when the
         words gave it that same value), or None."""
         low = tuple(k.lower() for k in path)
-        best: tuple[int, set[str]] = (1, set())
+        best: tuple[int, set[str]] = (min_keys - 1, set())
         for n, ps in paths.items():
             for p in ps:
                 pl = tuple(k.lower() for k in p)
@@ -1750,7 +1766,7 @@ class _Extractor:
                     k += 1
                 if k > best[0]:
                     best = (k, {n})
-                elif k == best[0] and k > 1:
+                elif k == best[0] and k >= min_keys:
                     best[1].add(n)
         if len(best[1]) != 1:
             return None
@@ -2029,9 +2045,11 @@ class _Extractor:
                     continue
             if any(a < span[0] and span[1] <= b for a, b in kw) and not self._quoted(span):
                 continue  # "tenant bundle for x": the cue and this word are one keyword of the recipe
-            if tok.lower() in self._keyword_words() and not self._quoted(span) and any(
+            if tok.lower() in self._keyword_words() and not self._quoted(span) and \
+                    not re.search(rf"(?<![\w]){re.escape(tok)}(?![\w])", str(spec.get("pattern", ""))) and any(
                     b0 <= span[0] and not self.text[b0:span[0]].strip() for _a0, b0 in self._keyword_spans()):
                 continue  # "onboarding bundle for x": a keyword of the recipe, then a word of its keywords
+                # (unless the schema names the word as a value: "mountname fsx")
             if _singular(tok.lower()) in others:  # "model cache": the word names another parameter
                 continue
             if tok.lower() in self._kind_words() and not self._quoted(span):
