@@ -1044,7 +1044,7 @@ def test_negated_group_restart_unlimited_requests_and_a_node_lifetime():
 
 
 @pytest.mark.parametrize("text, want", [
-    ("lws for llama, tp 2, actually tp 4, pp 2", "tp 4"),
+    ("lws for llama, tp 2, actually tp 4, pp 2, shm 16gi", "for llama, tp 4, , pp 2"),
     ("mps, 6 clients per gpu... no, 5. configmap mps-five", "5 clients per gpu"),
 ])
 def test_a_take_back_with_a_bare_number_or_its_cue_word(text, want):
@@ -1079,3 +1079,22 @@ def test_an_enum_number_with_a_filler_word_a_schema_literal_and_a_cloud_cli_json
     g = generate('```\n$ aws fsx describe-file-systems\n"FileSystemId": "fs-0a1b2c3d4e5f60718",\n'
                  '"LustreConfiguration": { "MountName": "zq7x8c9v" }\n```\nstatic PV + PVC for it in eu-west-1', llm=False)
     assert g.params["mount_name"] == "zq7x8c9v", g.params
+
+
+def test_a_bound_on_one_pod_is_the_per_pod_parameter_not_the_total():
+    from gpukb.recipes import generate
+
+    g = generate("quota for namespace chem like our slurm account GrpTRES=gres/gpu=40; no single job may use more than "
+                 "8 GPUs", llm=False)
+    assert (g.params["gpus"], g.params["max_gpus_per_pod"]) == (40, 8), g.params
+
+
+def test_cue_words_for_a_scheduler_a_tier_value_and_parallelism():
+    from gpukb.recipes import generate
+
+    g = generate("coscheduling gang of 8 pods with 2 gpus, our second scheduler is sched-x in kube-system", llm=False)
+    assert g.params["scheduler_name"] == "sched-x", g.params
+    g = generate("onboard team 'vision' with 8 GPUs; the priority of their pods should be 300", llm=False)
+    assert g.params["priority_value"] == 300, g.params
+    g = generate("indexed job over sixty shards, not more than six of them at the same time", llm=False)
+    assert (g.params["completions"], g.params["parallelism"]) == (60, 6), g.params

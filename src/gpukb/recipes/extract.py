@@ -467,11 +467,12 @@ def _take_back_bare(text: str, t: re.Match) -> str | None:
 
 def _take_back_amount(text: str) -> str:
     for t in reversed(list(_BACK_THEN.finditer(text))):
+        bare = _take_back_bare(text, t)  # "tp 4, actually tp 8", "... no, 3."
+        if bare is not None:
+            text = bare
+            continue
         after = _AMOUNT.search(text, t.end(), min(len(text), t.end() + 70))
         if after is None or _unit_kind(after.group(2)) is None:
-            bare = _take_back_bare(text, t)
-            if bare is not None:
-                text = bare
             continue
         between = text[t.end():after.start()]
         if after is None or re.search(r"[.!?](?:\s|$)", between) or len(between.split()) > 6 or \
@@ -1376,6 +1377,9 @@ _NAMING_TAIL = re.compile(r"\s*\b(?:(?:is|are|was|gets?|(?:(?:should|will|must|s
 
 
 _LAUNCHER = re.compile(r"(?<![\w./-])(?:srun|mpirun|mpiexec)(?![\w-])", re.I)
+_PER_ITEM_BOUND = re.compile(r"\b(?:no|a|one|each|any|every)\s+(?:single\s+)?(?:pod|container|task|job|workload|process)s?\s+"
+                             r"[^,.;]{0,30}?(?:more\s+than|over|at\s+most|up\s+to|bigger\s+than|larger\s+than|exceed\w*|"
+                             r"max(?:imum)?(?:\s+of)?)\s+$", re.I)
 _SLURM_N = {"regex": r"(?<![\w-])(?-i:-N)\s*=?\s*(\d+)(?![\w.])"}
 
 
@@ -1556,6 +1560,8 @@ class _Extractor:
                     if self.text[span[0]:span[1]].lower() == "single" and re.match(
                             r"\s+[a-z]+s\b", self.text[span[1]:span[1] + 30], re.I):
                         continue  # "allow single pods up to 8": "single" before a plural is no count
+                    if self._per_item_bound(name, span):
+                        continue  # "no single task may take more than 4 GPUs": the per-pod parameter's
                     if i == 4 and not any(_singular(x.lower()) in _ACTION_UNITS for x in units):
                         continue  # "retry each shard up to 4 times": "times" counts an action, never the shards
                     if i == 1:  # "each pod 64 cpus": a number right before another parameter's unit is its
@@ -1584,6 +1590,13 @@ class _Extractor:
                             self.result.covered.append(m.span())
                         return val, span
         return None
+
+    def _per_item_bound(self, name: str, span: tuple[int, int]) -> bool:
+        """Is the number at ``span`` a bound on one pod ("no single task may take more than 4", "one
+        container may not use over 2") in a recipe with a per-pod parameter other than ``name``?"""
+        if "per_pod" in name or not any("per_pod" in n for n in self.recipe.properties):
+            return False
+        return bool(_PER_ITEM_BOUND.search(self.text, max(0, span[0] - 80), span[0]))
 
     def _whole_word(self, span: tuple[int, int]) -> tuple[int, int]:
         """A span of the digits view grown over the rest of the number word it stands for."""
@@ -1972,6 +1985,8 @@ class _Extractor:
         # "scheduler called x" also reads "the scheduler is called x"
         cues = list(rule["after"]) + [re.sub(r"\s+(named|called)$", r" is \1", w) for w in rule["after"]
                                       if re.search(r"\s(?:named|called)$", w)]
+        # "scheduler named x" also reads "the scheduler is x"
+        cues += [re.sub(r"\s+(?:named|called)$", " is", w) for w in rule["after"] if re.search(r"\s(?:named|called)$", w)]
         # "prio class x": a cue word's usual shortening ("priority" -> "prio")
         cues += [re.sub(rf"\b{long}\b", short, str(w)) for w in rule["after"] for long, shorts in _ABBREVIATIONS.items()
                  for short in shorts if " " in str(w) and re.search(rf"\b{long}\b", str(w))]
