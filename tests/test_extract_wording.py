@@ -1098,3 +1098,22 @@ def test_cue_words_for_a_scheduler_a_tier_value_and_parallelism():
     assert g.params["priority_value"] == 300, g.params
     g = generate("indexed job over sixty shards, not more than six of them at the same time", llm=False)
     assert (g.params["completions"], g.params["parallelism"]) == (60, 6), g.params
+
+
+def test_a_pasted_enum_value_yields_to_the_words_and_scratch_is_no_take_back_where_a_scratch_volume_exists():
+    from gpukb.recipes import generate
+
+    g = generate("our pvc:\n```yaml\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data-rw\nspec:\n"
+                 "  accessModes: [ReadWriteMany]\n```\nanother one called data-ro, 1Ti, ReadOnlyMany", llm=False)
+    assert g.params["access_mode"] == "ReadOnlyMany", g.params
+    g = generate("pod with model cache 300gi on sc gp3, 1 gpu, scratch 40gi", llm=False)
+    assert g.params["scratch_size"] == "40Gi", g.params
+
+
+def test_a_verb_of_change_on_a_field_and_a_value_moved_from_one_to_another():
+    from gpukb.recipes import generate
+
+    g = generate("podgroup today:\n```\nminMember: 2\n```\nraise minMember to 3, 4 pods of 1 gpu", llm=False)
+    assert g.params["min_member"] == 3, g.params
+    g = generate("time-slicing 4 replicas, and move the key from 'any' to 'a100-ts'", llm=False)
+    assert g.params["config_key"] == "a100-ts", g.params

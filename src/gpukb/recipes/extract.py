@@ -1638,6 +1638,24 @@ class _Extractor:
             if self._free(span):
                 yield tok, span
 
+    def _own_words(self, name: str) -> list[str]:
+        """The words that name a parameter itself: its name's variants, the manifest fields it alone
+        fills ("minMember") and its last word when no other parameter's name ends with it ("key")."""
+        words = list(name_variants(name)) + list(manifest_fields(self.recipe).get(name, []))
+        last = name.split("_")[-1]
+        if len(last) >= 3 and "_" in name and sum(1 for o in self.recipe.properties if o.split("_")[-1] == last) == 1:
+            words.append(last)
+        return sorted(set(words), key=len, reverse=True)
+
+    def _in_fence(self, span: tuple[int, int]) -> bool:
+        """Is ``span`` inside a fenced block that is pasted material (a manifest or values, not a command)?"""
+        if "```" not in self.text:
+            return False
+        if not hasattr(self, "_fences"):
+            self._fences = [m.span() for m in re.finditer(r"```.*?```", self.text, re.S)
+                            if not _COMMAND_BLOCK.match(m.group(0))]
+        return any(a <= span[0] and span[1] <= b for a, b in self._fences)
+
     def _inside_code(self, span: tuple[int, int]) -> bool:
         """Is ``span`` a piece inside the brackets of a larger code-like value?"""
         a, b = span
@@ -2552,6 +2570,8 @@ class _Extractor:
                 for m in (x for p in pats for x in _compile(p).finditer(self.text)):
                     if rule.get("near") and not self._beside(m.span(), rule["near"]):
                         continue
+                    if self._in_fence(m.span()):
+                        continue  # "accessModes: [ReadWriteMany]" in a pasted manifest is what runs, not what is asked
                     chosen = value
                     if spec.get("type") != "boolean" and (self._negated_before(m.start()) is not None or re.search(
                             rf"\b{_NEGATION}\s+$", self.text[max(0, m.start() - 20):m.start()], re.I)):
@@ -3414,6 +3434,16 @@ class _Extractor:
                         for w in r[k] if isinstance(w, str) and (k == "count" or w.lower() not in _STOP)]
                 if cues:
                     name_rules.insert(0, {"none": cues})
+            own_words = self._own_words(name)
+            if props[name].get("type") == "integer":
+                # "bump minMember to 6", "lower the max replicas to 3": a verb of change, the field, "to", the value
+                name_rules.append({"regex": rf"\b(?:bump|raise|increase|set|change|reduce|lower|decrease|drop|make)\w*\s+"
+                                            rf"(?:the\s+|its\s+|their\s+)?{_words_alt(own_words)}\s+(?:(?:up|down)\s+)?"
+                                            rf"to\s+(\d+)(?![\w.])"})
+            elif props[name].get("type") == "string" and not props[name].get("enum"):
+                # "move the key from 'any' to 'notebooks'", "rename the queue from a to b": the value it goes to
+                name_rules.insert(0, {"regex": rf"{_words_alt(own_words)}\s+from\s+[\"'`]?[\w./:-]+[\"'`]?\s+(?:to|into)\s+"
+                                               rf"[\"'`]?([A-Za-z0-9][\w./:-]*[A-Za-z0-9])[\"'`]?"})
             if props[name].get("type") == "integer":
                 units = sorted({str(w) for r in name_rules for w in (r.get("count") or []) if isinstance(w, str)}
                                | set(name_variants(name)), key=len, reverse=True)
@@ -3444,9 +3474,11 @@ class _Extractor:
     def _retractions(self) -> None:
         """An item the writer takes back from a list ("p4d.24xlarge + p5.48xlarge (scratch the p5)",
         "drop the a10g group") leaves it; a value read from the retraction itself is no value."""
-        for m in _compile(r"\b(?:scratch|drop|remove|forget|minus|strike)\s+(?:the\s+)?([a-z0-9][\w.*-]*)(?![\w.-])"
+        for m in _compile(r"\b(scratch|drop|remove|forget|minus|strike)\s+(?:the\s+)?(?!\d)([a-z0-9][\w.*-]*)(?![\w.-])"
                           ).finditer(self.text):
-            gone = m.group(1).lower()
+            if m.group(1).lower() == "scratch" and any("scratch" in n for n in self.recipe.properties):
+                continue  # "scratch 50gi", "scratch dir": the scratch volume, not a take-back
+            gone = m.group(2).lower()
             touched = False
             for name, value in list(self.result.values.items()):
                 a, b = self.result.spans.get(name, (0, 0))
@@ -3889,14 +3921,17 @@ def _extract(recipe: Recipe, text: str) -> Extraction:
     full = ex.run()
     if not state:
         return full
+
+    def inside(span: tuple[int, int] | None) -> bool:
+        return span is not None and any(a <= span[0] and span[1] <= b for a, b in state)
+
+    if not any(inside(sp) for sp in full.spans.values()) and not any(inside(c[1]) for c in full.conflicts.values()):
+        return full  # nothing was read from what runs today: there is nothing to read again
     # What runs today yields to what is asked for: a parameter the rest of the request gives a value
     # ("kubectl get pvc shows storage: 200Gi ... regenerate it but 500Gi") takes that value.
     again = _Extractor(recipe, text)
     again.blocked += state
     wanted = again.run()
-
-    def inside(span: tuple[int, int] | None) -> bool:
-        return span is not None and any(a <= span[0] and span[1] <= b for a, b in state)
 
     for name, value in wanted.values.items():
         if full.values.get(name) == value or inside(wanted.spans.get(name)):

@@ -168,7 +168,7 @@ _JOINED_PREFIX = re.compile(r"(?:\d+|one|two|three|four|five|six|seven|eight|nin
                             re.I)
 
 
-_INTO = re.compile(r"\b(?:to|into|as|onto|over\s+to)\s+(?:an?\s+|the\s+|our\s+|using\s+)?$", re.I)
+_INTO_AT = re.compile(r"\b(?:to|into|as|onto|over\s+to)\s+(?:an?\s+|the\s+|our\s+|using\s+)?", re.I)
 _CHANGE = re.compile(r"\b(?:move|moving|moved|migrate|migrating|switch|switching|port|porting|translate|translating|"
                      r"convert|converting|turn|turning|rewrite|rewriting)\b(?![^.!?]*[.!?]\s)",
                      re.I)
@@ -372,16 +372,16 @@ class _Index:
 
     def targets(self, text: str) -> set[int]:
         """Recipes named right after a verb of change and "to"/"into"/"as" ("move to MPS")."""
-        out = set()
+        out: set[int] = set()
         if not _CHANGE.search(text):
             return out
+        # where a keyword may start: right after "to"/"into"/"as" that a verb of change leads up to
+        starts = [m.end() for m in _INTO_AT.finditer(text) if _CHANGE.search(text, max(0, m.start() - 160), m.start())]
+        if not starts:
+            return out
         for i, pats in enumerate(self.phrases):
-            for rx, _w in pats:
-                m = _keyword_at(rx, text)
-                if m and _INTO.search(text, max(0, m.start() - 12), m.start()) and \
-                        _CHANGE.search(text, max(0, m.start() - 160), m.start()):
-                    out.add(i)
-                    break
+            if any(rx.match(text, at) for at in starts for rx, _w in pats):
+                out.add(i)
         return out
 
     def pasted_bonus(self, i: int, kind: str | None, keys: set[str]) -> float:
