@@ -1117,3 +1117,23 @@ def test_a_verb_of_change_on_a_field_and_a_value_moved_from_one_to_another():
     assert g.params["min_member"] == 3, g.params
     g = generate("time-slicing 4 replicas, and move the key from 'any' to 'a100-ts'", llm=False)
     assert g.params["config_key"] == "a100-ts", g.params
+
+
+def test_a_number_cut_by_a_lookahead_is_none_and_an_elastic_range_with_until():
+    from gpukb.recipes import generate
+
+    g = generate("elastic pytorch job, at least 3 workers and grow until 6 workers, 2 gpus each, restart at most 15 times",
+                 llm=False)
+    assert (g.params["min_workers"], g.params["max_workers"], g.params["max_restarts"]) == (3, 6, 15), g.params
+
+
+def test_what_we_installed_yields_and_more_cue_words():
+    from gpukb.recipes import generate
+
+    g = generate("we installed with `helm install gpu-operator nvidia/gpu-operator --set dcgmExporter.enabled=true`; "
+                 "give me the ClusterPolicy with the dcgm exporter turned off", llm=False)
+    assert g.params["dcgm_exporter"] is False, g.params
+    g = generate("mig layout: on each GPU three instances of the profile 2g.20gb", llm=False)
+    assert g.params["mig_devices"] == {"2g.20gb": 3}, g.params
+    g = generate("keda so for asr-api, query sum(rate(asr_total[1m])), only activate above 4", llm=False)
+    assert (g.params["deployment"], g.params["activation_threshold"]) == ("asr-api", "4"), g.params

@@ -2671,6 +2671,8 @@ class _Extractor:
                 continue  # "scale to zero", "one replica": no number a string field holds
             if self._inside_code(span):
                 continue  # "vllm:x" inside "sum(rate(vllm:x[2m]))" is part of a larger value
+            if g[-1:].isdigit() and span[1] < len(text) and text[span[1]].isdigit():
+                continue  # "maximum 20 times" read as "2" when a lookahead rejected "20": a cut number is none
             if isinstance(rule.get("key_of"), dict):
                 # the capture is the key of a mapping value, its value from the first pattern it matches
                 n = next((v for k, v in rule["key_of"].items() if re.search(k, g)), None)
@@ -3893,7 +3895,7 @@ class _Extractor:
 # storage: 200Gi", "currently 3 workers", "this is how we launch today".
 _STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:current|currently|today|right\s+now|at\s+the\s+moment|at\s+present|"
                     r"last\s+(?:week|month|quarter|year|night|sprint|time)|yesterday|ago|previously|"  # what happened
-                    r"used\s+to|we\s+(?:have|had|run|ran|launch|launched|use|used)|existing|"
+                    r"used\s+to|we\s+(?:have|had|run|ran|launch|launched|use|used|installed|deployed|configured|set\s+up)|existing|"
                     r"is\s+how\s+we|this\s+is\s+(?:what|how)\s+we)\b", re.I)
 _STATE_END = re.compile(r"[.;!?](?=\s|$)|\s(?=but\b|instead\b|however\b|now\s+(?:make|give|change|set|bump|raise)\b)|```",
                         re.I)
