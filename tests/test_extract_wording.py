@@ -1137,3 +1137,27 @@ def test_what_we_installed_yields_and_more_cue_words():
     assert g.params["mig_devices"] == {"2g.20gb": 3}, g.params
     g = generate("keda so for asr-api, query sum(rate(asr_total[1m])), only activate above 4", llm=False)
     assert (g.params["deployment"], g.params["activation_threshold"]) == ("asr-api", "4"), g.params
+
+
+def test_a_list_ending_at_its_own_and_a_k_count_and_wait_the_verb():
+    from gpukb.recipes import generate
+
+    g = generate("priority expander: prefer the node groups gpu-a and gpu-a-2, and after them gpu-b.", llm=False)
+    assert g.params["preferred_groups"] == ["gpu-a", "gpu-a-2"], g.params
+    g = generate("indexed job, 2k shards, 40 at a time, 1 gpu each", llm=False)
+    assert g.params["completions"] == 2000, g.params
+    g = generate("keda for deployment tts, up to six replicas. Wait half an hour before scaling back to zero.", llm=False)
+    assert g.params["cooldown_period"] == 1800, g.params
+
+
+def test_what_a_command_printed_and_what_i_use_today_are_no_request():
+    from gpukb.recipes import generate
+
+    g = generate("```\n$ kubectl get node n1 -L nvidia.com/mig.config\nNAME STATUS MIG.CONFIG\nn1 Ready all-disabled\n```\n"
+                 "I want a layout called `serve-mix` with one 4g.40gb and three 1g.10gb per GPU", llm=False)
+    assert g.params["config_name"] == "serve-mix", g.params
+    g = generate("On slurm I use `--tmp=300G`. Here: a pod with 1 GPU, a 40Gi scratch dir, ephemeral limit 100Gi",
+                 llm=False)
+    assert g.params["scratch_size"] == "40Gi", g.params
+    g = generate("onboard 'chem' like GrpTRES=gres/gpu=48; their jobs use at most 4 GPUs per node", llm=False)
+    assert g.params["gpus"] == 48, g.params

@@ -182,13 +182,17 @@ _GROUPED = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+)(?![\w,]|\.\d)")
 
 # Amounts written with words: "two million" -> "2000000", "half a TiB" -> "0.5 TiB", "a full hour" -> "1 hour".
 _SCALED = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|a|half\s+a)\s+"
-                     r"(hundred|thousand|million|billion|dozen)(?![\w-])", re.I)
+                     r"(hundred|thousand|million|billion|dozen)(?![\w-])"
+                     r"|(?<![\w.$])(\d+(?:\.\d+)?)(k)(?=\s+[a-z]{3,})(?!\s+(?:tokens?|context|ctx)\b)", re.I)
 _SCALE = {"hundred": 100, "thousand": 10 ** 3, "million": 10 ** 6, "billion": 10 ** 9, "dozen": 12}
 _HALF_UNIT = re.compile(r"(?<![\w.])half\s+an?\s+(?=(?:[KMGTP]i?B|[kmgtp]ib|[kmgtp]b|tera|giga|mega|gig|tebi|gibi|mebi)\w*\b)", re.I)
 _WHOLE_UNIT = re.compile(r"(?<![\w.])(?:an?|one)\s+(?:full|whole|entire|complete)\s+(?=(?:second|minute|hour|day)s?\b)", re.I)
 
 
 def _scaled(m: re.Match) -> str:
+    if m.group(3):  # "1k shards", "2.5k files"
+        v = float(m.group(3)) * 1000
+        return str(int(v)) if v == int(v) else m.group(0)
     word = m.group(1).lower()
     n = 0.5 if word.startswith("half") else 1 if word == "a" else float(word) if word[0].isdigit() else _WORD_NUMBERS[word]
     v = n * _SCALE[m.group(2).lower()]
@@ -229,7 +233,7 @@ _NUM_OR_WORD = r"(\d+(?:\.\d+)?(?:[KMGTP]i?B?|[kmgt]b)?|" + _NUM[1:-1].split("|"
 # the word between a range's two bounds: "1 to 10", "from one until five", "2..8", "3–6"
 _RANGE_TO = r"(?:to|until|till|through|thru|up\s+to|->|-|\.\.|–|—)"
 # the words that take a stated amount back
-_TAKE_BACK = (r"no\s+wait|wait|actually|sorry|oops|i\s+mean|scratch\s+that|correction|on\s+second\s+thoughts?|let'?s\s+say|"
+_TAKE_BACK = (r"no\s+wait|wait(?=\s*[,!.:;\u2026-])|actually|sorry|oops|i\s+mean|scratch\s+that|correction|on\s+second\s+thoughts?|let'?s\s+say|"
               r"change\s+of\s+plans?|thinking\s+about\s+it|come\s+to\s+think\s+of\s+it")
 _CORRECTION = re.compile(
     r"(?<![\w-])(?<!\w\.)" + _NUM_OR_WORD + r"(\s+[A-Za-z][\w-]*)?\s*(?:\.{2,}|\u2026|[-=]>|-{1,2}|[,;:!?]|\.(?=\s))?\s*\(?\s*"
@@ -1420,12 +1424,14 @@ class _Extractor:
                 raw = raw_blocks[k] if k < len(raw_blocks) else ""
                 rest = _without_command_line(raw)
                 leaves = _yaml_leaves(rest) if rest != raw and rest.strip() else []
-                if leaves:
+                if rest != raw and rest.strip():
+                    # the lines the command printed are its output (a table, YAML), never the request's words
                     first = " ".join(raw[:len(raw) - len(rest)].split())
                     at = m.group(0).find(first)
                     cut = m.start() + (at + len(first) if at >= 0 else 3)
                     self.blocked.append((cut, m.end()))
-                    self.value_blocks.append(((cut, m.end()), leaves))
+                    if leaves:
+                        self.value_blocks.append(((cut, m.end()), leaves))
             else:
                 self.blocked.append(m.span())
                 if k < len(raw_blocks):
@@ -1596,7 +1602,10 @@ class _Extractor:
         container may not use over 2") in a recipe with a per-pod parameter other than ``name``?"""
         if "per_pod" in name or not any("per_pod" in n for n in self.recipe.properties):
             return False
-        return bool(_PER_ITEM_BOUND.search(self.text, max(0, span[0] - 80), span[0]))
+        # ... or a count per one of them ("their jobs use at most 8 GPUs per node")
+        return bool(_PER_ITEM_BOUND.search(self.text, max(0, span[0] - 80), span[0]) or re.match(
+            r"\s*(?:[a-z0-9-]+\s+)?(?:gpus?|cards?)\s*(?:per|each|/|a)\s*(?:node|pod|job|container|task|worker|replica|host)\b",
+            self.text[span[1]:span[1] + 40], re.I))
 
     def _whole_word(self, span: tuple[int, int]) -> tuple[int, int]:
         """A span of the digits view grown over the rest of the number word it stands for."""
@@ -2742,8 +2751,10 @@ class _Extractor:
                 continue
             parts = [p for p in re.split(r"\s*(?:,|\band\b|\bor\b|&)\s*", m.group(1)) if p]
             closes = _compile(rf"\s+{words}(?=\s*(?:$|[,;.]))").match(self.text, m.end(1))
+            # "a and b, and after them c": the list ended at its own "and", no item opens the next clause
+            trailing_sep = re.search(r"(?:^|[\s,])(?:and|or)$", m.group(1).strip(), re.I)
             if m.re.pattern == pat and len(parts) > 1 and re.match(r"\s+[a-z]", self.text[m.end(1):], re.I) \
-                    and not closes and not re.search(r"[*^$]", parts[-1]) \
+                    and not closes and not trailing_sep and not re.search(r"[*^$]", parts[-1]) \
                     and not re.match(rf"\s+{noun}(?:s|es)?\b", self.text[m.end(1):], re.I):
                 parts = parts[:-1]  # ", CA runs in ...": the last word opens the next clause
             # "before anything else": a pronoun is no item
@@ -3895,7 +3906,8 @@ class _Extractor:
 # storage: 200Gi", "currently 3 workers", "this is how we launch today".
 _STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:current|currently|today|right\s+now|at\s+the\s+moment|at\s+present|"
                     r"last\s+(?:week|month|quarter|year|night|sprint|time)|yesterday|ago|previously|"  # what happened
-                    r"used\s+to|we\s+(?:have|had|run|ran|launch|launched|use|used|installed|deployed|configured|set\s+up)|existing|"
+                    r"used\s+to|(?:we|i)\s+(?:have|had|run|ran|launch|launched|use|used|installed|deployed|configured|set\s+up)|"
+                    r"existing|"
                     r"is\s+how\s+we|this\s+is\s+(?:what|how)\s+we)\b", re.I)
 _STATE_END = re.compile(r"[.;!?](?=\s|$)|\s(?=but\b|instead\b|however\b|now\s+(?:make|give|change|set|bump|raise)\b)|```",
                         re.I)
