@@ -1161,3 +1161,23 @@ def test_what_a_command_printed_and_what_i_use_today_are_no_request():
     assert g.params["scratch_size"] == "40Gi", g.params
     g = generate("onboard 'chem' like GrpTRES=gres/gpu=48; their jobs use at most 4 GPUs per node", llm=False)
     assert g.params["gpus"] == 48, g.params
+
+
+def test_a_long_enum_phrase_with_words_between_and_slurm_cpus():
+    from gpukb.recipes import generate
+
+    g = generate("kueue clusterqueue for ns bio, 8 gpus, cohort lab; a pending job may reclaim its quota from "
+                 "lower-priority borrowers", llm=False)
+    assert g.params["reclaim_within_cohort"] == "LowerPriority", g.params
+    g = generate("`sbatch -N 2 --ntasks-per-node=4 --cpus-per-task=6 --gres=gpu:4 run.sh` as a pytorchjob", llm=False)
+    assert g.params["cpu"] == 24, g.params
+    g = generate("inference deployment like `salloc -N1 --gres=gpu:1 -c 12`, two copies", llm=False)
+    assert g.params["cpu"] == 12, g.params
+
+
+def test_a_number_another_parameters_own_rule_reads_is_not_taken_by_a_description_cue():
+    from gpukb.recipes import generate
+
+    g = generate("KEDA ScaledObject for deployment ranker, it wakes up from zero only when more than 3 requests are "
+                 "waiting, at most six replicas", llm=False)
+    assert g.params["activation_threshold"] == "3" and "threshold" not in g.from_request, g.params

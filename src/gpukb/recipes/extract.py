@@ -509,8 +509,26 @@ def _go_compound(m: re.Match) -> str:
     return f"{h * 60 + mi}m" if not se else f"{h * 3600 + mi * 60 + se}s"
 
 
+# Slurm's CPUs: "--cpus-per-task=4" with "--ntasks-per-node=8" is 32 CPUs on each node (one pod per
+# node); "-c 24" on an srun/sbatch/salloc line is --cpus-per-task
+_CPUS_PER_TASK = re.compile(r"(?<![\w-])(?:--cpus-per-task[=\s]+|(?<=\s)-c\s*(?=\d))(\d+)(?![\w.])")
+_TASKS_PER_NODE = re.compile(r"(?<![\w-])--ntasks-per-node[=\s]+(\d+)(?![\w.])")
+
+
+def _slurm_cpus(text: str) -> str:
+    if not re.search(r"\b(?:srun|sbatch|salloc|#SBATCH)\b|--cpus-per-task", text):
+        return text
+    m = _CPUS_PER_TASK.search(text)
+    if m is None:
+        return text
+    tasks = _TASKS_PER_NODE.search(text)
+    n = int(m.group(1)) * (int(tasks.group(1)) if tasks else 1)
+    return text[:m.start()] + f"{n} cpus" + text[m.end():]
+
+
 def normalise_text(text: str) -> str:
     text = re.sub(r"\s*\u2014\s*", ", ", text)  # an em dash breaks the clause: "twelve — no, make it ten — and"
+    text = _slurm_cpus(text)
     for rx, repl in _SHORTHAND:
         text = rx.sub(repl, text)
     text = _not_that(text)
@@ -939,16 +957,16 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
     if t == "string" and _numeric_string(json.dumps(spec, sort_keys=True)):
         # a number kept as a string ("500m", "2.5"): a number near the words its description uses
         rules.append({"regex": r"(?<![\w.:/=-])(\d+(?:\.\d+)?m?)(?![\w.%/:-])",
-                      "near": description_cues(str(spec.get("description", ""))), "window": 30})
+                      "near": description_cues(str(spec.get("description", ""))), "window": 30, "weak": True})
     if t == "integer" and name.startswith("min_") and spec.get("description"):
         # a lower bound said as such, in the words of the description: "at least 4 of them
         # scheduled together", "start as soon as 6 of them can be scheduled"
         rules.insert(0, {"regex": r"\b(?:at\s+least|as\s+soon\s+as|once|(?:a\s+)?minimum\s+of|no\s+fewer\s+than)\s+"
-                                  r"(\d+)(?![\w.%])", "near": description_cues(str(spec["description"])), "window": 45})
+                                  r"(\d+)(?![\w.%])", "near": description_cues(str(spec["description"])), "window": 45, "weak": True})
     if t == "string" and _duration_string(json.dumps(spec, sort_keys=True)):
         # a duration kept as a string ("720h", "30m"): one near the words its description uses
         rules.append({"regex": r"(?<![\w.:/=-])(\d+(?:s|m|h))(?![\w.%/:-])",
-                      "near": description_cues(str(spec.get("description", ""))), "window": 40})
+                      "near": description_cues(str(spec.get("description", ""))), "window": 40, "weak": True})
         # or spelled out ("after 30 minutes", "two days"), near its name or those words
         rules.append({"duration": True, "near": variants + description_cues(str(spec.get("description", "")))})
     if t == "integer":
@@ -2574,6 +2592,12 @@ class _Extractor:
                                        for w in ("whole", "entire", "full")]
             for ph in list(phrases) + ([value] if isinstance(value, str) and value not in phrases else []):
                 pats = [_phrase_re(ph)]
+                words_of = str(ph).split()
+                if len(words_of) >= 3 and all(re.fullmatch(r"[a-z]+(?:-[a-z]+)?", w) for w in words_of):
+                    # "reclaim quota from lower-priority borrowers" for "reclaim from lower priority": a long
+                    # phrase's words in order, a word or two between, in one clause
+                    pats.append(r"(?<![\w-])" + r"(?:[\s_-]+[\w-]+){0,2}?[\s_-]+".join(_word_re(w) for w in words_of)
+                                + r"(?![\w-])")
                 if compound and re.search(r"\w$", ph):
                     pats.append(_phrase_re(ph)[:-len(r"(?![\w-])")] + compound)
                 for m in (x for p in pats for x in _compile(p).finditer(self.text)):
@@ -2693,6 +2717,8 @@ class _Extractor:
             cover = m.span()  # the rule's own words around the value are understood too
             if rule.get("near") and self._named_for_other(name, span):
                 continue  # "expireAfter 36h, consolidateAfter: 10m": 36h is named for the other field
+            if rule.get("weak") and self._claimed_by_other(name, span):
+                continue  # "wakes up only when more than 2 are waiting": another parameter's own rule reads it
             if rule.get("not_after") and _compile(rf"{_words_alt(rule['not_after'])}[^,;.]{{0,25}}$").search(
                     self.text, max(0, span[0] - 40), span[0]):
                 continue  # "memory usage above 95%": a percentage of something the parameter does not measure
@@ -2713,6 +2739,20 @@ class _Extractor:
                 return val, span
             self._note_out_of_range(name, g, span)
         return None
+
+    def _claimed_by_other(self, name: str, span: tuple[int, int]) -> bool:
+        """Does a recipe rule of another parameter, still open, read its value at ``span``?"""
+        for other, rules in self.recipe.extract.items():
+            if other == name or other in self.result.values or other not in self.recipe.properties:
+                continue
+            view = self.digits if self.recipe.properties[other].get("type") == "integer" or \
+                _holds_number(self.recipe.properties[other]) else self.text
+            for r in rules:
+                if isinstance(r, dict) and "regex" in r and _compile(r["regex"]).groups == 1:
+                    for m in _compile(r["regex"]).finditer(view):
+                        if m.start(1) < span[1] and span[0] < m.end(1):
+                            return True
+        return False
 
     def _named_for_other(self, name: str, span: tuple[int, int]) -> bool:
         """Does another parameter's own name stand right before ``span`` ("expireAfter 36h")?"""

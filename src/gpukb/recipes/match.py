@@ -247,8 +247,10 @@ class _Index:
         self.kw_words: list[set[str]] = [{w for k in r.keywords for w in re.split(r"[\s-]+", k.lower())
                                           if w and w not in STOPWORDS} for r in recipes]
         models = "|".join(_GPU_MODELS)
+        self.literals: list[list[str]] = []
         for r in recipes:
             pats = []
+            lits: list[str] = []
             for kw in r.keywords:
                 words = re.split(r"[\s-]+", kw.strip().lower())
                 parts = []
@@ -265,7 +267,13 @@ class _Index:
                     parts.append(part)
                 body = r"[\s-]?".join(parts)
                 pats.append((re.compile(rf"(?<![\w]){body}(?![\w])", re.I), 1.0 + 0.5 * (len(words) - 1)))
+                # a word every match holds, to skip the pattern when the text lacks it (none when a word
+                # stands for others: "gpu" for a model, "with" for a verb)
+                plain = [w.rstrip("s") if len(w) > 3 else w for w in words
+                         if w not in ("gpu", "gpus", "with") and re.fullmatch(r"[a-z0-9.]+", w)]
+                lits.append(max(plain, key=len) if plain and len(plain) == len(words) else "")
             self.phrases.append(pats)
+            self.literals.append(lits)
         # a manifest field only one recipe renders ("averageValue", "backoffLimitPerIndex") names it too
         fields = [_fields(r.templates) for r in recipes]
         field_owners: dict[str, int] = {}
@@ -276,6 +284,7 @@ class _Index:
             for f in sorted(fs):
                 if field_owners[f] == 1 and f.lower() not in {k.lower() for k in recipes[i].keywords}:
                     self.phrases[i].append((re.compile(rf"(?<![\w.-]){re.escape(f)}(?![\w-])", re.I), 1.0))
+                    self.literals[i].append(f.lower())
                     self.distinctive[i].append(True)
 
     def scores(self, text: str) -> list[float]:
@@ -299,9 +308,13 @@ class _Index:
         out = []
         first: dict[int, int] = {}  # recipe -> where its first distinctive, unmodified keyword starts
         first_end: dict[int, int] = {}
+        low = text.lower()
         for i, pats in enumerate(self.phrases):
             bonus = 0.0
             for j, (rx, w) in enumerate(pats):
+                lit = self.literals[i][j]
+                if lit and lit not in low:
+                    continue
                 m = _keyword_at(rx, text)
                 if m:
                     # "... in the prod queue": a phrase after a preposition names where or
