@@ -1181,3 +1181,14 @@ def test_a_number_another_parameters_own_rule_reads_is_not_taken_by_a_descriptio
     g = generate("KEDA ScaledObject for deployment ranker, it wakes up from zero only when more than 3 requests are "
                  "waiting, at most six replicas", llm=False)
     assert g.params["activation_threshold"] == "3" and "threshold" not in g.from_request, g.params
+
+
+def test_a_quoted_object_name_a_few_words_before_its_value():
+    from gpukb.recipes import generate
+
+    g = generate("Two priority classes: 'live-traffic' for the customer endpoints at 800000, and 'backfill' at 50 for "
+                 "the rest", llm=False)
+    import yaml
+
+    docs = [d for d in yaml.safe_load_all(g.yaml) if d and d.get("kind") == "PriorityClass"]
+    assert [(d["metadata"]["name"], d["value"]) for d in docs] == [("live-traffic", 800000), ("backfill", 50)], g.params

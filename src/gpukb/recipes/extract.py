@@ -3263,6 +3263,8 @@ class _Extractor:
                 # in quotes or after "named"
                 given = "name" in groups and (m.start("name") in quoted or bool(
                     _compile(r"\b(?:named|called)\s*$").search(view, 0, m.start("name"))))
+                if "_quoted" in m.groupdict() and m.start("name") not in quoted:
+                    continue  # a pattern with a "_quoted" marker reads only names given in quotes
                 if (_singular(str(groups.get("name", "")).lower()) in exclude and not given) or not self._free(m.span()):
                     continue
                 if any(not (m.end() <= a or m.start() >= b) for a, b, _ in anchors):
