@@ -1192,3 +1192,12 @@ def test_a_quoted_object_name_a_few_words_before_its_value():
 
     docs = [d for d in yaml.safe_load_all(g.yaml) if d and d.get("kind") == "PriorityClass"]
     assert [(d["metadata"]["name"], d["value"]) for d in docs] == [("live-traffic", 800000), ("backfill", 50)], g.params
+
+
+def test_slurm_n_is_no_kubectl_namespace_flag_and_spread_wording_names_the_spread_recipe():
+    from gpukb.recipes import generate
+
+    g = generate("like `sbatch -N 12 --gres=gpu:4`, spread the pods evenly, at most one per node", llm=False)
+    assert g.recipe == "topology-spread-training" and "namespace" not in g.from_request, (g.recipe, g.params)
+    g = generate("gpu pod with 1 gpu, kubectl -n ml-dev", llm=False)
+    assert g.params["namespace"] == "ml-dev", g.params

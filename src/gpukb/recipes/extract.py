@@ -87,7 +87,7 @@ _IMAGE_RE = (
 
 _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
     "name": [{"name": True}],
-    "namespace": [{"regex": r"(?<![\w-])(?:-n|--namespace)(?:\s+|=)([a-z0-9][-a-z0-9]*[a-z0-9])(?![\w-])"},  # kubectl's flag
+    "namespace": [{"regex": r"(?<![\w-])(?:(?-i:-n)|--namespace)(?:\s+|=)([a-z0-9][-a-z0-9]*[a-z0-9])(?![\w-])"},  # kubectl's
                   {"after": ["namespace", "ns"]}, {"before": ["namespace", "ns"]},
                   # "the llama deployment in inference-prod", "everything in serving": a place after "in"
                   # is the namespace when it is hyphenated or follows the object the request is about
@@ -3473,7 +3473,7 @@ class _Extractor:
             name_rules += self._schema_enum_rules(name, own_rules=found is not None)
             if props[name].get("type") == "integer" and any(
                     "nodes" in (r.get("count") or []) for r in name_rules) and _SLURM_N not in name_rules:
-                name_rules.append(_SLURM_N)  # "sbatch -N 6": Slurm's short flag counts what the nodes count
+                name_rules.insert(0, _SLURM_N)  # "sbatch -N 6": Slurm's short flag counts what the nodes count
             if "@" in re.sub(r"\[[^\]]*\]", "", str(props[name].get("pattern", ""))):  # a literal "@" joins parts
                 name_rules.insert(0, {"joined": "@"})
             fields = manifest_fields(self.recipe).get(name)
