@@ -1201,3 +1201,10 @@ def test_slurm_n_is_no_kubectl_namespace_flag_and_spread_wording_names_the_sprea
     assert g.recipe == "topology-spread-training" and "namespace" not in g.from_request, (g.recipe, g.params)
     g = generate("gpu pod with 1 gpu, kubectl -n ml-dev", llm=False)
     assert g.params["namespace"] == "ml-dev", g.params
+
+
+def test_a_negation_rules_out_the_object_of_its_verb():
+    from gpukb.text import mask_negated
+
+    assert mask_negated("we do not run volcano, gang of 4 pods") == "we do not run        , gang of 4 pods"
+    assert mask_negated("gang scheduling without volcano") == "gang scheduling without        "

@@ -141,6 +141,8 @@ def terms(text: str) -> list[str]:
 
 _SPACE = re.compile(r"\S+")
 _NEGATED = re.compile(r"\b(?:without|not|no|never|instead of|rather than|except|other than|non)\s+"
+                      # "we do not run volcano": the verb between is not what is ruled out, its object is
+                      r"(?:(?:run|use|want|need|have|install|deploy|get)\s+)?"
                       r"(?:the\s+|a\s+|an\s+|any\s+|using\s+)?([\w./-]+)", re.I)
 
 
