@@ -2302,8 +2302,8 @@ class _Extractor:
         alts = [_words_alt(sorted(phrases))] if phrases else []
         if quals:  # a qualifier, then maybe one noun of its own ("scheduler profile"), ending the head
             mine = self._kind_nouns(name)[0]
-            own = rf"(?:\s+(?!(?:{_words_alt(mine)})\b)[a-z]+)?" if mine else r"(?:\s+[a-z]+)?"
-            alts.append(_words_alt(sorted(quals)) + own)
+            tail = rf"(?:\s+(?!(?:{_words_alt(mine)})\b)[a-z]+)?" if mine else r"(?:\s+[a-z]+)?"
+            alts.append(_words_alt(sorted(quals)) + tail)
         return _compile("(?:" + "|".join(alts) + r")\s*$")
 
     def _after_kind_noun(self, name: str, mine: list[str]):
