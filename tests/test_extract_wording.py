@@ -1208,3 +1208,12 @@ def test_a_negation_rules_out_the_object_of_its_verb():
 
     assert mask_negated("we do not run volcano, gang of 4 pods") == "we do not run        , gang of 4 pods"
     assert mask_negated("gang scheduling without volcano") == "gang scheduling without        "
+
+
+def test_a_query_is_an_expression_not_the_word_after_query_the_verb():
+    from gpukb.recipes import generate
+
+    g = generate("KEDA for Deployment embedder, max 8 replicas, query Prometheus every 30s", llm=False)
+    assert "query" not in g.from_request and g.params["polling_interval"] == 30, g.params
+    g = generate("keda on query sum(rate(emb_total[2m])) for deployment embedder", llm=False)
+    assert g.params["query"] == "sum(rate(emb_total[2m]))", g.params
