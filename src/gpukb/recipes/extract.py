@@ -371,22 +371,6 @@ _CLAUSE_END = re.compile(r"\s*(?:$|[.,;!?)]|instead\b|then\b|please\b|pls\b|to\s
                          re.I)
 
 
-_HOLDS_NUMBER: dict[str, bool] = {}
-
-
-def _holds_number(spec: dict[str, Any]) -> bool:
-    """A string field that holds a number ("threshold: '5'"): read from the digits view too, so
-    that "three waiting requests per replica" gives it."""
-    if spec.get("type") != "string" or spec.get("enum"):
-        return False
-    key = json.dumps(spec, sort_keys=True)
-    got = _HOLDS_NUMBER.get(key)
-    if got is None:
-        v = _prop_validator(key)
-        got = _HOLDS_NUMBER[key] = bool(v.is_valid("7") and not v.is_valid("x"))
-    return got
-
-
 def _late_correction(text: str) -> str:
     for m in reversed(list(_SETTLE.finditer(text))):
         new = m.group(1) if m.group(1)[0].isdigit() else str(parse_number(m.group(1)) or "")
@@ -2677,7 +2661,9 @@ class _Extractor:
         rx = _compile(rule["regex"])
         # a number may be written as a word ("max eight"): integers read the digits view
         spec = self.recipe.properties[name]
-        numeric = spec.get("type") == "integer" or _holds_number(spec)
+        # ... and so do strings that hold a number ("threshold: '5'": "three waiting requests per replica")
+        numeric = spec.get("type") == "integer" or (spec.get("type") == "string"
+                                                    and _numeric_string(json.dumps(spec, sort_keys=True)))
         text = self.digits if numeric else self.text
         if text is self.text and ("'" in text or "`" in text):
             # a value in single quotes or backticks reads as one in double quotes (same length)
@@ -2746,7 +2732,7 @@ class _Extractor:
             if other == name or other in self.result.values or other not in self.recipe.properties:
                 continue
             view = self.digits if self.recipe.properties[other].get("type") == "integer" or \
-                _holds_number(self.recipe.properties[other]) else self.text
+                _numeric_string(json.dumps(self.recipe.properties[other], sort_keys=True)) else self.text
             for r in rules:
                 if isinstance(r, dict) and "regex" in r and _compile(r["regex"]).groups == 1:
                     for m in _compile(r["regex"]).finditer(view):
