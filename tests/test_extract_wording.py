@@ -1217,3 +1217,47 @@ def test_a_query_is_an_expression_not_the_word_after_query_the_verb():
     assert "query" not in g.from_request and g.params["polling_interval"] == 30, g.params
     g = generate("keda on query sum(rate(emb_total[2m])) for deployment embedder", llm=False)
     assert g.params["query"] == "sum(rate(emb_total[2m]))", g.params
+
+
+def test_a_take_back_replaces_counts_profiles_and_amounts_across_sentences():
+    from gpukb.recipes import generate
+
+    g = generate("MPIJob across 5 nodes with 4 gpus each. Hmm, scratch that, we only have 3 nodes free.", llm=False)
+    assert g.params["workers"] == 3, g.params
+    g = generate("time-slicing, 6 replicas per GPU. On second thought, 4: the models are bigger than we thought.",
+                 llm=False)
+    assert g.params["replicas"] == 4, g.params
+    g = generate("gpu pod sanity-check with one 3g.40gb MIG slice. Sorry, 2g.20gb is enough.", llm=False)
+    assert "nvidia.com/mig-2g.20gb" in g.yaml and "3g.40gb" not in g.yaml, g.yaml
+
+
+def test_a_change_verb_on_a_named_object_gives_it_its_new_value():
+    from gpukb.recipes import generate
+    import yaml
+
+    g = generate("two priority classes: live at 500000 and batch at 50. Oh, and raise live to 900000.", llm=False)
+    docs = [d for d in yaml.safe_load_all(g.yaml) if d and d.get("kind") == "PriorityClass"]
+    assert [(d["metadata"]["name"], d["value"]) for d in docs] == [("live", 900000), ("batch", 50)], g.params
+
+
+def test_an_estimate_is_no_second_value_and_todays_count_is_no_rival():
+    from gpukb.recipes import generate
+
+    g = generate("indexed job: about 3,000 files cut into 300 chunks, 1 gpu per chunk, 10 at a time", llm=False)
+    assert g.params["completions"] == 300 and g.params["parallelism"] == 10, g.params
+    g = generate("our mpijob today has 2 workers with 8 GPUs. We want 3 workers, 2 GPUs per worker now.", llm=False)
+    assert g.params["gpus"] == 2 and g.params["workers"] == 3, g.params
+
+
+def test_amounts_pasted_as_config_scale_or_grow_as_the_words_say():
+    from gpukb.recipes import generate
+
+    g = generate("convert this compose service to a deployment, but double the shm:\n\nservices:\n  api:\n"
+                 "    image: ghcr.io/acme/api:1.0\n    shm_size: 8gb\n", llm=False)
+    assert g.params["shm_size"] == "16Gi", g.params
+    g = generate("rwx pvc like this one but 2x the size:\n\nmetadata:\n  name: feats\nspec:\n  resources:\n"
+                 "    requests:\n      storage: 200Gi\n", llm=False)
+    assert g.params["size"] == "400Gi", g.params
+    g = generate("our helm values:\n\nworkers:\n  count: 2\n  gpusPerWorker: 2\n  queue: nlp\n\nvolcano job from this, "
+                 "with 2 more GPUs per worker", llm=False)
+    assert g.params["gpus"] == 4, g.params

@@ -133,3 +133,22 @@ def test_a_means_without_an_article_is_the_object_a_path_with_one_a_detail():
     g = generate("leader worker set for llama 405b, 2 pods of 8 gpus, submitted through the Kueue queue serving",
                  llm=False)
     assert g.recipe == "lws-vllm", g.recipe
+
+
+@pytest.mark.parametrize("text,want", [
+    ("please scale the whisper deployment with keda, 0 to 4 replicas", "keda-gpu-scaledobject"),
+    ("we want to share each L4 between notebooks using MPS, 4 clients", "mps-sharing"),
+    ("scale the whisper deployment between 1 and 4 replicas on gpu util 70%", "hpa-gpu-metric"),
+    # a path named with a comma between is no means: the object stays the job
+    ("can you scale this pytorchjob to 1 master + 3 workers, and submit it via the volcano queue 'ml'", "pytorchjob"),
+])
+def test_the_tool_after_a_verb_of_scaling_or_sharing_is_the_object(text, want):
+    assert match_recipes(text, load_recipes(), k=1)[0][0].id == want
+
+
+@pytest.mark.parametrize("text,want", [
+    ("gpfs claim 2Ti on fs1 in ns bio", "ibm-storage-scale"),
+    ("lustre pvc for the existing fsx fs-0abc, 1200 GiB, mount name abcd", "fsx-lustre-static"),
+])
+def test_a_storage_keyword_before_a_kind_its_recipe_renders_names_that_recipe(text, want):
+    assert match_recipes(text, load_recipes(), k=1)[0][0].id == want

@@ -414,7 +414,7 @@ def _late_correction(text: str) -> str:
 # that kind.
 _BACK_THEN = re.compile(r"\b(?:oh\s+wait|no\s+wait|wait(?=\s*[,!:-])|(?<=[.,;\u2026]\s)no(?=\s*[,.]\s*\w)|(?<=[.\u2026])\s*no(?=\s*[,.])|actually|sorry|oops|hmm+|i\s+mean|scratch\s+that|correction|"
                         r"on\s+second\s+thoughts?|change\s+of\s+plans?|let'?s\s+say)\b", re.I)
-_AMOUNT = re.compile(rf"(?<![\w.:/=-])(\d+(?:\.\d+)?|{_SIMPLE_WORD})\s*([A-Za-z]+)\b", re.I)
+_AMOUNT = re.compile(rf"(?<![\w.:/=-])(\d+(?:\.\d+)?|{_SIMPLE_WORD})\s*([A-Za-z]+)\b(?![.:/-]\w)", re.I)
 _TIME_UNITS = re.compile(r"(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|weeks?)", re.I)
 
 
@@ -424,11 +424,18 @@ def _unit_kind(unit: str) -> str | None:
     if _TIME_UNITS.fullmatch(unit):
         return "time"
     u = _singular(unit.lower())
+    if u in _COUNTED_NOUNS:
+        return "noun:" + u
     return None if u in _STOP or len(u) < 3 else "noun:" + u
 
 
+# nouns that count things a request sizes ("6 nodes ... scratch that, 4 nodes"), though they are
+# too common to be cue words elsewhere
+_COUNTED_NOUNS = frozenset({"gpu", "node", "pod", "job", "worker", "replica", "shard", "chunk", "task", "client"})
+
+
 _BACK_BARE = re.compile(rf"[\s,.:;-]*(?:(?:no|make\s+it|it'?s)[\s,.:;-]+)?(?:([A-Za-z][\w-]*)\s+)?(\d+(?:\.\d+)?|{_SIMPLE_WORD})"
-                        r"(?=\s*(?:$|[.,;!?)]))", re.I)
+                        r"(?=\s*(?:$|[.,;!?)]|:\s))", re.I)
 
 
 def _take_back_bare(text: str, t: re.Match) -> str | None:
@@ -440,6 +447,8 @@ def _take_back_bare(text: str, t: re.Match) -> str | None:
         return None
     ends = [x.end() for x in re.finditer(r"(?<!\.)[.!?](?!\.)\s", text[:t.start()])]  # an ellipsis ends none
     start = ends[-1] if ends else 0
+    if ends and not text[start:t.start()].strip(" ,;:-("):
+        start = ends[-2] if len(ends) >= 2 else 0  # "10 clients per GPU. On second thought, 8:"
     cue = m.group(1)
     if cue:
         rx = re.compile(rf"(?<![\w-]){re.escape(cue)}\s*[:=]?\s*(\d+(?:\.\d+)?|{_SIMPLE_WORD})(?![\w.-])", re.I)
@@ -453,9 +462,37 @@ def _take_back_bare(text: str, t: re.Match) -> str | None:
     return text[:e.start(1)] + new + text[e.end(1):t.start()] + text[m.end():]
 
 
+_BACK_TOKEN = re.compile(r"[\s,.:;-]*(?:(?:no|make\s+it|make\s+that|it'?s|use|rather)[\s,.:;-]+)?"
+                         r"((?=[\w.:/-]*\d)(?=[\w.:/-]*[A-Za-z.:/])[A-Za-z0-9][\w.:/-]*[A-Za-z0-9])(?![\w.:/-])")
+
+
+def _shape(token: str) -> str:
+    return re.sub(r"\d+", "9", re.sub(r"[A-Za-z]+", "a", token))
+
+
+def _take_back_token(text: str, t: re.Match) -> str | None:
+    """"a 2g.20gb slice. Actually no, 1g.10gb", "v0.6.3 -- sorry, v0.7.2": right after the take-back, a
+    value of the same shape as one earlier in the sentence (or the one before) replaces it."""
+    m = _BACK_TOKEN.match(text, t.end())
+    if m is None:
+        return None
+    new = m.group(1)
+    ends = [x.end() for x in re.finditer(r"(?<!\.)[.!?](?!\.)\s", text[:t.start()])]
+    start = ends[-2] if len(ends) >= 2 else 0
+    shape = _shape(new)
+    earlier = [e for e in re.finditer(r"(?<![\w.:/-])[A-Za-z0-9][\w.:/-]*[A-Za-z0-9](?![\w:/-]|\.\w)", text[start:t.start()])
+               if e.group(0) != new and _shape(e.group(0)) == shape]
+    if not earlier:
+        return None
+    e = earlier[-1]
+    return text[:start + e.start()] + new + text[start + e.end():t.start()] + text[m.end():]
+
+
 def _take_back_amount(text: str) -> str:
     for t in reversed(list(_BACK_THEN.finditer(text))):
         bare = _take_back_bare(text, t)  # "tp 4, actually tp 8", "... no, 3."
+        if bare is None:
+            bare = _take_back_token(text, t)  # "2g.20gb ... actually no, 1g.10gb"
         if bare is not None:
             text = bare
             continue
@@ -510,6 +547,29 @@ def _slurm_cpus(text: str) -> str:
     return text[:m.start()] + f"{n} cpus" + text[m.end():]
 
 
+# "prod-inference at 1000000, research-batch at 100 ... Actually, bump prod-inference to 2000000": a verb
+# of change on a thing named earlier with an amount gives that amount its new value
+_BUMP_NAMED = re.compile(r"\b(?:bump|raise|lower|change|set|increase|reduce|drop|move)(?:s|ed|ing)?\s+(?:the\s+)?"
+                         r"([A-Za-z][\w.-]*\w)(?:\s+value)?\s+(?:up\s+|down\s+)?(?:to|=)\s+(\d+(?:\.\d+)?)(?!\w|\.\d)", re.I)
+
+
+def _bump_named(text: str) -> str:
+    for m in reversed(list(_BUMP_NAMED.finditer(text))):
+        name = m.group(1)
+        if name.lower() in _STOP or name.lower() in ("them", "those", "these", "everything", "all"):
+            continue
+        earlier = list(re.finditer(rf"(?<![\w.-]){re.escape(name)}(?:\s*[:=]\s*|\s+(?:at|of|with(?:\s+the)?\s+value|"
+                                   rf"value|=)\s+|\s+)(\d+(?:\.\d+)?)(?!\w|\.\d)", text[:m.start()], re.I))
+        if not earlier:
+            continue
+        e = earlier[-1]
+        line = text[text.rfind("\n", 0, e.start()) + 1:e.start()]
+        if text.count("```", 0, e.start()) % 2 or not line.strip(" -") and "\n" in text[:e.start()]:
+            continue  # a value in a pasted object is what runs today; the request asks for a change of it
+        text = text[:e.start(1)] + m.group(2) + text[e.end(1):m.start()] + text[m.end():]
+    return text
+
+
 def normalise_text(text: str) -> str:
     text = re.sub(r"\s*\u2014\s*", ", ", text)  # an em dash breaks the clause: "twelve — no, make it ten — and"
     text = _slurm_cpus(text)
@@ -527,6 +587,8 @@ def normalise_text(text: str) -> str:
     text = _late_correction(text)
     if _BACK_THEN.search(text):
         text = _take_back_amount(text)
+    if _BUMP_NAMED.search(text):
+        text = _bump_named(text)
     text = _GO_COMPOUND.sub(_go_compound, text)
     text = _SCALED.sub(_scaled, text)
     text = _HALF_UNIT.sub("0.5 ", text)
@@ -1389,6 +1451,15 @@ _PER_ITEM_BOUND = re.compile(r"\b(?:no|a|one|each|any|every)\s+(?:single\s+)?(?:
 _SLURM_N = {"regex": r"(?<![\w-])(?-i:-N)\s*=?\s*(\d+)(?![\w.])"}
 
 
+def _key_words(key: str) -> set[str]:
+    """The words of a pasted key: "gpusPerReplica" -> {"gpus", "per", "replica"}."""
+    return {w.lower() for w in re.split(r"[\s_.-]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", key)) if w}
+
+
+def _overlaps(a: tuple[int, int] | None, b: tuple[int, int]) -> bool:
+    return a is not None and a[0] < b[1] and b[0] < a[1]
+
+
 class _Extractor:
     def __init__(self, recipe: Recipe, text: str):
         self.recipe = recipe
@@ -1826,31 +1897,78 @@ class _Extractor:
         self.from_paste[name] = path
         return name
 
+    def _pasted_names(self) -> dict[str, set[str]]:
+        """The parameters whose values came from a pasted object, each with the words of the key it
+        was read under ("storage_capacity = 4800" gives {"storage", "capacity"})."""
+        out: dict[str, set[str]] = {n: {k.lower() for k in path} for n, path in self.from_paste.items()}
+        # the keys that open a pasted line ("  shm_size: 32gb", "storage_capacity = 4800")
+        lines = set(re.findall(r"(?m)^\s*-?\s*[\"']?([A-Za-z][\w.-]*)[\"']?\s*[:=]", self.raw))
+        for name, (a, b) in self.result.spans.items():
+            if name in out or a >= b:
+                continue
+            key = re.search(r"(?<![\w.-])[\"']?([A-Za-z][\w.-]*)[\"']?\s*[:=]\s*[\"']?$", self.text[max(0, a - 60):a])
+            if key and key.group(1) not in lines:
+                key = None  # "a gang instead: 16 pods" is prose, not a pasted key
+            if key or self.text.count("```", 0, a) % 2:
+                out[name] = _key_words(key.group(1)) if key else set()
+        return out
+
+    def _pasted_amount(self, units: set[str], parts: list[str]) -> int | None:
+        """The number pasted under a key that names what ``units`` count ("gpusPerReplica: 4")."""
+        for m in re.finditer(r"(?<![\w.-])[\"']?([A-Za-z][\w.-]*)[\"']?\s*[:=]\s*[\"']?(\d+)(?![\w.])", self.text):
+            words = {_singular(w) for w in _key_words(m.group(1))}
+            if words & units or parts and all(p in words for p in parts):
+                return int(m.group(2))
+        return None
+
     def _relative_to_paste(self) -> None:
-        """"double everything in capability", "halve the cache and the ephemeral limit": an amount
-        taken from a pasted object, scaled as the words say; "everything"/"all" scales every amount
-        taken from the paste (under the key named after "in"), otherwise the ones whose names the
-        clause gives."""
-        if not self.from_paste:
+        """"double everything in capability", "halve the shm", "3x the size", "2 more GPUs per pod":
+        an amount taken from a pasted object, scaled or raised as the words say; "everything"/"all"
+        scales every amount taken from the paste (under the key named after "in"), otherwise the ones
+        whose names, or the keys they were pasted under, the clause gives."""
+        if "\n" not in self.raw and not self.from_paste:
             return
-        for m in _compile(r"\b(double|triple|quadruple|halve|half)\b([^.;,\n]*)").finditer(self.text):
-            factor = {"double": 2, "triple": 3, "quadruple": 4}.get(m.group(1).lower(), 0.5)
-            clause = m.group(2).lower()
+        pasted = self._pasted_names()
+        for m in _compile(r"\b(double|triple|quadruple|halve|half(?=\s+(?:the|of|its|our|their)\b)|"
+                          r"(\d+(?:\.\d+)?)\s*(?:x|times)(?=\s+(?:the\s+)?[a-z])|"
+                          r"(\d+)\s+(?:more|extra|additional)(?=\s+[a-z]))\b([^.;,\n$`|]{0,60})").finditer(self.text):
+            if m.group(2):
+                factor: float = float(m.group(2))
+            elif m.group(3):
+                factor = 0.0
+            else:
+                factor = {"double": 2, "triple": 3, "quadruple": 4}.get(m.group(1).lower(), 0.5)
+            clause = m.group(4).lower()
+            words = set(re.findall(r"[a-z]+", clause))
             under = re.search(r"\b(?:in|under)\s+(?:the\s+)?([a-z][\w-]*)", clause)
             every = re.search(r"\b(?:everything|all|every\s+\w+|each\s+of\s+them|them|it)\b", clause)
             done = False
-            for name, path in self.from_paste.items():
+            names = pasted if not m.group(3) else {n: pasted.get(n, set()) for n, sp in self.recipe.properties.items()
+                                                   if sp.get("type") == "integer"}
+            for name, keys in names.items():
+                path = self.from_paste.get(name) or ()
                 parts = [w for w in name.split("_") if w not in ("size", "count", "value", "name", "gib")]
-                if every:
+                units = {_singular(u.lower()) for r in self.recipe.extract.get(name) or [] for u in r.get("count") or []
+                         if isinstance(u, str)}
+                if m.group(3):  # "2 more GPUs": the noun is one the parameter counts
+                    noun = re.match(r"\s*([a-z]+)", clause)
+                    if not noun or not ({_singular(noun.group(1))} & units or parts == [noun.group(1)]):
+                        continue
+                elif every:
                     if under and under.group(1) not in [k.lower() for k in path]:
                         continue
-                elif not parts or not all(re.search(rf"\b{re.escape(w)}", clause) for w in parts):
+                elif not ((parts and all(re.search(rf"\b{re.escape(w)}", clause) for w in parts))
+                          or name in words or words & (keys - _STOP)):
                     continue
                 value = self.result.values.get(name)
-                if isinstance(value, bool):
+                if m.group(3) and (value is None or _overlaps(self.result.spans.get(name), m.span())):
+                    value = self._pasted_amount(units, parts)  # "2 more GPUs" read as the count itself
+                if isinstance(value, bool) or value is None:
                     continue
-                if isinstance(value, int):
-                    new: Any = int(value * factor) if (value * factor) == int(value * factor) else None
+                if m.group(3):
+                    new: Any = value + int(m.group(3)) if isinstance(value, int) else None
+                elif isinstance(value, int):
+                    new = int(value * factor) if (value * factor) == int(value * factor) else None
                 else:
                     q = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([KMGTP]i?)", str(value))
                     new = _quantity(parse_size(q.group(1), q.group(2)[0]) * factor) if q else None
@@ -3609,8 +3727,11 @@ class _Extractor:
                 if self.text[span[0]:span[1]].lower() in ("one", "single", "a"):
                     continue  # "one gpu pod", "a master of one pod": "one" is as often an article as a count
                 if re.search(r"\b(?:master|launcher|chief|ps|driver|head|leader|coordinator)\s+(?:[\w-]+\s+){0,3}"
-                             r"(?:of\s+|with\s+|has\s+|[:=]\s*)?$", self.text[max(0, span[0] - 30):span[0]], re.I):
-                    continue  # "master 1 pod + 4 workers": the count of another role
+                             r"(?:of\s+|with\s+|has\s+|[:=]\s*|\(\s*)?$", self.text[max(0, span[0] - 30):span[0]], re.I):
+                    continue  # "master 1 pod + 4 workers", "master x1 (1 gpu)": the count of another role
+                if re.search(r"(?:\b(?:about|around|roughly|approx(?:imately)?|nearly|almost|some)\s+|~\s*)$",
+                             self.text[max(0, span[0] - 16):span[0]], re.I):
+                    continue  # "about 2,000 files ... 200 chunks": an estimate describes, it sets nothing
                 if re.search(r"\b(?:than|at\s+most|up\s+to|max(?:imum)?|limit(?:ed)?(?:\s+to)?|cap(?:ped)?(?:\s+at)?)\s+"
                              r"(?:[a-z]+\s+){0,2}$|\bsingle\s+(?:[a-z]+\s+){0,3}$", self.text[max(0, span[0] - 30):span[0]], re.I):
                     continue  # "no single container bigger than 4 GPUs": a bound, no second value
@@ -3976,6 +4097,8 @@ def _extract(recipe: Recipe, text: str) -> Extraction:
     wanted = again.run()
 
     for name, value in wanted.values.items():
+        if full.values.get(name) == value and name in full.conflicts and inside(full.conflicts[name][1]):
+            full.conflicts.pop(name)  # "today has 8 GPUs ... 4 GPUs per worker": today's value is no rival
         if full.values.get(name) == value or inside(wanted.spans.get(name)):
             continue
         if name not in full.values or inside(full.spans.get(name)) or (

@@ -173,6 +173,12 @@ _CHANGE = re.compile(r"\b(?:move|moving|moved|migrate|migrating|switch|switching
                      r"convert|converting|turn|turning|rewrite|rewriting)\b(?![^.!?]*[.!?]\s)",
                      re.I)
 _PREPOSITIONS = frozenset("across over on per in into between onto".split())
+# "autoscale my deployment with KEDA", "share the cards using MPS", "slice them via MIG": after a verb
+# that acts on what the user has (scaling, sharing, slicing), the tool named after "with"/"using"/"via"
+# is the object asked for
+_MEANS_VERB = re.compile(r"\b(?:auto-?scal\w*|scal(?:e|es|ing)|shar(?:e|es|ing)|split\w*|partition\w*|slic(?:e|es|ing)|"
+                         r"monitor\w*|scrap(?:e|es|ing))\b[^.!?,;]{0,80}?\b(?:with|using|via)\s+(?:an?\s+|the\s+)?",
+                         re.I)
 
 
 def _keyword_at(rx: re.Pattern[str], text: str) -> re.Match[str] | None:
@@ -240,6 +246,10 @@ class _Index:
                 for ph in kind_phrases(k):
                     kind_owner.setdefault(ph.lower(), set()).add(i)
         self.kind_owner = kind_owner
+        # the one-word names of the kinds each recipe renders ("pvc", "sc"): "gpfs pvc" asks for a claim
+        # the GPFS recipe makes itself
+        self.kind_nouns: list[set[str]] = [{p.lower() for k in r.kinds for p in kind_phrases(k) if " " not in p}
+                                           for r in recipes]
         self.kind_rx = re.compile(r"(" + "|".join(re.escape(p) for p in sorted(kind_owner, key=len, reverse=True))
                                   + r")(?:s|es)?\b", re.I) if kind_owner else None
         # the kinds a recipe renders more than one of ("two priority classes")
@@ -368,7 +378,7 @@ class _Index:
                     out[b] = out[a] + 0.5
         # "we want to move to MPS", "translating this into Volcano", "port it as a PyTorchJob": what a verb
         # of change leads to is the object asked for, whatever the request describes from before
-        for i in self.targets(text):
+        for i in self.targets(text) | self.means(text):
             out[i] += _TARGET_BONUS
         # "clusterpolicy: preinstalled driver, mig manager ...": a short head before a colon or dash
         # names the object; what follows are its settings, whichever recipes their words also name
@@ -396,6 +406,12 @@ class _Index:
             if any(rx.match(text, at) for at in starts for rx, _w in pats):
                 out.add(i)
         return out
+
+    def means(self, text: str) -> set[int]:
+        """Recipes whose own keyword names the tool of a verb of scaling, sharing or slicing."""
+        starts = [m.end() for m in _MEANS_VERB.finditer(text)]
+        return {i for i, pats in enumerate(self.phrases) for j, (rx, _w) in enumerate(pats)
+                if self.distinctive[i][j] and any(rx.match(text, at) for at in starts)} if starts else set()
 
     def pasted_bonus(self, i: int, kind: str | None, keys: set[str]) -> float:
         """How well a manifest pasted into the request fits recipe ``i``: the share of its
@@ -428,7 +444,7 @@ class _Index:
             return False
         w = m.group(1).lower()
         stem_w = w[:-1] if w.endswith("s") and len(w) > 3 else w
-        if {w, stem_w} & (self.kw_words[i] | self.kind_words[i]):
+        if {w, stem_w} & (self.kw_words[i] | self.kind_words[i] | self.kind_nouns[i]):
             return False  # "DRA pod": the recipe makes that kind of object itself
         return any({w, stem_w} & words for j, words in enumerate(self.kw_words) if j != i)
 
