@@ -1261,3 +1261,19 @@ def test_amounts_pasted_as_config_scale_or_grow_as_the_words_say():
     g = generate("our helm values:\n\nworkers:\n  count: 2\n  gpusPerWorker: 2\n  queue: nlp\n\nvolcano job from this, "
                  "with 2 more GPUs per worker", llm=False)
     assert g.params["gpus"] == 4, g.params
+
+
+def test_a_bound_on_one_container_fills_the_per_pod_limit():
+    from gpukb.recipes import generate
+
+    for text in ("tenant onboarding for nlp-lab: 16 gpus, max 4/ctr", "gpu quota ns asr, 24 gpus, 2 maximum per one pod",
+                 "onboard team vision with 32 GPUs and cap any single container at 8 GPUs"):
+        g = generate(text, llm=False)
+        assert g.params["max_gpus_per_pod"] in (2, 4, 8) and "max_gpus_per_pod" in g.from_request, (text, g.params)
+
+
+def test_a_plain_namespace_after_a_named_object():
+    from gpukb.recipes import generate
+
+    g = generate("rwx pvc imagenet-21k ns vision 2Ti sc cephfs", llm=False)
+    assert g.params["namespace"] == "vision" and g.params["name"] == "imagenet-21k", g.params

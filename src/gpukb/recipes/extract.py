@@ -1445,9 +1445,14 @@ _NAMING_TAIL = re.compile(r"\s*\b(?:(?:is|are|was|gets?|(?:(?:should|will|must|s
 
 
 _LAUNCHER = re.compile(r"(?<![\w./-])(?:srun|mpirun|mpiexec)(?![\w-])", re.I)
-_PER_ITEM_BOUND = re.compile(r"\b(?:no|a|one|each|any|every)\s+(?:single\s+)?(?:pod|container|task|job|workload|process)s?\s+"
+_PER_ITEM_BOUND = re.compile(r"\b(?:no|a|one|each|any|every)\s+(?:single\s+)?(?:[\w']+\s+)?(?:pod|container|ctr|task|job|workload|process)s?\s+"
                              r"[^,.;]{0,30}?(?:more\s+than|over|at\s+most|up\s+to|bigger\s+than|larger\s+than|exceed\w*|"
                              r"max(?:imum)?(?:\s+of)?)\s+$", re.I)
+# "max 2/ctr", "at most 8 GPUs per container", "cap any single container at 4 GPUs", "2 maximum per one pod"
+_PER_POD_AFTER = re.compile(r"\s*(?:gpus?|cards?)?\s*(?:maximum\s+|max\s+|at\s+most\s+)?(?:per|/|each|a)\s*(?:one\s+|single\s+)?"
+                            r"(?:pod|container|ctr|task)s?\b", re.I)
+_PER_POD_CAP = re.compile(r"\b(?:cap|limit|restrict)(?:s|ped|ed)?\s+(?:any|each|every|a|one|the)\s+(?:single\s+)?"
+                          r"(?:pod|container|ctr|task)s?\s+(?:at|to)\s+$", re.I)
 _SLURM_N = {"regex": r"(?<![\w-])(?-i:-N)\s*=?\s*(\d+)(?![\w.])"}
 
 
@@ -1669,6 +1674,25 @@ class _Extractor:
                             self.result.covered.append(m.span())
                         return val, span
         return None
+
+    def _per_pod_bounds(self) -> None:
+        """A bound on one pod or container ("max 2/ctr", "no single container may take more than 4",
+        "cap any single container at 4 GPUs") fills the recipe's per-pod GPU parameter."""
+        names = [n for n, sp in self.recipe.properties.items() if "per_pod" in n and sp.get("type") == "integer"
+                 and n not in self.result.values]
+        if len(names) != 1:
+            return
+        for m in _compile(r"(?<![\w.:/=-])(\d+)(?![\w.])").finditer(self.digits):
+            span = self._whole_word(m.span(1))
+            if not self._free(span):
+                continue
+            before = self.text[max(0, span[0] - 80):span[0]]
+            if _PER_POD_AFTER.match(self.text, span[1]) or _PER_ITEM_BOUND.search(before) or _PER_POD_CAP.search(before):
+                if self._take(names[0], int(m.group(1)), span):
+                    after = _PER_POD_AFTER.match(self.text, span[1])
+                    if after:
+                        self.result.covered.append((span[1], after.end()))
+                    return
 
     def _per_item_bound(self, name: str, span: tuple[int, int]) -> bool:
         """Is the number at ``span`` a bound on one pod ("no single task may take more than 4", "one
@@ -2318,6 +2342,10 @@ class _Extractor:
             self.text, max(0, span[0] - 80), span[0])
         if hy and not self._free(hy.span()) and re.match(r"\s*(?:$|[,.;!?)])", self.text[span[1]:]):
             return False
+        if hy:  # "rwx pvc coco-2017 ns vision": the name before is the name of the object its kind noun names
+            kind = re.search(r"([a-z]+)\s+$", self.text[max(0, hy.start() - 30):hy.start()], re.I)
+            if kind and kind.group(1).lower() in self._kind_words():
+                return False
         return bool(hy)
 
     def _command_words(self, tok: str, span: tuple[int, int]) -> tuple[str, tuple[int, int]]:
@@ -3622,6 +3650,7 @@ class _Extractor:
                     self.result.spans[name] = span
                     self.used.append(span)
                     break
+        self._per_pod_bounds()
         self._pasted_fields()
         self._relative_to_paste()
         self._qualified_siblings()
