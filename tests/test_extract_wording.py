@@ -1277,3 +1277,37 @@ def test_a_plain_namespace_after_a_named_object():
 
     g = generate("rwx pvc imagenet-21k ns vision 2Ti sc cephfs", llm=False)
     assert g.params["namespace"] == "vision" and g.params["name"] == "imagenet-21k", g.params
+
+
+def test_priority_class_pairs_in_list_and_field_forms():
+    from gpukb.recipes import generate
+
+    for text in ("Priority classes:\n1. prod class: live-hi, value 700000\n2. research class: sweep-lo, value 5",
+                 "prio classes: prod=live-hi value=700000, research=sweep-lo value=5",
+                 "two priority classes, live-hi with the value 700000 and sweep-lo with the value 5"):
+        g = generate(text, llm=False)
+        got = (g.params["production_name"], g.params["production_value"], g.params["research_name"],
+               g.params["research_value"])
+        assert got == ("live-hi", 700000, "sweep-lo", 5), (text, g.params)
+    g = generate("priority classes live-hi at 700000 and sweep-lo at 5; sweep-lo may preempt nothing", llm=False)
+    assert g.params["research_preempts"] is False, g.params
+
+
+def test_the_new_name_and_settings_over_the_described_object():
+    from gpukb.recipes import generate
+
+    g = generate("Our notebook pod nb-1 currently runs on any node with 1 GPU. Rename it to nb-ampere and require "
+                 "nvidia.com/gpu.family=ampere.", llm=False)
+    assert g.params["name"] == "nb-ampere", g.params
+    g = generate("The corpus PVC is 500Gi on nfs-a and it is full. Please create a new one, corpus-v2, 2Ti on "
+                 "cephfs-rwx, in namespace nlp.", llm=False)
+    assert (g.params["name"], g.params["size"], g.params["storage_class"]) == ("corpus-v2", "2Ti", "cephfs-rwx"), \
+        g.params
+
+
+def test_an_enum_value_said_of_today_yields_to_the_one_asked_for():
+    from gpukb.recipes import generate
+
+    g = generate("Currently the operator assumes docker on these nodes. We want a ClusterPolicy for cri-o now, driver "
+                 "preinstalled.", llm=False)
+    assert g.params["default_runtime"] == "crio", g.params

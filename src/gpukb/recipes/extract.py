@@ -570,8 +570,13 @@ def _bump_named(text: str) -> str:
     return text
 
 
+_ENUMERATOR = re.compile(r"(?m)^([ \t]*)\d{1,2}[.)][ \t]+(?=\S)")
+
+
 def normalise_text(text: str) -> str:
     text = re.sub(r"\s*\u2014\s*", ", ", text)  # an em dash breaks the clause: "twelve — no, make it ten — and"
+    if len(_ENUMERATOR.findall(text)) >= 2:  # "1. production class: x" a numbered list's markers are no amounts
+        text = _ENUMERATOR.sub(r"\1- ", text)
     text = _slurm_cpus(text)
     for rx, repl in _SHORTHAND:
         text = rx.sub(repl, text)
@@ -2479,6 +2484,17 @@ class _Extractor:
         return self._kw_spans
 
     def rule_name(self, name: str, rule: dict[str, Any]):
+        # "rename it to debug-ampere", "make a new one named triton-a10", "create a new one, data-v2,":
+        # the name the object is to get, over the one it has today
+        if name == "name":
+            for tok, span in self._token_candidates(
+                    rf"\b(?:renam(?:e|ed|ing)\s+(?:it|this|that|(?:the|our|my)\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:to|as|into)|"
+                    rf"(?:a|the)\s+new\s+(?:one|copy|version)(?:\s+(?:named|called)|\s*,)|new\s+name\s*(?:is|[:=])?)"
+                    rf"\s*{_TOKEN}"):
+                if re.search(r"[-\d]", tok) or self._quoted(span):
+                    ok, val = self._ok(name, tok)
+                    if ok:
+                        return val, span
         # "claim template named big-gpu": a name bound to the object it follows is that object's
         others = self._other_named(name)
         mine, derived, other_kinds = self._kind_nouns(name)
@@ -2735,6 +2751,8 @@ class _Extractor:
                         continue
                     if self._in_fence(m.span()):
                         continue  # "accessModes: [ReadWriteMany]" in a pasted manifest is what runs, not what is asked
+                    if any(m.start() < y and x < m.end() for x, y in self.blocked):
+                        continue  # "today it assumes containerd ... our nodes run cri-o": what runs today yields
                     chosen = value
                     if spec.get("type") != "boolean" and (self._negated_before(m.start()) is not None or re.search(
                             rf"\b{_NEGATION}\s+$", self.text[max(0, m.start() - 20):m.start()], re.I)):
@@ -4087,6 +4105,12 @@ _STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:current|curre
                     r"used\s+to|(?:we|i)\s+(?:have|had|run|ran|launch|launched|use|used|installed|deployed|configured|set\s+up)|"
                     r"existing|"
                     r"is\s+how\s+we|this\s+is\s+(?:what|how)\s+we)\b", re.I)
+# "The shared-dataset PVC is 1Ti on efs-sc and it's full. Please create a new one, ...": a sentence that
+# describes an object, before a request for a new one, is what runs today
+_DESCRIBED = re.compile(r"(?:^|(?<=[.!?]\s))(?:the|our|my)\s+(?!new\b)(?:[\w'-]+\s+){0,2}?(?:pvc|claim|deployment|pod|job|queue|"
+                        r"pool|nodepool|quota|volume|cluster\s*queue)\s+(?:is|are|has|have|runs|uses)\b(?!\s+(?:called|named)\b)"
+                        r"(?=[^.!?]*[.!?]\s[^\n]*\b(?:a|the)\s+new\s+(?:one|copy|version|pvc|claim|deployment|pod|job|queue|pool)\b)",
+                        re.I)
 _STATE_END = re.compile(r"[.;!?](?=\s|$)|\s(?=but\b|instead\b|however\b|now\s+(?:make|give|change|set|bump|raise)\b)|```",
                         re.I)
 
@@ -4095,7 +4119,7 @@ def _state_spans(text: str) -> list[tuple[int, int]]:
     """The parts of ``text`` that describe the current state: from the start of a sentence with a
     state word to its end, or to a "but" or "instead" that turns to what is wanted."""
     out: list[tuple[int, int]] = []
-    for m in _STATE.finditer(text):
+    for m in sorted([*_STATE.finditer(text), *_DESCRIBED.finditer(text)], key=lambda x: x.start()):
         if out and m.start() < out[-1][1]:
             continue
         start = max(text.rfind(". ", 0, m.start()) + 2 if ". " in text[:m.start()] else 0,
@@ -4109,7 +4133,7 @@ def _state_spans(text: str) -> list[tuple[int, int]]:
 
 def _extract(recipe: Recipe, text: str) -> Extraction:
     ex = _Extractor(recipe, text)
-    state = _state_spans(ex.text) if _STATE.search(ex.text) else []
+    state = _state_spans(ex.text) if _STATE.search(ex.text) or _DESCRIBED.search(ex.text) else []
     full = ex.run()
     if not state:
         return full
