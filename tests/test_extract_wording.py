@@ -1311,3 +1311,47 @@ def test_an_enum_value_said_of_today_yields_to_the_one_asked_for():
     g = generate("Currently the operator assumes docker on these nodes. We want a ClusterPolicy for cri-o now, driver "
                  "preinstalled.", llm=False)
     assert g.params["default_runtime"] == "crio", g.params
+
+
+def test_both_bounds_after_the_noun_of_a_min_max_pair():
+    from gpukb.recipes import generate
+
+    g = generate("elastic pytorchjob please, workers minimum 3 and maximum 6, 8 gpus per worker", llm=False)
+    assert (g.params["min_workers"], g.params["max_workers"]) == (3, 6), g.params
+
+
+def test_the_name_of_the_object_shall_be():
+    from gpukb.recipes import generate
+
+    g = generate("FSx for Lustre, PERSISTENT_2, 2400 GiB; the name of the storage class shall be fsx-train.", llm=False)
+    assert g.params["name"] == "fsx-train", g.params
+
+
+def test_a_path_parameter_takes_a_path_after_its_key_and_lim_is_limit():
+    from gpukb.recipes import generate
+
+    g = generate("model-cache pod gpus=1 ephemeral req=40Gi lim=90Gi cachePath=/weights", llm=False)
+    assert (g.params["cache_path"], g.params["ephemeral_limit"]) == ("/weights", "90Gi"), g.params
+
+
+def test_a_count_then_a_modal_verb_then_at_a_time():
+    from gpukb.recipes import generate
+
+    g = generate("indexed job over 40 parts, but only five may run at the same time, one gpu each", llm=False)
+    assert (g.params["completions"], g.params["parallelism"]) == (40, 5), g.params
+
+
+def test_the_same_thing_with_another_tool_asks_for_that_tool():
+    from gpukb.recipes import generate
+
+    g = generate("We have this HPA today but it cannot go to zero. Same thing with KEDA please:\n\napiVersion: "
+                 "autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: asr\n  namespace: speech\nspec:\n"
+                 "  minReplicas: 1\n  maxReplicas: 4\n", llm=False)
+    assert g.recipe == "keda-gpu-scaledobject", g.recipe
+
+
+def test_a_layout_said_again_after_a_take_back_replaces_the_first():
+    from gpukb.recipes import generate
+
+    g = generate("split each H100 into two 3g.40gb and one 1g.10gb... no wait, simpler: two 3g.40gb only", llm=False)
+    assert g.params["mig_devices"] == {"3g.40gb": 2}, g.params

@@ -220,6 +220,7 @@ _SHORTHAND: list[tuple[re.Pattern[str], Any]] = [
     # "a pod w 1 gpu": a lone "w" between words is "with" too
     (re.compile(r"(?<=[a-z]\s)w(?=\s+(?:\d|an?\s|one\b|two\b|[a-z]+s\b))"), "with"),
     (re.compile(r"(?<![\w./:-])(req)(s?)(?![\w./:-])", re.I), lambda m: "request" + m.group(2)),
+    (re.compile(r"(?<![\w./:-])lim(?=\s*[:=]\s*\d)", re.I), "limit"),  # "lim=160Gi"
     (re.compile(r"(?<![\w./:-])cfg(?![\w./:-])", re.I), "config"),
     # plurals written "gpu(s)", "GPU's", "2 node's": the plain plural
     (re.compile(r"(?<=[A-Za-z])\(s\)(?![\w(])"), "s"),
@@ -1680,6 +1681,28 @@ class _Extractor:
                         return val, span
         return None
 
+    def _min_max_pairs(self) -> None:
+        """"workers minimum 2 and maximum 8", "replicas: min 1, max 6": the noun of a ``min_<x>`` /
+        ``max_<x>`` pair, then both bounds."""
+        props = self.recipe.properties
+        for lo in props:
+            if not lo.startswith("min_") or "max_" + lo[4:] not in props:
+                continue
+            hi = "max_" + lo[4:]
+            if lo in self.result.values:
+                continue
+            base = lo[4:]
+            nouns = {base, _singular(base)} | {u for r in self.recipe.extract.get(base) or [] for u in r.get("count") or []
+                                                if isinstance(u, str) and " " not in u}
+            rx = _compile(rf"(?<![\w-]){_words_alt(sorted(nouns))}\s*[:=]?\s*(?:min(?:imum)?|at\s+least|from)\s*(?:of\s+|[:=]\s*)?"
+                          rf"(\d+)\s*(?:,|and|/|;)?\s*(?:max(?:imum)?|at\s+most|up\s+to|to)\s*(?:of\s+|[:=]\s*)?(\d+)(?![\w.])")
+            m = rx.search(self.digits)
+            if m and self._free(m.span(1)):
+                a, b = self._ok(lo, int(m.group(1))), self._ok(hi, int(m.group(2)))
+                if a[0] and b[0] and self.result.values.get(hi, b[1]) == b[1]:
+                    self._take(lo, a[1], m.span(1))
+                    self._take(hi, b[1], m.span(2))
+
     def _per_pod_bounds(self) -> None:
         """A bound on one pod or container ("max 2/ctr", "no single container may take more than 4",
         "cap any single container at 4 GPUs") fills the recipe's per-pod GPU parameter."""
@@ -2179,6 +2202,8 @@ class _Extractor:
             self.recipe.properties[name].get("type") == "array"
         # a command may start with a path: "./bench.sh", "/opt/run.sh"
         value_pat = r"[\"'`]?((?:\.{0,2}/)?[A-Za-z0-9](?:[\w./:@+-]*[\w])?)[\"'`]?" if is_command else _TOKEN
+        if str(self.recipe.properties[name].get("pattern", "")).startswith("^/"):
+            value_pat = r"[\"'`]?(/[\w./@+-]*[\w])[\"'`]?"  # "cachePath=/hf": a path parameter takes a path
         pat += value_pat
         cue = _compile(rf"^{words}$")
         others = self._cue_words(name) if rule.get("schema") else set()
@@ -2505,6 +2530,16 @@ class _Extractor:
         derived_rx = kind_tail(list(derived)) if derived else None
         others_rx = kind_tail(other_kinds) if other_kinds else None
         mine_rx = kind_tail(mine) if mine else None
+        # "the name of the storage class shall be fsx-p1": the name of an object this parameter names
+        for m in _compile(rf"\bname\s+of\s+(?:the|this|that|our|my|its|their)\s+((?:[\w-]+\s+){{0,2}}?[\w-]+)\s+"
+                          rf"(?:is|should\s+be|shall\s+be|will\s+be|must\s+be|[:=])\s*{_TOKEN}").finditer(self.text):
+            head = m.group(1)
+            if mine_rx is not None and mine_rx.search(head + " ") and not (others is not None and others.search(head)):
+                span = m.span(2)
+                ok, val = self._ok(name, m.group(2))
+                if ok and self._free(span):
+                    self.result.covered.append((m.start(), span[0]))
+                    return val, span
         for tok, span in self._token_candidates(rf"(?<![\w./-])(?:named|called|name\s*[:=]|name)\b\s*{_TOKEN}"):
             full_head = self.text[max(0, span[0] - 60):span[0]]
             head = _NAMING_TAIL.sub("", full_head)
@@ -3300,6 +3335,8 @@ class _Extractor:
             else:
                 continue
             key = key.lower()
+            if spans and _BACK_THEN.search(self.text, spans[-1][1], m.start()):
+                out = {}  # "three 2g.20gb and a 1g.10gb... no, keep it simple: three 2g.20gb": said again
             out[key] = out.get(key, 0) + n
             spans.append(m.span())
         if out:
@@ -3669,6 +3706,7 @@ class _Extractor:
                     self.used.append(span)
                     break
         self._per_pod_bounds()
+        self._min_max_pairs()
         self._pasted_fields()
         self._relative_to_paste()
         self._qualified_siblings()

@@ -173,6 +173,8 @@ _CHANGE = re.compile(r"\b(?:move|moving|moved|migrate|migrating|switch|switching
                      r"convert|converting|turn|turning|rewrite|rewriting)\b(?![^.!?]*[.!?]\s)",
                      re.I)
 _PREPOSITIONS = frozenset("across over on per in into between onto".split())
+_SAME_WITH = re.compile(r"\b(?:the\s+)?same\s+(?:thing|one|setup|config(?:uration)?|again)?\s*,?\s*(?:but\s+)?"
+                        r"(?:with|in|using|as|via)\s+(?:an?\s+|the\s+)?", re.I)
 # "autoscale my deployment with KEDA", "share the cards using MPS", "slice them via MIG": after a verb
 # that acts on what the user has (scaling, sharing, slicing), the tool named after "with"/"using"/"via"
 # is the object asked for
@@ -394,12 +396,15 @@ class _Index:
         return out
 
     def targets(self, text: str) -> set[int]:
-        """Recipes named right after a verb of change and "to"/"into"/"as" ("move to MPS")."""
+        """Recipes named right after a verb of change and "to"/"into"/"as" ("move to MPS"), or after
+        "the same thing with" ("same thing with KEDA please")."""
         out: set[int] = set()
-        if not _CHANGE.search(text):
+        same = [m.end() for m in _SAME_WITH.finditer(text)]
+        if not _CHANGE.search(text) and not same:
             return out
         # where a keyword may start: right after "to"/"into"/"as" that a verb of change leads up to
-        starts = [m.end() for m in _INTO_AT.finditer(text) if _CHANGE.search(text, max(0, m.start() - 160), m.start())]
+        starts = same + [m.end() for m in _INTO_AT.finditer(text)
+                         if _CHANGE.search(text, max(0, m.start() - 160), m.start())]
         if not starts:
             return out
         for i, pats in enumerate(self.phrases):
