@@ -1355,3 +1355,16 @@ def test_a_layout_said_again_after_a_take_back_replaces_the_first():
 
     g = generate("split each H100 into two 3g.40gb and one 1g.10gb... no wait, simpler: two 3g.40gb only", llm=False)
     assert g.params["mig_devices"] == {"3g.40gb": 2}, g.params
+
+
+def test_a_name_field_label_beats_a_team_phrase_and_gerunds_name_no_deployment():
+    from gpukb.recipes import generate
+
+    g = generate("Volcano queue for the speech team:\n- name: asr-batch\n- cap: 16 GPUs\n- weight 2", llm=False)
+    assert g.params["name"] == "asr-batch", g.params
+    g = generate("kubectl get hpa says our tts-api deployment scaling from 1 to 3 on gpu util; now 2 to 6 please",
+                 llm=False)
+    assert g.params["deployment"] == "tts-api", g.params
+    g = generate("please redeploy it as transcriber in namespace media: image vllm/vllm-openai:v0.6.3, 1 gpu, model "
+                 "cache 50Gi at /models/hf", llm=False)
+    assert g.params["name"] == "transcriber" and g.params.get("model") != "s/hf", g.params

@@ -2514,9 +2514,11 @@ class _Extractor:
         if name == "name":
             for tok, span in self._token_candidates(
                     rf"\b(?:renam(?:e|ed|ing)\s+(?:it|this|that|(?:the|our|my)\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:to|as|into)|"
+                    rf"(?:re)?deploy\s+(?:it|this|that)\s+as|"
                     rf"(?:a|the)\s+new\s+(?:one|copy|version)(?:\s+(?:named|called)|\s*,)|new\s+name\s*(?:is|[:=])?)"
                     rf"\s*{_TOKEN}"):
-                if re.search(r"[-\d]", tok) or self._quoted(span):
+                if re.search(r"[-\d]", tok) or self._quoted(span) or re.match(r"\s*(?:[,.;:]|(?:in|on|with)\b|$)",
+                                                                                 self.text[span[1]:]):
                     ok, val = self._ok(name, tok)
                     if ok:
                         return val, span
@@ -2540,8 +2542,10 @@ class _Extractor:
                 if ok and self._free(span):
                     self.result.covered.append((m.start(), span[0]))
                     return val, span
-        for tok, span in self._token_candidates(rf"(?<![\w./-])(?:named|called|name\s*[:=]|name)\b\s*{_TOKEN}"):
+        for tok, span in self._token_candidates(rf"(?<![\w./-])(?:named|called|name)\b\s*[:=]?\s*{_TOKEN}"):
             full_head = self.text[max(0, span[0] - 60):span[0]]
+            if re.search(r"\bas\s+(?:the|its|their|a)\s+name\s*[:=]?\s*[\"'`]?$", full_head, re.I):
+                continue  # "use sd-xl as the name: inference deployment ...": the name came before
             head = _NAMING_TAIL.sub("", full_head)
             if others is not None and (others.search(head) or others.search(re.sub(r"[\s:=\"'`]+$", "", full_head))):
                 continue  # "mount name abcd1234" is another parameter's name
