@@ -1368,3 +1368,12 @@ def test_a_name_field_label_beats_a_team_phrase_and_gerunds_name_no_deployment()
     g = generate("please redeploy it as transcriber in namespace media: image vllm/vllm-openai:v0.6.3, 1 gpu, model "
                  "cache 50Gi at /models/hf", llm=False)
     assert g.params["name"] == "transcriber" and g.params.get("model") != "s/hf", g.params
+
+
+def test_a_hyphenated_name_before_the_kind_noun_opening_the_request():
+    from gpukb.recipes import generate
+
+    g = generate("Title: whisper-large deployment\n- replicas: 2\n- gpus: 1", llm=False)
+    assert g.params["name"] == "whisper-large", g.params
+    g = generate("our whisper-large deployment needs an HPA on gpu util, 1 to 3 replicas", llm=False)
+    assert g.params.get("name") != "whisper-large", g.params

@@ -2484,6 +2484,18 @@ class _Extractor:
             ok, val = self._ok(name, tok)
             if ok:
                 return val, span
+        # "vllm-mistral deployment with 2 replicas", "Title: cuda-check pod": a hyphenated name right
+        # before the noun, opening the request or its title, when nothing says the object exists already
+        opening = r"(?:^|(?:title|summary|subject)\s*:\s*|(?:a|an|new)\s+)"
+        for m in _compile(rf"{opening}[\"'`]?([a-z][\w.]*-[\w.-]*[a-z0-9])[\"'`]?\s+{_words_alt(mine)}(?![\w-])").finditer(self.text):
+            if m.start() > 0 and not re.match(r"(?:title|summary|subject|a|an|new)\b", self.text[m.start():], re.I):
+                continue
+            span = m.span(1)
+            if not self._free(span) or any(a <= span[0] and span[1] <= b for a, b in kw):
+                continue
+            ok, val = self._ok(name, m.group(1))
+            if ok:
+                return val, span
         return None
 
     def _kind_nouns(self, name: str) -> tuple[list[str], dict[str, tuple[str, str]], list[str]]:
