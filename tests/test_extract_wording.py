@@ -1377,3 +1377,10 @@ def test_a_hyphenated_name_before_the_kind_noun_opening_the_request():
     assert g.params["name"] == "whisper-large", g.params
     g = generate("our whisper-large deployment needs an HPA on gpu util, 1 to 3 replicas", llm=False)
     assert g.params.get("name") != "whisper-large", g.params
+
+
+def test_a_word_of_two_count_groups_links_neither_and_users_share_a_gpu():
+    from gpukb.recipes import generate
+
+    g = generate("We have six L4 boxes. Share each GPU with MPS between four users, config map l4-mps.", llm=False)
+    assert g.params["replicas"] == 4, g.params

@@ -660,6 +660,7 @@ _COUNT_SYNONYMS: list[frozenset[str]] = [
     frozenset({"replica", "copy", "instance", "pod"}),
     frozenset({"worker", "trainer", "learner"}),
 ]
+_AMBIGUOUS_UNITS = frozenset(w for g in _COUNT_SYNONYMS for w in g if sum(w in h for h in _COUNT_SYNONYMS) > 1)
 
 
 # Units that count an action: "N times" after one of them counts it ("may retry 4 times").
@@ -1743,7 +1744,8 @@ class _Extractor:
         """Words counting the same thing as ``units`` (:data:`_COUNT_SYNONYMS`) that no other
         parameter of the recipe counts: "3 boxes" for a parameter counted in nodes."""
         mine = {_singular(u.lower()) for u in units if " " not in u}
-        extra = sorted({w for group in _COUNT_SYNONYMS if mine & group for w in group} - mine)
+        # a word of two groups ("instance": a node, or a replica) links neither to the other
+        extra = sorted({w for group in _COUNT_SYNONYMS if (mine - _AMBIGUOUS_UNITS) & group for w in group} - mine)
         if not extra:
             return []
         taken: set[Any] = set()
