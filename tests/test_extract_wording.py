@@ -1384,3 +1384,14 @@ def test_a_word_of_two_count_groups_links_neither_and_users_share_a_gpu():
 
     g = generate("We have six L4 boxes. Share each GPU with MPS between four users, config map l4-mps.", llm=False)
     assert g.params["replicas"] == 4, g.params
+
+
+def test_list_values_said_of_today_yield_and_a_pasted_keys_boolean_stays_with_its_key():
+    from gpukb.recipes import generate
+
+    g = generate("Our current karpenter pool 'cpu-like' runs on-demand only. We need a new pool gpu-cheap for g6 on "
+                 "spot, 16 gpus max, cluster ml", llm=False)
+    assert g.params["capacity_types"] == ["spot"], g.params
+    g = generate("clusterpolicy from our helm values:\n\ndevicePlugin:\n  enabled: false\ntoolkit:\n  enabled: true\n"
+                 "mig:\n  strategy: single\n", llm=False)
+    assert g.params["toolkit_enabled"] is True, g.params

@@ -2698,6 +2698,8 @@ class _Extractor:
             for m in _compile(_words_alt(ps)).finditer(self.text):
                 if re.search(rf"\b{_NEGATION}\s+(?:\w+\s+)?$", self.text[max(0, m.start() - 30):m.start()], re.I):
                     continue
+                if any(m.start() < y and x < m.end() for x, y in self.blocked):
+                    continue  # "our current pool runs on-demand ... the new one on spot": today's value yields
                 found.append((m.start(), m.end(), value))
                 break
         if len(found) < 2:
@@ -3047,16 +3049,21 @@ class _Extractor:
         # "nodes not tainted", "must not be reclaimable", "should not have the gpu toleration"
         words = _words_alt(list(rule["boolean"]) + [w + ("d" if w.endswith("e") else "ed") for w in rule["boolean"]
                                                     if re.fullmatch(r"[a-z]{4,}", str(w))])
-        for value, pat in ((False, rf"\b(?:{_NEGATION}|isn'?t|aren'?t)\s+(?:be\s+|being\s+|get\s+|have\s+|has\s+|"
+        for value, pat in ((False, rf"{words}\s*:\s*enabled\s*[:=]\s*(?:false|no|off)\b|"  # "driver: enabled: false"
+                                   rf"\b(?:{_NEGATION}|isn'?t|aren'?t)\s+(?:be\s+|being\s+|get\s+|have\s+|has\s+|"
                                    rf"need\s+|carry\s+|include\s+|add\s+)?(?:the\s+|a\s+|an\s+|any\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:false|no|off|disabled?)\b"
                                    rf"|{words}\s+[a-z]+\s+(?:off|disabled)\b"),
-                           (True, rf"\b{_AFFIRM}\s+(?:the\s+|a\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:true|yes|on|enabled?)\b"
+                           (True, rf"{words}\s*:\s*enabled\s*[:=]\s*(?:true|yes|on)\b|"
+                                  rf"\b{_AFFIRM}\s+(?:the\s+|a\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:true|yes|on|enabled?)\b(?!\s*[:=])"
                    rf"|\b{_MODAL}{words}")):
-            m = _compile(pat).search(self.text)
-            if m and self._free(m.span()):
-                ok, val = self._ok(name, value)
-                if ok:
-                    return val, m.span()
+            for m in _compile(pat).finditer(self.text):
+                if re.match(r"\s*[:=]", self.text[m.end():]) and re.match(r"(?:false|off|true|on)\s", m.group(0), re.I):
+                    continue  # "enabled: false toolkit: enabled: true": a pasted key's value, then the next key
+                if self._free(m.span()):
+                    ok, val = self._ok(name, value)
+                    if ok:
+                        return val, m.span()
+                break
         return None
 
     def rule_stated(self, name: str, rule: dict[str, Any]):
