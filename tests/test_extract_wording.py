@@ -1395,3 +1395,10 @@ def test_list_values_said_of_today_yield_and_a_pasted_keys_boolean_stays_with_it
     g = generate("clusterpolicy from our helm values:\n\ndevicePlugin:\n  enabled: false\ntoolkit:\n  enabled: true\n"
                  "mig:\n  strategy: single\n", llm=False)
     assert g.params["toolkit_enabled"] is True, g.params
+
+
+def test_a_plain_namespace_before_a_reporting_verb():
+    from gpukb.recipes import generate
+
+    g = generate("kubectl describe quota in ns vision shows 8 GPUs right now. We need 24 GPUs, max 4 per pod.", llm=False)
+    assert g.params["namespace"] == "vision" and g.params["gpus"] == 24, g.params

@@ -798,6 +798,9 @@ volcano kueue karpenter keda prometheus kubeflow slurm ray gpfs lustre fsx aws g
 # verbs that follow their subject: "the team needs", "the cluster runs"
 _VERBS_AFTER_NOUN = frozenset("""needs wants has have had uses owns shares requires asks works lives sits keeps gets
 runs is are was were will would should can could must may might does did""".split())
+# verbs that report what a command or object shows: "in ns recsys shows 4 GPUs" ends the name before them
+_REPORTING_VERBS = frozenset("shows showed says said reports reported lists listed prints printed returns returned "
+                             "gives gave".split())
 
 
 def _words_alt(words: list[str]) -> str:
@@ -2348,7 +2351,7 @@ class _Extractor:
             return True
         # "a cluster placement group": a plain word that heads a longer noun is no name
         if nxt and nxt_word not in _STOP and nxt_word not in _FILLERS and not own_noun \
-                and not re.search(r"(?:ly|ed|ing)$", nxt_word):
+                and not re.search(r"(?:ly|ed|ing)$", nxt_word) and nxt_word not in _REPORTING_VERBS | _VERBS_AFTER_NOUN:
             return True
         # "can the quota for that namespace go up": the cue points back, no value follows
         if _compile(rf"\b(?:that|this|those|these|same)\s+{words}\s*$").search(self.text, max(0, span[0] - 60), span[0]):
