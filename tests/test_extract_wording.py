@@ -1402,3 +1402,13 @@ def test_a_plain_namespace_before_a_reporting_verb():
 
     g = generate("kubectl describe quota in ns vision shows 8 GPUs right now. We need 24 GPUs, max 4 per pod.", llm=False)
     assert g.params["namespace"] == "vision" and g.params["gpus"] == 24, g.params
+
+
+def test_one_time_a_profile_and_a_place_things_are_put():
+    from gpukb.recipes import generate
+
+    g = generate("We need one time 7g.80gb on the big node's GPUs, config name whole-card", llm=False)
+    assert g.recipe == "mig-config" and g.params["mig_devices"] == {"7g.80gb": 1}, (g.recipe, g.params)
+    g = generate("dcgm servicemonitor and alerts, exporter in ns dcgm; put the SM and the rules in observability",
+                 llm=False)
+    assert g.params["namespace"] == "observability", g.params

@@ -98,6 +98,11 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
                             r"(?!(?:the|a|an|our|my|parallel|total|order|place|front|case|one|each|addition|practice|"
                             r"queue|pool|zone|region|cluster|partition|namespace|ns)\b)"
                             r"([a-z][a-z0-9]*)(?![\w.-])(?!\s+(?:cluster|region|zone|mode|parallel)\b)"},
+                  # "put the SM + rules in monitoring", "deploy both into ml-serving": a place things are put
+                  {"regex": r"\b(?:put|place|deploy|create|install)\s+(?:[\w+&/-]+\s+){1,5}?in(?:to)?\s+"
+                            r"(?!(?:the|a|an|our|my|parallel|total|order|place|front|case|one|each|addition|practice|"
+                            r"queue|pool|zone|region|cluster|partition|namespace|ns|kubernetes|k8s|prod|production)\b)"
+                            r"([a-z][a-z0-9-]*[a-z0-9])(?![\w.-])(?!\s+(?:cluster|region|zone|mode|parallel|queue|pool)\b)"},
                   # "deployment `chat-gw` in `chat`": a quoted word after "in" is a place
                   {"regex": r"\bin(?:to)?\s+[`'\"]([a-z0-9][-a-z0-9]*)[`'\"](?!\s+(?:queue|cluster|region|zone|pool|"
                             r"cohort|flavou?r|partition|class|storage\s*class|node\s*pool|nodepool|group)\b)"}],

@@ -173,6 +173,8 @@ _CHANGE = re.compile(r"\b(?:move|moving|moved|migrate|migrating|switch|switching
                      r"convert|converting|turn|turning|rewrite|rewriting)\b(?![^.!?]*[.!?]\s)",
                      re.I)
 _PREPOSITIONS = frozenset("across over on per in into between onto".split())
+_MIG_PROFILE = re.compile(r"(?<![\w.])[1-7]g\.\d{1,3}gb(?![\w.])", re.I)
+_MIG_BONUS = 3.0
 _SAME_WITH = re.compile(r"\b(?:the\s+)?same\s+(?:thing|one|setup|config(?:uration)?|again)?\s*,?\s*(?:but\s+)?"
                         r"(?:with|in|using|as|via)\s+(?:an?\s+|the\s+)?", re.I)
 # "autoscale my deployment with KEDA", "share the cards using MPS", "slice them via MIG": after a verb
@@ -258,6 +260,9 @@ class _Index:
         self.several: list[set[str]] = [_several_kinds(r.templates) for r in recipes]
         self.kw_words: list[set[str]] = [{w for k in r.keywords for w in re.split(r"[\s-]+", k.lower())
                                           if w and w not in STOPWORDS} for r in recipes]
+        # recipes that take a MIG profile ("3g.40gb"): a profile in a request names MIG, whatever else it says
+        self.mig_aware = [bool(_MIG_PROFILE.search(str(r.properties) + str(r.extract) + str(r.examples)))
+                          for r in recipes]
         models = "|".join(_GPU_MODELS)
         self.literals: list[list[str]] = []
         for r in recipes:
@@ -318,6 +323,7 @@ class _Index:
                 base = [b + weight * float(x) for b, x in zip(base, self.bm25.get_scores(toks))]
         text = mask_given_names(text)  # a keyword inside a given name names no recipe
         out = []
+        has_mig = bool(_MIG_PROFILE.search(text))
         first: dict[int, int] = {}  # recipe -> where its first distinctive, unmodified keyword starts
         first_end: dict[int, int] = {}
         low = text.lower()
@@ -338,7 +344,7 @@ class _Index:
                     bonus += w * where * (1.0 - _LATE_DISCOUNT * m.start() / max(1, len(text)))
                     if self.distinctive[i][j] and not modified and m.start() < first.get(i, len(text) + 1):
                         first[i], first_end[i] = m.start(), m.end()
-            out.append(float(base[i]) + 1.5 * min(bonus, 6.0))
+            out.append(float(base[i]) + 1.5 * min(bonus, 6.0) + (_MIG_BONUS if self.mig_aware[i] and has_mig else 0.0))
         opening = _OPENING.match(text)
         if first:
             head = min(first.values())
