@@ -1412,3 +1412,11 @@ def test_one_time_a_profile_and_a_place_things_are_put():
     g = generate("dcgm servicemonitor and alerts, exporter in ns dcgm; put the SM and the rules in observability",
                  llm=False)
     assert g.params["namespace"] == "observability", g.params
+
+
+def test_an_estimated_size_yields_to_a_stated_one():
+    from gpukb.recipes import generate
+
+    g = generate("model-cache pod: the checkpoint is roughly 90 GB, so give it a 120Gi cache that dies with the pod "
+                 "and let it use up to 200Gi of local disk; 1 gpu, image ghcr.io/acme/infer:1.2", llm=False)
+    assert (g.params["cache_size"], g.params["ephemeral_limit"]) == ("120Gi", "200Gi"), g.params

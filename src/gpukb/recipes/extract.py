@@ -1468,6 +1468,8 @@ _PER_POD_AFTER = re.compile(r"\s*(?:gpus?|cards?)?\s*(?:maximum\s+|max\s+|at\s+m
                             r"(?:pod|container|ctr|task)s?\b", re.I)
 _PER_POD_CAP = re.compile(r"\b(?:cap|limit|restrict)(?:s|ped|ed)?\s+(?:any|each|every|a|one|the)\s+(?:single\s+)?"
                           r"(?:pod|container|ctr|task)s?\s+(?:at|to)\s+$", re.I)
+_ESTIMATE_PENALTY = 3.0
+_ESTIMATE = re.compile(r"(?:\b(?:about|around|roughly|approx(?:imately)?|nearly|almost|some)\s+|~\s*)$", re.I)
 _SLURM_N = {"regex": r"(?<![\w-])(?-i:-N)\s*=?\s*(\d+)(?![\w.])"}
 
 
@@ -2659,8 +2661,12 @@ class _Extractor:
     def rule_size(self, name: str, rule: dict[str, Any]):
         # the recipe's only size parameter needs no cue word: "32 cores, 256Gi" is its memory
         sole = rule.get("near") and self._size_params() == [name]
+        estimate = None  # "the weights are about 150 GB, so a 250 gig cache": an estimate describes; a plain size sets
         for m in _SIZE_RE.finditer(self.text):
             if not self._free(m.span()) or not (sole or self._near(m.span(), rule.get("near"))):
+                continue
+            if estimate is None and _ESTIMATE.search(self.text, max(0, m.start() - 16), m.start()):
+                estimate = m
                 continue
             if sole and not m.group(3) and not self._near(m.span(), rule.get("near")):
                 continue  # without a cue word only a size with its byte suffix ("256Gi", "2TB")
@@ -2670,6 +2676,10 @@ class _Extractor:
             ok, val = self._size_value(name, rule, m)
             if ok:
                 return val, m.span()
+        if estimate is not None:  # the only size there is
+            ok, val = self._size_value(name, rule, estimate)
+            if ok:
+                return val, estimate.span()
         return None
 
     def _duration_value(self, name: str, m: re.Match) -> tuple[bool, Any]:
@@ -4100,6 +4110,8 @@ class _Extractor:
                         score -= pen
                         best = score if best is None else max(best, score)
                 if best is not None:
+                    if _ESTIMATE.search(self.text, max(0, m.start() - 16), m.start()):
+                        best -= _ESTIMATE_PENALTY  # "the weights are about 150 GB": an estimate describes
                     pairs.append((best, -m.start(), name, val, m.span()))
         pairs.sort(key=lambda t: (-t[0], -t[1], t[2]))
         for _score, _pos, name, val, span in pairs:
