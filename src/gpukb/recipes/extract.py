@@ -3363,7 +3363,7 @@ class _Extractor:
         """A regex with two groups, (count, key) or (key, count), collected into a mapping."""
         rx = _compile(rule["pairs"])
         out: dict[str, int] = {}
-        spans = []
+        spans: list[tuple[int, int]] = []
         for m in rx.finditer(self.text):
             if len(m.groups()) < 2 or not self._free(m.span()):
                 continue
