@@ -1420,3 +1420,12 @@ def test_an_estimated_size_yields_to_a_stated_one():
     g = generate("model-cache pod: the checkpoint is roughly 90 GB, so give it a 120Gi cache that dies with the pod "
                  "and let it use up to 200Gi of local disk; 1 gpu, image ghcr.io/acme/infer:1.2", llm=False)
     assert (g.params["cache_size"], g.params["ephemeral_limit"]) == ("120Gi", "200Gi"), g.params
+
+
+def test_a_settling_verb_with_a_two_word_noun_replaces_the_count_of_that_noun():
+    from gpukb.recipes import generate
+
+    g = generate("volcano job: a master task of 1 pod with 1 GPU and a worker task of 2 pods with 4 GPUs each. Hmm, "
+                 "make it 3 worker pods, plugins pytorch", llm=False)
+    tasks = {t["name"]: t for t in g.params["tasks"]}
+    assert tasks["worker"]["replicas"] == 3, g.params

@@ -170,11 +170,11 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     "fresh19.yaml": (0.83, 0, 1),
     # held out once (0.587 and 0.763 after a session's mechanisms; 0.533 and 0.742 on the code they were
     # written against), tuned on since
-    "fresh20.yaml": (0.73, 0, 4),
+    "fresh20.yaml": (0.76, 0, 3),
     "fresh21.yaml": (0.92, 0, 1),
     # held out, never tuned on: the levels measured on adding them (the same on the code they were written
     # against)
-    "fresh22.yaml": (0.55, 1, 16),
+    "fresh22.yaml": (0.56, 1, 16),
     "fresh23.yaml": (0.63, 2, 19),
     "tune-classes.yaml": (0.95, None, None),
 }

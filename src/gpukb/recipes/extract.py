@@ -368,7 +368,7 @@ def _unit_correction(text: str) -> str:
 # sentence) when a word of taking back stands between.
 _SETTLE = re.compile(r"\b(?:(?:make|change|bump|set)\s+(?:it|that|them)(?:\s+to)?|let'?s\s+(?:go\s+with|do|use|make\s+it)|"
                      r"(?:go|going)\s+with|we'?ll\s+(?:go\s+with|do))\s+(\d+(?:\.\d+)?|" + _SIMPLE_WORD +
-                     r")(?:\s*([A-Za-z]+))?(?![\w-]|\.\w)", re.I)
+                     r")(?:\s*((?:[A-Za-z]+\s+)?[A-Za-z]+))?(?![\w-]|\.\w)", re.I)
 _SIZE_UNITS = re.compile(r"(?:[kmgtp]i?b?|[kmgtp]i|gigs?|gigabytes?|terabytes?|megabytes?|tebibytes?|gibibytes?|tera)", re.I)
 _BACK_WORDS = re.compile(r"\b(?:but|actually|hmm+|on\s+reflection|originally|we\s+thought|i\s+said|instead|rather|"
                          r"no|wait|sorry|second\s+thoughts?|changed?\s+my\s+mind|more\s+than\s+that|less\s+than\s+that)\b",
@@ -383,8 +383,15 @@ def _late_correction(text: str) -> str:
         if not new:
             continue
         unit = m.group(2) or ""
+        m_end = m.end()
+        if " " in unit:  # "make it 4 worker pods": the noun ends the phrase; otherwise the first word alone
+            if _CLAUSE_END.match(text, m.end()):
+                unit = unit.split()[-1]
+            else:
+                unit = unit.split()[0]
+                m_end = m.start(2) + len(unit)
         sized = bool(unit) and bool(_SIZE_UNITS.fullmatch(unit))
-        if unit and not sized and not _CLAUSE_END.match(text, m.end()):
+        if unit and not sized and not _CLAUSE_END.match(text, m_end):
             continue  # "let's do 2 per node": more words follow, not a bare correction
         sentences = [s.end() for s in re.finditer(r"[.!?](?=\s)", text[:m.start()])]
         window = sentences[-4] if len(sentences) >= 4 else 0
@@ -406,7 +413,7 @@ def _late_correction(text: str) -> str:
             continue
         a0, a1 = pick.start(1) + window, pick.end(1) + window
         a_unit = pick.group(2) or ""
-        end = m.end() if (unit and (sized or _singular(unit.lower()) == _singular(a_unit.lower()))) else m.end(1)
+        end = m_end if (unit and (sized or _singular(unit.lower()) == _singular(a_unit.lower()))) else m.end(1)
         repl = new + ((" " + unit) if sized and unit.lower() != a_unit.lower() else "")
         if sized and unit.lower() != a_unit.lower():
             a1 = pick.end(2) + window  # "2.4 TiB ... 4.8 TB": the new amount in its own unit
