@@ -1267,6 +1267,7 @@ def test_a_bound_on_one_container_fills_the_per_pod_limit():
     from gpukb.recipes import generate
 
     for text in ("tenant onboarding for nlp-lab: 16 gpus, max 4/ctr", "gpu quota ns asr, 24 gpus, 2 maximum per one pod",
+                 "gpu quota for ns asr: 24 gpus in total, and one user's container can't take more than 2.",
                  "onboard team vision with 32 GPUs and cap any single container at 8 GPUs"):
         g = generate(text, llm=False)
         assert g.params["max_gpus_per_pod"] in (2, 4, 8) and "max_gpus_per_pod" in g.from_request, (text, g.params)

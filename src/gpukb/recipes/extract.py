@@ -1728,7 +1728,7 @@ class _Extractor:
                  and n not in self.result.values]
         if len(names) != 1:
             return
-        for m in _compile(r"(?<![\w.:/=-])(\d+)(?![\w.])").finditer(self.digits):
+        for m in _compile(r"(?<![\w.:/=-])(\d+)(?!\w|\.\d)").finditer(self.digits):
             span = self._whole_word(m.span(1))
             if not self._free(span):
                 continue
