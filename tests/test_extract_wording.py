@@ -1430,3 +1430,10 @@ def test_a_settling_verb_with_a_two_word_noun_replaces_the_count_of_that_noun():
                  "make it 3 worker pods, plugins pytorch", llm=False)
     tasks = {t["name"]: t for t in g.params["tasks"]}
     assert tasks["worker"]["replicas"] == 3, g.params
+
+
+def test_gpu_before_a_counted_noun_counts_that_noun():
+    from gpukb.recipes import generate
+
+    g = generate("indexed job: 300 audio files over 30 gpu workers", llm=False)
+    assert g.params.get("gpus", 1) != 30, g.params

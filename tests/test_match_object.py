@@ -152,3 +152,9 @@ def test_the_tool_after_a_verb_of_scaling_or_sharing_is_the_object(text, want):
 ])
 def test_a_storage_keyword_before_a_kind_its_recipe_renders_names_that_recipe(text, want):
     assert match_recipes(text, load_recipes(), k=1)[0][0].id == want
+
+
+def test_a_backend_named_as_a_detail_names_the_recipe_that_renders_the_claim_on_it():
+    assert match_recipes("claim on our GPFS filesystem fs1, 3Ti, ns bio", load_recipes(), k=1)[0][0].id == \
+        "ibm-storage-scale"
+    assert match_recipes("rwx pvc 2Ti on efs-sc for the dataset", load_recipes(), k=1)[0][0].id == "rwx-dataset-pvc"

@@ -326,6 +326,7 @@ class _Index:
         has_mig = bool(_MIG_PROFILE.search(text))
         first: dict[int, int] = {}  # recipe -> where its first distinctive, unmodified keyword starts
         first_end: dict[int, int] = {}
+        named: dict[int, int] = {}  # recipe -> where its first distinctive keyword starts, modified or not
         low = text.lower()
         for i, pats in enumerate(self.phrases):
             bonus = 0.0
@@ -344,6 +345,8 @@ class _Index:
                     bonus += w * where * (1.0 - _LATE_DISCOUNT * m.start() / max(1, len(text)))
                     if self.distinctive[i][j] and not modified and m.start() < first.get(i, len(text) + 1):
                         first[i], first_end[i] = m.start(), m.end()
+                    if self.distinctive[i][j] and len(m.group(0)) >= 4 and m.start() < named.get(i, len(text) + 1):
+                        named[i] = m.start()
             out.append(float(base[i]) + 1.5 * min(bonus, 6.0) + (_MIG_BONUS if self.mig_aware[i] and has_mig else 0.0))
         opening = _OPENING.match(text)
         if first:
@@ -383,6 +386,15 @@ class _Index:
             for a in range(len(out)):
                 if a != b and out[a] > out[b] and self.kind_words[a] and self.kind_words[a] < self.kind_words[b] \
                         and not (a in first and first[a] <= (opening.end() if opening else 0) < first[b]):
+                    out[b] = out[a] + 0.5
+        # "pvc on our GPFS fs": a backend named only as a detail still names the recipe that renders the
+        # claim on it, over the one named by the kind's noun alone ("pvc")
+        for b, at in named.items():
+            if b in first or (self.kind_rx and self.kind_rx.match(text, at)):
+                continue
+            for a in first:
+                if self.kind_rx and self.kind_rx.match(text, first[a]) and out[a] > out[b] and self.kind_words[a] \
+                        and self.kind_words[a] < self.kind_words[b]:
                     out[b] = out[a] + 0.5
         # "we want to move to MPS", "translating this into Volcano", "port it as a PyTorchJob": what a verb
         # of change leads to is the object asked for, whatever the request describes from before
