@@ -1437,3 +1437,11 @@ def test_gpu_before_a_counted_noun_counts_that_noun():
 
     g = generate("indexed job: 300 audio files over 30 gpu workers", llm=False)
     assert g.params.get("gpus", 1) != 30, g.params
+
+
+def test_wake_from_zero_and_a_cap_on_replicas():
+    from gpukb.recipes import generate
+
+    g = generate("KEDA for deployment ranker in ns rank: wake from zero once more than 3 requests wait, cap at 7 "
+                 "replicas", llm=False)
+    assert (g.params["activation_threshold"], g.params["max_replicas"]) == ("3", 7), g.params
