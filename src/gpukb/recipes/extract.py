@@ -369,6 +369,7 @@ def _unit_correction(text: str) -> str:
 _SETTLE = re.compile(r"\b(?:(?:make|change|bump|set)\s+(?:it|that|them)(?:\s+to)?|let'?s\s+(?:go\s+with|do|use|make\s+it)|"
                      r"(?:go|going)\s+with|we'?ll\s+(?:go\s+with|do))\s+(\d+(?:\.\d+)?|" + _SIMPLE_WORD +
                      r")(?:\s*((?:[A-Za-z]+\s+)?[A-Za-z]+))?(?![\w-]|\.\w)", re.I)
+_RATE_WORDS = frozenset("per each a an on in of at for every to".split())  # "2 per node" is a rate, not a noun
 _SIZE_UNITS = re.compile(r"(?:[kmgtp]i?b?|[kmgtp]i|gigs?|gigabytes?|terabytes?|megabytes?|tebibytes?|gibibytes?|tera)", re.I)
 _BACK_WORDS = re.compile(r"\b(?:but|actually|hmm+|on\s+reflection|originally|we\s+thought|i\s+said|instead|rather|"
                          r"no|wait|sorry|second\s+thoughts?|changed?\s+my\s+mind|more\s+than\s+that|less\s+than\s+that)\b",
@@ -385,7 +386,7 @@ def _late_correction(text: str) -> str:
         unit = m.group(2) or ""
         m_end = m.end()
         if " " in unit:  # "make it 4 worker pods": the noun ends the phrase; otherwise the first word alone
-            if _CLAUSE_END.match(text, m.end()):
+            if _CLAUSE_END.match(text, m.end()) and unit.split()[0].lower() not in _RATE_WORDS:
                 unit = unit.split()[-1]
             else:
                 unit = unit.split()[0]
