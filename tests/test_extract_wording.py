@@ -1445,3 +1445,12 @@ def test_wake_from_zero_and_a_cap_on_replicas():
     g = generate("KEDA for deployment ranker in ns rank: wake from zero once more than 3 requests wait, cap at 7 "
                  "replicas", llm=False)
     assert (g.params["activation_threshold"], g.params["max_replicas"]) == ("3", 7), g.params
+
+
+def test_a_passive_verb_after_a_cue_is_no_value_and_x_as_the_cue_is():
+    from gpukb.recipes import generate
+
+    g = generate("mpijob, 2 workers x 4 gpus; our image is based on OpenMPI 4", llm=False)
+    assert "image" not in g.from_request, g.params
+    g = generate("time-slicing, 4 replicas per GPU, configmap ts-lab, and use l4-lab as the key", llm=False)
+    assert g.params["config_key"] == "l4-lab", g.params

@@ -2256,6 +2256,10 @@ class _Extractor:
         labelled = rf"{words}\s*[:=]\s*" + value_pat
         candidates = [*self._token_candidates(labelled), *self._token_candidates(pat)]
         if spec.get("type") == "string" and not spec.get("enum") and not is_command:
+            # "use a10g as the key", "with gpu-burst as its pool": the value before "as the <cue>"
+            candidates[:0] = list(self._token_candidates(
+                rf"(?<![\w./-]){_TOKEN}\s+as\s+(?:the|its|their|our|a|an)\s+{words}(?![\w-])"))
+        if spec.get("type") == "string" and not spec.get("enum") and not is_command:
             # "onboard tenant 'fraud-ml'" over "budget for the year": a value quoted right after its cue goes first
             candidates.sort(key=lambda c: not self._quoted(c[1]))
         for tok, span in candidates:
@@ -2360,6 +2364,10 @@ class _Extractor:
         # "a new team is coming": a participle after "is" is the verb's, not a name
         if re.search(r"\b(?:is|are|was|were)\s+$", self.text[max(0, span[0] - 8):span[0]], re.I) and \
                 re.fullmatch(r"[a-z]{3,}(?:ing|ed)", self.text[span[0]:span[1]]):
+            return True
+        # "our image is built on MPICH", "the queue is shared with": a passive verb and its preposition
+        if re.search(r"\b(?:is|are|was|were)\s+$", self.text[max(0, span[0] - 8):span[0]], re.I) and \
+                re.match(r"\s+(?:on|upon|from|with|by|into|onto|off|for)\b", self.text[span[1]:]):
             return True
         # "all the models takes 20 minutes": a plural cue is followed by its verb, not by a name
         prev = re.search(r"([a-z]+)\s+$", self.text[max(0, span[0] - 40):span[0]], re.I)
