@@ -1454,3 +1454,19 @@ def test_a_passive_verb_after_a_cue_is_no_value_and_x_as_the_cue_is():
     assert "image" not in g.from_request, g.params
     g = generate("time-slicing, 4 replicas per GPU, configmap ts-lab, and use l4-lab as the key", llm=False)
     assert g.params["config_key"] == "l4-lab", g.params
+
+
+def test_no_value_from_inside_a_query_an_id_an_adjective_a_participle_or_a_mode():
+    from gpukb.recipes import generate
+
+    g = generate('keda for deploy chat using the query sum(rate(reqs_total{namespace="edge"}[1m])), max 3 replicas',
+                 llm=False)
+    assert "namespace" not in g.from_request, g.params
+    g = generate("existing fsx volume fs-0123abcd4567ef890, 1200 GiB, us-east-1, mount name abcdefgh", llm=False)
+    assert g.params.get("name") != "fs-0123abcd4567ef890", g.params
+    g = generate("GPU-only pod with 1 gpu, ns lab", llm=False)
+    assert g.params.get("name") != "gpu-only", g.params
+    g = generate("Their jobs run gang-scheduled. A volcano job called ddp-x with 2 workers of 4 GPUs", llm=False)
+    assert "command" not in g.from_request, g.params
+    g = generate("a Job in Indexed completion mode, 16 completions, 4 at once, 1 gpu", llm=False)
+    assert "namespace" not in g.from_request, g.params

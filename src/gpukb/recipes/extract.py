@@ -97,7 +97,7 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
                             r"all\s+of\s+it|it|them)\s+in\s+"
                             r"(?!(?:the|a|an|our|my|parallel|total|order|place|front|case|one|each|addition|practice|"
                             r"queue|pool|zone|region|cluster|partition|namespace|ns)\b)"
-                            r"([a-z][a-z0-9]*)(?![\w.-])(?!\s+(?:cluster|region|zone|mode|parallel)\b)"},
+                            r"([a-z][a-z0-9]*)(?![\w.-])(?!\s+(?:[a-z]+\s+)?(?:cluster|region|zone|mode|parallel)\b)"},
                   # "put the SM + rules in monitoring", "deploy both into ml-serving": a place things are put
                   {"regex": r"\b(?:put|place|deploy|create|install)\s+(?:[\w+&/-]+\s+){1,5}?in(?:to)?\s+"
                             r"(?!(?:the|a|an|our|my|parallel|total|order|place|front|case|one|each|addition|practice|"
@@ -810,7 +810,7 @@ volcano kueue karpenter keda prometheus kubeflow slurm ray gpfs lustre fsx aws g
 
 # verbs that follow their subject: "the team needs", "the cluster runs"
 _VERBS_AFTER_NOUN = frozenset("""needs wants has have had uses owns shares requires asks works lives sits keeps gets
-runs is are was were will would should can could must may might does did""".split())
+runs is are was were will would should can could must may might does did takes took loads starts downloads""".split())
 # verbs that report what a command or object shows: "in ns recsys shows 4 GPUs" ends the name before them
 _REPORTING_VERBS = frozenset("shows showed says said reports reported lists listed prints printed returns returned "
                              "gives gave".split())
@@ -1478,6 +1478,10 @@ _PER_POD_CAP = re.compile(r"\b(?:cap|limit|restrict)(?:s|ped|ed)?\s+(?:any|each|
                           r"(?:pod|container|ctr|task)s?\s+(?:at|to)\s+$", re.I)
 _ESTIMATE_PENALTY = 3.0
 _ESTIMATE = re.compile(r"(?:\b(?:about|around|roughly|approx(?:imately)?|nearly|almost|some)\s+|~\s*)$", re.I)
+# cloud resource ids ("fs-0abc...", "sg-0f00...", "subnet-..."): values of their own parameters, never names
+_CLOUD_ID = re.compile(r"(?:fs|sg|subnet|vpc|ami|vol|eni|lt|igw|rtb|i)-[0-9a-f]{6,}", re.I)
+_COMPOUND_ADJ = re.compile(r"-(?:based|backed|only|enabled|aware|style|like|powered|ready|bound|heavy|friendly|free|"
+                           r"specific|native|first)$", re.I)
 _SLURM_N = {"regex": r"(?<![\w-])(?-i:-N)\s*=?\s*(\d+)(?![\w.])"}
 
 
@@ -2265,6 +2269,8 @@ class _Extractor:
         for tok, span in candidates:
             if tok.lower() in ("whose", "which", "where", "what", "who"):  # "the taint whose key is x": not yet
                 continue
+            if self._inside_code(span):
+                continue  # '{namespace="prod"}' inside a query is part of that value, not one of its own
             field = (re.match(rf"\s*(?:[:=]|\s+is\s)\s*{_TOKEN}", self.text[span[1]:])
                      or re.match(rf"\s+{_TOKEN}", self.text[span[1]:])) \
                 if tok.lower() in ("key", "name", "value") and not is_command else None
@@ -2310,7 +2316,7 @@ class _Extractor:
                     tok = inner.group(1)
                 else:
                     tok, span = self._command_words(tok, span)
-                hyphen_cmd = re.search(r"\w-\w", tok) and re.match(r"\s*(?:$|[,.;)]|(?:and|then|with|on|in)\b)",
+                hyphen_cmd = re.search(r"\w-\w", tok) and not re.fullmatch(r"[a-z]+-[a-z]+(?:ed|ing)", tok) and re.match(r"\s*(?:$|[,.;)]|(?:and|then|with|on|in)\b)",
                                                                     self.text[span[1]:])  # "runs nvidia-smi and exits"
                 if rule.get("verb") and not inner and " " not in tok.strip() and not re.search(r"[/_.]", tok) \
                         and not hyphen_cmd:
@@ -2506,8 +2512,8 @@ class _Extractor:
         link = (r"(?:\s*=\s*|\s+name\s*(?:is\s+|[:=]\s*)?|\s+(?:(?:should|will|must|can)\s+be\s+|is\s+|gets\s+)?"
                 r"(?:named|called)\s+|\s+)")
         for tok, span in self._token_candidates(rf"(?<![\w-]){_words_alt(mine)}{link}{_TOKEN}"):
-            if not re.fullmatch(r"[A-Za-z][\w.]*[-_][\w.-]*[A-Za-z0-9]", tok) or _SIZE_RE.match(tok):
-                continue
+            if not re.fullmatch(r"[A-Za-z][\w.]*[-_][\w.-]*[A-Za-z0-9]", tok) or _SIZE_RE.match(tok) or _CLOUD_ID.fullmatch(tok):
+                continue  # "fsx volume fs-00aa11...": a cloud resource id names no object
             if any(a < span[0] and span[1] <= b for a, b in kw):
                 continue  # the noun and this word are one keyword of the recipe: no name
             ok, val = self._ok(name, tok)
@@ -2520,8 +2526,8 @@ class _Extractor:
             if m.start() > 0 and not re.match(r"(?:title|summary|subject|a|an|new)\b", self.text[m.start():], re.I):
                 continue
             span = m.span(1)
-            if not self._free(span) or any(a <= span[0] and span[1] <= b for a, b in kw):
-                continue
+            if not self._free(span) or any(a <= span[0] and span[1] <= b for a, b in kw) or _COMPOUND_ADJ.search(m.group(1)):
+                continue  # "ResourceClaim-based pod": a compound adjective, no name
             ok, val = self._ok(name, m.group(1))
             if ok:
                 return val, span
