@@ -1470,3 +1470,16 @@ def test_no_value_from_inside_a_query_an_id_an_adjective_a_participle_or_a_mode(
     assert "command" not in g.from_request, g.params
     g = generate("a Job in Indexed completion mode, 16 completions, 4 at once, 1 gpu", llm=False)
     assert "namespace" not in g.from_request, g.params
+
+
+def test_no_name_or_namespace_from_descriptions_quantifiers_and_verbs():
+    from gpukb.recipes import generate
+
+    g = generate("read-only-many claim for the test set, 100Gi, class cephfs", llm=False)
+    assert g.params.get("name") != "read-only-many" and g.params["access_mode"] == "ReadOnlyMany", g.params
+    g = generate("kueue clusterqueue lab-cq that admits from every namespace, 8 gpus", llm=False)
+    assert g.params.get("namespace") != "every", g.params
+    g = generate("MPIJob, 2 workers x 4 GPUs; the image ships OpenMPI already", llm=False)
+    assert "image" not in g.from_request, g.params
+    g = generate("single-GPU pod using nvcr.io/nvidia/cuda:12.2.0-base-ubuntu22.04", llm=False)
+    assert g.params.get("name") != "single-gpu", g.params

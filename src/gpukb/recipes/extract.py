@@ -805,7 +805,8 @@ _CLAUSE_WORDS = frozenset("so and then to for in on until while with or because 
 _NOT_A_NAME = frozenset("""same whole entire new old other shared main existing right current different own target given
 default first second last next previous whole real actual separate dedicated single big small large gpu gpus cpu
 nvidia kubernetes k8s team user tenant system public private local remote
-volcano kueue karpenter keda prometheus kubeflow slurm ray gpfs lustre fsx aws gcp azure eks gke aks""".split())
+volcano kueue karpenter keda prometheus kubeflow slurm ray gpfs lustre fsx aws gcp azure eks gke aks
+every all any each no some both either neither several many""".split())
 
 
 # verbs that follow their subject: "the team needs", "the cluster runs"
@@ -1480,6 +1481,7 @@ _ESTIMATE_PENALTY = 3.0
 _ESTIMATE = re.compile(r"(?:\b(?:about|around|roughly|approx(?:imately)?|nearly|almost|some)\s+|~\s*)$", re.I)
 # cloud resource ids ("fs-0abc...", "sg-0f00...", "subnet-..."): values of their own parameters, never names
 _CLOUD_ID = re.compile(r"(?:fs|sg|subnet|vpc|ami|vol|eni|lt|igw|rtb|i)-[0-9a-f]{6,}", re.I)
+_COUNT_ADJ = re.compile(r"(?:single|multi|dual|one|two|three|four|eight|\d+)-", re.I)
 _COMPOUND_ADJ = re.compile(r"-(?:based|backed|only|enabled|aware|style|like|powered|ready|bound|heavy|friendly|free|"
                            r"specific|native|first)$", re.I)
 _SLURM_N = {"regex": r"(?<![\w-])(?-i:-N)\s*=?\s*(\d+)(?![\w.])"}
@@ -2271,6 +2273,8 @@ class _Extractor:
                 continue
             if self._inside_code(span):
                 continue  # '{namespace="prod"}' inside a query is part of that value, not one of its own
+            if name.endswith("image") and re.fullmatch(r"[a-z]+", tok) and not self._quoted(span):
+                continue  # "the image ships Intel MPI", "image pulls take ages": an image is a reference, not a word
             field = (re.match(rf"\s*(?:[:=]|\s+is\s)\s*{_TOKEN}", self.text[span[1]:])
                      or re.match(rf"\s+{_TOKEN}", self.text[span[1]:])) \
                 if tok.lower() in ("key", "name", "value") and not is_command else None
@@ -2526,12 +2530,20 @@ class _Extractor:
             if m.start() > 0 and not re.match(r"(?:title|summary|subject|a|an|new)\b", self.text[m.start():], re.I):
                 continue
             span = m.span(1)
-            if not self._free(span) or any(a <= span[0] and span[1] <= b for a, b in kw) or _COMPOUND_ADJ.search(m.group(1)):
-                continue  # "ResourceClaim-based pod": a compound adjective, no name
+            if not self._free(span) or any(a <= span[0] and span[1] <= b for a, b in kw) or _COMPOUND_ADJ.search(m.group(1)) \
+                    or _COUNT_ADJ.match(m.group(1)) or self._enum_phrase(m.group(1)):
+                continue  # "ResourceClaim-based pod", "single-GPU pod", "read-only-many claim": a description, no name
             ok, val = self._ok(name, m.group(1))
             if ok:
                 return val, span
         return None
+
+    def _enum_phrase(self, tok: str) -> bool:
+        """Is ``tok`` a phrase of one of the recipe's enum rules ("read-only-many" for an access mode)?"""
+        low = re.sub(r"[\s_-]+", "", tok.lower())
+        return any(re.sub(r"[\s_-]+", "", str(ph).lower()) == low for rules in self.recipe.extract.values()
+                   for r in rules if isinstance(r.get("enum"), dict) for v, phs in r["enum"].items()
+                   for ph in [v, *phs])
 
     def _kind_nouns(self, name: str) -> tuple[list[str], dict[str, tuple[str, str]], list[str]]:
         """The kind nouns of the objects ``name`` names, of those named after it ("<name>-claim")
