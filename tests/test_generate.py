@@ -372,3 +372,19 @@ def test_a_further_match_that_reads_clearly_more_of_the_request_wins():
     # an object named at the head stays when the other reads only a little more
     g = generate("a PyTorchJob with 2 nodes, gang scheduled through the volcano queue \"batch-a\"", RECIPES, llm=False)
     assert g.recipe == "pytorchjob"
+
+
+def test_values_read_for_unannotated_parameters_are_counted(tmp_path):
+    """A value the request gives but the case's annotation leaves out is counted, so values read from
+    nothing the user stated ("the image ships OpenMPI" as an image) show up in the eval."""
+    (tmp_path / "one.yaml").write_text(
+        "cases:\n"
+        "  - request: 'gpu pod with 2 gpus in namespace lab'\n"
+        "    recipe: gpu-pod\n"
+        "    params: {gpus: 2}\n"
+        "  - request: 'gpu pod with 2 gpus in namespace lab'\n"
+        "    recipe: gpu-pod\n"
+        "    params: {gpus: 2, namespace: lab}\n")
+    report = evaluate_requests(tmp_path, RECIPES)
+    assert [r["unannotated"] for r in report["results"]] == [["namespace"], []]
+    assert report["unannotated_values"] == 1

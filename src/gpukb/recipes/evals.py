@@ -150,6 +150,9 @@ def _summary(results: list[dict[str, Any]]) -> dict[str, Any]:
             1 for r in results if r.get("recipe"))), 4),
         "silent_drops": sum(r.get("silent_drops", 0) for r in results),
         "changed_values": sum(r.get("changed_values", 0) for r in results),
+        # values read for parameters the case's annotation does not list: an upper bound on values the
+        # request never stated (an annotation may also just leave out a value it implies)
+        "unannotated_values": sum(len(r.get("unannotated") or []) for r in results),
         "extract_ms_p95": round(ms[min(n - 1, int(0.95 * n))], 2),
     }
 
@@ -234,9 +237,10 @@ def evaluate_requests(path: Path | None = None, recipes=None) -> dict[str, Any]:
         if not g.valid:
             failures.append("output does not validate: " + "; ".join(
                 f"{i.get('path')}: {i.get('message')}" for i in g.issues if i.get("severity") == "error")[:200])
+        unannotated = sorted(k for k in g.from_request if k not in c["params"]) if recipe_ok and "params" in c else []
         res.update(recipe=g.recipe, recipe_ok=recipe_ok, valid=g.valid, failures=failures,
                    correct=not failures, from_request=g.from_request, used=g.used, unused=g.unused,
-                   silent_drops=silent, changed_values=changed)
+                   silent_drops=silent, changed_values=changed, unannotated=unannotated)
         results.append(res)
     elapsed = time.perf_counter() - t0
     per_recipe: dict[str, list[dict[str, Any]]] = {}
