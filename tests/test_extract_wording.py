@@ -1483,3 +1483,12 @@ def test_no_name_or_namespace_from_descriptions_quantifiers_and_verbs():
     assert "image" not in g.from_request, g.params
     g = generate("single-GPU pod using nvcr.io/nvidia/cuda:12.2.0-base-ubuntu22.04", llm=False)
     assert g.params.get("name") != "single-gpu", g.params
+
+
+def test_od_is_on_demand_and_an_ami_pinned_to_a_version():
+    from gpukb.recipes import generate
+
+    g = generate("karpenter pool for g6, spot + od, 16 gpus, cluster lab", llm=False)
+    assert g.params["capacity_types"] == ["spot", "on-demand"], g.params
+    g = generate("karpenter gpu nodepool, cluster lab, use Bottlerocket pinned to v1.30.0", llm=False)
+    assert g.params["ami_alias"] == "bottlerocket@v1.30.0", g.params

@@ -86,7 +86,8 @@ def _check(documents: list[Any], params: dict[str, Any], check: dict[str, Any]) 
     if "equals" in check:
         want = check["equals"]
         if val != want and not (isinstance(want, (int, float)) and isinstance(val, str) and val == str(want)) \
-                and not (isinstance(val, (int, float)) and isinstance(want, str) and str(val) == want):
+                and not (isinstance(val, (int, float)) and isinstance(want, str) and str(val) == want) \
+                and not _same_quantity(val, want):
             return f"{path}: {val!r} != {want!r}"
     if "contains" in check:
         want = check["contains"]
@@ -157,6 +158,18 @@ def _summary(results: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _same_quantity(a: Any, b: Any) -> bool:
+    """"2.5Ti" and "2560Gi" are one amount."""
+    from .extract import parse_size
+
+    def value(x: Any) -> float | None:
+        m = re.fullmatch(r"(\d+(?:\.\d+)?)([KMGTP])i", str(x))
+        return parse_size(m.group(1), m.group(2)) if m else None
+
+    va, vb = value(a), value(b)
+    return va is not None and va == vb
+
+
 def _drops(case: dict[str, Any], g: Any) -> tuple[int, int, list[str]]:
     """Silent drops and changed values against the case's annotations.
 
@@ -165,7 +178,7 @@ def _drops(case: dict[str, Any], g: Any) -> tuple[int, int, list[str]]:
     silent, changed, notes = 0, 0, []
     for name, want in (case.get("params") or {}).items():
         got = g.params.get(name)
-        if got == want or str(got) == str(want):
+        if got == want or str(got) == str(want) or _same_quantity(got, want):
             continue
         if name in g.from_request:
             changed += 1

@@ -2765,7 +2765,8 @@ class _Extractor:
         """A value the schema writes as two parts joined by a separator ("family@version"),
         given as two words: "bottlerocket (latest)", "al2023 latest", "the bottlerocket v1.30.0 ami"."""
         sep = rule["joined"]
-        rx = _compile(r"(?<![\w.@-])([A-Za-z][\w.-]*[\w])\s*(?:\(\s*|\s+(?:version\s+|at\s+)?)([\w][\w.-]*[\w])\)?(?![\w@-])")
+        rx = _compile(r"(?<![\w.@-])([A-Za-z][\w.-]*[\w])\s*(?:\(\s*|\s+(?:version\s+|at\s+|pinned\s+(?:to|at)\s+)?)"
+                      r"([\w][\w.-]*[\w])\)?(?![\w@-])")
         pos = 0
         while True:
             m = rx.search(self.text, pos)
