@@ -1492,3 +1492,10 @@ def test_od_is_on_demand_and_an_ami_pinned_to_a_version():
     assert g.params["capacity_types"] == ["spot", "on-demand"], g.params
     g = generate("karpenter gpu nodepool, cluster lab, use Bottlerocket pinned to v1.30.0", llm=False)
     assert g.params["ami_alias"] == "bottlerocket@v1.30.0", g.params
+
+
+def test_a_rate_word_is_no_kind_between_a_count_and_its_noun():
+    from gpukb.recipes import generate
+
+    g = generate("I want 8 ranks, one per node, never two on the same host, 2 GPUs on each node", llm=False)
+    assert g.params["workers"] == 8, g.params

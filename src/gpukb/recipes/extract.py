@@ -1658,7 +1658,7 @@ class _Extractor:
                     if "gpu" in u.lower() else ""),
                 rf"{u}\s*(?:[:=]|of|count|set to|(?:stays?|remains?|staying|kept)\s+at|(?:max(?:imum)?|at\s+most)(?:\s+of)?|(?:to|should|must|will|shall)\s+be|is|are)?"
                 rf"\s*{_DIG}(?!\w|\.\w)(?!\s+times\b)",  # "retry every shard at most 3 times" counts retries
-                rf"(?<![\w.]){_DIG}(?:\s*x\s*|\s*-\s*|\s+)[A-Za-z][\w.-]*\s+{u_word}",
+                rf"(?<![\w.]){_DIG}(?:\s*x\s*|\s*-\s*|\s+)(?!(?:per|each|every|a|an|on|in|of|at|for|to)\b)[A-Za-z][\w.-]*\s+{u_word}",
                 # "two 1g.10gb mig devices": a value naming the kind of thing counted between
                 rf"(?<![\w.]){_DIG}\s+(?=[\w.+-]*[A-Za-z])\d[\w.+-]*[A-Za-z][\w+-]*\s+{u_word}",
                 # "retry it at most 2 times", "restart each shard up to three times"
