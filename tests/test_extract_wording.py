@@ -1499,3 +1499,10 @@ def test_a_rate_word_is_no_kind_between_a_count_and_its_noun():
 
     g = generate("I want 8 ranks, one per node, never two on the same host, 2 GPUs on each node", llm=False)
     assert g.params["workers"] == 8, g.params
+
+
+def test_a_difference_of_one_pod_is_a_skew_not_a_count():
+    from gpukb.recipes import generate
+
+    g = generate("we want our 8 training pods spread over zones, at most two pods of difference, 1 gpu each", llm=False)
+    assert (g.params["workers"], g.params["max_skew"]) == (8, 2), g.params

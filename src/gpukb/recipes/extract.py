@@ -1653,7 +1653,8 @@ class _Extractor:
             # on the digits view, where number words are digits ("eight" -> "8    "): small patterns
             pats = [
                 # "gpus=4 replicas=2": 4 is the gpus' value; "one gpu pod": one pod, not one GPU
-                rf"(?<![\w.=:]){_DIG}\s*(?:x\s*)?-?\s*(?:of\s+(?:the|these|those|our|their)\s+)?{u_after_number}" + (
+                rf"(?<![\w.=:]){_DIG}\s*(?:x\s*)?-?\s*(?:of\s+(?:the|these|those|our|their)\s+)?{u_after_number}"
+                r"(?!\s+(?:of\s+)?(?:difference|imbalance|skew)\b)" + (
                     r"(?!\s+(?:pod|node|job|box|server|machine|host|vm|worker|replica|instance|task|rank)s?\b)"
                     if "gpu" in u.lower() else ""),
                 rf"{u}\s*(?:[:=]|of|count|set to|(?:stays?|remains?|staying|kept)\s+at|(?:max(?:imum)?|at\s+most)(?:\s+of)?|(?:to|should|must|will|shall)\s+be|is|are)?"
