@@ -370,6 +370,7 @@ _SETTLE = re.compile(r"\b(?:(?:make|change|bump|set)\s+(?:it|that|them)(?:\s+to)
                      r"(?:go|going)\s+with|we'?ll\s+(?:go\s+with|do))\s+(\d+(?:\.\d+)?|" + _SIMPLE_WORD +
                      r")(?:\s*((?:[A-Za-z]+\s+)?[A-Za-z]+))?(?![\w-]|\.\w)", re.I)
 _RATE_WORDS = frozenset("per each a an on in of at for every to".split())  # "2 per node" is a rate, not a noun
+_RATE_ALT = "|".join(sorted(_RATE_WORDS))
 _SIZE_UNITS = re.compile(r"(?:[kmgtp]i?b?|[kmgtp]i|gigs?|gigabytes?|terabytes?|megabytes?|tebibytes?|gibibytes?|tera)", re.I)
 _BACK_WORDS = re.compile(r"\b(?:but|actually|hmm+|on\s+reflection|originally|we\s+thought|i\s+said|instead|rather|"
                          r"no|wait|sorry|second\s+thoughts?|changed?\s+my\s+mind|more\s+than\s+that|less\s+than\s+that)\b",
@@ -1659,7 +1660,7 @@ class _Extractor:
                     if "gpu" in u.lower() else ""),
                 rf"{u}\s*(?:[:=]|of|count|set to|(?:stays?|remains?|staying|kept)\s+at|(?:max(?:imum)?|at\s+most)(?:\s+of)?|(?:to|should|must|will|shall)\s+be|is|are)?"
                 rf"\s*{_DIG}(?!\w|\.\w)(?!\s+times\b)",  # "retry every shard at most 3 times" counts retries
-                rf"(?<![\w.]){_DIG}(?:\s*x\s*|\s*-\s*|\s+)(?!(?:per|each|every|a|an|on|in|of|at|for|to)\b)[A-Za-z][\w.-]*\s+{u_word}",
+                rf"(?<![\w.]){_DIG}(?:\s*x\s*|\s*-\s*|\s+)(?!(?:{_RATE_ALT})\b)[A-Za-z][\w.-]*\s+{u_word}",
                 # "two 1g.10gb mig devices": a value naming the kind of thing counted between
                 rf"(?<![\w.]){_DIG}\s+(?=[\w.+-]*[A-Za-z])\d[\w.+-]*[A-Za-z][\w+-]*\s+{u_word}",
                 # "retry it at most 2 times", "restart each shard up to three times"
@@ -3894,8 +3895,7 @@ class _Extractor:
                 if re.search(r"\b(?:master|launcher|chief|ps|driver|head|leader|coordinator)\s+(?:[\w-]+\s+){0,3}"
                              r"(?:of\s+|with\s+|has\s+|[:=]\s*|\(\s*)?$", self.text[max(0, span[0] - 30):span[0]], re.I):
                     continue  # "master 1 pod + 4 workers", "master x1 (1 gpu)": the count of another role
-                if re.search(r"(?:\b(?:about|around|roughly|approx(?:imately)?|nearly|almost|some)\s+|~\s*)$",
-                             self.text[max(0, span[0] - 16):span[0]], re.I):
+                if _ESTIMATE.search(self.text, max(0, span[0] - 16), span[0]):
                     continue  # "about 2,000 files ... 200 chunks": an estimate describes, it sets nothing
                 if re.search(r"\b(?:than|at\s+most|up\s+to|max(?:imum)?|limit(?:ed)?(?:\s+to)?|cap(?:ped)?(?:\s+at)?)\s+"
                              r"(?:[a-z]+\s+){0,2}$|\bsingle\s+(?:[a-z]+\s+){0,3}$", self.text[max(0, span[0] - 30):span[0]], re.I):
