@@ -172,8 +172,7 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     # written against), tuned on since
     "fresh20.yaml": (0.76, 0, 3),
     "fresh21.yaml": (0.92, 0, 1),
-    # held out, never tuned on: the levels measured on adding them (the same on the code they were written
-    # against)
+    # held out once (0.579 and 0.632; 0.558 and 0.621 on the code they were written against), tuned on since
     "fresh22.yaml": (0.57, 1, 14),
     "fresh23.yaml": (0.63, 2, 19),
     "tune-classes.yaml": (0.95, None, None),
@@ -181,7 +180,7 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
 # tuned sets whose drops and changed values are held by their floors above, not at zero
 _OPEN_TUNE = (
     "fresh9.yaml", "fresh15.yaml", "fresh16.yaml", "fresh17.yaml", "fresh18.yaml", "fresh19.yaml",
-    "fresh20.yaml", "fresh21.yaml",
+    "fresh20.yaml", "fresh21.yaml", "fresh22.yaml", "fresh23.yaml",
 )
 
 
