@@ -1506,3 +1506,40 @@ def test_a_difference_of_one_pod_is_a_skew_not_a_count():
 
     g = generate("we want our 8 training pods spread over zones, at most two pods of difference, 1 gpu each", llm=False)
     assert (g.params["workers"], g.params["max_skew"]) == (8, 2), g.params
+
+
+def test_a_pasted_table_is_fenced_and_its_header_is_no_name():
+    from gpukb.recipes import generate
+    from gpukb.recipes.extract import fence_pastes
+
+    text = ("need it on the big cards:\n$ kubectl get nodes -L nvidia.com/gpu.product\n"
+            "NAME       STATUS   GPU.PRODUCT\nbox-1      Ready    NVIDIA-H100-80GB-HBM3\nbox-2      Ready    NVIDIA-L4\n"
+            "\nThe pod is called probe-7, two GPUs")
+    fenced = fence_pastes(text)
+    assert "```\nNAME       STATUS" in fenced and "Ready    NVIDIA-L4\n```" in fenced
+    assert "$ kubectl get nodes -L nvidia.com/gpu.product\n```" in fenced  # the command stays words
+    assert fence_pastes(fenced) == fenced
+    # YAML and prose are left as they are
+    assert fence_pastes("make it so:\nspec:\n  replicas: 2\n") == "make it so:\nspec:\n  replicas: 2\n"
+    g = generate(text, llm=False)
+    assert g.params.get("name") == "probe-7" and g.params["gpus"] == 2, g.params
+    assert not any("```" in u for u in g.unused), g.unused
+
+
+def test_the_one_row_a_kubectl_get_printed_is_the_object_spoken_of():
+    from gpukb.recipes import generate
+
+    g = generate("$ kubectl get deploy -n asr\nNAME        READY   UP-TO-DATE   AVAILABLE   AGE\nstt-large   3/3     3    3   5d\n"
+                 "\nautoscale this on gpu utilization, target 70", llm=False)
+    assert (g.recipe, g.params["deployment"], g.params["namespace"]) == ("hpa-gpu-metric", "stt-large", "asr"), g.params
+    # two rows: the table names no one object
+    g = generate("$ kubectl get deploy -n asr\nNAME        READY   UP-TO-DATE   AVAILABLE   AGE\nstt-large   3/3     3    3   5d\n"
+                 "stt-small   1/1     1    1   5d\n\nhpa on gpu utilization for it, target 70", llm=False)
+    assert g.params.get("deployment") not in ("stt-large", "stt-small", "it"), g.params
+
+
+def test_a_pronoun_is_no_name():
+    from gpukb.recipes import generate
+
+    g = generate("keda scaledobject: scale this to zero when idle, at most 4 replicas, ns chat", llm=False)
+    assert g.params.get("deployment") != "this", g.params

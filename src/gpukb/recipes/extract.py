@@ -74,7 +74,8 @@ _RELATION_WORDS = frozenset({"contains", "contain", "containing", "includes", "i
                              "match", "matching", "starts", "start", "starting", "begins", "beginning", "ends",
                              "ending", "equals", "like", "resembles", "mentions", "has", "having"})
 _FRAME_WORDS = frozenset({"called", "named", "existing", "current", "same", "own", "is", "are", "was", "were",
-                          "today", "tomorrow", "yesterday", "now", "tonight", "currently", "later", "soon"})
+                          "today", "tomorrow", "yesterday", "now", "tonight", "currently", "later", "soon",
+                          "this", "that", "these", "those", "them", "it"})
 
 _GPU_MODELS = ["h100", "h200", "a100", "a10g", "a10", "l40s", "l40", "l4", "t4", "v100", "b200", "gb200", "a6000", "rtx"]
 
@@ -1221,6 +1222,9 @@ _KUBECTL_REF = re.compile(r"(?<![\w./-])(?P<res>deploy|deployments?|po|pods?|job
                           r"daemonsets?|cm|configmaps?|hpa|vcjob|pytorchjobs?|mpijobs?|pc|priorityclass|quota|"
                           r"resourcequota|nodepools?|so|scaledobjects?|sm|servicemonitors?|pg|podgroups?|cq|"
                           r"clusterqueues?|lq|localqueues?)/(?P<name>[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)(?![\w/.:-])")
+# "kubectl get deploy -n x" and the table it printed, of a single row: the name in that row
+_KUBECTL_LIST = re.compile(r"\bkubectl\s+(?:-n\s+\S+\s+)?get\s+(?P<res>[a-z][\w.-]*)(?:\s+-{1,2}[\w-]+(?:[=\s][^\s-]\S*)?)*"
+                           r"[^\S\n]*\n```\n[^\S\n]*NAME\s[^\n]*\n[^\S\n]*(?P<row>[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)\s[^\n]*\n```")
 # kubectl's short names (and Volcano's) for the kinds recipes render
 _KUBECTL_SHORT = {"pvc": "persistentvolumeclaim", "pv": "persistentvolume", "sc": "storageclass", "deploy": "deployment",
                   "svc": "service", "cm": "configmap", "pc": "priorityclass", "quota": "resourcequota",
@@ -1401,6 +1405,65 @@ def _kubectl_create_leaves(m: re.Match[str]) -> list[tuple[tuple[str, ...], Any]
                 if k and v:
                     out.append((("spec", "hard", k), int(v) if v.isdigit() else v))
     return out
+
+
+# a table header as kubectl and cloud CLIs print it: two or more upper-case columns apart by 2+ spaces
+_TABLE_HEAD = re.compile(r"^\s*[A-Z][A-Z0-9_.()/-]*(?:\s[A-Z][A-Z0-9_.()/-]*)?(?:\s{2,}[A-Z][A-Z0-9_.()/-]*(?:\s[A-Z][A-Z0-9_.()/-]*)?)+\s*$")
+_KEY_LINE = re.compile(r"^\s*(?:-\s+)?[\"']?[\w./-]+[\"']?\s*:(?:\s|$)")
+
+
+def _prose(line: str) -> bool:
+    """A line of words, not of a paste: four or more tokens, most of them plain words, no column gaps."""
+    s = line.strip()
+    if not s or "  " in s or _KEY_LINE.match(line) or s[0] in "{}[]\"'#|<-$":
+        return False
+    tokens = s.split()
+    words = [t for t in tokens if re.fullmatch(r"[A-Za-z][a-z']*[,.?!:;]?", t)]
+    return len(tokens) >= 4 and len(words) >= 0.7 * len(tokens)
+
+
+def fence_pastes(text: str) -> str:
+    """``text`` with unfenced tables (as kubectl and cloud CLIs print them) put in code fences, the way
+    most chat clients show them: a table's cells are what runs today, never the request's words. Fenced
+    blocks are left as they are; a command line stays outside (it reads as words), and so do YAML and
+    JSON (their lines read as ``key: value`` words)."""
+    if "\n" not in text:
+        return text
+    lines = text.split("\n")
+    out: list[str] = []
+    i, n = 0, len(lines)
+    in_fence = False
+    while i < n:
+        ln = lines[i]
+        if ln.lstrip().startswith("```"):
+            in_fence = not in_fence
+            out.append(ln)
+            i += 1
+            continue
+        if in_fence:
+            out.append(ln)
+            i += 1
+            continue
+        j = _table_end(lines, i)
+        if j > i:
+            out += ["```", *lines[i:j], "```"]
+            i = j
+        else:
+            out.append(ln)
+            i += 1
+    return "\n".join(out)
+
+
+def _table_end(lines: list[str], i: int) -> int:
+    """The end (exclusive) of a table that starts at line ``i``, or ``i`` when none does."""
+    n = len(lines)
+    ln = lines[i]
+    if _TABLE_HEAD.match(ln):
+        j = i + 1
+        while j < n and lines[j].strip() and not _prose(lines[j]) and not lines[j].lstrip().startswith("```"):
+            j += 1
+        return j if j > i + 1 else i
+    return i
 
 
 def _pasted_docs(text: str) -> list[dict[str, Any]]:
@@ -1876,6 +1939,22 @@ class _Extractor:
                 self._take(target, m.group("name"), m.span("name"))
                 self.result.covered.append(m.span())
 
+        # "$ kubectl get deploy -n speech" printing one row: that row's object is the one the request
+        # speaks of ("autoscale this")
+        for m in _KUBECTL_LIST.finditer(self.raw):
+            res = m.group("res").lower().split(".")[0]
+            kind = _KUBECTL_SHORT.get(res, _singular(res))
+            target = namers[0] if kind in kinds and len(namers) == 1 else \
+                (self._param_for_kind(kind) if kind not in kinds else None)
+            row = m.group("row")
+            hit = _compile(rf"```\s*NAME\s[^`]*?(?<![\w.-]){re.escape(row)}(?![\w.-])").search(self.text)
+            ok, val = self._ok(target, row) if target and target not in self.result.values else (False, None)
+            if ok and target and hit:  # the table is no words of the request, yet this cell is read
+                span = (hit.end() - len(row), hit.end())
+                self.result.values[target] = val
+                self.result.spans[target] = span
+                self.result.covered.append(span)
+
     def _param_for_kind(self, kind: str) -> str | None:
         """The parameter named for a kind ("deployment" of an HPA for a Deployment), if any."""
         return next((n for n in self.recipe.properties if n.replace("_", "") == kind), None)
@@ -1937,6 +2016,8 @@ class _Extractor:
         for (a, b), leaves in self.value_blocks:
             for path, value in leaves:
                 name = self._fill_from_leaf(paths, path, value)
+                if name is None:  # "replicas: 10" in a pasted config: the key is the parameter's own name
+                    name = self._fill_by_key(path, value)
                 if name is not None:  # the line of the block that said it is understood
                     shown = str(value).lower() if isinstance(value, bool) else str(value)
                     keys = r"\s*:\s*(?:-\s*)?".join(re.escape(k) for k in path[-2:])
@@ -1944,6 +2025,23 @@ class _Extractor:
                         _compile(rf"{re.escape(path[-1])}\s*:\s*[\"']?{re.escape(shown)}").search(self.text, a, b)
                     if hit:
                         self.result.covered.append(hit.span())
+
+    def _fill_by_key(self, path: tuple[str, ...], value: Any) -> str | None:
+        """Fill the parameter whose name is the words of a pasted key ("replicas", "max_restarts",
+        "maxRestarts"), when the request's words left it open; names and namespaces are never
+        read this way (every object in a paste has them)."""
+        words = _key_words(path[-1]) if path else set()
+        name = next((n for n in self.recipe.properties if set(n.split("_")) == words), None)
+        if name is None or name in ("name", "namespace") or name in self.result.values:
+            return None
+        ok, val = self._ok(name, value)
+        if not ok:
+            return None
+        at = self.text.find(str(value))
+        self.result.values[name] = val
+        self.result.spans[name] = (at, at + len(str(value))) if at >= 0 else (0, 0)
+        self.from_paste[name] = path
+        return name
 
     def _fill_from_leaf(self, paths: dict[str, list[tuple[str, ...]]], path: tuple[str, ...], value: Any,
                         min_keys: int = 2) -> str | None:
@@ -4285,6 +4383,7 @@ def _extract(recipe: Recipe, text: str) -> Extraction:
 
 def extract_params(recipe: Recipe, text: str) -> Extraction:
     """Parameter values found in ``text`` for ``recipe`` (only those found)."""
+    text = fence_pastes(text)
     token = _FLAGGED.set(bool(_HAS_FLAG.search(text)))
     try:
         return _extract(recipe, text)

@@ -280,11 +280,14 @@ def _unused_runs(recipe: Recipe, ext: Extraction) -> tuple[list[str], int]:
     for m in _TOKEN.finditer(text):
         tok = m.group(0).rstrip(".,;:)")
         a, b = m.start(), m.start() + len(tok)
-        # a clause ends at punctuation between words (not inside a value such as "0-3" or "a/b")
-        if current and re.search(r"[,;!?\n]|\.(?:\s|$)|\s-\s|:\s", text[prev_end:a]):
+        # a clause ends at punctuation between words (not inside a value such as "0-3" or "a/b"), and
+        # at a code fence
+        if current and (re.search(r"[,;!?\n]|\.(?:\s|$)|\s-\s|:\s|```", text[prev_end:a]) or tok.startswith("```")):
             runs.append(current)
             current = []
         prev_end = b
+        if tok.startswith("```"):
+            continue
         if hits(used, a, b):
             if current:
                 runs.append(current)

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from ..text import STOPWORDS, WORD_PATTERN, mask_negated, stem, words
-from .extract import _FENCE, _GPU_MODELS, _singular, is_field_name
+from .extract import _FENCE, _GPU_MODELS, _singular, fence_pastes, is_field_name
 from .model import Recipe, library_of
 
 __all__ = ["match_recipes", "wants_manifest", "recipe_search_text", "tokenize"]
@@ -542,6 +542,7 @@ def match_recipes(text: str, recipes: list[Recipe] | None = None, k: int = 3) ->
     from .extract import normalise_text
     from .spelling import correct_words
 
+    text = fence_pastes(text)
     pasted = _pasted_manifest(text)
     if pasted is not None:  # the pasted manifest is scored by its fields, the words around it by theirs
         text = _FENCE.sub(" ", text) if _FENCE.search(text) else "\n".join(
