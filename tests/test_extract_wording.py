@@ -1543,3 +1543,14 @@ def test_a_pronoun_is_no_name():
 
     g = generate("keda scaledobject: scale this to zero when idle, at most 4 replicas, ns chat", llm=False)
     assert g.params.get("deployment") != "this", g.params
+
+
+def test_a_form_field_ends_at_its_line():
+    from gpukb.recipes import generate
+
+    g = generate("OPS-12 serve the ranker\nModel: BAAI/bge-reranker-large\nReplicas: 4\nGPUs per replica: 1\nNamespace: search",
+                 llm=False)
+    assert (g.params["replicas"], g.params["gpus"], g.params["namespace"]) == (4, 1, "search"), g.params
+    g = generate("LWS ticket\nmodel: Qwen/Qwen2.5-72B-Instruct\nreplicas: 3\npods per group: 2, 8 GPUs each", llm=False)
+    assert (g.params["replicas"], g.params["size"], g.params["gpus"]) == (3, 2, 8), g.params
+    assert normalise_text("a\nb: 1\nc: 2") == normalise_text("a;\nb: 1;\nc: 2")

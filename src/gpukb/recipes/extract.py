@@ -589,7 +589,31 @@ def _bump_named(text: str) -> str:
 _ENUMERATOR = re.compile(r"(?m)^([ \t]*)\d{1,2}[.)][ \t]+(?=\S)")
 
 
+# a form's field line: "Replicas: 3", "GPUs per replica: 2 (A100)", "- kind: PyTorchJob"
+_FORM_LINE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?[A-Za-z][\w .()/-]{0,40}?:[ \t]+\S")
+
+
+def _form_lines(text: str) -> str:
+    """``text`` with the end of a form's field line marked (";"), so that a value never runs into the
+    next field once lines are joined ("Replicas: 3\nGPUs per replica: 2" is not "3 GPUs")."""
+    if "\n" not in text:
+        return text
+    lines = text.split("\n")
+    fence = False
+    for i, ln in enumerate(lines[:-1]):
+        if ln.lstrip().startswith("```"):
+            fence = not fence
+            continue
+        end = ln.rstrip()
+        if fence or not end or end.endswith((",", ";", ":", ".", "!", "?", "(", "[", "{", "\\", "`")):
+            continue
+        if _FORM_LINE.match(ln) or _FORM_LINE.match(lines[i + 1]):
+            lines[i] = end + ";"
+    return "\n".join(lines)
+
+
 def normalise_text(text: str) -> str:
+    text = _form_lines(text)
     text = re.sub(r"\s*\u2014\s*", ", ", text)  # an em dash breaks the clause: "twelve — no, make it ten — and"
     if len(_ENUMERATOR.findall(text)) >= 2:  # "1. production class: x" a numbered list's markers are no amounts
         text = _ENUMERATOR.sub(r"\1- ", text)
