@@ -1554,3 +1554,14 @@ def test_a_form_field_ends_at_its_line():
     g = generate("LWS ticket\nmodel: Qwen/Qwen2.5-72B-Instruct\nreplicas: 3\npods per group: 2, 8 GPUs each", llm=False)
     assert (g.params["replicas"], g.params["size"], g.params["gpus"]) == (3, 2, 8), g.params
     assert normalise_text("a\nb: 1\nc: 2") == normalise_text("a;\nb: 1;\nc: 2")
+
+
+def test_both_bounds_of_a_pair_in_one_phrase():
+    from gpukb.recipes import generate
+
+    g = generate("hpa for deployment ocr on gpu util 55, never fewer than 3 or more than 12 pods", llm=False)
+    assert (g.params["min_replicas"], g.params["max_replicas"], g.params["target_value"]) == (3, 12, "55"), g.params
+    g = generate("keda scaledobject for deployment ocr, no less than 1 and never more than 5 copies", llm=False)
+    assert (g.params["min_replicas"], g.params["max_replicas"]) == (1, 5), g.params
+    g = generate("elastic pytorchjob, at least 3 and at most 9 workers, 2 gpus each", llm=False)
+    assert (g.params["min_workers"], g.params["max_workers"]) == (3, 9), g.params

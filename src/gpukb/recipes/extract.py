@@ -1817,6 +1817,30 @@ class _Extractor:
                 if a[0] and b[0] and self.result.values.get(hi, b[1]) == b[1]:
                     self._take(lo, a[1], m.span(1))
                     self._take(hi, b[1], m.span(2))
+                continue
+            # "never fewer than 2 or more than 10 pods", "at least 2 and at most 10 replicas", "between
+            # two and eight workers", "anywhere from 2 up to 8 workers": both bounds in one phrase, of the
+            # pair's noun (or a word people count it by); said of no other noun when the noun is left out
+            words = set(nouns)
+            for group in _COUNT_SYNONYMS:
+                if any(_singular(w) in group for w in nouns):
+                    words |= group | {w + "s" for w in group}
+            noun = _words_alt(sorted(words))
+            other = r"(?!\s*(?:%|percent|gpus?\b|cards?\b|gi|gb|mi|ti|[smhd]\b|sec|min|hour|day|cpus?\b|cores?\b))"
+            for rx in (rf"\b(?:never|no|not)\s+(?:fewer|less)\s+than\s+(\d+){other}(?:\s+{noun})?\s*(?:,|or|and|but|nor)?\s*"
+                       rf"(?:(?:never|no|not)\s+)?more\s+than\s+(\d+){other}(?:\s+{noun})?",
+                       rf"\bat\s+least\s+(\d+){other}(?:\s+{noun})?\s*(?:,|and|but)?\s*at\s+most\s+(\d+){other}(?:\s+{noun})?",
+                       rf"\b(?:between|from)\s+(\d+)\s+(?:and|(?:up\s+)?to)\s+(\d+)\s+{noun}"):
+                m = _compile(rx).search(self.digits)
+                if not m or not self._free(m.span(1)) or not self._free(m.span(2)):
+                    continue
+                a, b = self._ok(lo, int(m.group(1))), self._ok(hi, int(m.group(2)))
+                if a[0] and b[0] and a[1] <= b[1] and self.result.values.get(lo, a[1]) == a[1] \
+                        and self.result.values.get(hi, b[1]) == b[1]:
+                    self._take(lo, a[1], m.span(1))
+                    self._take(hi, b[1], m.span(2))
+                    self.result.covered.append(m.span())
+                    break
 
     def _per_pod_bounds(self) -> None:
         """A bound on one pod or container ("max 2/ctr", "no single container may take more than 4",
