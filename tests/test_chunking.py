@@ -44,3 +44,26 @@ def test_long_section_is_split_and_deterministic(tiny_root):
     assert all(c.embed_text.startswith("Long > Big\n") for c in big)
     assert [c.sha for c in c1] == [c.sha for c in c2]
     assert len(s1["st-long#big"]["text"].split()) >= 1000
+
+
+def test_section_aliases_are_indexed_with_their_section_and_never_shown(tiny_root):
+    p = tiny_root / "kb" / "device-plugin" / "requesting.md"
+    text = p.read_text().replace('applies_to: {kubernetes: "1.30+"}\n', 'applies_to: {kubernetes: "1.30+"}\n'
+                                 'section_aliases:\n  Request a GPU in limits: ["my pod never gets a card", "how many gpus can a pod ask for"]\n')
+    p.write_text(text)
+    sections, chunks = chunk_docs(load_kb(tiny_root / "kb"), {"max_tokens": 230, "overlap_tokens": 20})
+    c = next(c for c in chunks if c.id.startswith("dp-requesting#request-a-gpu-in-limits"))
+    assert "Keywords: my pod never gets a card, how many gpus can a pod ask for" in c.embed_text
+    assert "never gets a card" not in sections["dp-requesting#request-a-gpu-in-limits"]["text"]
+    # other sections and the intro do not carry them
+    assert all("never gets a card" not in x.embed_text for x in chunks if not x.id.startswith("dp-requesting#request-a"))
+
+
+def test_section_aliases_for_a_heading_that_does_not_exist_fail_the_check(tiny_root):
+    from gpukb.knowledge import check_kb
+
+    p = tiny_root / "kb" / "device-plugin" / "requesting.md"
+    p.write_text(p.read_text().replace('applies_to: {kubernetes: "1.30+"}\n', 'applies_to: {kubernetes: "1.30+"}\n'
+                                       'section_aliases:\n  No such heading: ["x y z"]\n'))
+    res = check_kb(tiny_root / "kb", validate_manifests=False)
+    assert any("section_aliases 'No such heading'" in pr.field for pr in res.problems), res.problems

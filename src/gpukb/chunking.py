@@ -118,6 +118,20 @@ def _extension_body(x: Any, base: Any) -> str:
     return rest
 
 
+def _with_section_aliases(body: str, aliases: dict[str, list[str]]) -> str:
+    """``body`` with each section's alternative phrasings as a keywords line right under its heading:
+    indexed with that section (embedded and keyword-searched), stripped wherever text is shown."""
+    if not aliases:
+        return body
+    out = []
+    for line in body.split("\n"):
+        out.append(line)
+        m = _HEADING_RE.match(line)
+        if m and len(m.group(1)) >= 2 and aliases.get(m.group(2)):
+            out += ["", KEYWORDS_PREFIX + ", ".join(aliases[m.group(2)])]
+    return "\n".join(out)
+
+
 def chunk_docs(
     docs: Sequence[KbDoc], cfg: Any, token_counter: Callable[[str], list] | None = None
 ) -> tuple[dict[str, dict[str, Any]], list[Chunk]]:
@@ -147,7 +161,7 @@ def chunk_docs(
         intro_extra = ""
         if d.aliases or d.tags:
             intro_extra = f"\n\n{KEYWORDS_PREFIX}" + ", ".join([*d.aliases, *d.tags])
-        body = d.body
+        body = _with_section_aliases(d.body, getattr(d, "section_aliases", None) or {})
         # Put keywords into the introduction (before the first ## heading).
         m = re.search(r"^##\s", body, re.M)
         body = (body[: m.start()].rstrip() + intro_extra + "\n\n" + body[m.start():]) if m else body + intro_extra

@@ -45,6 +45,8 @@ class KbDoc:
     body: str  # Markdown without front matter
     sha: str  # sha256 of the file bytes
     aliases: list[str] = field(default_factory=list)
+    # heading text -> other phrasings users type for what that section answers
+    section_aliases: dict[str, list[str]] = field(default_factory=dict)
     # knowledge sources (gpukb.sources): the source's name, the bundled doc this
     # one replaces (``overrides``) or team docs appended to it (``extensions``)
     source: str = "bundled"
@@ -154,6 +156,7 @@ def load_doc(path: Path, root: Path | None = None) -> KbDoc:
         id=meta["id"], title=meta["title"], area=meta["area"], tags=list(meta["tags"]),
         sources=list(meta["sources"]), reviewed=meta["reviewed"], applies_to=dict(meta["applies_to"]),
         aliases=list(meta.get("aliases", [])), path=shown, body=body,
+        section_aliases={str(k): list(v) for k, v in (meta.get("section_aliases") or {}).items()},
         sha=hashlib.sha256(raw).hexdigest(),
     )
 
@@ -396,6 +399,10 @@ def check_kb(kb_dir: Path | str, *, validate_manifests: bool = True, max_age_day
         warnings += entry_warnings
         for comp, n in counts.items():
             entries[comp] = entries.get(comp, 0) + n
+        headings = {h for _, h, _ in secs}
+        for h in d.section_aliases:
+            if h not in headings:
+                problems.append(CheckProblem(d.path, f"section_aliases '{h}'", "no section has this heading"))
         for i, (lvl, h, text) in enumerate(secs):
             has_children = i + 1 < len(secs) and secs[i + 1][0] > lvl
             if not text.strip() and not has_children:
