@@ -321,3 +321,10 @@ def test_cli_list_show_validate_json(capsys):
     assert main(["recipe", "validate", "volcano-job", "gpu-quota", "--json", "--recipes-dir", str(RECIPES_DIR)]) == 0
     data = json.loads(capsys.readouterr().out)
     assert sorted(r["id"] for r in data["recipes"]) == ["gpu-quota", "volcano-job"] and data["errors"] == 0
+
+
+@pytest.mark.parametrize("path", ["s3://ml-data/laion/2024", "s3://ml-data/laion/2024/"])
+def test_an_s3_prefix_with_or_without_its_slash_gives_one_export_path(path):
+    docs = render_recipe(find_recipe("fsx-lustre-dynamic"), {"s3_import_path": path, "deployment_type": "SCRATCH_2"}).documents
+    sc = next(d for d in docs if d["kind"] == "StorageClass")
+    assert sc["parameters"]["s3ExportPath"] == "s3://ml-data/laion/2024/export"

@@ -10,7 +10,8 @@ Directives (``X`` is any template, evaluated first)::
 
     {$param: name}                 the parameter's value (dotted names reach loop items);
                                    an absent optional parameter drops the key
-    {$format: "{name}-svc"}        a string with ``{name}`` fields filled in
+    {$format: "{name}-svc"}        a string with ``{name}`` fields filled in (a value ending in "/"
+                                   before a "/" of the string is not doubled: path joins)
     {$if: X, then: X, else: X}     ``else`` may be left out: the key or item is dropped
     {$for: X, as: item, do: X}     one item per element; spliced into the enclosing list
     {$object: [{key: X, value: X}, ...]}   a mapping with computed keys
@@ -188,7 +189,8 @@ def _eval_directive(d: str, node: dict, scope: dict[str, Any], ctx: _Ctx, where:
                 return ""
             if isinstance(v, bool):
                 return "true" if v else "false"
-            return str(v)
+            # a path joined to the text after it: "s3://b/p/" then "/export" is "s3://b/p/export"
+            return str(v).rstrip("/") if arg.startswith("/", m.end()) and str(v).endswith("/") else str(v)
 
         text = _FIELD.sub(sub, arg)
         return OMIT if missing else text
