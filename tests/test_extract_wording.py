@@ -1565,3 +1565,15 @@ def test_both_bounds_of_a_pair_in_one_phrase():
     assert (g.params["min_replicas"], g.params["max_replicas"]) == (1, 5), g.params
     g = generate("elastic pytorchjob, at least 3 and at most 9 workers, 2 gpus each", llm=False)
     assert (g.params["min_workers"], g.params["max_workers"]) == (3, 9), g.params
+
+
+@pytest.mark.parametrize("text, want", [
+    ("indexed job, 48 chunks, Maximum six pods at same time, 1 GPU each", (48, 6)),
+    ("sharded job: 70 pieces, 7 in flight at once", (70, 7)),
+    ("indexed job 30 shards, at most 3 pods at any one time", (30, 3)),
+])
+def test_ways_to_say_how_many_run_at_once(text, want):
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert (g.params["completions"], g.params["parallelism"]) == want, g.params
