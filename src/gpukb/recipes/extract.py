@@ -1827,11 +1827,11 @@ class _Extractor:
                     words |= group | {w + "s" for w in group}
             noun = _words_alt(sorted(words))
             other = r"(?!\s*(?:%|percent|gpus?\b|cards?\b|gi|gb|mi|ti|[smhd]\b|sec|min|hour|day|cpus?\b|cores?\b))"
-            for rx in (rf"\b(?:never|no|not)\s+(?:fewer|less)\s+than\s+(\d+){other}(?:\s+{noun})?\s*(?:,|or|and|but|nor)?\s*"
-                       rf"(?:(?:never|no|not)\s+)?more\s+than\s+(\d+){other}(?:\s+{noun})?",
-                       rf"\bat\s+least\s+(\d+){other}(?:\s+{noun})?\s*(?:,|and|but)?\s*at\s+most\s+(\d+){other}(?:\s+{noun})?",
-                       rf"\b(?:between|from)\s+(\d+)\s+(?:and|(?:up\s+)?to)\s+(\d+)\s+{noun}"):
-                m = _compile(rx).search(self.digits)
+            for pattern in (rf"\b(?:never|no|not)\s+(?:fewer|less)\s+than\s+(\d+){other}(?:\s+{noun})?\s*(?:,|or|and|but|nor)?\s*"
+                            rf"(?:(?:never|no|not)\s+)?more\s+than\s+(\d+){other}(?:\s+{noun})?",
+                            rf"\bat\s+least\s+(\d+){other}(?:\s+{noun})?\s*(?:,|and|but)?\s*at\s+most\s+(\d+){other}(?:\s+{noun})?",
+                            rf"\b(?:between|from)\s+(\d+)\s+(?:and|(?:up\s+)?to)\s+(\d+)\s+{noun}"):
+                m = _compile(pattern).search(self.digits)
                 if not m or not self._free(m.span(1)) or not self._free(m.span(2)):
                     continue
                 a, b = self._ok(lo, int(m.group(1))), self._ok(hi, int(m.group(2)))
