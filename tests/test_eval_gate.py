@@ -13,12 +13,13 @@ pytestmark = pytest.mark.slow
 # Regression floors at the level measured on the whole dev set (tuned and held-out
 # parts together, wordings by other people included); `gpukb eval` reports the
 # test part and the targets.
-# Measured on 1,885 questions (with a new held-out set written by others, at 0.627 on
-# arrival): hit@5 0.988, MRR 0.907, must_include 0.865, false refusals 0.009,
-# refusals correct 0.902, median 112 prose words, unasked manifests 0.0027.
+# Measured on 1,975 questions (with a new held-out set written by others, at 0.718 on
+# arrival and 0.744 with section aliases): hit@5 0.991, MRR 0.920, must_include 0.883,
+# false refusals 0.011, refusals correct 0.910, median 113 prose words, unasked
+# manifests 0.0025.
 HIT5_FLOOR = 0.97
 MRR_FLOOR = 0.85
-MUST_INCLUDE_FLOOR = 0.86
+MUST_INCLUDE_FLOOR = 0.875
 FALSE_REFUSAL_CEILING = 0.02
 REFUSALS_CORRECT_FLOOR = 0.90
 UNASKED_MANIFEST_CEILING = 0.01
