@@ -1577,3 +1577,13 @@ def test_ways_to_say_how_many_run_at_once(text, want):
 
     g = generate(text, llm=False)
     assert (g.params["completions"], g.params["parallelism"]) == want, g.params
+
+
+def test_a_batch_scripts_job_name_and_a_helm_values_driver_toggle():
+    from gpukb.recipes import generate
+
+    g = generate("turn this into an MPIJob:\n#SBATCH --job-name=allreduce-bench\n#SBATCH --nodes=2\n#SBATCH --gres=gpu:4",
+                 llm=False)
+    assert (g.params["name"], g.params["workers"]) == ("allreduce-bench", 2), g.params
+    g = generate("ClusterPolicy equal to these helm values:\n\ndriver:\n  enabled: false\ntoolkit:\n  enabled: true", llm=False)
+    assert (g.params["driver_enabled"], g.params.get("toolkit_enabled", True)) == (False, True), g.params

@@ -87,7 +87,9 @@ _IMAGE_RE = (
 )
 
 _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
-    "name": [{"name": True}],
+    # "#SBATCH --job-name=llama-ft", "#SBATCH -J vit": a batch script's job name
+    "name": [{"regex": r"(?<![\w-])(?:--job-name(?:=|\s+)|(?-i:-J)\s*)([A-Za-z0-9][\w.-]*[A-Za-z0-9])(?![\w.-])"},
+             {"name": True}],
     "namespace": [{"regex": r"(?<![\w-])(?:(?-i:-n)|--namespace)(?:\s+|=)([a-z0-9][-a-z0-9]*[a-z0-9])(?![\w-])"},  # kubectl's
                   {"after": ["namespace", "ns"]}, {"before": ["namespace", "ns"]},
                   # "the llama deployment in inference-prod", "everything in serving": a place after "in"
@@ -3251,11 +3253,15 @@ class _Extractor:
         # "nodes not tainted", "must not be reclaimable", "should not have the gpu toleration"
         words = _words_alt(list(rule["boolean"]) + [w + ("d" if w.endswith("e") else "ed") for w in rule["boolean"]
                                                     if re.fullmatch(r"[a-z]{4,}", str(w))])
-        for value, pat in ((False, rf"{words}\s*:\s*enabled\s*[:=]\s*(?:false|no|off)\b|"  # "driver: enabled: false"
+        # "driver: enabled: false" names driver_enabled by its key path, even where "driver" alone is
+        # shared with other parameters (driver_version)
+        keyed = _words_alt(name_variants(name[:-len("_enabled")])) if name.endswith("_enabled") else words
+        keyed = rf"(?:{keyed}|{words})"
+        for value, pat in ((False, rf"{keyed}\s*:\s*enabled\s*[:=]\s*(?:false|no|off)\b|"  # "driver: enabled: false"
                                    rf"\b(?:{_NEGATION}|isn'?t|aren'?t)\s+(?:be\s+|being\s+|get\s+|have\s+|has\s+|"
                                    rf"need\s+|carry\s+|include\s+|add\s+)?(?:the\s+|a\s+|an\s+|any\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:false|no|off|disabled?)\b"
                                    rf"|{words}\s+[a-z]+\s+(?:off|disabled)\b"),
-                           (True, rf"{words}\s*:\s*enabled\s*[:=]\s*(?:true|yes|on)\b|"
+                           (True, rf"{keyed}\s*:\s*enabled\s*[:=]\s*(?:true|yes|on)\b|"
                                   rf"\b{_AFFIRM}\s+(?:the\s+|a\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:true|yes|on|enabled?)\b(?!\s*[:=])"
                    rf"|\b{_MODAL}{words}")):
             for m in _compile(pat).finditer(self.text):
