@@ -1587,3 +1587,15 @@ def test_a_batch_scripts_job_name_and_a_helm_values_driver_toggle():
     assert (g.params["name"], g.params["workers"]) == ("allreduce-bench", 2), g.params
     g = generate("ClusterPolicy equal to these helm values:\n\ndriver:\n  enabled: false\ntoolkit:\n  enabled: true", llm=False)
     assert (g.params["driver_enabled"], g.params.get("toolkit_enabled", True)) == (False, True), g.params
+
+
+def test_a_forms_labels_name_the_parameters():
+    from gpukb.recipes import generate
+
+    g = generate("Intake form, new team\n\n  Team name:        imaging\n  Headcount:        7\n  GPU budget:       32\n"
+                 "  CPU:              256\n  Max GPUs per job: 2\n  Cost center:      88-R", llm=False)
+    assert (g.params["tenant"], g.params["gpus"], g.params["cpu"], g.params["max_gpus_per_pod"]) == ("imaging", 32, 256, 2), g.params
+    # a pasted object's lowercase keys are no form: its state is not the request's value
+    g = generate("need the RWX version on efs-dyn, 3x the size:\n\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n"
+                 "  name: corpus\nspec:\n  storageClassName: gp3\n  resources:\n    requests:\n      storage: 100Gi", llm=False)
+    assert g.params.get("storage_class") != "100Gi", g.params

@@ -592,6 +592,9 @@ _ENUMERATOR = re.compile(r"(?m)^([ \t]*)\d{1,2}[.)][ \t]+(?=\S)")
 
 
 # a form's field line: "Replicas: 3", "GPUs per replica: 2 (A100)", "- kind: PyTorchJob"
+# a form's field line, read from the request as written: its label and its value
+_FORM_FIELD = re.compile(r"(?m)^[ \t]*(?:[-*][ \t]+)?(?P<label>[A-Za-z][\w ./()-]{0,40}?)[ \t]*:[ \t]+(?P<value>\S[^\n]*?)[ \t]*$")
+_FORM_STOP = frozenset({"the", "of", "a", "an", "in", "for", "to", "is", "our", "my", "your", "their", "its", "and"})
 _FORM_LINE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?[A-Za-z][\w .()/-]{0,40}?:[ \t]+\S")
 
 
@@ -2209,6 +2212,73 @@ class _Extractor:
                     done = True
             if done:
                 self.result.covered.append(m.span())
+
+    def _form_fields(self) -> None:
+        """A form's field line ("GPU budget: 24", "Team name: genomics", "Max GPUs per job: 4") fills the
+        one parameter its label names best: by the parameter's name words and its cue words, less half a
+        point for each name word the label leaves out; a tie fills nothing. The value is a bare number
+        for a count, one token for a name; sizes and durations are left to their own rules."""
+        if ":" not in self.raw or "\n" not in self.raw:
+            return
+        cues: dict[str, set[str]] = {}
+        names: dict[str, set[str]] = {}
+        for n, spec in self.recipe.properties.items():
+            if spec.get("type") not in ("integer", "string") or "pattern" in spec and spec["type"] == "string" \
+                    and re.search(r"\[KMGTP]|Ki|Gi", str(spec["pattern"])):
+                continue
+            names[n] = {_singular(w) for w in n.lower().split("_")}
+            words = set(names[n])
+            for r in self.recipe.extract.get(n) or _DEFAULT_RULES.get(n, []):
+                for k in ("after", "before", "count", "near"):
+                    words |= {_singular(w.lower()) for w in r.get(k) or [] if isinstance(w, str) and " " not in w}
+            cues[n] = words - _FORM_STOP
+        if not cues:
+            return
+        lines = self.raw.split("\n")
+        starts = [0]
+        for ln in lines:
+            starts.append(starts[-1] + len(ln) + 1)
+        for m in _FORM_FIELD.finditer(self.raw):
+            # a form's label is written for people ("GPU budget", "Team name", "CPU"); a lowercase key
+            # ("replicas: 2") or a line of nested YAML is a pasted object, read by its own rules
+            text_label = m.group("label").strip()
+            if not (text_label[0].isupper() or " " in text_label) or re.search(r"[a-z][A-Z]", text_label):
+                continue
+            i = next(k for k in range(len(starts) - 1) if starts[k] <= m.start() < starts[k + 1])
+            indent = len(lines[i]) - len(lines[i].lstrip())
+            near = [ln for ln in lines[max(0, i - 1):i + 2] if ln.strip() and ln is not lines[i]]
+            if any(len(ln) - len(ln.lstrip()) != indent for ln in near) or lines[i].rstrip().endswith(":"):
+                continue
+            label = [_singular(w) for w in re.findall(r"[a-z]+", text_label.lower()) if w not in _FORM_STOP]
+            if not label or len(label) > 5:
+                continue
+            scored = sorted(((sum(w in cues[n] for w in label) - 0.5 * len(names[n] - set(label)), n) for n in cues),
+                            reverse=True)
+            if scored[0][0] <= 0 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+                continue
+            name = scored[0][1]
+            if name in self.result.values:
+                continue
+            spec = self.recipe.properties[name]
+            value = m.group("value").strip()
+            if spec.get("type") == "integer":
+                num = re.fullmatch(r"(-?\d[\d,]*)(?:\s*\([^)]*\))?", value)
+                if not num:
+                    continue
+                raw_value: Any = int(num.group(1).replace(",", ""))
+            elif re.fullmatch(r"[\w./:@-]+", value) and not re.fullmatch(r"[\d.,]+\s*[A-Za-z]{0,3}", value):
+                raw_value = value  # a name, never an amount ("300Gi")
+            else:
+                continue
+            hit = _compile(rf"(?<![\w-]){re.escape(m.group('label').strip())}\s*:\s*").search(self.text)
+            if not hit:
+                continue
+            shown = str(raw_value) if spec.get("type") == "string" else num.group(1)
+            at = self.text.find(shown, hit.end())
+            if at < 0 or at > hit.end() + 2:
+                continue
+            if self._take(name, raw_value, (at, at + len(shown))):
+                self.result.covered.append(hit.span())  # the label said which parameter
 
     def _dotted_values(self) -> None:
         """A dotted path with a value ("--set driver.enabled=false") fills the one parameter whose
@@ -3846,6 +3916,7 @@ class _Extractor:
         self._flow_lists()
         self._kubectl_run()
         self._kubectl_get()
+        self._form_fields()
         self._dotted_values()
         # explicit names ("named X", "called X", quoted) first: they are the least ambiguous
         named_by_rule: set[str] = set()
