@@ -1599,3 +1599,16 @@ def test_a_forms_labels_name_the_parameters():
     g = generate("need the RWX version on efs-dyn, 3x the size:\n\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n"
                  "  name: corpus\nspec:\n  storageClassName: gp3\n  resources:\n    requests:\n      storage: 100Gi", llm=False)
     assert g.params.get("storage_class") != "100Gi", g.params
+
+
+def test_groups_described_by_their_parts_pick_among_the_pasted_names():
+    from gpukb.recipes import generate
+
+    g = generate('$ aws eks list-nodegroups --cluster-name lab\n{\n  "nodegroups": [\n    "cpu-base",\n    "gpu-h100-spot",\n'
+                 '    "gpu-l40s-spot",\n    "gpu-h100-ondemand"\n  ]\n}\ncluster autoscaler: prefer the spot groups, then the h100 '
+                 'on-demand one', llm=False)
+    assert g.params["preferred_groups"] == ["gpu-h100-spot", "gpu-l40s-spot"], g.params
+    assert g.params["fallback_groups"] == ["gpu-h100-ondemand"], g.params
+    # names written out are kept as written
+    g = generate("cluster autoscaler priority expander, prefer gpu-x-spot, then gpu-x-od", llm=False)
+    assert (g.params["preferred_groups"], g.params["fallback_groups"]) == (["gpu-x-spot"], ["gpu-x-od"]), g.params

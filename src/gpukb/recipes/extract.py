@@ -592,6 +592,13 @@ _ENUMERATOR = re.compile(r"(?m)^([ \t]*)\d{1,2}[.)][ \t]+(?=\S)")
 
 
 # a form's field line: "Replicas: 3", "GPUs per replica: 2 (A100)", "- kind: PyTorchJob"
+# a JSON list of names a command printed ('[ "ng-cpu", "ng-p4d-spot-1" ]', '"nodegroups": [ ... ]')
+_JSON_LIST = re.compile(r"\[\s*(\"[A-Za-z0-9][\w.-]*\"(?:\s*,\s*\"[A-Za-z0-9][\w.-]*\")+)\s*,?\s*\]")
+# words of a description that pick nothing among pasted names ("the two spot groups", "the on-demand one")
+_PASTED_PICK_STOP = frozenset({"group", "groups", "one", "ones", "node", "nodes", "nodegroup", "nodegroups", "pool",
+                               "pools", "asg", "asgs", "instances", "those", "these", "them", "first", "then", "next"})
+_PICK_SYNONYMS = {"on-demand": {"on-demand", "ondemand", "od"}, "ondemand": {"on-demand", "ondemand", "od"},
+                  "od": {"on-demand", "ondemand", "od"}}
 # a form's field line, read from the request as written: its label and its value
 _FORM_FIELD = re.compile(r"(?m)^[ \t]*(?:[-*][ \t]+)?(?P<label>[A-Za-z][\w ./()-]{0,40}?)[ \t]*:[ \t]+(?P<value>\S[^\n]*?)[ \t]*$")
 _FORM_STOP = frozenset({"the", "of", "a", "an", "in", "for", "to", "is", "our", "my", "your", "their", "its", "and"})
@@ -2266,14 +2273,14 @@ class _Extractor:
                 if not num:
                     continue
                 raw_value: Any = int(num.group(1).replace(",", ""))
+                shown = num.group(1)
             elif re.fullmatch(r"[\w./:@-]+", value) and not re.fullmatch(r"[\d.,]+\s*[A-Za-z]{0,3}", value):
-                raw_value = value  # a name, never an amount ("300Gi")
+                raw_value = shown = value  # a name, never an amount ("300Gi")
             else:
                 continue
             hit = _compile(rf"(?<![\w-]){re.escape(m.group('label').strip())}\s*:\s*").search(self.text)
             if not hit:
                 continue
-            shown = str(raw_value) if spec.get("type") == "string" else num.group(1)
             at = self.text.find(shown, hit.end())
             if at < 0 or at > hit.end() + 2:
                 continue
@@ -3296,11 +3303,37 @@ class _Extractor:
                 # the schema takes regular expressions, those the clause holds are the items, not a
                 # plain word next to the cue
                 good = [t.group(0) for t in _REGEX_TOKEN.finditer(clause) if iv.is_valid(t.group(0))]
+            if spec.get("type") == "array":
+                good = self._pasted_named(name, m, rule, good)
             if good and self._free(m.span(1)):
                 ok, val = self._ok(name, good if spec.get("type") == "array" else good[0])
                 if ok:
                     return val, m.span(1)
         return None
+
+    def _pasted_named(self, name: str, m: re.Match[str], rule: dict[str, Any], good: list[str]) -> list[str]:
+        """Items described by their parts where the request pasted the names to pick from ("[
+        "ng-p4d-spot-1", "ng-p4d-ondemand" ] ... prefer the spot p4d group, then the on-demand one"):
+        the pasted names that hold every described part; the items as written when none does."""
+        pasted = [x for block in _JSON_LIST.findall(self.raw) for x in re.findall(r"\"([A-Za-z0-9][\w.-]*)\"", block)]
+        if len(pasted) < 2 or any(x in pasted for x in good) or not self._free(m.span(1)):
+            return good
+        end = _compile(r"[,;!?]|\.(?:\s|$)").search(self.text, m.end(1))
+        clause = self.text[m.start(1):end.start() if end else len(self.text)].lower()
+        parts = [t for t in re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", clause)
+                 if t not in _STOP and t not in _PASTED_PICK_STOP and parse_number(t) is None]
+        if not parts:
+            return good
+
+        def holds(pasted_name: str, part: str) -> bool:
+            pieces = set(re.split(r"[-_.]", pasted_name.lower()))
+            forms = _PICK_SYNONYMS.get(part, {part})
+            return bool(forms & pieces) or any(f in pasted_name.lower() for f in forms if len(f) >= 3)
+
+        picked = [x for x in pasted if all(holds(x, p) for p in parts)]
+        if picked:  # the description is understood
+            self.result.covered.append((m.start(1), end.start() if end else len(self.text)))
+        return picked or good
 
     def _regex_clause(self, name: str, m: re.Match[str]) -> str:
         """The clause around a list's cue where its regular expressions are written: after the cue
