@@ -1612,3 +1612,15 @@ def test_groups_described_by_their_parts_pick_among_the_pasted_names():
     # names written out are kept as written
     g = generate("cluster autoscaler priority expander, prefer gpu-x-spot, then gpu-x-od", llm=False)
     assert (g.params["preferred_groups"], g.params["fallback_groups"]) == (["gpu-x-spot"], ["gpu-x-od"]), g.params
+
+
+def test_priority_tiers_as_a_table_and_the_one_pronoun():
+    from gpukb.recipes import generate
+
+    g = generate("Two tiers like our old scheduler had:\n  realtime-serve   900000\n  overnight        50     <- must never preempt",
+                 llm=False)
+    assert (g.params["production_name"], g.params["production_value"]) == ("realtime-serve", 900000), g.params
+    assert (g.params["research_name"], g.params["research_value"]) == ("overnight", 50), g.params
+    g = generate("priority classes: call the high one chat-live with priority 500000 and the low one sweep at 10", llm=False)
+    assert (g.params["production_name"], g.params["production_value"], g.params["research_name"],
+            g.params["research_value"]) == ("chat-live", 500000, "sweep", 10), g.params

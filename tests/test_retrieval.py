@@ -191,3 +191,18 @@ def test_ask_imports_neither_llama_index_nor_chroma(tiny_settings):
     )
     out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True).stdout.strip()
     assert out == "", out
+
+
+def test_a_heading_that_quotes_the_pasted_error_moves_up():
+    from gpukb.retrieval import SectionHit, heading_rerank
+
+    sections = {
+        "x#overview": {"title": "Xid errors", "section": "What an Xid is and what it means"},
+        "x#79": {"title": "Xid errors", "section": "NVRM: Xid 79, GPU has fallen off the bus"},
+    }
+    hits = [SectionHit("x#overview", 1.0), SectionHit("x#79", 0.8)]
+    q = "dmesg shows:\n```\nNVRM: Xid (PCI:0000:3b:00): 79, pid=2211, GPU has fallen off the bus.\n```\nwhat does it mean?"
+    assert [h.key for h in heading_rerank(hits, q, sections, 0.4)] == ["x#79", "x#overview"]
+    # scattered shared words are no quoted phrase: the better-scored section stays first
+    q2 = "what does an xid mean, is the gpu bus fine?"
+    assert [h.key for h in heading_rerank(hits, q2, sections, 0.4)][0] == "x#overview"

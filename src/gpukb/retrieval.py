@@ -315,18 +315,47 @@ def collapse(hits: Sequence[Any], sections: Mapping[str, Any], stand_in: Mapping
     return out
 
 
+# A section heading that quotes a line pasted into the question ("GPU has fallen off the bus", "node(s)
+# had untolerated taint") names what is asked more surely than one that shares scattered terms: a run
+# of PHRASE_MIN or more words in the same order adds PHRASE_WEIGHT, full at PHRASE_FULL words.
+PHRASE_MIN = 4
+PHRASE_FULL = 8
+PHRASE_WEIGHT = 0.5
+_PHRASE_TOKEN = re.compile(r"[a-z0-9]+(?:[./'][a-z0-9]+)*")
+
+
+def _phrase_run(question: list[str], heading: list[str]) -> int:
+    """The longest run of words the heading shares with the question in the same order."""
+    best = 0
+    prev = [0] * (len(heading) + 1)
+    for qt in question:
+        cur = [0] * (len(heading) + 1)
+        for j, ht in enumerate(heading):
+            if qt == ht:
+                cur[j + 1] = prev[j] + 1
+                best = max(best, cur[j + 1])
+        prev = cur
+    return best
+
+
 def heading_rerank(hits: list[SectionHit], question: str, sections: Mapping[str, Any],
                    weight: float) -> list[SectionHit]:
-    """Field boost: sections whose heading path names the question's terms move up."""
+    """Field boost: sections whose heading path names the question's terms move up, and more so
+    those whose heading quotes a phrase of the question (a pasted error or log line)."""
     q = set(terms(question))
     if not q or not hits or not weight:
         return hits
     top = max(h.score for h in hits) or 1.0
+    # only a pasted line (a question over lines, or with code marks) quotes what a heading quotes
+    pasted = "\n" in question.strip() or "`" in question
+    q_tokens = _PHRASE_TOKEN.findall(question.lower()[:4000]) if pasted else []
 
     def boosted(h: SectionHit) -> float:
         s = sections[h.key]
         head = set(terms(f"{s['title']} {s['section']}"))
-        return h.score / top + weight * len(q & head) / len(q)
+        run = _phrase_run(q_tokens, _PHRASE_TOKEN.findall(str(s["section"]).lower())) if q_tokens else 0
+        phrase = PHRASE_WEIGHT * min(run, PHRASE_FULL) / PHRASE_FULL if run >= PHRASE_MIN else 0.0
+        return h.score / top + weight * len(q & head) / len(q) + phrase
 
     return sorted(hits, key=boosted, reverse=True)
 

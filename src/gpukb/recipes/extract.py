@@ -605,9 +605,14 @@ _FORM_STOP = frozenset({"the", "of", "a", "an", "in", "for", "to", "is", "our", 
 _FORM_LINE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?[A-Za-z][\w .()/-]{0,40}?:[ \t]+\S")
 
 
+# a row of a two-column table of names and amounts: "  training            5000"
+_TABLE_ROW = re.compile(r"^[ \t]*[A-Za-z][\w.-]*[ \t]+-?\d[\d,]*[ \t]*(?:(?:<-|#|--).*)?$")
+
+
 def _form_lines(text: str) -> str:
-    """``text`` with the end of a form's field line marked (";"), so that a value never runs into the
-    next field once lines are joined ("Replicas: 3\nGPUs per replica: 2" is not "3 GPUs")."""
+    """``text`` with the end of a form's field line (and of a name-and-amount table row) marked (";"), so
+    that a value never runs into the next field once lines are joined ("Replicas: 3\nGPUs per replica: 2"
+    is not "3 GPUs")."""
     if "\n" not in text:
         return text
     lines = text.split("\n")
@@ -619,7 +624,7 @@ def _form_lines(text: str) -> str:
         end = ln.rstrip()
         if fence or not end or end.endswith((",", ";", ":", ".", "!", "?", "(", "[", "{", "\\", "`")):
             continue
-        if _FORM_LINE.match(ln) or _FORM_LINE.match(lines[i + 1]):
+        if _FORM_LINE.match(ln) or _FORM_LINE.match(lines[i + 1]) or _TABLE_ROW.match(ln):
             lines[i] = end + ";"
     return "\n".join(lines)
 
@@ -683,7 +688,9 @@ _NUMBER_WORD = re.compile(r"(?<![\w.-])" + _NUM[1:-1].split("|", 1)[1].join(["(?
 # "the research one is called x", "the low one shouldn't preempt": "one" standing for a noun is no count
 _PRONOUN_ONE = re.compile(r"one(?=\s+(?:is|was|should|shall|will|must|can|may|might|could|would|has|gets|called|"
                           r"named|needs|does|doesn't|shouldn't|can't|cannot|isn't|won't|mustn't|at|with|for|"
-                          r"should't)\b|'s\b|\s*[,;.:)]|\s*$)", re.I)
+                          r"should't)\b|'s\b|\s*[,;.:)]|\s*$"
+                          # "call the prod one prod-serving with ...", "the batch one batch at 100": a name after it
+                          r"|\s+[a-z][a-z0-9]*[-.][\w.-]*[a-z0-9](?![\w.-])|\s+[a-z][\w-]*\s+(?:at|with|of)\s+\d)", re.I)
 _PRONOUN_ONE_BEFORE = re.compile(r"\b(?:the|this|that|which|other|another|each|a|an)\s+(?:[a-z][\w-]*\s+)?$", re.I)
 
 
