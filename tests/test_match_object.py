@@ -158,3 +158,13 @@ def test_a_backend_named_as_a_detail_names_the_recipe_that_renders_the_claim_on_
     assert match_recipes("claim on our GPFS filesystem fs1, 3Ti, ns bio", load_recipes(), k=1)[0][0].id == \
         "ibm-storage-scale"
     assert match_recipes("rwx pvc 2Ti on efs-sc for the dataset", load_recipes(), k=1)[0][0].id == "rwx-dataset-pvc"
+
+
+def test_a_gpu_model_or_product_label_names_no_recipe():
+    from gpukb.recipes import match_recipes
+
+    # the model and label are where the pod runs, not a MIG layout
+    top = match_recipes("my jupyter session should get one full A100 (NVIDIA-A100-SXM4-40GB) to itself, no slices")[0][0]
+    assert top.id == "gpu-pod", top.id
+    # ... while a model still reads as a GPU in a recipe's phrase
+    assert match_recipes("a pod spec that grabs two A10G cards, image nvidia/cuda:12.4.1-base-ubuntu22.04")[0][0].id == "gpu-pod"

@@ -309,9 +309,9 @@ class _Index:
         # "where the MIG manager reads ...") as the keyword phrases do
         main: list[str] = []
         detail: list[str] = []
-        for wm in _WORD_RX.finditer(text.lower()):
+        for wm in _WORD_RX.finditer(_GPU_VALUE.sub(lambda m: " " * len(m.group(0)), text.lower())):
             word = wm.group(0)
-            if word in STOPWORDS or word in _REQUEST_WORDS:
+            if word in STOPWORDS or word in _REQUEST_WORDS or word in _GPU_WORDS or _GPU_MEMORY.fullmatch(word):
                 continue
             tok = stem(word)
             if tok in self.vocab:
@@ -516,6 +516,14 @@ _NOT_WANTED = re.compile(r"\b(?:don'?t|do\s+not|does\s+not|doesn'?t|won'?t|will\
 
 # "two A100 80GB cards": a memory size right after a GPU model is part of the model's name (no MIG profile)
 _MODEL_SIZE = re.compile(r"(\b(?:" + "|".join(_GPU_MODELS) + r")s?[\s-]*)(\d+\s*gb)\b", re.I)
+
+
+# a GPU model or product label ("A100", "NVIDIA-A100-SXM4-80GB", "H100s", "80GB") is a value of any recipe
+# that places or counts GPUs: its words weigh nothing in the word overlap ("A100 nodes only" asks for no MIG
+# layout); keyword phrases still read a model as a GPU ("pod with one A100")
+_GPU_VALUE = re.compile(r"(?<![\w./-])(?:nvidia-[a-z0-9][\w.-]*\d[\w.-]*|tesla-[a-z0-9][\w.-]*)(?![\w./-])", re.I)
+_GPU_WORDS = frozenset([*_GPU_MODELS, *(m + "s" for m in _GPU_MODELS)])
+_GPU_MEMORY = re.compile(r"\d+gb")
 
 
 def mask_values(text: str) -> str:
