@@ -400,3 +400,13 @@ def test_one_amount_in_two_units_is_the_same_value():
     doc = [{"kind": "ResourceQuota", "spec": {"hard": {"requests.memory": "2.5Ti"}}}]
     assert _check(doc, {}, {"path": "ResourceQuota.spec.hard[requests.memory]", "equals": "2560Gi"}) is None
     assert _check(doc, {}, {"path": "ResourceQuota.spec.hard[requests.memory]", "equals": "2Ti"}) is not None
+
+
+def test_an_overlong_request_is_refused_by_the_library_itself():
+    from gpukb.errors import InputError
+    from gpukb.recipes.generation import MAX_REQUEST_CHARS
+
+    big = "tenant onboarding\n" + "\n".join(f"Field number {i}: {i}" for i in range(2000))
+    assert len(big) > MAX_REQUEST_CHARS
+    with pytest.raises(InputError, match="characters long"):
+        generate(big, RECIPES, llm=False)

@@ -187,9 +187,6 @@ def validate_cmd(
         raise typer.Exit(1)
 
 
-MAX_REQUEST_CHARS = 4000
-
-
 def _check_request(request: str) -> str:
     """A request to generate from: UsageError when empty, InputError when not valid UTF-8."""
     try:
@@ -198,6 +195,8 @@ def _check_request(request: str) -> str:
         raise InputError("the request is not valid UTF-8 text") from None
     if not request.strip():
         raise UsageError('empty request: describe the manifest you want, e.g. "volcano job, 4 workers x 8 GPUs"')
+    from ..recipes.generation import MAX_REQUEST_CHARS  # one limit for every interface
+
     if len(request) > MAX_REQUEST_CHARS:
         raise InputError(f"the request is {len(request):,} characters long; at most {MAX_REQUEST_CHARS:,} "
                          "(describe one manifest)")

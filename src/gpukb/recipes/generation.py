@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ParameterError, RecipeError, UsageError
+from ..errors import InputError, ParameterError, RecipeError, UsageError
 from ..text import STOPWORDS
 from .extract import Extraction, extract_params, name_variants
 from .match import match_recipes, target_ids
@@ -79,6 +79,9 @@ class Generated:
         }
 
 
+MAX_REQUEST_CHARS = 4000  # a request describes one manifest (pastes included)
+
+
 def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = None) -> Generated:
     """Pick a recipe for ``request``, fill its parameters from the text, render and validate.
 
@@ -86,10 +89,14 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
     ``False`` turns it off; or pass a client), the model chooses among the best
     matches and fills parameters too (:mod:`.llm_extract`).
 
-    Raises RecipeError when no recipe matches the request, UsageError when it is empty.
+    Raises RecipeError when no recipe matches the request, UsageError when it is empty, InputError
+    when it is longer than :data:`MAX_REQUEST_CHARS`.
     """
     if not isinstance(request, str) or not request.strip():
         raise UsageError("empty request: describe the manifest you want, e.g. \"volcano job, 4 workers x 8 GPUs\"")
+    if len(request) > MAX_REQUEST_CHARS:  # every interface: reading time grows with the text
+        raise InputError(f"the request is {len(request):,} characters long; at most {MAX_REQUEST_CHARS:,} "
+                         "(describe one manifest)")
     recipes = load_recipes() if recipes is None else recipes
     ranked = match_recipes(request, recipes, k=3)
     if not ranked or ranked[0][1] < MIN_SCORE:
