@@ -173,7 +173,7 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     "fresh20.yaml": (0.81, 0, 1),
     "fresh21.yaml": (0.92, 0, 1),
     # held out once (0.579 and 0.632; 0.558 and 0.621 on the code they were written against), tuned on since
-    "fresh22.yaml": (0.66, 1, 5),
+    "fresh22.yaml": (0.67, 1, 6),
     "fresh23.yaml": (0.74, 2, 9),
     # held out, never tuned on: the levels measured now (fresh24 0.656 as on the code it was written against,
     # fresh25 0.570 against 0.581 there)
