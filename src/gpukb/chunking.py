@@ -161,7 +161,7 @@ def chunk_docs(
         intro_extra = ""
         if d.aliases or d.tags:
             intro_extra = f"\n\n{KEYWORDS_PREFIX}" + ", ".join([*d.aliases, *d.tags])
-        body = _with_section_aliases(d.body, getattr(d, "section_aliases", None) or {})
+        body = _with_section_aliases(d.body, d.section_aliases)
         # Put keywords into the introduction (before the first ## heading).
         m = re.search(r"^##\s", body, re.M)
         body = (body[: m.start()].rstrip() + intro_extra + "\n\n" + body[m.start():]) if m else body + intro_extra

@@ -326,16 +326,10 @@ _PHRASE_TOKEN = re.compile(r"[a-z0-9]+(?:[./'][a-z0-9]+)*")
 
 def _phrase_run(question: list[str], heading: list[str]) -> int:
     """The longest run of words the heading shares with the question in the same order."""
-    best = 0
-    prev = [0] * (len(heading) + 1)
-    for qt in question:
-        cur = [0] * (len(heading) + 1)
-        for j, ht in enumerate(heading):
-            if qt == ht:
-                cur[j + 1] = prev[j] + 1
-                best = max(best, cur[j + 1])
-        prev = cur
-    return best
+    from difflib import SequenceMatcher
+
+    return SequenceMatcher(None, question, heading, autojunk=False).find_longest_match(
+        0, len(question), 0, len(heading)).size
 
 
 def heading_rerank(hits: list[SectionHit], question: str, sections: Mapping[str, Any],

@@ -195,11 +195,9 @@ def _check_request(request: str) -> str:
         raise InputError("the request is not valid UTF-8 text") from None
     if not request.strip():
         raise UsageError('empty request: describe the manifest you want, e.g. "volcano job, 4 workers x 8 GPUs"')
-    from ..recipes.generation import MAX_REQUEST_CHARS  # one limit for every interface
+    from ..recipes.generation import check_length  # the library's one limit
 
-    if len(request) > MAX_REQUEST_CHARS:
-        raise InputError(f"the request is {len(request):,} characters long; at most {MAX_REQUEST_CHARS:,} "
-                         "(describe one manifest)")
+    check_length(request)
     return request
 
 

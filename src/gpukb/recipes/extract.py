@@ -591,7 +591,6 @@ def _bump_named(text: str) -> str:
 _ENUMERATOR = re.compile(r"(?m)^([ \t]*)\d{1,2}[.)][ \t]+(?=\S)")
 
 
-# a form's field line: "Replicas: 3", "GPUs per replica: 2 (A100)", "- kind: PyTorchJob"
 # a JSON list of names a command printed ('[ "ng-cpu", "ng-p4d-spot-1" ]', '"nodegroups": [ ... ]')
 _JSON_LIST = re.compile(r"\[\s*(\"[A-Za-z0-9][\w.-]*\"(?:\s*,\s*\"[A-Za-z0-9][\w.-]*\")+)\s*,?\s*\]")
 # words of a description that pick nothing among pasted names ("the two spot groups", "the on-demand one")
@@ -602,9 +601,8 @@ _PICK_SYNONYMS = {"on-demand": {"on-demand", "ondemand", "od"}, "ondemand": {"on
 # a form's field line, read from the request as written: its label and its value
 _FORM_FIELD = re.compile(r"(?m)^[ \t]*(?:[-*][ \t]+)?(?P<label>[A-Za-z][\w ./()-]{0,40}?)[ \t]*:[ \t]+(?P<value>\S[^\n]*?)[ \t]*$")
 _FORM_STOP = frozenset({"the", "of", "a", "an", "in", "for", "to", "is", "our", "my", "your", "their", "its", "and"})
+# a form's field line: "Replicas: 3", "GPUs per replica: 2 (A100)", "- kind: PyTorchJob"
 _FORM_LINE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?[A-Za-z][\w .()/-]{0,40}?:[ \t]+\S")
-
-
 # a row of a two-column table of names and amounts: "  training            5000"
 _TABLE_ROW = re.compile(r"^[ \t]*[A-Za-z][\w.-]*[ \t]+-?\d[\d,]*[ \t]*(?:(?:<-|#|--).*)?$")
 
@@ -2104,6 +2102,10 @@ class _Extractor:
         ok, val = self._ok(name, value)
         if not ok:
             return None
+        return self._from_paste(name, val, value, path)
+
+    def _from_paste(self, name: str, val: Any, value: Any, path: tuple[str, ...]) -> str:
+        """Set ``name`` to ``val``, read from a pasted ``value`` under the key ``path``."""
         at = self.text.find(str(value))
         self.result.values[name] = val
         self.result.spans[name] = (at, at + len(str(value))) if at >= 0 else (0, 0)
@@ -2137,11 +2139,7 @@ class _Extractor:
             return None
         if name in self.result.values:  # said in words too: the same value is that one, read twice
             return name if self.result.values[name] == val else None
-        at = self.text.find(str(value))
-        self.result.values[name] = val
-        self.result.spans[name] = (at, at + len(str(value))) if at >= 0 else (0, 0)
-        self.from_paste[name] = path
-        return name
+        return self._from_paste(name, val, value, path)
 
     def _pasted_names(self) -> dict[str, set[str]]:
         """The parameters whose values came from a pasted object, each with the words of the key it
@@ -2237,9 +2235,9 @@ class _Extractor:
         cues: dict[str, set[str]] = {}
         names: dict[str, set[str]] = {}
         for n, spec in self.recipe.properties.items():
-            if spec.get("type") not in ("integer", "string") or "pattern" in spec and spec["type"] == "string" \
-                    and re.search(r"\[KMGTP]|Ki|Gi", str(spec["pattern"])):
-                continue
+            if spec.get("type") not in ("integer", "string") or (
+                    spec["type"] == "string" and re.search(r"\[KMGTP]|Ki|Gi", str(spec.get("pattern", "")))):
+                continue  # sizes are left to their own rules
             names[n] = {_singular(w) for w in n.lower().split("_")}
             words = set(names[n])
             for r in self.recipe.extract.get(n) or _DEFAULT_RULES.get(n, []):
@@ -2248,19 +2246,20 @@ class _Extractor:
             cues[n] = words - _FORM_STOP
         if not cues:
             return
+        from bisect import bisect_right
+        from itertools import accumulate
+
         lines = self.raw.split("\n")
-        starts = [0]
-        for ln in lines:
-            starts.append(starts[-1] + len(ln) + 1)
+        starts = list(accumulate((len(ln) + 1 for ln in lines), initial=0))
         for m in _FORM_FIELD.finditer(self.raw):
             # a form's label is written for people ("GPU budget", "Team name", "CPU"); a lowercase key
             # ("replicas: 2") or a line of nested YAML is a pasted object, read by its own rules
             text_label = m.group("label").strip()
             if not (text_label[0].isupper() or " " in text_label) or re.search(r"[a-z][A-Z]", text_label):
                 continue
-            i = next(k for k in range(len(starts) - 1) if starts[k] <= m.start() < starts[k + 1])
+            i = bisect_right(starts, m.start()) - 1
             indent = len(lines[i]) - len(lines[i].lstrip())
-            near = [ln for ln in lines[max(0, i - 1):i + 2] if ln.strip() and ln is not lines[i]]
+            near = [lines[k] for k in (i - 1, i + 1) if 0 <= k < len(lines) and lines[k].strip()]
             if any(len(ln) - len(ln.lstrip()) != indent for ln in near) or lines[i].rstrip().endswith(":"):
                 continue
             label = [_singular(w) for w in re.findall(r"[a-z]+", text_label.lower()) if w not in _FORM_STOP]
@@ -3311,14 +3310,14 @@ class _Extractor:
                 # plain word next to the cue
                 good = [t.group(0) for t in _REGEX_TOKEN.finditer(clause) if iv.is_valid(t.group(0))]
             if spec.get("type") == "array":
-                good = self._pasted_named(name, m, rule, good)
+                good = self._pasted_named(m, good)
             if good and self._free(m.span(1)):
                 ok, val = self._ok(name, good if spec.get("type") == "array" else good[0])
                 if ok:
                     return val, m.span(1)
         return None
 
-    def _pasted_named(self, name: str, m: re.Match[str], rule: dict[str, Any], good: list[str]) -> list[str]:
+    def _pasted_named(self, m: re.Match[str], good: list[str]) -> list[str]:
         """Items described by their parts where the request pasted the names to pick from ("[
         "ng-p4d-spot-1", "ng-p4d-ondemand" ] ... prefer the spot p4d group, then the on-demand one"):
         the pasted names that hold every described part; the items as written when none does."""

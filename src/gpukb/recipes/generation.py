@@ -82,6 +82,14 @@ class Generated:
 MAX_REQUEST_CHARS = 4000  # a request describes one manifest (pastes included)
 
 
+def check_length(request: str) -> None:
+    """InputError when ``request`` is longer than :data:`MAX_REQUEST_CHARS` (for every interface:
+    reading time grows with the text)."""
+    if len(request) > MAX_REQUEST_CHARS:
+        raise InputError(f"the request is {len(request):,} characters long; at most {MAX_REQUEST_CHARS:,} "
+                         "(describe one manifest)")
+
+
 def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = None) -> Generated:
     """Pick a recipe for ``request``, fill its parameters from the text, render and validate.
 
@@ -94,9 +102,7 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
     """
     if not isinstance(request, str) or not request.strip():
         raise UsageError("empty request: describe the manifest you want, e.g. \"volcano job, 4 workers x 8 GPUs\"")
-    if len(request) > MAX_REQUEST_CHARS:  # every interface: reading time grows with the text
-        raise InputError(f"the request is {len(request):,} characters long; at most {MAX_REQUEST_CHARS:,} "
-                         "(describe one manifest)")
+    check_length(request)
     recipes = load_recipes() if recipes is None else recipes
     ranked = match_recipes(request, recipes, k=3)
     if not ranked or ranked[0][1] < MIN_SCORE:
