@@ -154,6 +154,8 @@ class Extraction:
     # per parameter: a number stated right next to its cue that the schema's bounds reject, the words
     # it came from and why ("time-slice every GPU 200 ways" against a maximum of 128)
     out_of_range: dict[str, tuple[Any, tuple[int, int], str]] = field(default_factory=dict)
+    # parts of a pasted definition from another system that no parameter took, as written
+    unread: list[str] = field(default_factory=list)
 
     def used(self) -> dict[str, str]:
         """parameter -> the words of the request its value came from."""
@@ -4545,11 +4547,102 @@ def _extract(recipe: Recipe, text: str) -> Extraction:
     return full
 
 
+def _locate(text: str, piece: str, start: int = 0) -> tuple[int, int] | None:
+    """Where ``piece`` of the request as written stands in its normalised ``text``."""
+    piece = piece.strip()
+    if not piece:
+        return None
+    at = text.find(piece, start)
+    if at < 0:
+        at = text.lower().find(piece.lower(), start)
+    if at < 0:  # normalising rewrote part of it: anchor on its first and last words
+        words = piece.split()
+        a = text.find(words[0], start)
+        b = text.find(words[-1], a) if a >= 0 else -1
+        if a < 0 or b < 0 or b - a > 2 * len(piece) + 20:
+            return None
+        return a, b + len(words[-1])
+    return at, at + len(piece)
+
+
+def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
+    """``full`` with what a pasted definition from another system says (a batch script, a compose
+    service, a launcher; see :mod:`.foreign`) filling the parameters the request's words left open,
+    or read only from inside that paste."""
+    from .foreign import translate
+
+    facts, boiler, blocks = translate(text)
+    if not facts:
+        return full
+    clauses: list[tuple[int, int, Any]] = []
+    pos = 0
+    for f in facts:
+        clauses.append((pos, pos + len(f.words), f))
+        pos += len(f.words) + 2
+    syn = _Extractor(recipe, ", ".join(f.words for f in facts)).run()
+    where = [_locate(full.text, text[a:b]) for a, b in blocks]
+    inside_block = [w for w in where if w]
+
+    def inside(span: tuple[int, int] | None) -> bool:
+        return span is not None and any(a <= span[0] and span[1] <= b for a, b in inside_block)
+
+    taken: list[tuple[int, int]] = []
+    for name, value in syn.values.items():
+        sa, _sb = syn.spans.get(name, (0, 0))
+        fact = next((f for a, b, f in clauses if a <= sa < b + 1), None)
+        if fact is None:
+            continue
+        span = _locate(full.text, text[fact.start:fact.end])
+        if name in full.values:
+            if span:
+                taken.append(span)  # said in words too, or changed by them: understood either way
+            if not _paste_misread(full.values[name], value, inside(full.spans.get(name)), facts):
+                continue  # the request's words win over what runs today, and so does a change they make to it
+        full.values[name] = value
+        full.spans[name] = span or (0, 0)
+        full.cues[name] = []
+        if name in full.conflicts and (inside(full.conflicts[name][1]) or not full.conflicts[name][1][1]):
+            full.conflicts.pop(name)
+        full.out_of_range.pop(name, None)
+        if span:
+            taken.append(span)
+    taken += [sp for a, b in boiler if (sp := _locate(full.text, text[a:b]))]
+    # the rest of each block is reported as written, line by line: what the new manifest leaves out
+    for block in inside_block:
+        full.covered.append(block)
+        for line in re.finditer(r"[^\n]+", full.text[block[0]:block[1]]):
+            a, b = block[0] + line.start(), block[0] + line.end()
+            cuts = sorted((max(a, x), min(b, y)) for x, y in taken if x < b and a < y)
+            pos = a
+            for x, y in [*cuts, (b, b)]:
+                piece = full.text[pos:x].strip(" \t\"'`,;:[]{}()-")
+                if x > pos and re.search(r"[A-Za-z0-9]", piece) and not piece.startswith("```"):
+                    full.unread.append(piece)
+                pos = max(pos, y)
+    return full
+
+
+def _paste_misread(said: Any, pasted: Any, from_paste: bool, facts: list[Any]) -> bool:
+    """Did the request's own reading of a pasted definition go wrong where the definition's format
+    reads it right? Only for a value read from inside the paste: a key read as a value
+    ("jobName"), part of a value (a repository without its tag), or a value run on past the
+    paste's end. A number read there is kept: the words may have changed it ("halve the shm")."""
+    if not from_paste or said == pasted:
+        return False
+    if isinstance(said, str) and isinstance(pasted, str):
+        if re.match(r"\d", said) and re.match(r"\d", pasted):
+            return False  # an amount: kept, like a number
+        return said in pasted or pasted in said or not any(said in f.words for f in facts)
+    if isinstance(said, list) and isinstance(pasted, list):
+        return said[:len(pasted)] == pasted or pasted[:len(said)] == said
+    return False
+
+
 def extract_params(recipe: Recipe, text: str) -> Extraction:
     """Parameter values found in ``text`` for ``recipe`` (only those found)."""
     text = fence_pastes(text)
     token = _FLAGGED.set(bool(_HAS_FLAG.search(text)))
     try:
-        return _extract(recipe, text)
+        return _with_foreign(recipe, text, _extract(recipe, text))
     finally:
         _FLAGGED.reset(token)

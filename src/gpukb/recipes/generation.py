@@ -309,8 +309,8 @@ def _unused_runs(recipe: Recipe, ext: Extraction) -> tuple[list[str], int]:
         current.append((tok, a, b))
     if current:
         runs.append(current)
-    out: list[str] = []
-    content = 0
+    out: list[str] = list(ext.unread)  # a pasted definition's lines no parameter took, as written
+    content = sum(len(u.split()) for u in ext.unread)
     for run in runs:
         while run and run[0][0].lower() in _LEAD:
             run = run[1:]

@@ -1,0 +1,540 @@
+"""Job and service definitions from other systems, read as the words a request would use.
+
+People moving to Kubernetes paste what they run today: a PBS or LSF batch script, a
+docker-compose service, a SageMaker launcher, a Ray cluster file, a Helm chart's values, or
+a JSON export of some scheduler UI. Each of these formats says the same few things (a
+name, an image, how many nodes, GPUs and CPUs per node, a queue, an array of tasks) with
+its own keys. :func:`translate` reads each known format and returns those things as
+:class:`Fact` objects: canonical words ("4 nodes", "4 gpus per node", "named x") with the
+span of the request they came from. The extractor reads the facts' words with the
+recipe's own rules and lets them fill what the request's words leave open (a value the
+user states in words always wins over the paste).
+
+A format is data: a name, a test that finds its blocks, and a reader that turns a block
+into facts. Add one to :data:`FORMATS`. Anything a reader recognises but cannot say in
+the canonical words stays uncovered, so it is reported as not understood.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import yaml
+
+__all__ = ["Fact", "Format", "FORMATS", "translate", "GPUS_PER_INSTANCE"]
+
+
+@dataclass(frozen=True)
+class Fact:
+    """Canonical words for one thing a pasted definition says, and where it says it."""
+
+    words: str
+    start: int
+    end: int
+    fmt: str
+
+
+@dataclass(frozen=True)
+class Format:
+    """A foreign format: ``find`` yields the (start, end) of each block of it in a request;
+    ``read`` turns the text of one block into facts (offsets within the block) and the spans
+    of the block that are boilerplate of the format (understood, saying nothing to change)."""
+
+    name: str
+    find: Callable[[str], Iterator[tuple[int, int]]]
+    read: Callable[[str], tuple[list[tuple[str, int, int]], list[tuple[int, int]]]]
+
+
+# GPUs per instance of the common AWS GPU instance types (EC2 accelerated computing docs); a
+# SageMaker "ml." type has the same hardware as the EC2 type it names.
+GPUS_PER_INSTANCE: dict[str, int] = {
+    **{f"p3.{s}": n for s, n in (("2xlarge", 1), ("8xlarge", 4), ("16xlarge", 8))},
+    "p3dn.24xlarge": 8, "p4d.24xlarge": 8, "p4de.24xlarge": 8, "p5.48xlarge": 8, "p5e.48xlarge": 8,
+    "p5en.48xlarge": 8,
+    **{f"{fam}.{s}": 1 for fam in ("g4dn", "g5", "g6", "g6e") for s in ("xlarge", "2xlarge", "4xlarge", "8xlarge",
+                                                                          "16xlarge")},
+    **{f"{fam}.{s}": n for fam in ("g5", "g6", "g6e") for s, n in (("12xlarge", 4), ("24xlarge", 4),
+                                                                   ("48xlarge", 8))},
+    "g4dn.12xlarge": 4, "g4dn.metal": 8,
+}
+
+
+def _gib(size: str) -> str | None:
+    """A batch system's memory size ("384gb", "64G", "500MB") as a Kubernetes quantity."""
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([kmgtp]?)(?:i?b)?", size.strip().lower())
+    if not m:
+        return None
+    unit = {"k": "Ki", "m": "Mi", "g": "Gi", "t": "Ti", "p": "Pi", "": "Mi"}[m.group(2)]
+    return f"{m.group(1)}{unit}"
+
+
+# ---------------------------------------------------------------- batch schedulers
+
+
+def _options(line: str, with_value: frozenset[str]) -> Iterator[tuple[str, str, int, int]]:
+    """The ``-opt value`` pairs of a command or directive line, with the span of each pair;
+    a lone flag yields an empty value. The command after the options yields ``("", cmd)``."""
+    toks = [(m.group(0), m.start(), m.end()) for m in re.finditer(r"\"[^\"]*\"|'[^']*'|\S+", line)]
+    i = 0
+    while i < len(toks):
+        tok, a, b = toks[i]
+        if tok.startswith("-") and len(tok) > 1:
+            if tok in with_value and i + 1 < len(toks):
+                val, _a2, b2 = toks[i + 1]
+                yield tok, val.strip("\"'"), a, b2
+                i += 2
+                continue
+            yield tok, "", a, b
+            i += 1
+            continue
+        # the first bare word after the options opens the command
+        yield "", line[a:].strip(), a, len(line.rstrip())
+        return
+
+
+def _lines(block: str, prefix: str) -> Iterator[tuple[str, int]]:
+    """The lines of ``block`` that start with ``prefix`` (directives or a command), with their offsets."""
+    for m in re.finditer(rf"(?m)^[ \t]*(?:\$[ \t]*)?{prefix}[^\n]*", block):
+        yield m.group(0), m.start()
+
+
+def _find_lines(rx: str) -> Callable[[str], Iterator[tuple[int, int]]]:
+    """Blocks made of lines that match ``rx`` (one block per run of such lines, other lines between
+    allowed when they are comments, blank or shell)."""
+    line_rx = re.compile(rf"(?m)^[ \t]*(?:\$[ \t]*)?{rx}[^\n]*")
+
+    def find(text: str) -> Iterator[tuple[int, int]]:
+        for m in line_rx.finditer(text):
+            yield m.span()
+
+    return find
+
+
+_PBS_VALUED = frozenset({"-N", "-q", "-l", "-J", "-A", "-P", "-o", "-e", "-j", "-m", "-M", "-W", "-v", "-S"})
+
+
+def _read_pbs(line: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
+    facts: list[tuple[str, int, int]] = []
+    boiler: list[tuple[int, int]] = []
+    body = re.sub(r"^[ \t]*(?:\$[ \t]*)?(?:#PBS|qsub)", lambda m: " " * len(m.group(0)), line)
+    head = re.match(r"[ \t]*(?:\$[ \t]*)?(?:#PBS|qsub)", line)
+    if head:
+        boiler.append(head.span())
+    for opt, val, a, b in _options(body, _PBS_VALUED):
+        if opt == "-N" and val:
+            facts.append((f"named {val}", a, b))
+        elif opt == "-q" and val:
+            facts.append((f"queue {val}", a, b))
+        elif opt == "-J" and val:
+            arr = re.fullmatch(r"(\d+)-(\d+)(?::\d+)?(?:%(\d+))?", val)
+            if arr:
+                n = int(arr.group(2)) - int(arr.group(1)) + 1
+                facts.append((f"{n} tasks" + (f", {arr.group(3)} at a time" if arr.group(3) else ""), a, b))
+        elif opt == "-l" and val:
+            facts += _pbs_resources(val, a + body[a:b].index(val))
+        elif opt in ("-j", "-o", "-e"):
+            boiler.append((a, b))  # where the output goes: the pod's log is read with kubectl logs
+    return facts, boiler
+
+
+def _pbs_resources(val: str, at: int) -> list[tuple[str, int, int]]:
+    """``select=4:ncpus=32:ngpus=4:mem=384gb`` (PBS Pro) or ``nodes=2:ppn=16:gpus=4`` (Torque)."""
+    out: list[tuple[str, int, int]] = []
+    for chunk in re.finditer(r"[^,]+", val):
+        parts = chunk.group(0).split(":")
+        first = re.fullmatch(r"(select|nodes)=(\d+)", parts[0])
+        off = at + chunk.start()
+        if first:
+            out.append((f"{first.group(2)} nodes", off, off + len(parts[0])))
+            parts_at = off + len(parts[0]) + 1
+            rest = parts[1:]
+        else:
+            parts_at, rest = off, parts
+        for p in rest:
+            kv = re.fullmatch(r"(\w+)=(\S+)", p)
+            if kv:
+                key, v = kv.group(1).lower(), kv.group(2)
+                phrase = {"ngpus": f"{v} gpus per node", "gpus": f"{v} gpus per node",
+                          "ncpus": f"{v} cpus per node", "ppn": f"{v} cpus per node"}.get(key)
+                if key == "mem" and _gib(v):
+                    phrase = f"{_gib(v)} memory per node"
+                if phrase:
+                    out.append((phrase, parts_at, parts_at + len(p)))
+            parts_at += len(p) + 1
+    return out
+
+
+_LSF_VALUED = frozenset({"-J", "-q", "-n", "-R", "-gpu", "-M", "-W", "-o", "-e", "-P", "-G", "-m", "-app", "-sla",
+                         "-u", "-cwd", "-outdir", "-We", "-g"})
+
+
+def _read_lsf(line: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
+    facts: list[tuple[str, int, int]] = []
+    boiler: list[tuple[int, int]] = []
+    head = re.match(r"[ \t]*(?:\$[ \t]*)?(?:#BSUB|bsub)", line)
+    if head:
+        boiler.append(head.span())
+    body = " " * head.end() + line[head.end():] if head else line
+    slots: tuple[int, int, int] | None = None
+    ptile: int | None = None
+    opts = list(_options(body, _LSF_VALUED))
+    for opt, val, a, b in opts:
+        if opt == "-J" and val:
+            arr = re.fullmatch(r"([\w.-]+)\[(\d+)-(\d+)(?::\d+)?\](?:%(\d+))?", val)
+            if arr:
+                n = int(arr.group(3)) - int(arr.group(2)) + 1
+                facts.append((f"named {arr.group(1)}, {n} tasks" + (f", {arr.group(4)} at a time" if arr.group(4)
+                                                                    else ""), a, b))
+            else:
+                facts.append((f"named {val}", a, b))
+        elif opt == "-q" and val:
+            facts.append((f"queue {val}", a, b))
+        elif opt == "-n" and val.isdigit():
+            slots = (int(val), a, b)
+        elif opt == "-R" and val:
+            pt = re.search(r"span\[\s*ptile\s*=\s*(\d+)\s*\]", val)
+            if pt:
+                ptile = int(pt.group(1))
+                boiler.append((a, b)) if re.fullmatch(r"\s*span\[\s*ptile\s*=\s*\d+\s*\]\s*", val) else None
+        elif opt == "-gpu" and val:
+            num = re.search(r"num\s*=\s*(\d+)", val)
+            if num:
+                # the GPUs each host gives the job; other settings of the request stay to be reported
+                inner = body[a:b]
+                k = inner.index(num.group(0))
+                facts.append((f"{num.group(1)} gpus per node", a + k, a + k + len(num.group(0))))
+                boiler.append((a, a + len(opt)))
+        elif opt == "-M" and _gib(val):
+            facts.append((f"{_gib(val)} memory per node", a, b))
+        elif opt in ("-o", "-e"):
+            boiler.append((a, b))
+        elif opt == "" and val:
+            facts.append((f"command: {val}", a, b))
+    if slots:
+        n, a, b = slots
+        if ptile:
+            facts.append((f"{math.ceil(n / ptile)} nodes", a, b))
+        else:
+            facts.append((f"{n} tasks", a, b))
+    return facts, boiler
+
+
+# ---------------------------------------------------------------- YAML definitions
+
+
+def _yaml_blocks(key_rx: str) -> Callable[[str], Iterator[tuple[int, int]]]:
+    """Blocks of YAML whose top level has a key matching ``key_rx``: a fenced block, or the run of
+    lines from such a key at column 0 to the first unindented line that is not YAML."""
+
+    def find(text: str) -> Iterator[tuple[int, int]]:
+        for m in re.finditer(rf"(?m)^{key_rx}\s*:", text):
+            start = m.start()
+            # go back to the top of the YAML document this key belongs to
+            while start > 0:
+                prev = text.rfind("\n", 0, start - 1) + 1
+                line = text[prev:start - 1]
+                if line.startswith("```") or not line.strip() or not re.match(r"(?:[\w\"'-]+\s*:|\s+\S|-\s)", line):
+                    break
+                start = prev
+            end = m.end()
+            for ln in re.finditer(r"[^\n]*(?:\n|$)", text[m.end():]):
+                s = ln.group(0)
+                if not s:
+                    break
+                if s.startswith("```") or (s.strip() and not s.startswith((" ", "\t", "-"))
+                                           and not re.match(r"[\w\"'.-]+\s*:", s)):
+                    break
+                end = m.end() + ln.end()
+            yield start, end
+
+    return find
+
+
+def _load(block: str) -> object:
+    try:
+        return yaml.safe_load(block[:20000])
+    except yaml.YAMLError:
+        return None
+
+
+def _span_of(block: str, pattern: str, start: int = 0) -> tuple[int, int] | None:
+    m = re.search(pattern, block[start:])
+    return (start + m.start(), start + m.end()) if m else None
+
+
+def _key_line(block: str, key: str, start: int = 0) -> tuple[int, int] | None:
+    """The span of the line that holds ``key:`` in ``block`` at or after ``start``."""
+    return _span_of(block, rf"(?m)^[ \t]*(?:-[ \t]*)?[\"']?{re.escape(key)}[\"']?[ \t]*:[^\n]*", start)
+
+
+def _command(v: object) -> str | None:
+    if isinstance(v, list) and all(isinstance(x, (str, int, float)) for x in v):
+        return " ".join(str(x) for x in v)
+    return v if isinstance(v, str) and v.strip() else None
+
+
+def _read_compose(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
+    data = _load(block)
+    facts: list[tuple[str, int, int]] = []
+    boiler: list[tuple[int, int]] = []
+    if not isinstance(data, dict) or not isinstance(data.get("services"), dict):
+        return facts, boiler
+    services = {k: v for k, v in data["services"].items() if isinstance(v, dict)}
+    if not services:
+        return facts, boiler
+
+    def gpus(svc: dict) -> object:
+        devs = (((svc.get("deploy") or {}).get("resources") or {}).get("reservations") or {}).get("devices") or []
+        for d in devs if isinstance(devs, list) else []:
+            if isinstance(d, dict) and ("gpu" in (d.get("capabilities") or []) or d.get("driver") == "nvidia"):
+                if d.get("count") is not None:
+                    return d["count"]
+                if isinstance(d.get("device_ids"), list):
+                    return len(d["device_ids"])
+        return None
+
+    # the service that uses GPUs, or the only one
+    pick = [k for k, v in services.items() if gpus(v) is not None] or list(services)
+    if len(pick) != 1:
+        return facts, boiler
+    name = pick[0]
+    svc = services[name]
+    for key in ("services", "deploy", "resources", "reservations", "devices", "limits", "version", "restart",
+                "runtime", "capabilities", "driver", "healthcheck"):
+        for m in re.finditer(rf"(?m)^[ \t]*(?:-[ \t]*)?{key}[ \t]*:[^\n]*", block):
+            boiler.append(m.span())
+    at = _key_line(block, str(name))
+    if at:
+        facts.append((f"named {svc.get('container_name') or name}", *at))
+    if isinstance(svc.get("image"), str) and (sp := _key_line(block, "image")):
+        facts.append((f"image {svc['image']}", *sp))
+    cmd = _command(svc.get("command"))
+    if cmd and (sp := _key_line(block, "command")):
+        facts.append((f"command: {cmd}", *sp))
+    n = gpus(svc)
+    if isinstance(n, int) and (sp := _key_line(block, "count") or _key_line(block, "device_ids")):
+        facts.append((f"{n} gpus", *sp))
+    limits = ((svc.get("deploy") or {}).get("resources") or {}).get("limits") or {}
+    if limits.get("cpus") is not None and (sp := _key_line(block, "cpus")):
+        facts.append((f"{limits['cpus']} cpus", *sp))
+    mem = limits.get("memory") or svc.get("mem_limit")
+    if isinstance(mem, str) and _gib(mem) and (sp := _key_line(block, "memory") or _key_line(block, "mem_limit")):
+        facts.append((f"{_gib(mem)} memory", *sp))
+    replicas = (svc.get("deploy") or {}).get("replicas")
+    if isinstance(replicas, int) and (sp := _key_line(block, "replicas")):
+        facts.append((f"{replicas} replicas", *sp))
+    shm = svc.get("shm_size")
+    if isinstance(shm, str) and _gib(shm) and (sp := _key_line(block, "shm_size")):
+        facts.append((f"shm {_gib(shm)}", *sp))
+    ports = svc.get("ports")
+    if isinstance(ports, list) and len(ports) == 1:
+        port = re.search(r"(\d+)(?:/\w+)?$", str(ports[0]))
+        sp = _span_of(block, re.escape(str(ports[0])))
+        if port and sp:
+            facts.append((f"port {port.group(1)}", *sp))
+    test = (svc.get("healthcheck") or {}).get("test") if isinstance(svc.get("healthcheck"), dict) else None
+    url = re.search(r"(?:https?://)?[\w.-]+:\d+(/[\w./-]*)", " ".join(map(str, test)) if isinstance(test, list)
+                    else str(test or ""))
+    if url and (sp := _key_line(block, "test")):
+        facts.append((f"readiness on {url.group(1)}", *sp))
+    return facts, boiler
+
+
+def _read_helm_values(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
+    """A chart's values: ``image.repository`` with ``image.tag`` is one image; ``replicaCount``
+    is the replicas."""
+    data = _load(block)
+    facts: list[tuple[str, int, int]] = []
+    if not isinstance(data, dict) or "kind" in data or "apiVersion" in data:
+        return facts, []
+    image = data.get("image")
+    if isinstance(image, dict) and isinstance(image.get("repository"), str):
+        repo, tag = image["repository"], image.get("tag")
+        ref = f"{repo}:{tag}" if tag not in (None, "") and ":" not in repo.split("/")[-1] else repo
+        sp = _key_line(block, "repository")
+        if sp:
+            end = (_key_line(block, "tag", sp[1]) or sp)[1]
+            facts.append((f"image {ref}", sp[0], end))
+    if isinstance(data.get("replicaCount"), int) and (sp := _key_line(block, "replicaCount")):
+        facts.append((f"{data['replicaCount']} replicas", *sp))
+    return facts, []
+
+
+def _read_ray(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
+    """A Ray cluster launcher file or a KubeRay RayCluster: the GPU worker group's count and GPUs."""
+    data = _load(block)
+    facts: list[tuple[str, int, int]] = []
+    boiler: list[tuple[int, int]] = []
+    if not isinstance(data, dict):
+        return facts, boiler
+    groups: list[tuple[dict, int, int | None, int | None, int | None]] = []  # (group, gpus, min, max, replicas)
+    for g in (data.get("available_node_types") or {}).values() if isinstance(data.get("available_node_types"),
+                                                                            dict) else []:
+        if isinstance(g, dict):
+            gpu = (g.get("resources") or {}).get("GPU") if isinstance(g.get("resources"), dict) else None
+            if isinstance(gpu, int) and gpu > 0:
+                groups.append((g, gpu, g.get("min_workers"), g.get("max_workers"), None))
+    spec = data.get("spec") if isinstance(data.get("spec"), dict) else data
+    for g in spec.get("workerGroupSpecs") or [] if isinstance(spec, dict) else []:
+        if not isinstance(g, dict):
+            continue
+        gpu = (g.get("rayStartParams") or {}).get("num-gpus")
+        if gpu is None:
+            found = re.search(r"nvidia\.com/gpu['\"]?\s*:\s*['\"]?(\d+)", json.dumps(g))
+            gpu = found.group(1) if found else None
+        if gpu is not None and str(gpu).isdigit() and int(gpu) > 0:
+            groups.append((g, int(gpu), g.get("minReplicas"), g.get("maxReplicas"), g.get("replicas")))
+    if len(groups) != 1:
+        return facts, boiler
+    _g, gpu, lo, hi, n = groups[0]
+    sp = (_span_of(block, rf"[\"']?GPU[\"']?\s*:\s*{gpu}\b") or _span_of(block, rf"num-gpus[\"']?\s*:\s*[\"']?{gpu}\b")
+          or (0, 0))
+    facts.append((f"{gpu} gpus per worker", *sp))
+    if isinstance(lo, int) and isinstance(hi, int) and lo == hi:
+        n = lo
+    if isinstance(n, int) and n > 0:
+        sp = _key_line(block, "replicas") or _key_line(block, "min_workers") or (0, 0)
+        facts.append((f"{n} workers", *sp))
+    elif isinstance(lo, int) and isinstance(hi, int) and hi > lo:
+        sp = _key_line(block, "min_workers") or _key_line(block, "minReplicas") or (0, 0)
+        facts.append((f"between {max(lo, 1)} and {hi} workers", *sp))
+    if isinstance(data.get("cluster_name"), str) and (sp := _key_line(block, "cluster_name")):
+        facts.append((f"named {data['cluster_name']}", *sp))
+    return facts, boiler
+
+
+# ---------------------------------------------------------------- Python launchers
+
+
+_KWARG = re.compile(r"(?<![\w.])(\w+)\s*=\s*(\"[^\"\n]*\"|'[^'\n]*'|\d+(?:\.\d+)?)")
+
+
+def _find_sagemaker(text: str) -> Iterator[tuple[int, int]]:
+    if not re.search(r"sagemaker|instance_type\s*=|instance_count\s*=|\bEstimator\(|HuggingFaceModel\(", text, re.I):
+        return
+    hits = [m for m in _KWARG.finditer(text) if m.group(1) in _SAGEMAKER_KEYS or m.group(1) in ("env",)]
+    if hits:
+        yield hits[0].start(), hits[-1].end()
+    env = re.search(r"env\s*=\s*\{[^}]*\}", text)
+    if env:
+        yield env.span()
+
+
+_SAGEMAKER_KEYS = frozenset({"instance_count", "initial_instance_count", "instance_type", "image_uri",
+                             "base_job_name", "job_name", "endpoint_name", "container_startup_health_check_timeout"})
+
+
+def _read_sagemaker(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
+    facts: list[tuple[str, int, int]] = []
+    if re.match(r"env\s*=", block):
+        for m in re.finditer(r"[\"'](\w+)[\"']\s*:\s*[\"']([^\"']+)[\"']", block):
+            key, v = m.group(1), m.group(2)
+            if key in ("HF_MODEL_ID", "MODEL_ID"):
+                facts.append((f"model {v}", *m.span()))
+            elif key == "SM_NUM_GPUS" and v.isdigit():
+                facts.append((f"{v} gpus", *m.span()))
+        return facts, []
+    for m in _KWARG.finditer(block):
+        key, v = m.group(1), m.group(2).strip("\"'")
+        if key == "instance_count":
+            facts.append((f"{v} nodes", *m.span()))
+        elif key == "initial_instance_count":
+            facts.append((f"{v} replicas", *m.span()))
+        elif key == "instance_type":
+            n = GPUS_PER_INSTANCE.get(re.sub(r"^ml\.", "", v))
+            if n:
+                facts.append((f"{n} gpus per node", *m.span()))
+        elif key == "image_uri" and m.group(2)[0] in "\"'":
+            facts.append((f"image {v}", *m.span()))
+        elif key in ("base_job_name", "job_name", "endpoint_name"):
+            facts.append((f"named {v}", *m.span()))
+        elif key == "container_startup_health_check_timeout":
+            facts.append((f"{v} seconds to start", *m.span()))
+    return facts, []
+
+
+# ---------------------------------------------------------------- JSON exports
+
+_NAME_KEYS = frozenset({"name", "jobname", "job_name", "appname", "app_name", "servicename", "service_name",
+                        "workloadname", "deploymentname", "runname", "run_name"})
+_NAMESPACE_KEYS = frozenset({"ns", "namespace", "k8snamespace", "kubenamespace"})
+
+
+def _find_json(text: str) -> Iterator[tuple[int, int]]:
+    """A one-level JSON object of scalars, as a scheduler UI or a script exports a job."""
+    for m in re.finditer(r"\{[^{}\[\]\n]{0,600}\}", text):
+        body = m.group(0)
+        if body.count(":") >= 2 and re.search(r"\"\w+\"\s*:", body):
+            try:
+                data = json.loads(body)
+            except ValueError:
+                continue
+            if isinstance(data, dict) and len(data) >= 2 and not {"apiVersion", "kind"} & set(data):
+                yield m.span()
+
+
+def _key_words(key: str) -> list[str]:
+    return [w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", key)]
+
+
+def _read_json(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
+    data = json.loads(block)
+    facts: list[tuple[str, int, int]] = []
+    for key, v in data.items():
+        if isinstance(v, (dict, list)) or v is None:
+            continue
+        sp = _span_of(block, rf"\"{re.escape(key)}\"\s*:\s*[^,}}]*")
+        if not sp:
+            continue
+        low = key.lower()
+        words = " ".join(_key_words(key))
+        if low in _NAME_KEYS:
+            facts.append((f"named {v}", *sp))
+        elif low in _NAMESPACE_KEYS:
+            facts.append((f"namespace {v}", *sp))
+        elif isinstance(v, bool):
+            facts.append((f"{words} {'on' if v else 'off'}", *sp))
+        elif isinstance(v, (int, float)):
+            facts.append((f"{v} {words}", *sp))
+        else:
+            facts.append((f"{words} {v}", *sp))
+    return facts, []
+
+
+FORMATS: tuple[Format, ...] = (
+    Format("pbs", _find_lines(r"(?:#PBS\b|qsub\s)"), _read_pbs),
+    Format("lsf", _find_lines(r"(?:#BSUB\b|bsub\s)"), _read_lsf),
+    Format("compose", _yaml_blocks("services"), _read_compose),
+    Format("helm-values", _yaml_blocks(r"(?:image|replicaCount)"), _read_helm_values),
+    Format("ray", _yaml_blocks(r"(?:available_node_types|cluster_name|spec|apiVersion)"), _read_ray),
+    Format("sagemaker", _find_sagemaker, _read_sagemaker),
+    Format("json", _find_json, _read_json),
+)
+
+
+def translate(text: str) -> tuple[list[Fact], list[tuple[int, int]], list[tuple[int, int]]]:
+    """The facts of every foreign definition pasted into ``text``, the spans of their
+    boilerplate, and the spans of the blocks they were read from."""
+    facts: list[Fact] = []
+    boiler: list[tuple[int, int]] = []
+    blocks: list[tuple[int, int]] = []
+    seen: set[tuple[int, int]] = set()
+    for fmt in FORMATS:
+        for a, b in fmt.find(text):
+            if (a, b) in seen or b <= a or any(x < b and a < y for x, y in blocks):
+                continue  # a block inside one read already ("env={...}" of a launcher) is part of it
+            try:
+                got, plate = fmt.read(text[a:b])
+            except (ValueError, TypeError, AttributeError, KeyError):
+                continue
+            if not got:
+                continue
+            seen.add((a, b))
+            blocks.append((a, b))
+            facts += [Fact(w, a + x, a + y, fmt.name) for w, x, y in got]
+            boiler += [(a + x, a + y) for x, y in plate]
+    return facts, boiler, blocks

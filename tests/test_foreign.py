@@ -1,0 +1,144 @@
+"""Definitions pasted from other systems (batch scripts, compose, launchers, chart values, JSON
+exports) are read as what they say, fill what the request's words leave open, and what no
+parameter takes is reported as written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpukb.recipes import generate
+from gpukb.recipes.foreign import translate
+from gpukb.recipes.model import load_recipes
+
+ROOT = Path(__file__).resolve().parents[1]
+RECIPES = load_recipes(ROOT / "recipes")
+
+
+def _words(text: str) -> list[str]:
+    return [f.words for f in translate(text)[0]]
+
+
+def test_pbs_directives():
+    script = "#!/bin/bash\n#PBS -N llm-sft\n#PBS -q gpuq\n#PBS -l select=2:ncpus=48:ngpus=8:mem=512gb\n"
+    assert _words(script) == ["named llm-sft", "queue gpuq", "2 nodes", "48 cpus per node", "8 gpus per node",
+                              "512Gi memory per node"]
+
+
+def test_torque_nodes_and_pbs_array():
+    assert _words("qsub -J 1-40%5 -l nodes=3:ppn=16:gpus=2 run.sh") == [
+        "40 tasks, 5 at a time", "3 nodes", "16 cpus per node", "2 gpus per node"]
+
+
+def test_lsf_slots_over_hosts_make_nodes():
+    words = _words('bsub -J lm-eval -n 24 -R "span[ptile=8]" -gpu "num=8" -q short python eval.py --shard 0')
+    assert "named lm-eval" in words and "3 nodes" in words and "8 gpus per node" in words
+    assert "command: python eval.py --shard 0" in words and "queue short" in words
+
+
+def test_lsf_job_array_with_a_limit():
+    assert _words('bsub -J "embed[1-1000]%50" -gpu "num=1" ./embed.sh')[0] == "named embed, 1000 tasks, 50 at a time"
+
+
+def test_compose_service_with_gpu_devices():
+    compose = """services:
+  redis:
+    image: redis:7
+  asr:
+    image: ghcr.io/acme/asr:2.0
+    command: ["python", "serve.py"]
+    shm_size: 8gb
+    ports: ["9090:8080"]
+    deploy:
+      resources:
+        limits:
+          cpus: "6"
+        reservations:
+          devices:
+            - driver: nvidia
+              device_ids: ["0", "1"]
+              capabilities: [gpu]
+"""
+    words = _words(compose)
+    assert words[:3] == ["named asr", "image ghcr.io/acme/asr:2.0", "command: python serve.py"]
+    assert {"2 gpus", "6 cpus", "shm 8Gi", "port 8080"} <= set(words)
+
+
+def test_sagemaker_launcher_and_instance_gpus():
+    code = 'est = PyTorch(entry_point="train.py", instance_count=3, instance_type="ml.g5.48xlarge", role=role)'
+    assert _words(code) == ["3 nodes", "8 gpus per node"]
+
+
+def test_json_export_keys_read_as_words():
+    assert _words('{"runName": "nightly-eval", "namespace": "ml", "gpuCount": 2, "preemptible": true}') == [
+        "named nightly-eval", "namespace ml", "2 gpu count", "preemptible on"]
+
+
+def test_a_manifest_is_no_foreign_definition():
+    assert _words('{"apiVersion": "v1", "kind": "Pod", "metadata": 1}') == []
+    assert _words("apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n") == []
+
+
+# --- end to end: the recipe's own rules read the words; the request's words win
+
+
+def test_pbs_script_as_a_pytorchjob():
+    g = generate("Porting my PBS job to a PyTorchJob, namespace speech:\n```\n#PBS -N whisper-ft\n"
+                 "#PBS -l select=3:ncpus=24:ngpus=4:mem=200gb\n#PBS -l walltime=12:00:00\n```", RECIPES, llm=False)
+    assert g.recipe == "pytorchjob"
+    assert {k: g.params[k] for k in ("name", "nodes", "gpus", "cpu", "memory", "namespace")} == {
+        "name": "whisper-ft", "nodes": 3, "gpus": 4, "cpu": 24, "memory": "200Gi", "namespace": "speech"}
+    assert any("walltime=12:00:00" in u for u in g.unused)  # no parameter takes it: reported as written
+
+
+def test_lsf_array_as_an_indexed_job():
+    g = generate('indexed job please, this is the LSF line:\nbsub -J "ocr[1-120]%10" -gpu "num=1" ./ocr_page.sh',
+                 RECIPES, llm=False)
+    assert g.recipe == "indexed-job"
+    assert (g.params["name"], g.params["completions"], g.params["parallelism"]) == ("ocr", 120, 10)
+    assert g.params["command"] == ["./ocr_page.sh"]
+
+
+def test_compose_words_win_and_unread_lines_are_reported():
+    g = generate("""turn this into a gpu pod, but with 2 GPUs:
+```yaml
+services:
+  notebook:
+    image: quay.io/jupyter/pytorch-notebook:cuda12
+    ports: ["8888:8888"]
+    environment:
+      - JUPYTER_TOKEN=abc
+    deploy:
+      resources:
+        reservations:
+          devices:
+            - driver: nvidia
+              count: 1
+              capabilities: [gpu]
+```""", RECIPES, llm=False)
+    assert g.recipe == "gpu-pod"
+    assert (g.params["name"], g.params["gpus"]) == ("notebook", 2)
+    assert g.params["image"] == "quay.io/jupyter/pytorch-notebook:cuda12"
+    assert any("8888:8888" in u for u in g.unused) and any("JUPYTER_TOKEN=abc" in u for u in g.unused)
+    assert not any("capabilities" in u or "driver" in u for u in g.unused)  # the format's own wiring
+
+
+def test_helm_values_image_is_repository_and_tag():
+    g = generate("plain Deployment instead of the chart, named rerank:\n```yaml\nreplicaCount: 3\nimage:\n"
+                 "  repository: nvcr.io/nvidia/tritonserver\n  tag: 24.10-py3\n```", RECIPES, llm=False)
+    assert g.recipe == "gpu-inference-deployment"
+    assert g.params["image"] == "nvcr.io/nvidia/tritonserver:24.10-py3" and g.params["replicas"] == 3
+
+
+def test_a_change_the_words_make_to_a_pasted_amount_is_kept():
+    g = generate("compose to k8s Deployment please, 2 replicas, and halve the shm, 16gb was overkill.\n\n"
+                 "services:\n  llm:\n    image: vllm/vllm-openai:v0.6.3\n    shm_size: 16gb\n", RECIPES, llm=False)
+    assert g.params["shm_size"] == "8Gi" and g.params["replicas"] == 2 and g.params["name"] == "llm"
+    assert not any("shm_size" in u for u in g.unused)
+
+
+@pytest.mark.parametrize("text", ["#PBS -l select=abc", "bsub", "services: [1, 2]", '{"a": 1}',
+                                  "services:\n  a: {image: 1}\n  b: {image: 2}\n"])
+def test_odd_definitions_give_no_facts_and_no_error(text):
+    translate(text)  # never raises
