@@ -402,8 +402,9 @@ def _read_ray(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, i
     elif isinstance(lo, int) and isinstance(hi, int) and hi > lo:
         sp = _key_line(block, "min_workers") or _key_line(block, "minReplicas") or (0, 0)
         facts.append((f"between {max(lo, 1)} and {hi} workers", *sp))
-    if isinstance(data.get("cluster_name"), str) and (sp := _key_line(block, "cluster_name")):
-        facts.append((f"named {data['cluster_name']}", *sp))
+    named = _key_line(block, "cluster_name")
+    if isinstance(data.get("cluster_name"), str) and named:
+        facts.append((f"named {data['cluster_name']}", *named))
     return facts, boiler
 
 
