@@ -1624,3 +1624,47 @@ def test_priority_tiers_as_a_table_and_the_one_pronoun():
     g = generate("priority classes: call the high one chat-live with priority 500000 and the low one sweep at 10", llm=False)
     assert (g.params["production_name"], g.params["production_value"], g.params["research_name"],
             g.params["research_value"]) == ("chat-live", 500000, "sweep", 10), g.params
+
+
+@pytest.mark.parametrize("text", [
+    "mps, 6 clients per card, without the driver or the container toolkit",
+    "time slicing x3; our hosts already have the nvidia driver and the toolkit installed",
+    "mig config all-1g.10gb. The driver comes with the OS image, and so does the toolkit.",
+])
+def test_a_state_said_of_several_stack_components_is_said_of_each(text):
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert (g.params["driver_enabled"], g.params["toolkit_enabled"]) == (False, False), (g.recipe, g.params)
+
+
+def test_a_reply_quoting_a_proposal_changes_only_what_it_says():
+    from gpukb.recipes import generate
+
+    g = generate("> plan: vllm deployment for Qwen/Qwen2.5-7B-Instruct in ns chat, 2 replicas, 1 GPU each\n"
+                 "lgtm, but 4 replicas please", llm=False)
+    assert (g.params["replicas"], g.params["gpus"], g.params["namespace"]) == (4, 1, "chat"), g.params
+    # a message that is all quote is read as it stands
+    g = generate("> vllm deployment for Qwen/Qwen2.5-7B-Instruct, 2 replicas", llm=False)
+    assert g.params["replicas"] == 2
+
+
+@pytest.mark.parametrize("text, param, bad", [
+    ("keda for whisper-api, scale back to zero after an hour idle", "deployment", "back"),
+    ("cluster autoscaler expander: prefer .*gpu-spot.*, and if none, fall back to .*gpu-od.*", "fallback_groups", ["back"]),
+    ("onboard team vision: 16 GPUs. nobody there will ever need more than 4 GPUs in one pod", "tenant", "ever"),
+])
+def test_adverbs_are_never_names(text, param, bad):
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert g.params.get(param) != bad, g.params
+
+
+def test_a_name_assigned_or_renamed_to_is_taken():
+    from gpukb.recipes import generate
+
+    g = generate("mig layout, seven 1g.10gb per A100, with the configmap renamed to a100-layouts", llm=False)
+    assert g.params["configmap_name"] == "a100-layouts", g.params
+    g = generate("kueue cq name=research-cq, lq=everyone, 16 gpus", llm=False)
+    assert g.params["local_queue"] == "everyone", g.params

@@ -68,6 +68,14 @@ _ABBREVIATIONS = {"production": ["prod"], "priority": ["prio"], "development": [
                   "namespace": ["ns"], "replicas": ["reps"], "value": ["val"], "configuration": ["config", "cfg"],
                   "scheduler": ["sched"], "mount": ["mnt"]}
 
+# words that are never a name unless quoted or assigned: adverbs and particles ("scale back down", "fall
+# back to", "nobody on the team ever needs"), pronouns of people and things, verbs of naming ("renamed to
+# x") and the fields an object carries ("the namespace annotations")
+_NEVER_NAMES = frozenset("""back ever never again already still always anyway instead rather even too away around
+later earlier soon maybe perhaps probably actually really basically please thanks either neither whatever whichever
+someone anyone everyone nobody somebody everybody nothing something anything everything yes okay renamed named
+called titled labelled labeled tagged annotations labels selectors settings permissions defaults options""".split())
+
 # words that frame a value and are never one ("release is called kps", "the existing pvc x")
 # words that relate a name to a pattern rather than give it ("name contains h200", "name starts with")
 _RELATION_WORDS = frozenset({"contains", "contain", "containing", "includes", "include", "including", "matches",
@@ -629,8 +637,44 @@ def _form_lines(text: str) -> str:
     return "\n".join(lines)
 
 
+# the GPU stack's components that a request turns on or off together ("without the driver and the toolkit")
+_COMPONENT = (r"(?:(?:nvidia\s+)?(?:container\s+)?toolkit|(?:nvidia\s+)?drivers?|device[\s-]plugin|dcgm(?:[\s-]exporter)?|"
+              r"gfd|gpu\s+feature\s+discovery|nfd|node\s+feature\s+discovery|mig[\s-]manager|validator|"
+              r"service\s*monitor)")
+_COMPONENTS = rf"((?:the\s+)?{_COMPONENT}(?:\s*,\s*(?:the\s+)?{_COMPONENT})*\s*,?\s+(?:and|or|nor)\s+(?:the\s+)?{_COMPONENT})"
+_WITHOUT_LIST = re.compile(rf"\b(without|no)\s+{_COMPONENTS}\b", re.I)
+# "already have the driver and container toolkit installed": the components' state said after them
+_HAVE_LIST = re.compile(rf"\b(?:already\s+)?(?:have|has|come\s+with|ship\s+with)\s+{_COMPONENTS}\s+"
+                        rf"(?:already\s+)?(installed|pre-?installed|on\s+(?:them|it|the\s+hosts?|the\s+nodes?))\b", re.I)
+# "the driver ships with DGX OS and so does the container toolkit": the second component shares the state
+_SO_DOES = re.compile(rf"\b(?:and\s+)?so\s+(?:does|do|is|are|has|have)\s+((?:the\s+)?{_COMPONENT})\b", re.I)
+_PREINSTALLED = re.compile(r"\b(?:pre-?installed|already\s+installed|baked|built\s+in(?:to)?|ships?\s+with|shipped|"
+                           r"comes?\s+with|bundled|part\s+of\s+the\s+(?:image|ami|os))\b", re.I)
+
+
+def _components(text: str) -> str:
+    """A state or a negation said of several GPU stack components at once, said of each."""
+    if not re.search(_COMPONENT, text, re.I):
+        return text
+
+    def parts(listed: str) -> list[str]:
+        # each component by its short name ("the nvidia container toolkit" is "the toolkit")
+        return [re.sub(r"\b(?:nvidia|container)\s+", "", p, flags=re.I)
+                for p in re.split(r"\s*,\s*(?:and|or|nor)?\s*|\s+(?:and|or|nor)\s+", listed.strip(" ,")) if p]
+
+    text = _WITHOUT_LIST.sub(lambda m: " and ".join(f"{m.group(1)} {p}" for p in parts(m.group(2))), text)
+    text = _HAVE_LIST.sub(lambda m: " and ".join(f"{p} pre-installed" for p in parts(m.group(1))), text)
+
+    def so_does(m: re.Match[str]) -> str:
+        clause = text[max(0, text.rfind(".", 0, m.start()) + 1):m.start()]
+        return f"and {m.group(1)} is pre-installed" if _PREINSTALLED.search(clause) else m.group(0)
+
+    return _SO_DOES.sub(so_does, text)
+
+
 def normalise_text(text: str) -> str:
     text = _form_lines(text)
+    text = _components(text)
     text = re.sub(r"\s*\u2014\s*", ", ", text)  # an em dash breaks the clause: "twelve — no, make it ten — and"
     if len(_ENUMERATOR.findall(text)) >= 2:  # "1. production class: x" a numbered list's markers are no amounts
         text = _ENUMERATOR.sub(r"\1- ", text)
@@ -1927,6 +1971,8 @@ class _Extractor:
             tok = tok.rstrip(".,;:)") if tok.count("(") <= tok.count(")") - 1 or "(" not in tok else tok.rstrip(".,;:")
             if tok.lower() in _STOP or (tok.lower() in _RELATION_WORDS and m.start(1) and self.text[m.start(1) - 1] not in "\"'`"):
                 continue  # "name contains h200" states a condition on a value, not the value
+            if tok.lower() in _NEVER_NAMES and not re.search(r"[\"'`=:]\s*$", self.text[max(0, m.start(1) - 3):m.start(1)]):
+                continue  # ... unless quoted or assigned ("lq=everyone")
             span = (m.start(1), m.start(1) + len(tok))
             if self._free(span):
                 yield tok, span
@@ -2457,7 +2503,7 @@ class _Extractor:
         pat = (rf"{words}\s*(?:[:=]\s*|,\s*(?=[\"'`]?[\w.-]+[\"'`]?\s*(?:[.;!]|$))|\(\s*(?=[\w.-]+\s*\))|[<>]=?\s*|"
                rf"(?:is|are|was)\s*[:=]\s*|"
                rf"(?:(?:is|are|was)\s+(?:named|called)|named|called|(?:(?:of|with)\s+(?:the\s+)?)?name(?:\s+is|\s*[:=])?|is|of|"
-               rf"to\s+[a-z]+\s+(?:is|should\s+be|will\s+be)|to|at|"  # "the program to launch is x"
+               rf"to\s+[a-z]+\s+(?:is|should\s+be|will\s+be)|(?:renamed|changed|switched)(?:\s+to)?|to|at|"  # "the program to launch is x"
                rf"(?:must|should|will|shall|needs?\s+to|has\s+to)\s+be)\s+)?"
                rf"(?:(?:the|a|an|our|my|their|just|only|simply)\s+)?")
         is_command = _COMMAND_NAME.search(name) and \
@@ -3208,6 +3254,9 @@ class _Extractor:
                     return val, (m.start(), m.start()) if rule.get("shared") else span
                 continue
             g = g.rstrip(".,;:) ")
+            if g.lower() in _NEVER_NAMES and spec.get("type") == "string" and not spec.get("enum") and \
+                    not re.search(r"[\"'`=:]\s*$", self.text[max(0, span[0] - 3):span[0]]):
+                continue  # "scale back down to zero": an adverb, not the object's name
             cover = m.span()  # the rule's own words around the value are understood too
             if rule.get("near") and self._named_for_other(name, span):
                 continue  # "expireAfter 36h, consolidateAfter: 10m": 36h is named for the other field
@@ -4515,9 +4564,23 @@ def _state_spans(text: str) -> list[tuple[int, int]]:
     return out
 
 
+# a line quoted from an earlier message in a reply ("> proposal: 1 replica" then "+1, but make it 3")
+_QUOTED_LINE = re.compile(r"(?m)^[ \t]*>[^\n]*")
+
+
+def _quoted_spans(text: str) -> list[tuple[int, int]]:
+    """The lines a reply quotes, when the reply says something of its own: what was said before."""
+    quoted = [m.span() for m in _QUOTED_LINE.finditer(text)]
+    if not quoted:
+        return []
+    rest = _QUOTED_LINE.sub("", text)
+    return quoted if re.search(r"[A-Za-z0-9]", rest) else []
+
+
 def _extract(recipe: Recipe, text: str) -> Extraction:
     ex = _Extractor(recipe, text)
     state = _state_spans(ex.text) if _STATE.search(ex.text) or _DESCRIBED.search(ex.text) else []
+    state = sorted(state + [sp for a, b in _quoted_spans(text) if (sp := _locate(ex.text, text[a:b]))])
     full = ex.run()
     if not state:
         return full
