@@ -1668,3 +1668,13 @@ def test_a_name_assigned_or_renamed_to_is_taken():
     assert g.params["configmap_name"] == "a100-layouts", g.params
     g = generate("kueue cq name=research-cq, lq=everyone, 16 gpus", llm=False)
     assert g.params["local_queue"] == "everyone", g.params
+
+
+def test_reading_a_request_with_another_recipe_never_fails():
+    """Any recipe may be asked to read any request (to compare what each understands); an
+    object listed with a field its sorted slot has no place for is no error."""
+    from gpukb.recipes.model import load_recipes
+
+    recipes = {r.id: r for r in load_recipes()}
+    ext = extract_params(recipes["priority-classes"], "onboard vision: 8 GPUs, priority 3000 and they may preempt")
+    assert "production_name" not in ext.values

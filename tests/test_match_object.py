@@ -168,3 +168,17 @@ def test_a_gpu_model_or_product_label_names_no_recipe():
     assert top.id == "gpu-pod", top.id
     # ... while a model still reads as a GPU in a recipe's phrase
     assert match_recipes("a pod spec that grabs two A10G cards, image nvidia/cuda:12.4.1-base-ubuntu22.04")[0][0].id == "gpu-pod"
+
+
+@pytest.mark.parametrize("text, want", [
+    # one component's recipe is named, yet every detail is a setting of the ClusterPolicy
+    ("keep operator v26.3.3, driver version 580.65.06, runtime crio and the dcgm exporter servicemonitor switched on",
+     "gpu-operator-clusterpolicy"),
+    # the request reads as a GPU pod, but its details are those of the model cache recipe
+    ("gpu pod sdxl-warm with 1 GPU, the model cache mounted at /cache with 80Gi, ephemeral request 100Gi and "
+     "limit 200Gi", "model-cache-ephemeral"),
+])
+def test_a_recipe_that_reads_clearly_more_of_the_request_wins(text, want):
+    from gpukb.recipes import generate
+
+    assert generate(text, llm=False).recipe == want

@@ -3925,10 +3925,12 @@ class _Extractor:
         with ``slots_by`` the items fill the slots from the highest value of that field down.
         Taken only when there are exactly as many items as slots and every field has a place."""
         slots: list[dict[str, str]] = rule.get("slots") or []
-        if not slots or len(items) != len(slots) or any(set(i) - set(s) for i, s in zip(items, slots)):
+        if not slots or len(items) != len(slots):
             return False
         by = rule.get("slots_by")
         ordered = sorted(items, key=lambda i: -float(i.get(by, 0))) if by else items
+        if any(set(i) - set(s) for i, s in zip(ordered, slots)):
+            return False  # a field the slot it falls into has no place for ("preempt" of the top class)
         pairs = [(slot[f], v) for item, slot in zip(ordered, slots) for f, v in item.items()]
         if any(p in self.result.values or not self._ok(p, v)[0] for p, v in pairs):
             return False

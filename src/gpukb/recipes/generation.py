@@ -120,6 +120,20 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
         if _not_understood(alt, alt_ext) + margin < _not_understood(recipe, ext):
             recipe, score, ext = alt, alt_score, alt_ext
             ranked = [ranked[1], ranked[0], *ranked[2:]]
+    if recipe.id not in target_ids(request, recipes):
+        # a recipe further behind that reads clearly more of the request (more of its details
+        # fill parameters, fewer words left unread) is what the request describes: "operator
+        # v26.3.3, CRI-O, driver pinned to X, enable the dcgm servicemonitor" names one
+        # component's recipe, yet every detail is a ClusterPolicy setting
+        for alt, alt_score in ranked[1:3]:
+            if alt is recipe or alt_score < _FAR * score:
+                continue
+            alt_ext = extract_params(alt, request)
+            if len(alt_ext.values) >= len(ext.values) + _MORE_PARAMS and \
+                    _not_understood(alt, alt_ext) + _FEWER_UNREAD <= _not_understood(recipe, ext):
+                recipe, score, ext = alt, alt_score, alt_ext
+                ranked = [(alt, alt_score), *[(r, s) for r, s in ranked if r is not alt]]
+                break
     found = dict(ext.values)
     reading = None
     if llm is not False:
@@ -180,6 +194,9 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
 _NEAR_TIE = 0.95  # a second recipe scoring this close to the best is compared by what it understands
 _CLOSE = 0.7  # ... and one this close when it leaves at least _CLOSE_MARGIN fewer content words unread
 _CLOSE_MARGIN = 2
+_FAR = 0.25  # ... and one further behind when it fills _MORE_PARAMS more parameters and leaves
+_MORE_PARAMS = 2  # _FEWER_UNREAD fewer content words unread
+_FEWER_UNREAD = 3
 
 
 def _not_understood(recipe: Recipe, ext: Extraction) -> int:
