@@ -1678,3 +1678,29 @@ def test_reading_a_request_with_another_recipe_never_fails():
     recipes = {r.id: r for r in load_recipes()}
     ext = extract_params(recipes["priority-classes"], "onboard vision: 8 GPUs, priority 3000 and they may preempt")
     assert "production_name" not in ext.values
+
+
+@pytest.mark.parametrize("text, param, units, gpus", [
+    ("volcano job: 6 workers, 48 GPUs in total, queue ml", "workers", 6, 8),
+    ("vllm deployment for Qwen/Qwen2.5-7B-Instruct, 3 replicas, a budget of 6 gpus", "replicas", 3, 2),
+    ("pytorchjob, 4 nodes with 8 gpus each, 32 gpus in total", "nodes", 4, 8),
+])
+def test_a_total_of_gpus_is_split_over_the_pods(text, param, units, gpus):
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert (g.params[param], g.params["gpus"]) == (units, gpus), g.params
+    assert not any("total" in u for u in g.unused), g.unused
+
+
+@pytest.mark.parametrize("text, why", [
+    ("volcano job: 5 workers, 12 GPUs in total", "do not split evenly over 5"),
+    ("pytorchjob with 16 GPUs in total", "say how many pods"),
+])
+def test_a_total_is_never_read_as_a_per_pod_amount(text, why):
+    from gpukb.errors import ParameterError
+    from gpukb.recipes import generate
+
+    with pytest.raises(ParameterError, match=why) as err:
+        generate(text, llm=False)
+    assert err.value.parameter == "gpus"

@@ -4703,11 +4703,55 @@ def _paste_misread(said: Any, pasted: Any, from_paste: bool, facts: list[Any]) -
     return False
 
 
+# "a budget of 32 GPUs", "32 GPUs in total": an amount of GPUs for the whole job
+_TOTAL_GPUS = re.compile(r"\b(?:total|budget|overall|altogether)\s+(?:is\s+|of\s+|[:=]\s*)?(\d+)\s*(?:gpus?|cards?)\b|"
+                         r"\b(\d+)\s*(?:gpus?|cards?)\s+(?:in\s+total|total|overall|altogether|in\s+all)\b", re.I)
+# the parameters that count the pods a per-pod amount is given to
+_UNITS = ("nodes", "workers", "replicas", "members")
+
+
+def _per_unit_from_total(recipe: Recipe, full: Extraction) -> Extraction:
+    """A total of GPUs for a recipe that takes GPUs per pod, split over the pods the request counts
+    ("32 GPUs total, split evenly across 4 machines" is 8 per pod), when it divides evenly."""
+    spec = recipe.properties.get("gpus") or {}
+    if not re.search(r"\bper\s+(?:worker\s+)?(?:pod|replica|worker|node)\b", str(spec.get("description", ""))):
+        return full
+    m = _TOTAL_GPUS.search(full.text)
+    if not m:
+        return full
+    total = int(m.group(1) or m.group(2))
+    units = next((full.values[p] for p in _UNITS if isinstance(full.values.get(p), int) and full.values[p] > 0), None)
+    said = full.values.get("gpus")
+    rejected = full.out_of_range.get("gpus")
+    if units and said is not None and said * units == total:
+        full.covered.append(m.span())  # "4 nodes with 8 gpus each, 32 in total": the total agrees
+        return full
+    if not (said is None or said == total or (rejected is not None and str(rejected[0]) == str(total))):
+        return full
+    if units == 1:
+        return full
+    if not units or total % units:
+        # never a total read as a per-pod amount: say what is missing instead
+        why = (f"{total} GPUs in total do not split evenly over {units} pods" if units else
+               f"{total} GPUs is a total; say how many pods (or GPUs per pod)")
+        full.values.pop("gpus", None)
+        full.conflicts.pop("gpus", None)
+        full.out_of_range["gpus"] = (total, m.span(), why)
+        return full
+    if _prop_validator(json.dumps(spec, sort_keys=True)).is_valid(total // units):
+        full.values["gpus"] = total // units
+        full.spans["gpus"] = m.span()
+        full.out_of_range.pop("gpus", None)
+        full.conflicts.pop("gpus", None)
+        full.covered.append(m.span())
+    return full
+
+
 def extract_params(recipe: Recipe, text: str) -> Extraction:
     """Parameter values found in ``text`` for ``recipe`` (only those found)."""
     text = fence_pastes(text)
     token = _FLAGGED.set(bool(_HAS_FLAG.search(text)))
     try:
-        return _with_foreign(recipe, text, _extract(recipe, text))
+        return _per_unit_from_total(recipe, _with_foreign(recipe, text, _extract(recipe, text)))
     finally:
         _FLAGGED.reset(token)
