@@ -1704,3 +1704,33 @@ def test_a_total_is_never_read_as_a_per_pod_amount(text, why):
     with pytest.raises(ParameterError, match=why) as err:
         generate(text, llm=False)
     assert err.value.parameter == "gpus"
+
+
+@pytest.mark.parametrize("text, want", [
+    ("gpu pod, 1 gpu. Namespace is tracking.", "tracking"),
+    ("rwx claim 200Gi on efs-sc that I can mount from my namespace, speech-lab, please", "speech-lab"),
+    ("one gpu pod with the cuda base image in my sandbox bob-exp", "bob-exp"),
+    ("rwx pvc of 2Ti on filestore-rwx; it must live in genomics.", "genomics"),
+    ("pytorchjob, 2 nodes x 8 gpus. Our namespace on the new cluster is nlp-lab.", "nlp-lab"),
+])
+def test_a_teams_own_place_is_the_namespace(text, want):
+    from gpukb.recipes import generate
+
+    assert generate(text, llm=False).params["namespace"] == want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("hpa for sdxl on DCGM_FI_DEV_GPU_UTIL at 70, and name the hpa itself sdxl-hpa", "sdxl-hpa"),
+    ("the vllm deployment for Qwen/Qwen2.5-7B-Instruct crashed; recreate it as qwen-chat with 2 GPUs", "qwen-chat"),
+])
+def test_the_name_an_object_is_to_get(text, want):
+    from gpukb.recipes import generate
+
+    assert generate(text, llm=False).params["name"] == want
+
+
+def test_a_name_given_to_another_object_stays_with_it():
+    from gpukb.recipes import generate
+
+    g = generate("dra pod that claims one 1g.10gb MIG device; call the template small-mig", llm=False)
+    assert g.params.get("name") != "small-mig" and g.params["claim_template"].startswith("small-mig"), g.params

@@ -100,6 +100,17 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
              {"name": True}],
     "namespace": [{"regex": r"(?<![\w-])(?:(?-i:-n)|--namespace)(?:\s+|=)([a-z0-9][-a-z0-9]*[a-z0-9])(?![\w-])"},  # kubectl's
                   {"after": ["namespace", "ns"]}, {"before": ["namespace", "ns"]},
+                  # "from my namespace, dl-team, and ...", "in my space alice-dev", "my group's area on the
+                  # cluster is dl-research": a team's own place, named after it
+                  {"regex": r"\b(?:my|our|their|his|her|the\s+team's|[a-z]+'s)\s+(?:own\s+)?(?:namespace|ns|space|area|"
+                            r"corner|sandbox)(?:\s+on\s+(?:the|this|our)\s+(?:new\s+|shared\s+)?cluster)?\s*(?:,|\bis\b|:|=)?\s*"
+                            r"[`'\"]?(?!(?:on|in|at|is|for|of|the|a|an|and|with|to|from|will|should|has|was)\b)"
+                            r"([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?![\w-]|\.\w)"},
+                  # "the PVC should be in training.": where the object is to be, ending the clause
+                  {"regex": r"\b(?:should|will|must|can|has\s+to|needs\s+to)\s+(?:be|go|live|run|sit)\s+in(?:to)?\s+"
+                            r"(?!(?:the|a|an|our|my|parallel|total|order|place|front|case|one|each|addition|practice|"
+                            r"queue|pool|zone|region|cluster|partition|namespace|ns|kubernetes|k8s|prod|production)\b)"
+                            r"[`'\"]?([a-z][a-z0-9]*(?:-[a-z0-9]+)*)[`'\"]?(?=\s*(?:[.;,!?\n]|$))"},
                   # "the llama deployment in inference-prod", "everything in serving": a place after "in"
                   # is the namespace when it is hyphenated or follows the object the request is about
                   {"regex": r"\bin\s+(?:the\s+)?(?!(?:[a-z]{2}(?:-gov)?-[a-z]+-\d)(?![\w-]))([a-z][a-z0-9]*-[-a-z0-9]*[a-z0-9])(?![\w.-])"},
@@ -2652,9 +2663,12 @@ class _Extractor:
         # "everything a team needs", "the team wants": a verb right after the cue noun is no name
         if self.text[span[0]:span[1]].lower() in _VERBS_AFTER_NOUN:
             return True
-        # "a new team is coming": a participle after "is" is the verb's, not a name
+        # "a new team is coming": a participle after "is" is the verb's, not a name (but "Namespace is
+        # scoring." states the value the parameter's own noun takes)
         if re.search(r"\b(?:is|are|was|were)\s+$", self.text[max(0, span[0] - 8):span[0]], re.I) and \
-                re.fullmatch(r"[a-z]{3,}(?:ing|ed)", self.text[span[0]:span[1]]):
+                re.fullmatch(r"[a-z]{3,}(?:ing|ed)", self.text[span[0]:span[1]]) and not (
+                    re.search(r"\b(?:namespace|ns|name)\s+(?:is|was)\s+$", self.text[max(0, span[0] - 20):span[0]], re.I)
+                    and re.match(r"\s*(?:[.;,!\n]|$)", self.text[span[1]:])):
             return True
         # "our image is built on MPICH", "the queue is shared with": a passive verb and its preposition
         if re.search(r"\b(?:is|are|was|were)\s+$", self.text[max(0, span[0] - 8):span[0]], re.I) and \
@@ -2854,7 +2868,9 @@ class _Extractor:
         if name == "name":
             for tok, span in self._token_candidates(
                     rf"\b(?:renam(?:e|ed|ing)\s+(?:it|this|that|(?:the|our|my)\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:to|as|into)|"
-                    rf"(?:re)?deploy\s+(?:it|this|that)\s+as|"
+                    rf"(?:re-?)?(?:deploy|create|build|make|launch|submit|run)\s+(?:it|this|that)\s+as|"
+                    # "name the HPA itself llama-hpa", "call this one x", "name it x"
+                    rf"(?:name|call)\s+(?:it|this(?:\s+one)?|that(?:\s+one)?|the\s+[\w-]+\s+itself)|"
                     rf"(?:a|the)\s+new\s+(?:one|copy|version)(?:\s+(?:named|called)|\s*,)|new\s+name\s*(?:is|[:=])?)"
                     rf"\s*{_TOKEN}"):
                 if re.search(r"[-\d]", tok) or self._quoted(span) or re.match(r"\s*(?:[,.;:]|(?:in|on|with)\b|$)",
