@@ -142,3 +142,10 @@ def test_a_change_the_words_make_to_a_pasted_amount_is_kept():
                                   "services:\n  a: {image: 1}\n  b: {image: 2}\n"])
 def test_odd_definitions_give_no_facts_and_no_error(text):
     translate(text)  # never raises
+
+
+def test_unread_options_keep_their_dash_and_quotes():
+    g = generate('indexed job from this LSF line: bsub -J "tiles[1-64]%8" -P astro -gpu "num=1" ./tile.sh',
+                 RECIPES, llm=False)
+    assert (g.params["completions"], g.params["parallelism"]) == (64, 8)
+    assert "-P astro" in g.unused, g.unused

@@ -409,3 +409,10 @@ def test_an_overlong_request_is_refused_by_the_library_itself():
     assert len(big) > MAX_REQUEST_CHARS
     with pytest.raises(InputError, match="characters long"):
         generate(big, RECIPES, llm=False)
+
+
+def test_one_unread_detail_of_a_clause_is_reported_whole():
+    # a word inside the detail was read for a parameter; the detail is still reported as written
+    g = generate("dcgm alerts above 80 C, and page the on-call rotation \"gpu-oncall\" through opsgenie",
+                 RECIPES, llm=False)
+    assert any("page the on-call rotation" in u and "through opsgenie" in u for u in g.unused), g.unused

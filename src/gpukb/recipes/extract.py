@@ -4696,11 +4696,28 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
             cuts = sorted((max(a, x), min(b, y)) for x, y in taken if x < b and a < y)
             pos = a
             for x, y in [*cuts, (b, b)]:
-                piece = full.text[pos:x].strip(" \t\"'`,;:[]{}()-")
-                if x > pos and re.search(r"[A-Za-z0-9]", piece) and not piece.startswith("```"):
-                    full.unread.append(piece)
+                if x > pos:
+                    piece = _trimmed(full.text[pos:x])
+                    if re.search(r"[A-Za-z0-9]", piece) and not piece.startswith("```"):
+                        full.unread.append(piece)
                 pos = max(pos, y)
     return full
+
+
+def _trimmed(piece: str) -> str:
+    """A left-over piece of a pasted line without the separators around it; a quote or bracket
+    is kept when its partner is in the piece, and an option keeps its dash ("-q gpu_batch")."""
+    pairs = {"(": ")", "[": "]", "{": "}", ")": "(", "]": "[", "}": "{"}
+
+    def paired(ch: str) -> bool:
+        return piece.count(ch) >= 2 if ch in "\"'`" else pairs[ch] in piece
+
+    piece = re.sub(r"^[\s,;:]*(?:-\s+)?|[\s,;:]+$", "", piece)
+    while piece and piece[0] in "\"'`[{(" and not paired(piece[0]):
+        piece = piece[1:].strip(" ,;:")
+    while piece and piece[-1] in "\"'`]})" and not paired(piece[-1]):
+        piece = piece[:-1].strip(" ,;:")
+    return piece
 
 
 def _paste_misread(said: Any, pasted: Any, from_paste: bool, facts: list[Any]) -> bool:

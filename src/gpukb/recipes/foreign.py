@@ -105,7 +105,8 @@ def _lines(block: str, prefix: str) -> Iterator[tuple[str, int]]:
 def _find_lines(rx: str) -> Callable[[str], Iterator[tuple[int, int]]]:
     """Blocks made of lines that match ``rx`` (one block per run of such lines, other lines between
     allowed when they are comments, blank or shell)."""
-    line_rx = re.compile(rf"(?m)^[ \t]*(?:\$[ \t]*)?{rx}[^\n]*")
+    # a directive opens its line; a command may also follow words ("the LSF line: bsub -J x ...")
+    line_rx = re.compile(rf"(?m)(?:^[ \t]*(?:\$[ \t]*)?|(?<=[:`]\s)|(?<=`)){rx}[^\n`]*")
 
     def find(text: str) -> Iterator[tuple[int, int]]:
         for m in line_rx.finditer(text):

@@ -306,29 +306,37 @@ def _unused_runs(recipe: Recipe, ext: Extraction) -> tuple[list[str], int]:
 
     runs: list[list[tuple[str, int, int]]] = []
     current: list[tuple[str, int, int]] = []
+    clause = 0  # which clause each run is in; a run split by used words keeps its clause
+    clauses: list[int] = []
     prev_end = 0
     for m in _TOKEN.finditer(text):
         tok = m.group(0).rstrip(".,;:)")
         a, b = m.start(), m.start() + len(tok)
         # a clause ends at punctuation between words (not inside a value such as "0-3" or "a/b"), and
         # at a code fence
-        if current and (re.search(r"[,;!?\n]|\.(?:\s|$)|\s-\s|:\s|```", text[prev_end:a]) or tok.startswith("```")):
-            runs.append(current)
-            current = []
+        if re.search(r"[,;!?\n]|\.(?:\s|$)|\s-\s|:\s|```", text[prev_end:a]) or tok.startswith("```"):
+            if current:
+                runs.append(current)
+                clauses.append(clause)
+                current = []
+            clause += 1
         prev_end = b
         if tok.startswith("```"):
             continue
         if hits(used, a, b):
             if current:
                 runs.append(current)
+                clauses.append(clause)
                 current = []
             continue
         current.append((tok, a, b))
     if current:
         runs.append(current)
+        clauses.append(clause)
     out: list[str] = list(ext.unread)  # a pasted definition's lines no parameter took, as written
     content = sum(len(u.split()) for u in ext.unread)
-    for run in runs:
+    kept: list[tuple[int, int, int]] = []  # (clause, start, end) of each fragment reported
+    for run, at_clause in zip(runs, clauses):
         while run and run[0][0].lower() in _LEAD:
             run = run[1:]
         # ... but not a value joined to its key ("cleanPodPolicy=All")
@@ -354,8 +362,18 @@ def _unused_runs(recipe: Recipe, ext: Extraction) -> tuple[list[str], int]:
         start = run[0][1]
         while start > 0 and text[start - 1] == "-" and (start < 2 or not text[start - 2].isalnum()):
             start -= 1  # a flag keeps its dashes ("-t 48:00:00")
+        if kept and kept[-1][0] == at_clause and len(_TOKEN.findall(text[kept[-1][2]:start])) <= _GAP:
+            # "route the alert to the PagerDuty service": one detail of one clause, read whole, though
+            # a word inside it was read for a parameter
+            start = kept[-1][1]
+            kept.pop()
+            out.pop()
+        kept.append((at_clause, start, end))
         out.append(_balanced(" ".join(text[start:end].split())))
     return out, content
+
+
+_GAP = 3  # unread runs of one clause this few words apart are one fragment
 
 
 def _balanced(fragment: str) -> str:
