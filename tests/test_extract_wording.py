@@ -1734,3 +1734,14 @@ def test_a_name_given_to_another_object_stays_with_it():
 
     g = generate("dra pod that claims one 1g.10gb MIG device; call the template small-mig", llm=False)
     assert g.params.get("name") != "small-mig" and g.params["claim_template"].startswith("small-mig"), g.params
+
+
+@pytest.mark.parametrize("text, want", [
+    ("volcano queue serve, 40 gpus, and no other queue should be allowed to reclaim what it borrows", False),
+    ("volcano queue serve, 40 gpus; nobody can ever reclaim from it", False),
+    ("volcano queue scratch, 8 gpus, other queues may reclaim from it", True),
+])
+def test_a_permission_denied_to_everyone_is_a_negation(text, want):
+    from gpukb.recipes import generate
+
+    assert generate(text, llm=False).params["reclaimable"] is want

@@ -1014,7 +1014,10 @@ _KEEP = _verb_forms(_KEEP_VERBS)
 _DROP = _verb_forms(_DROP_VERBS)
 _NEG_BEFORE = (r"(?:don'?t|do\s+not|does\s+not|doesn'?t|should\s+not|shouldn'?t|must\s+not|mustn'?t|never|"
                r"no\s+need\s+(?:to|for)|not|won'?t|will\s+not|cannot|can'?t|can\s+not|need\s+not|needn'?t|"
-               r"without)")
+               r"without|nobody|no\s+one|no-one|noone|none\s+of\s+(?:the\s+)?\w+|no\s+other\s+\w+)")
+# the modal chain a negation may stand before ("nobody should be able to reclaim", "no one is allowed to")
+_MODAL_CHAIN = (r"(?:(?:should|may|might|can|could|will|would|must|shall|is|are|be|ever|able|allowed|permitted|"
+                r"supposed|get|gets|to)\s+){0,5}")
 _PRONOUN = r"(?:it|them|that|those|this)"
 # words that may stand between a state and the noun it qualifies ("pre-installed NVIDIA driver")
 _NOT_BETWEEN = r"(?!(?:and|or|but|so|then|while|is|are|was|were|not|no|keep|keeps|stay|stays)\b)"
@@ -3203,6 +3206,9 @@ class _Extractor:
         or None: it stands at most two words before the phrase, in the same clause."""
         lo = max(0, at - 40)
         m = re.search(rf"\b{_NEG_BEFORE}\s+(?:[\w'-]+\s+){{0,2}}?$", self.text[lo:at], re.I)
+        if m is None:
+            lo = max(0, at - 70)
+            m = re.search(rf"\b{_NEG_BEFORE}\s+{_MODAL_CHAIN}$", self.text[lo:at], re.I)
         return lo + m.start() if m else None
 
     def rule_flag(self, name: str, rule: dict[str, Any]):
@@ -3444,9 +3450,11 @@ class _Extractor:
                 if re.match(r"\s*[:=]", self.text[m.end():]) and re.match(r"(?:false|off|true|on)\s", m.group(0), re.I):
                     continue  # "enabled: false toolkit: enabled: true": a pasted key's value, then the next key
                 if self._free(m.span()):
-                    ok, val = self._ok(name, value)
+                    neg = self._negated_before(m.start()) if value else None
+                    # "nobody should be able to reclaim it", "no other queue may reclaim": said of no one
+                    ok, val = self._ok(name, value if neg is None else False)
                     if ok:
-                        return val, m.span()
+                        return val, (m.span() if neg is None else (neg, m.end()))
                 break
         return None
 
