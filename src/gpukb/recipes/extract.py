@@ -965,7 +965,7 @@ _NONE_OF = r"\b(?:no|never|zero|without|don'?t|do not)\s+(?!more\b|less\b|fewer\
 _NONE_END = r"(?=\s*(?:$|[,.;:()!]|(?:per|for|on|in|at|and|or|with|needed|required|at\s+all|please|but)\b))"
 _AFFIRM = r"(?:with|enable[sd]?|enabling|turn on|on|true|add|include|including|use|using)"
 # "research can also preempt", "let their jobs preempt": a verb cue allowed or asked for
-_MODAL = (r"(?:(?:can|may|should|will|must|allowed\s+to|able\s+to)\s+(?:also\s+|still\s+|always\s+)?"
+_MODAL = (r"(?:(?:can|may|should|will|must|allowed\s+to|able\s+to)\s+(?:also\s+|still\s+|always\s+|ever\s+)?"
           r"|\blets?\s+(?:[\w-]+\s+){0,3}?)")
 
 # A condition a boolean's description states ("false when the driver is pre-installed"), and the
