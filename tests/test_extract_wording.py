@@ -1745,3 +1745,28 @@ def test_a_permission_denied_to_everyone_is_a_negation(text, want):
     from gpukb.recipes import generate
 
     assert generate(text, llm=False).params["reclaimable"] is want
+
+
+@pytest.mark.parametrize("text, param, want", [
+    ("indexed job over 300 pages, keep 12 running, 1 gpu each; if more than 9 pages end up failing, stop", "max_failed_indexes", 9),
+    ("indexed job over 300 pages, keep 12 running, 1 gpu each", "parallelism", 12),
+    ("rwx pvc corpus, 500Gi on efs-sc; every trainer reads it and no one ever writes to it", "access_mode", "ReadOnlyMany"),
+    ("keda: scale whisper-asr (ns speech) to zero after 30 minutes idle, max 4", "min_replicas", 0),
+])
+def test_everyday_phrasings_of_job_volume_and_scaler_settings(text, param, want):
+    from gpukb.recipes import generate
+
+    assert generate(text, llm=False).params[param] == want
+
+
+@pytest.mark.parametrize("text, param", [
+    ("hpa for the sdxl deployment that scales all the way down to zero at night, max 4", "min_replicas"),
+    ("namespace lab: 4 GPUs of quota, but single pods should be able to use up to 6 GPUs", "max_gpus_per_pod"),
+])
+def test_a_stated_value_the_recipe_cannot_take_is_an_error_not_a_default(text, param):
+    from gpukb.errors import ParameterError
+    from gpukb.recipes import generate
+
+    with pytest.raises(ParameterError) as err:
+        generate(text, llm=False)
+    assert err.value.parameter == param
