@@ -129,7 +129,7 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
             if alt is recipe or alt_score < _FAR * score:
                 continue
             alt_ext = extract_params(alt, request)
-            if len(alt_ext.values) >= len(ext.values) + _MORE_PARAMS and \
+            if _evidenced(alt_ext) >= _evidenced(ext) + _MORE_PARAMS and \
                     _not_understood(alt, alt_ext) + _FEWER_UNREAD <= _not_understood(recipe, ext):
                 recipe, score, ext = alt, alt_score, alt_ext
                 ranked = [(alt, alt_score), *[(r, s) for r, s in ranked if r is not alt]]
@@ -197,6 +197,12 @@ _CLOSE_MARGIN = 2
 _FAR = 0.25  # ... and one further behind when it fills _MORE_PARAMS more parameters and leaves
 _MORE_PARAMS = 2  # _FEWER_UNREAD fewer content words unread
 _FEWER_UNREAD = 3
+
+
+def _evidenced(ext: Extraction) -> int:
+    """How many parameters the request fills with words around them: a bare number read for a
+    parameter ("threshold" from the "1" of "1 gpu per replica") is no evidence of the recipe."""
+    return sum(1 for words in ext.used().values() if re.search(r"[A-Za-z%]", words))
 
 
 def _not_understood(recipe: Recipe, ext: Extraction) -> int:
