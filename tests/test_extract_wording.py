@@ -1770,3 +1770,12 @@ def test_a_stated_value_the_recipe_cannot_take_is_an_error_not_a_default(text, p
     with pytest.raises(ParameterError) as err:
         generate(text, llm=False)
     assert err.value.parameter == param
+
+
+def test_list_items_in_code_marks():
+    from gpukb.recipes import generate
+
+    g = generate("autoscaler priority expander: prefer `.*h100-spot.*` and `.*a100-spot.*`, fall back to `.*h100-od.*`",
+                 llm=False)
+    assert g.params["preferred_groups"] == [".*h100-spot.*", ".*a100-spot.*"], g.params
+    assert g.params["fallback_groups"] == [".*h100-od.*"], g.params

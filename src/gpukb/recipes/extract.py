@@ -3343,7 +3343,8 @@ class _Extractor:
         closes the clause ("matching .*a10g-spot.* and .*l4-spot.* first"). An item may be a
         regular expression (".*gpu-spot.*") when the schema takes one."""
         words = _words_alt(rule["list"])
-        item = r"(?:[.*^]*[A-Za-z0-9][\w./:@+*^$-]*[\w*$]|[A-Za-z0-9])"
+        # an item may be quoted or in code marks ("prefer `.*p4d-spot.*`")
+        item = r"[`'\"]?(?:[.*^]*[A-Za-z0-9][\w./:@+*^$-]*[\w*$]|[A-Za-z0-9])[`'\"]?"
         items = rf"((?:{item})(?:\s*(?:,|\band\b|\bor\b|&)\s*(?:{item}))*)"
         # "prefer node groups a and b": the list's own noun (the last part of its name) may come first
         noun = re.escape(_singular(name.split("_")[-1]))
@@ -3354,7 +3355,7 @@ class _Extractor:
             if m.re.pattern == before and any(_singular(w.lower()) in others or w.lower() in _STOP
                                               for w in re.split(r"\s*(?:,|\band\b|\bor\b|&)\s*", m.group(1)) if w):
                 continue
-            parts = [p for p in re.split(r"\s*(?:,|\band\b|\bor\b|&)\s*", m.group(1)) if p]
+            parts = [p.strip("`'\"") for p in re.split(r"\s*(?:,|\band\b|\bor\b|&)\s*", m.group(1)) if p.strip("`'\"")]
             closes = _compile(rf"\s+{words}(?=\s*(?:$|[,;.]))").match(self.text, m.end(1))
             # "a and b, and after them c": the list ended at its own "and", no item opens the next clause
             trailing_sep = re.search(r"(?:^|[\s,])(?:and|or)$", m.group(1).strip(), re.I)
