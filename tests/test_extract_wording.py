@@ -1779,3 +1779,18 @@ def test_list_items_in_code_marks():
                  llm=False)
     assert g.params["preferred_groups"] == [".*h100-spot.*", ".*a100-spot.*"], g.params
     assert g.params["fallback_groups"] == [".*h100-od.*"], g.params
+
+
+def test_another_parameters_noun_is_no_name():
+    from gpukb.recipes import generate
+
+    g = generate("gpu quota: raise it to 12 GPUs and cap cpu at 200 cores", llm=False)
+    assert g.params["namespace"] != "cpu" and (g.params["gpus"], g.params["cpu"]) == (12, 200), g.params
+
+
+def test_no_single_is_a_quantifier_not_a_count():
+    from gpukb.recipes import generate
+
+    g = generate("quota for ns vision: 32 GPUs. No single pod should take more than 4 GPUs, and cap the namespace "
+                 "at 100 pods.", llm=False)
+    assert (g.params["max_gpus_per_pod"], g.params["max_pods"]) == (4, 100), g.params

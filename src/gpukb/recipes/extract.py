@@ -683,7 +683,12 @@ def _components(text: str) -> str:
     return _SO_DOES.sub(so_does, text)
 
 
+# "no single pod may take more than 8", "any single job": a quantifier, not a count of one
+_SINGLE_QUANTIFIER = re.compile(r"\b(no|any|every|each)\s+single\s+", re.I)
+
+
 def normalise_text(text: str) -> str:
+    text = _SINGLE_QUANTIFIER.sub(r"\1 ", text)
     text = _form_lines(text)
     text = _components(text)
     text = re.sub(r"\s*\u2014\s*", ", ", text)  # an em dash breaks the clause: "twelve — no, make it ten — and"
@@ -2082,6 +2087,15 @@ class _Extractor:
                 self.result.spans[target] = span
                 self.result.covered.append(span)
 
+    def _other_param_nouns(self, name: str) -> set[str]:
+        """The nouns other parameters are named by ("cpu", "memory", "pods" of max_pods)."""
+        out: set[str] = set()
+        for other in self.recipe.properties:
+            if other != name:
+                out.add(_singular(other.lower()))
+                out.add(_singular(other.split("_")[-1].lower()))
+        return out - {"name", "namespace", "value", "key", "size", "class", "type", "mode", "policy", "path"}
+
     def _param_for_kind(self, kind: str) -> str | None:
         """The parameter named for a kind ("deployment" of an HPA for a Deployment), if any."""
         return next((n for n in self.recipe.properties if n.replace("_", "") == kind), None)
@@ -2598,6 +2612,8 @@ class _Extractor:
                 # (unless the schema names the word as a value: "mountname fsx")
             if _singular(tok.lower()) in others:  # "model cache": the word names another parameter
                 continue
+            if not self._quoted(span) and _singular(tok.lower()) in self._other_param_nouns(name):
+                continue  # "cap cpu at 320 cores": another parameter's own noun is no name
             if tok.lower() in self._kind_words() and not self._quoted(span):
                 continue  # "mig config cm = a100-layouts": a kind's noun is no name
             if re.search(r"\s$", self.text[:span[0]]) and self._two_word_kind.search(
