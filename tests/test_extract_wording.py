@@ -1794,3 +1794,13 @@ def test_no_single_is_a_quantifier_not_a_count():
     g = generate("quota for ns vision: 32 GPUs. No single pod should take more than 4 GPUs, and cap the namespace "
                  "at 100 pods.", llm=False)
     assert (g.params["max_gpus_per_pod"], g.params["max_pods"]) == (4, 100), g.params
+
+
+@pytest.mark.parametrize("text, want", [
+    ("quota for ns lab: a quarter of the 64 GPUs", 16),
+    ("onboard team speech with half of vision's 24 GPUs", 12),
+])
+def test_a_share_of_an_amount(text, want):
+    from gpukb.recipes import generate
+
+    assert generate(text, llm=False).params["gpus"] == want

@@ -687,8 +687,22 @@ def _components(text: str) -> str:
 _SINGLE_QUANTIFIER = re.compile(r"\b(no|any|every|each)\s+single\s+", re.I)
 
 
+# "half of robotics' 24 GPUs", "a quarter of the 64 cards", "twice the 8 GPUs": a share of an amount
+_SHARE_OF = re.compile(r"\b(half|a\s+third|a\s+quarter|twice|double|three\s+times)\s+(?:of\s+)?"
+                       r"(?:(?:the|our|their|its|that|those|[\w-]+'s?)\s+)?(\d+)(?![\w.])", re.I)
+_SHARE = {"half": (1, 2), "a third": (1, 3), "a quarter": (1, 4), "twice": (2, 1), "double": (2, 1),
+          "three times": (3, 1)}
+
+
+def _share_of(m: re.Match[str]) -> str:
+    num, den = _SHARE[re.sub(r"\s+", " ", m.group(1).lower())]
+    n = int(m.group(2)) * num
+    return str(n // den) if n % den == 0 else m.group(0)
+
+
 def normalise_text(text: str) -> str:
     text = _SINGLE_QUANTIFIER.sub(r"\1 ", text)
+    text = _SHARE_OF.sub(_share_of, text)
     text = _form_lines(text)
     text = _components(text)
     text = re.sub(r"\s*\u2014\s*", ", ", text)  # an em dash breaks the clause: "twelve — no, make it ten — and"
