@@ -318,7 +318,6 @@ def collapse(hits: Sequence[Any], sections: Mapping[str, Any], stand_in: Mapping
 # A section heading that quotes a line pasted into the question ("GPU has fallen off the bus", "node(s)
 # had untolerated taint") names what is asked more surely than one that shares scattered terms: a run
 # of PHRASE_MIN or more words in the same order adds PHRASE_WEIGHT, full at PHRASE_FULL words.
-SECTION_EXTRA = 1.0  # a question term in the section's own heading counts this much more
 PHRASE_MIN = 4
 PHRASE_FULL = 8
 PHRASE_WEIGHT = 0.5
@@ -348,12 +347,9 @@ def heading_rerank(hits: list[SectionHit], question: str, sections: Mapping[str,
     def boosted(h: SectionHit) -> float:
         s = sections[h.key]
         head = set(terms(f"{s['title']} {s['section']}"))
-        # the doc's title is every one of its sections' too: only the section's own heading tells
-        # them apart ("DCGM metrics that matter: utilization ..." for "which metric for utilization")
-        own = set(terms(str(s["section"])))
         run = _phrase_run(q_tokens, _PHRASE_TOKEN.findall(str(s["section"]).lower())) if q_tokens else 0
         phrase = PHRASE_WEIGHT * min(run, PHRASE_FULL) / PHRASE_FULL if run >= PHRASE_MIN else 0.0
-        return h.score / top + weight * (len(q & head) + SECTION_EXTRA * len(q & own)) / len(q) + phrase
+        return h.score / top + weight * len(q & head) / len(q) + phrase
 
     return sorted(hits, key=boosted, reverse=True)
 
