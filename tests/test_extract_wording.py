@@ -1804,3 +1804,10 @@ def test_a_share_of_an_amount(text, want):
     from gpukb.recipes import generate
 
     assert generate(text, llm=False).params["gpus"] == want
+
+
+def test_queue_written_as_q_equals():
+    from gpukb.recipes import generate
+
+    g = generate("vcjob 2x4 a100, q=batch-hi, ns=cv", llm=False)
+    assert (g.params["queue"], g.params["workers"], g.params["gpus"]) == ("batch-hi", 2, 4), g.params

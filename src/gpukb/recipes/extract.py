@@ -132,7 +132,8 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
     # a Hugging Face model id: an organisation without dots, a slash, a name with a digit or hyphen
     # and no tag ("stabilityai/stable-diffusion-xl-base-1.0"; "nvcr.io/x" and "a/b:tag" are images)
     "model": [{"regex": r"(?<![\w./:@-])([A-Za-z][\w-]*/(?=[\w.-]*[-\d])[A-Za-z0-9][\w.-]*[A-Za-z0-9])(?![\w/:@-]|\.\w)"}],
-    "queue": [{"after": ["queue"]}, {"before": ["queue"]}],
+    "queue": [{"after": ["queue"]}, {"before": ["queue"]},
+              {"regex": r"(?<![\w./-])(?:q|vq)\s*=\s*[\"'`]?([a-z0-9][-a-z0-9.]*[a-z0-9])"}],  # "q=research"
     "replicas": [{"count": ["replicas", "replica", "copies", "instances"]}],
     "priority_class": [{"after": ["priorityclass", "priority class", "priority"]}],
     "storage_class": [{"after": ["storageclass", "storage class", "sc"]}],
