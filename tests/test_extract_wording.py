@@ -1811,3 +1811,15 @@ def test_queue_written_as_q_equals():
 
     g = generate("vcjob 2x4 a100, q=batch-hi, ns=cv", llm=False)
     assert (g.params["queue"], g.params["workers"], g.params["gpus"]) == ("batch-hi", 2, 4), g.params
+
+
+@pytest.mark.parametrize("text, want", [
+    ("pytorchjob bert-pt on 3 8-GPU nodes, ns nlp", {"nodes": 3, "gpus": 8}),
+    ("our 128-GPU fleet is shared; give namespace speech a quota of 24 GPUs", {"gpus": 24, "namespace": "speech"}),
+    ("hpa for deployment sdxl-api in imagegen, gpu util 60, 1 to 4 pods", {"namespace": "imagegen", "deployment": "sdxl-api"}),
+])
+def test_sized_nodes_capacity_and_an_objects_place(text, want):
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert {k: g.params[k] for k in want} == want, g.params

@@ -120,6 +120,12 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
                             r"(?!(?:the|a|an|our|my|parallel|total|order|place|front|case|one|each|addition|practice|"
                             r"queue|pool|zone|region|cluster|partition|namespace|ns)\b)"
                             r"([a-z][a-z0-9]*)(?![\w.-])(?!\s+(?:[a-z]+\s+)?(?:cluster|region|zone|mode|parallel)\b)"},
+                  # "deployment whisper-api in asr": an object named, then where it is
+                  {"regex": r"\b(?:deployment|statefulset|pod|job|pvc|service|scaledobject|hpa)\s+[`'\"]?[a-z0-9][-a-z0-9.]*"
+                            r"[`'\"]?\s+in\s+(?!(?:the|a|an|our|my|parallel|total|order|place|front|case|one|each|"
+                            r"addition|practice|queue|pool|zone|region|cluster|partition|namespace|ns|prod|production)\b)"
+                            r"[`'\"]?([a-z][a-z0-9]*(?:-[a-z0-9]+)*)[`'\"]?(?![\w.-])(?!\s+(?:cluster|region|zone|mode|"
+                            r"parallel|queue|pool|namespace)\b)"},
                   # "put the SM + rules in monitoring", "deploy both into ml-serving": a place things are put
                   {"regex": r"\b(?:put|place|deploy|create|install)\s+(?:[\w+&/-]+\s+){1,5}?in(?:to)?\s+"
                             r"(?!(?:the|a|an|our|my|parallel|total|order|place|front|case|one|each|addition|practice|"
@@ -701,8 +707,22 @@ def _share_of(m: re.Match[str]) -> str:
     return str(n // den) if n % den == 0 else m.group(0)
 
 
+# "4 8-GPU nodes", "an 8-GPU box": nodes counted with their size
+_SIZED_NODES = re.compile(r"(?:\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen)\s+)?"
+                          r"(\d+)[-\s]?(?:gpus?|cards?|x\s*gpus?)\s+(nodes?|box(?:es)?|machines?|hosts?|servers?|instances?|vms?)\b",
+                          re.I)
+
+
+def _sized_nodes(m: re.Match[str]) -> str:
+    count = m.group(1) or ""
+    art = count.lower() in ("a", "an")
+    lead = "a " if art else (f"{count} " if count else "")
+    return f"{lead}{m.group(3)} with {m.group(2)} GPUs each"
+
+
 def normalise_text(text: str) -> str:
     text = _SINGLE_QUANTIFIER.sub(r"\1 ", text)
+    text = _SIZED_NODES.sub(lambda m: _sized_nodes(m) if "-" in m.group(0) or m.group(1) else m.group(0), text)
     text = _SHARE_OF.sub(_share_of, text)
     text = _form_lines(text)
     text = _components(text)
@@ -4626,6 +4646,11 @@ def _state_spans(text: str) -> list[tuple[int, int]]:
 _QUOTED_LINE = re.compile(r"(?m)^[ \t]*>[^\n]*")
 
 
+# "our 64-GPU cluster", "the whole 128-card fleet": what exists, not an amount asked for
+_CAPACITY = re.compile(r"\b(?:our|the|a|an|this|whole|entire|all)\s+(?:whole\s+|entire\s+)?\d+[-\s]?(?:gpus?|cards?|nodes?)\s+"
+                       r"(?:cluster|fleet|estate|farm|datacenter|data\s+center|site|pool)s?\b", re.I)
+
+
 def _quoted_spans(text: str) -> list[tuple[int, int]]:
     """The lines a reply quotes, when the reply says something of its own: what was said before."""
     quoted = [m.span() for m in _QUOTED_LINE.finditer(text)]
@@ -4638,7 +4663,8 @@ def _quoted_spans(text: str) -> list[tuple[int, int]]:
 def _extract(recipe: Recipe, text: str) -> Extraction:
     ex = _Extractor(recipe, text)
     state = _state_spans(ex.text) if _STATE.search(ex.text) or _DESCRIBED.search(ex.text) else []
-    state = sorted(state + [sp for a, b in _quoted_spans(text) if (sp := _locate(ex.text, text[a:b]))])
+    state = sorted(state + [sp for a, b in _quoted_spans(text) if (sp := _locate(ex.text, text[a:b]))]
+                   + [m.span() for m in _CAPACITY.finditer(ex.text)])
     full = ex.run()
     if not state:
         return full
