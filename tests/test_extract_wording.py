@@ -1823,3 +1823,14 @@ def test_sized_nodes_capacity_and_an_objects_place(text, want):
 
     g = generate(text, llm=False)
     assert {k: g.params[k] for k in want} == want, g.params
+
+
+@pytest.mark.parametrize("text, param, want", [
+    ("raise the quota for ns vision from 8 GPUs to 16", "gpus", 16),
+    ("bump the vllm deployment for Qwen/Qwen2.5-7B-Instruct from 2 replicas to 4", "replicas", 4),
+    ("hpa for llama, scale from 2 to 8 replicas on gpu util 70", "min_replicas", 2),  # a range stays a range
+])
+def test_a_change_from_one_value_to_another_gives_the_new_one(text, param, want):
+    from gpukb.recipes import generate
+
+    assert generate(text, llm=False).params[param] == want

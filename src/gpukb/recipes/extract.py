@@ -720,8 +720,20 @@ def _sized_nodes(m: re.Match[str]) -> str:
     return f"{lead}{m.group(3)} with {m.group(2)} GPUs each"
 
 
+# "increase the research class from 1000 to 5000", "bump the quota from 8 to 16 GPUs": the value it
+# changes to (a range after a scaling verb stays a range: "scale from 1 to 10")
+_FROM_TO = re.compile(r"\b((?:increas|rais|bump|reduc|lower|chang|grow|shrink|drop|cut|decreas|mov|upgrad|downgrad)\w*\s+"
+                      r"(?:\S+\s+){0,5}?)from\s+\d[\w.]*(\s+[a-z]+)?\s+to\s+(\d[\w.]*)(?![\w.])(\s+[a-z]+)?", re.I)
+
+
+def _from_to(m: re.Match[str]) -> str:
+    unit = m.group(4) or (m.group(2) if m.group(2) and m.group(2).strip().lower() not in ("to", "and") else "") or ""
+    return f"{m.group(1)}to {m.group(3)}{unit}"
+
+
 def normalise_text(text: str) -> str:
     text = _SINGLE_QUANTIFIER.sub(r"\1 ", text)
+    text = _FROM_TO.sub(_from_to, text)
     text = _SIZED_NODES.sub(lambda m: _sized_nodes(m) if "-" in m.group(0) or m.group(1) else m.group(0), text)
     text = _SHARE_OF.sub(_share_of, text)
     text = _form_lines(text)
