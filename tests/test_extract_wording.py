@@ -1834,3 +1834,13 @@ def test_a_change_from_one_value_to_another_gives_the_new_one(text, param, want)
     from gpukb.recipes import generate
 
     assert generate(text, llm=False).params[param] == want
+
+
+def test_dont_reads_as_the_enum_words_and_a_scalers_target_place():
+    from gpukb.recipes import generate
+
+    g = generate("spread 6 workers x 4 gpus over nodes, one per node, and don't schedule them if it can't be spread",
+                 llm=False)
+    assert g.params["when_unsatisfiable"] == "DoNotSchedule", g.params
+    g = generate("keda scaledobject for whisper-asr in speech, 1 to 5 replicas, threshold 3", llm=False)
+    assert (g.params["deployment"], g.params["namespace"]) == ("whisper-asr", "speech"), g.params

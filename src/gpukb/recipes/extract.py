@@ -120,8 +120,10 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
                             r"(?!(?:the|a|an|our|my|parallel|total|order|place|front|case|one|each|addition|practice|"
                             r"queue|pool|zone|region|cluster|partition|namespace|ns)\b)"
                             r"([a-z][a-z0-9]*)(?![\w.-])(?!\s+(?:[a-z]+\s+)?(?:cluster|region|zone|mode|parallel)\b)"},
-                  # "deployment whisper-api in asr": an object named, then where it is
-                  {"regex": r"\b(?:deployment|statefulset|pod|job|pvc|service|scaledobject|hpa)\s+[`'\"]?[a-z0-9][-a-z0-9.]*"
+                  # "deployment whisper-api in asr", "keda scaledobject for tgi-llama in serving": an object named,
+                  # then where it is
+                  {"regex": r"\b(?:deployment|statefulset|pod|job|pvc|service|scaledobject|hpa|(?:scaledobject|hpa|"
+                            r"autoscaler|scaler|keda)\s+(?:for|on))\s+[`'\"]?[a-z0-9][-a-z0-9.]*"
                             r"[`'\"]?\s+in\s+(?!(?:the|a|an|our|my|parallel|total|order|place|front|case|one|each|"
                             r"addition|practice|queue|pool|zone|region|cluster|partition|namespace|ns|prod|production)\b)"
                             r"[`'\"]?([a-z][a-z0-9]*(?:-[a-z0-9]+)*)[`'\"]?(?![\w.-])(?!\s+(?:cluster|region|zone|mode|"
@@ -732,6 +734,7 @@ def _from_to(m: re.Match[str]) -> str:
 
 
 def normalise_text(text: str) -> str:
+    text = re.sub(r"\b(do|does)n['\u2019]t\b", r"\1 not", text, flags=re.I)  # "don't schedule": DoNotSchedule's words
     text = _SINGLE_QUANTIFIER.sub(r"\1 ", text)
     text = _FROM_TO.sub(_from_to, text)
     text = _SIZED_NODES.sub(lambda m: _sized_nodes(m) if "-" in m.group(0) or m.group(1) else m.group(0), text)
