@@ -1844,3 +1844,10 @@ def test_dont_reads_as_the_enum_words_and_a_scalers_target_place():
     assert g.params["when_unsatisfiable"] == "DoNotSchedule", g.params
     g = generate("keda scaledobject for whisper-asr in speech, 1 to 5 replicas, threshold 3", llm=False)
     assert (g.params["deployment"], g.params["namespace"]) == ("whisper-asr", "speech"), g.params
+
+
+def test_a_gang_of_all_n_and_the_time_it_has_to_form():
+    from gpukb.recipes import generate
+
+    g = generate("coscheduling gang of 6 pods x 4 gpus; all 6 should start together, give it 3 minutes to form", llm=False)
+    assert (g.params["min_member"], g.params["schedule_timeout_seconds"]) == (6, 180), g.params
