@@ -4821,7 +4821,7 @@ def _paste_misread(said: Any, pasted: Any, from_paste: bool, facts: list[Any]) -
 _TOTAL_GPUS = re.compile(r"\b(?:total|budget|overall|altogether)\s+(?:is\s+|of\s+|[:=]\s*)?(\d+)\s*(?:gpus?|cards?)\b|"
                          r"\b(\d+)\s*(?:gpus?|cards?)\s+(?:in\s+total|total|overall|altogether|in\s+all)\b", re.I)
 # the parameters that count the pods a per-pod amount is given to
-_UNITS = ("nodes", "workers", "replicas", "members")
+_POD_COUNTS = ("nodes", "workers", "replicas", "members")
 
 
 def _per_unit_from_total(recipe: Recipe, full: Extraction) -> Extraction:
@@ -4834,7 +4834,7 @@ def _per_unit_from_total(recipe: Recipe, full: Extraction) -> Extraction:
     if not m:
         return full
     total = int(m.group(1) or m.group(2))
-    units = next((full.values[p] for p in _UNITS if isinstance(full.values.get(p), int) and full.values[p] > 0), None)
+    units = next((full.values[p] for p in _POD_COUNTS if isinstance(full.values.get(p), int) and full.values[p] > 0), None)
     said = full.values.get("gpus")
     rejected = full.out_of_range.get("gpus")
     if units and said is not None and said * units == total:
