@@ -1851,3 +1851,10 @@ def test_a_gang_of_all_n_and_the_time_it_has_to_form():
 
     g = generate("coscheduling gang of 6 pods x 4 gpus; all 6 should start together, give it 3 minutes to form", llm=False)
     assert (g.params["min_member"], g.params["schedule_timeout_seconds"]) == (6, 180), g.params
+
+
+def test_a_scaler_for_a_deployment():
+    from gpukb.recipes import generate
+
+    g = generate("keda scaler for sdxl-api, 0 to 3 replicas", llm=False)
+    assert g.params["deployment"] == "sdxl-api", g.params

@@ -149,3 +149,10 @@ def test_unread_options_keep_their_dash_and_quotes():
                  RECIPES, llm=False)
     assert (g.params["completions"], g.params["parallelism"]) == (64, 8)
     assert "-P astro" in g.unused, g.unused
+
+
+def test_each_batch_directive_is_located_on_its_own_line():
+    g = generate("as a pytorchjob please:\n```\n#PBS -N qa-eval\n#PBS -l select=2:ncpus=8:ngpus=2\n"
+                 "#PBS -l walltime=02:00:00\n#PBS -M ops@example.com\n```", RECIPES, llm=False)
+    assert (g.params["name"], g.params["nodes"], g.params["gpus"]) == ("qa-eval", 2, 2)
+    assert "-l walltime=02:00:00" in g.unused and "-M ops@example.com" in g.unused, g.unused

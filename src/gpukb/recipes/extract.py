@@ -4745,6 +4745,13 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
     where = [_locate(full.text, text[a:b]) for a, b in blocks]
     inside_block = [w for w in where if w]
 
+    def located(a: int, b: int) -> tuple[int, int] | None:
+        """Where a piece of a block stands in the normalised text, searched from its block's place
+        (every line of a batch script opens with the same "#PBS")."""
+        start = next((w[0] for (x, y), w in zip(blocks, where) if w and x <= a < y), 0)
+        return _locate(full.text, text[a:b], start)
+
+
     def inside(span: tuple[int, int] | None) -> bool:
         return span is not None and any(a <= span[0] and span[1] <= b for a, b in inside_block)
 
@@ -4754,7 +4761,7 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
         fact = next((f for a, b, f in clauses if a <= sa < b + 1), None)
         if fact is None:
             continue
-        span = _locate(full.text, text[fact.start:fact.end])
+        span = located(fact.start, fact.end)
         if name in full.values:
             if span:
                 taken.append(span)  # said in words too, or changed by them: understood either way
@@ -4768,7 +4775,7 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
         full.out_of_range.pop(name, None)
         if span:
             taken.append(span)
-    taken += [sp for a, b in boiler if (sp := _locate(full.text, text[a:b]))]
+    taken += [sp for a, b in boiler if (sp := located(a, b))]
     # the rest of each block is reported as written, line by line: what the new manifest leaves out
     for block in inside_block:
         full.covered.append(block)

@@ -136,7 +136,10 @@ def _read_pbs(line: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, in
                 n = int(arr.group(2)) - int(arr.group(1)) + 1
                 facts.append((f"{n} tasks" + (f", {arr.group(3)} at a time" if arr.group(3) else ""), a, b))
         elif opt == "-l" and val:
-            facts += _pbs_resources(val, a + body[a:b].index(val))
+            got = _pbs_resources(val, a + body[a:b].index(val))
+            if got:
+                boiler.append((a, a + 2))  # the flag of a resource list read
+            facts += got
         elif opt in ("-j", "-o", "-e"):
             boiler.append((a, b))  # where the output goes: the pod's log is read with kubectl logs
     return facts, boiler
@@ -533,8 +536,8 @@ def translate(text: str) -> tuple[list[Fact], list[tuple[int, int]], list[tuple[
                 got, plate = fmt.read(text[a:b])
             except (ValueError, TypeError, AttributeError, KeyError):
                 continue
-            if not got:
-                continue
+            if not got and not (plate and blocks):
+                continue  # a directive line with nothing to say counts only beside lines that do
             seen.add((a, b))
             blocks.append((a, b))
             facts += [Fact(w, a + x, a + y, fmt.name) for w, x, y in got]
