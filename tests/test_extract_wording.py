@@ -1858,3 +1858,14 @@ def test_a_scaler_for_a_deployment():
 
     g = generate("keda scaler for sdxl-api, 0 to 3 replicas", llm=False)
     assert g.params["deployment"] == "sdxl-api", g.params
+
+
+@pytest.mark.parametrize("text, param, want", [
+    ("karpenter gpu pool on g6e, no on-demand, cap 16 gpus", "capacity_types", ["spot"]),
+    ("volcano queue cv: cap 40 gpus, 8 are always reserved for them", "guarantee_gpus", 8),
+    ("clusterqueue for ns nlp, 16 gpus nominal in cohort lab, may borrow up to another 4", "borrowing_limit", 4),
+])
+def test_capacity_type_by_what_is_ruled_out_and_reserved_or_extra_amounts(text, param, want):
+    from gpukb.recipes import generate
+
+    assert generate(text, llm=False).params[param] == want
