@@ -23,6 +23,7 @@ import yaml
 
 from ..errors import GpukbError
 from ..text import STOPWORDS
+from .foreign import key_words, translate
 from .model import Recipe
 
 __all__ = ["extract_params", "Extraction", "normalise_text", "parse_number", "parse_size"]
@@ -76,6 +77,11 @@ later earlier soon maybe perhaps probably actually really basically please thank
 someone anyone everyone nobody somebody everybody nothing something anything everything yes okay renamed named
 called titled labelled labeled tagged annotations labels selectors settings permissions defaults options""".split())
 
+
+def _never_name(text: str, tok: str, at: int) -> bool:
+    """Is ``tok`` at ``at`` one of :data:`_NEVER_NAMES`, neither quoted nor assigned ("lq=everyone")?"""
+    return tok.lower() in _NEVER_NAMES and not re.search(r"[\"'`=:]\s*$", text[max(0, at - 3):at])
+
 # words that frame a value and are never one ("release is called kps", "the existing pvc x")
 # words that relate a name to a pattern rather than give it ("name contains h200", "name starts with")
 _RELATION_WORDS = frozenset({"contains", "contain", "containing", "includes", "include", "including", "matches",
@@ -94,6 +100,9 @@ _IMAGE_RE = (
     r"|[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?/[a-z0-9._-]+/[a-z0-9._-]+(?:/[a-z0-9._-]+)*)"
 )
 
+# words after "in" that name no namespace ("in the ...", "in parallel", "in the prod queue")
+_NO_PLACE = "the|a|an|our|my|parallel|total|order|place|front|case|one|each|addition|practice|queue|pool|zone|region|cluster|partition|namespace|ns"
+
 _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
     # "#SBATCH --job-name=llama-ft", "#SBATCH -J vit": a batch script's job name
     "name": [{"regex": r"(?<![\w-])(?:--job-name(?:=|\s+)|(?-i:-J)\s*)([A-Za-z0-9][\w.-]*[A-Za-z0-9])(?![\w.-])"},
@@ -108,8 +117,7 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
                             r"([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?![\w-]|\.\w)"},
                   # "the PVC should be in training.": where the object is to be, ending the clause
                   {"regex": r"\b(?:should|will|must|can|has\s+to|needs\s+to)\s+(?:be|go|live|run|sit)\s+in(?:to)?\s+"
-                            r"(?!(?:the|a|an|our|my|parallel|total|order|place|front|case|one|each|addition|practice|"
-                            r"queue|pool|zone|region|cluster|partition|namespace|ns|kubernetes|k8s|prod|production)\b)"
+                            rf"(?!(?:{_NO_PLACE}|kubernetes|k8s|prod|production)\b)"
                             r"[`'\"]?([a-z][a-z0-9]*(?:-[a-z0-9]+)*)[`'\"]?(?=\s*(?:[.;,!?\n]|$))"},
                   # "the llama deployment in inference-prod", "everything in serving": a place after "in"
                   # is the namespace when it is hyphenated or follows the object the request is about
@@ -117,21 +125,18 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
                   {"regex": r"\b(?:deployment|deployments|pods?|jobs?|services?|servicemonitors?|service\s+monitors?|alerts?|"
                             r"alert\s+rules|prometheusrules?|scaledobjects?|hpas?|pvcs?|claims?|quotas?|everything|"
                             r"all\s+of\s+it|it|them)\s+in\s+"
-                            r"(?!(?:the|a|an|our|my|parallel|total|order|place|front|case|one|each|addition|practice|"
-                            r"queue|pool|zone|region|cluster|partition|namespace|ns)\b)"
+                            rf"(?!(?:{_NO_PLACE})\b)"
                             r"([a-z][a-z0-9]*)(?![\w.-])(?!\s+(?:[a-z]+\s+)?(?:cluster|region|zone|mode|parallel)\b)"},
                   # "deployment whisper-api in asr", "keda scaledobject for tgi-llama in serving": an object named,
                   # then where it is
                   {"regex": r"\b(?:deployment|statefulset|pod|job|pvc|service|scaledobject|hpa|(?:scaledobject|hpa|"
                             r"autoscaler|scaler|keda)\s+(?:for|on))\s+[`'\"]?[a-z0-9][-a-z0-9.]*"
-                            r"[`'\"]?\s+in\s+(?!(?:the|a|an|our|my|parallel|total|order|place|front|case|one|each|"
-                            r"addition|practice|queue|pool|zone|region|cluster|partition|namespace|ns|prod|production)\b)"
+                            rf"[`'\"]?\s+in\s+(?!(?:{_NO_PLACE}|prod|production)\b)"
                             r"[`'\"]?([a-z][a-z0-9]*(?:-[a-z0-9]+)*)[`'\"]?(?![\w.-])(?!\s+(?:cluster|region|zone|mode|"
                             r"parallel|queue|pool|namespace)\b)"},
                   # "put the SM + rules in monitoring", "deploy both into ml-serving": a place things are put
                   {"regex": r"\b(?:put|place|deploy|create|install)\s+(?:[\w+&/-]+\s+){1,5}?in(?:to)?\s+"
-                            r"(?!(?:the|a|an|our|my|parallel|total|order|place|front|case|one|each|addition|practice|"
-                            r"queue|pool|zone|region|cluster|partition|namespace|ns|kubernetes|k8s|prod|production)\b)"
+                            rf"(?!(?:{_NO_PLACE}|kubernetes|k8s|prod|production)\b)"
                             r"([a-z][a-z0-9-]*[a-z0-9])(?![\w.-])(?!\s+(?:cluster|region|zone|mode|parallel|queue|pool)\b)"},
                   # "deployment `chat-gw` in `chat`": a quoted word after "in" is a place
                   {"regex": r"\bin(?:to)?\s+[`'\"]([a-z0-9][-a-z0-9]*)[`'\"](?!\s+(?:queue|cluster|region|zone|pool|"
@@ -1709,7 +1714,7 @@ _SLURM_N = {"regex": r"(?<![\w-])(?-i:-N)\s*=?\s*(\d+)(?![\w.])"}
 
 def _key_words(key: str) -> set[str]:
     """The words of a pasted key: "gpusPerReplica" -> {"gpus", "per", "replica"}."""
-    return {w.lower() for w in re.split(r"[\s_.-]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", key)) if w}
+    return set(key_words(key))
 
 
 def _overlaps(a: tuple[int, int] | None, b: tuple[int, int]) -> bool:
@@ -2040,8 +2045,8 @@ class _Extractor:
             tok = tok.rstrip(".,;:)") if tok.count("(") <= tok.count(")") - 1 or "(" not in tok else tok.rstrip(".,;:")
             if tok.lower() in _STOP or (tok.lower() in _RELATION_WORDS and m.start(1) and self.text[m.start(1) - 1] not in "\"'`"):
                 continue  # "name contains h200" states a condition on a value, not the value
-            if tok.lower() in _NEVER_NAMES and not re.search(r"[\"'`=:]\s*$", self.text[max(0, m.start(1) - 3):m.start(1)]):
-                continue  # ... unless quoted or assigned ("lq=everyone")
+            if _never_name(self.text, tok, m.start(1)):
+                continue
             span = (m.start(1), m.start(1) + len(tok))
             if self._free(span):
                 yield tok, span
@@ -3342,8 +3347,7 @@ class _Extractor:
                     return val, (m.start(), m.start()) if rule.get("shared") else span
                 continue
             g = g.rstrip(".,;:) ")
-            if g.lower() in _NEVER_NAMES and spec.get("type") == "string" and not spec.get("enum") and \
-                    not re.search(r"[\"'`=:]\s*$", self.text[max(0, span[0] - 3):span[0]]):
+            if spec.get("type") == "string" and not spec.get("enum") and _never_name(self.text, g, span[0]):
                 continue  # "scale back down to zero": an adverb, not the object's name
             cover = m.span()  # the rule's own words around the value are understood too
             if rule.get("near") and self._named_for_other(name, span):
@@ -4731,8 +4735,6 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
     """``full`` with what a pasted definition from another system says (a batch script, a compose
     service, a launcher; see :mod:`.foreign`) filling the parameters the request's words left open,
     or read only from inside that paste."""
-    from .foreign import translate
-
     facts, boiler, blocks = translate(text)
     if not facts:
         return full
@@ -4750,7 +4752,6 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
         (every line of a batch script opens with the same "#PBS")."""
         start = next((w[0] for (x, y), w in zip(blocks, where) if w and x <= a < y), 0)
         return _locate(full.text, text[a:b], start)
-
 
     def inside(span: tuple[int, int] | None) -> bool:
         return span is not None and any(a <= span[0] and span[1] <= b for a, b in inside_block)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import yaml
 
-__all__ = ["Fact", "Format", "FORMATS", "translate", "GPUS_PER_INSTANCE"]
+__all__ = ["Fact", "Format", "FORMATS", "translate", "key_words", "GPUS_PER_INSTANCE"]
 
 
 @dataclass(frozen=True)
@@ -94,12 +94,6 @@ def _options(line: str, with_value: frozenset[str]) -> Iterator[tuple[str, str, 
         # the first bare word after the options opens the command
         yield "", line[a:].strip(), a, len(line.rstrip())
         return
-
-
-def _lines(block: str, prefix: str) -> Iterator[tuple[str, int]]:
-    """The lines of ``block`` that start with ``prefix`` (directives or a command), with their offsets."""
-    for m in re.finditer(rf"(?m)^[ \t]*(?:\$[ \t]*)?{prefix}[^\n]*", block):
-        yield m.group(0), m.start()
 
 
 def _find_lines(rx: str) -> Callable[[str], Iterator[tuple[int, int]]]:
@@ -203,7 +197,8 @@ def _read_lsf(line: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, in
             pt = re.search(r"span\[\s*ptile\s*=\s*(\d+)\s*\]", val)
             if pt:
                 ptile = int(pt.group(1))
-                boiler.append((a, b)) if re.fullmatch(r"\s*span\[\s*ptile\s*=\s*\d+\s*\]\s*", val) else None
+                if re.fullmatch(r"\s*span\[\s*ptile\s*=\s*\d+\s*\]\s*", val):
+                    boiler.append((a, b))  # nothing but the hosts' share: read into the node count
         elif opt == "-gpu" and val:
             num = re.search(r"num\s*=\s*(\d+)", val)
             if num:
@@ -482,8 +477,10 @@ def _find_json(text: str) -> Iterator[tuple[int, int]]:
                 yield m.span()
 
 
-def _key_words(key: str) -> list[str]:
-    return [w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", key)]
+def key_words(key: str) -> list[str]:
+    """The words of a key, in order: "gpusPerReplica" -> ["gpus", "per", "replica"], "job_name" ->
+    ["job", "name"]."""
+    return [w.lower() for w in re.split(r"[\s_.-]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", key)) if w]
 
 
 def _read_json(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
@@ -496,7 +493,7 @@ def _read_json(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, 
         if not sp:
             continue
         low = key.lower()
-        words = " ".join(_key_words(key))
+        words = " ".join(key_words(key))
         if low in _NAME_KEYS:
             facts.append((f"named {v}", *sp))
         elif low in _NAMESPACE_KEYS:
@@ -527,10 +524,9 @@ def translate(text: str) -> tuple[list[Fact], list[tuple[int, int]], list[tuple[
     facts: list[Fact] = []
     boiler: list[tuple[int, int]] = []
     blocks: list[tuple[int, int]] = []
-    seen: set[tuple[int, int]] = set()
     for fmt in FORMATS:
         for a, b in fmt.find(text):
-            if (a, b) in seen or b <= a or any(x < b and a < y for x, y in blocks):
+            if b <= a or any(x < b and a < y for x, y in blocks):
                 continue  # a block inside one read already ("env={...}" of a launcher) is part of it
             try:
                 got, plate = fmt.read(text[a:b])
@@ -538,7 +534,6 @@ def translate(text: str) -> tuple[list[Fact], list[tuple[int, int]], list[tuple[
                 continue
             if not got and not (plate and blocks):
                 continue  # a directive line with nothing to say counts only beside lines that do
-            seen.add((a, b))
             blocks.append((a, b))
             facts += [Fact(w, a + x, a + y, fmt.name) for w, x, y in got]
             boiler += [(a + x, a + y) for x, y in plate]
