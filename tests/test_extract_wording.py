@@ -1869,3 +1869,24 @@ def test_capacity_type_by_what_is_ruled_out_and_reserved_or_extra_amounts(text, 
     from gpukb.recipes import generate
 
     assert generate(text, llm=False).params[param] == want
+
+
+@pytest.mark.parametrize("text, param, want", [
+    # digits after a word and a dash belong to a name (a ticket, a node), never an amount
+    ("FIN-771 Limit GPU spend of the marketing-analytics namespace\nGPU hard limit: twenty\nMax GPUs per container: 2",
+     "gpus", 20),
+    ("OPS-48 gpu quota for ns vision, 16 GPUs", "gpus", 16),
+    # a form's label that names a kind of the recipe's objects fills that object's name
+    ("HPC-77: NCCL benchmark across 2 nodes\nJob: nccl-mpi-bench\nNamespace: hpc-bench\nWorkers: 2\nGPUs per worker: 8",
+     "name", "nccl-mpi-bench"),
+    ("kueue setup\nClusterQueue: llm-cq\nLocalQueue: llm-lq\nNamespace: llm-training\nGPU quota: 64", "local_queue", "llm-lq"),
+    ("kueue setup\nClusterQueue: llm-cq\nLocalQueue: llm-lq\nNamespace: llm-training\nGPU quota: 64", "name", "llm-cq"),
+    # a prose label under a heading line, with a full stop after its value; a word for a limit
+    ("Description:\n  Create a Karpenter NodePool \"batch-l4\" using g6.xlarge.\n  Capacity type: spot.\n"
+     "  GPU ceiling for the pool: 24.\nRollback: delete the NodePool", "gpu_limit", 24),
+])
+def test_form_labels_name_kinds_and_limits_and_ticket_numbers_are_no_amounts(text, param, want):
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert g.params[param] == want, (g.recipe, g.params)

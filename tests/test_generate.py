@@ -181,6 +181,10 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     # held out once (0.656 and 0.608; 0.615 and 0.608 on the code they were written against), tuned on since
     "fresh26.yaml": (0.65, 5, 10),
     "fresh27.yaml": (0.60, 7, 6),
+    # held out, never tuned on: the levels measured now (fresh28 0.772 and fresh29 0.578, as on the code they
+    # were written against)
+    "fresh28.yaml": (0.77, 3, 4),
+    "fresh29.yaml": (0.57, 6, 18),
     "tune-classes.yaml": (0.95, None, None),
 }
 # tuned sets whose drops and changed values are held by their floors above, not at zero

@@ -147,3 +147,11 @@ def test_a_mistyped_request_is_read_with_its_vowelless_words():
 
     g = generate("volcano job, 3 wrkrs x 2 gpus, img ghcr.io/acme/rl:1.4", llm=False)
     assert (g.params["workers"], g.params["image"]) == (3, "ghcr.io/acme/rl:1.4"), g.params
+
+
+def test_a_five_letter_word_with_one_letter_changed_is_its_own_word():
+    from gpukb.recipes.spelling import Speller
+    sp = Speller(["stack", "quota", "replicas"], ["the"])
+    assert sp.text("send the alerts to #gpu-oncall in slack") == "send the alerts to #gpu-oncall in slack"
+    assert sp.correct("quoat") == "quota"  # two neighbours swapped is still a typo
+    assert sp.correct("replicaz") == "replicas"  # a longer word with one letter changed too

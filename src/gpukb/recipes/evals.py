@@ -192,7 +192,9 @@ def _drops(case: dict[str, Any], g: Any) -> tuple[int, int, list[str]]:
 
     for detail in case.get("unsupported") or []:
         # reported in the request's words, or as the request reads once normalised ("10 percent" -> "10%")
-        said = {str(detail).lower(), normalise_text(str(detail)).lower()}
+        # the sentence's closing mark is no part of the detail ("could it email me when it's done?")
+        bare = str(detail).strip().strip(".?!,;:").strip()
+        said = {bare.lower(), normalise_text(bare).lower().strip(".?!,;:").strip()}
         if not any(d in u.lower() for d in said for u in g.unused):
             silent += 1
             notes.append(f"unsupported detail {detail!r} not reported in unused")

@@ -220,7 +220,17 @@ _FILLERS = frozenset({"of", "only", "is", "at", "to", "the", "a", "an", "be", "s
 _UNIT_WORDS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:(gig|tera|mega)(?:s|abytes?|bytes?)?|(gibi|tebi|mebi)bytes?)(?![\w])",
                          re.I)
 # Digit grouping: "1,000,000" -> "1000000" (a list "1,2" keeps its commas: groups have three digits).
-_GROUPED = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+)(?![\w,]|\.\d)")
+_GROUPED = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+)(?![\w]|,\S|\.\d)")
+# "10k shards", "training = 10k", "2M": thousands and (below a hundred, where "512M" is memory) millions
+_SUFFIXED = re.compile(r"(?<![\w.,-])(\d+(?:\.\d+)?)\s?(?:([kK])|(M))(?![\w/-])")
+
+
+def _suffixed(m: re.Match) -> str:
+    n = float(m.group(1))
+    if m.group(3) and n >= 100:
+        return m.group(0)
+    v = n * (1000 if m.group(2) else 10 ** 6)
+    return str(int(v)) if v == int(v) else m.group(0)
 
 
 # Amounts written with words: "two million" -> "2000000", "half a TiB" -> "0.5 TiB", "a full hour" -> "1 hour".
@@ -285,7 +295,8 @@ _CORRECTION = re.compile(
     r"[\s,.:!-]*(?:no\s*[,.]?\s*)?(?:(?:make|change|set)\s+(?:it|that|(?:the\s+)?[a-z_]+)(?:\s+to)?|it'?s|it\s+should\s+be|should\s+be|rather|"
     r"(?:[a-z]+\s+){1,3}(?:is|should\s+be)(?:\s+(?:on|at))?|)"  # "8001.. no wait, http is (on) 8000"
     r"\s*" + _NUM_OR_WORD + r"(?![\w-]|\.\d)(\s+(?!(?:is|are|was|will|would|should|sounds?|seems?|works?|plenty|enough|"
-    r"fine|ok|okay)\b)[A-Za-z][\w-]*)?\)?", re.I)  # "8 gpus... actually no, 4 is plenty"
+    r"fine|ok|okay|total|overall|altogether|tops|max|maximum|instead|then|in)\b)[A-Za-z][\w-]*)?\)?", re.I)
+# "8 gpus... actually no, 4 is plenty"; "48 gpus, no wait, 64 total": a word that is no unit keeps the first one
 _ATTACHED_UNIT = re.compile(r"(?<=\d)([A-Za-z]+)$")
 
 
@@ -419,6 +430,11 @@ _CLAUSE_END = re.compile(r"\s*(?:$|[.,;!?)]|instead\b|then\b|please\b|pls\b|to\s
 
 def _late_correction(text: str) -> str:
     for m in reversed(list(_SETTLE.finditer(text))):
+        clause = re.split(r"[.!?;,:\n]", text[:m.start()])[-1]
+        if 1 <= len(clause.split()) <= 4 and not _BACK_WORDS.search(clause) and not re.search(r"\d", clause):
+            # "Shared memory make it 16 gig": the clause names what it sets; nothing said before is taken back
+            text = text[:m.start()] + text[m.start(1):]
+            continue
         new = m.group(1) if m.group(1)[0].isdigit() else str(parse_number(m.group(1)) or "")
         if not new:
             continue
@@ -635,6 +651,7 @@ _PICK_SYNONYMS = {"on-demand": {"on-demand", "ondemand", "od"}, "ondemand": {"on
                   "od": {"on-demand", "ondemand", "od"}}
 # a form's field line, read from the request as written: its label and its value
 _FORM_FIELD = re.compile(r"(?m)^[ \t]*(?:[-*][ \t]+)?(?P<label>[A-Za-z][\w ./()-]{0,40}?)[ \t]*:[ \t]+(?P<value>\S[^\n]*?)[ \t]*$")
+_LIMIT_WORDS = frozenset({"ceiling", "cap", "max", "maximum", "budget", "quota"})
 _FORM_STOP = frozenset({"the", "of", "a", "an", "in", "for", "to", "is", "our", "my", "your", "their", "its", "and"})
 # a form's field line: "Replicas: 3", "GPUs per replica: 2 (A100)", "- kind: PyTorchJob"
 _FORM_LINE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?[A-Za-z][\w .()/-]{0,40}?:[ \t]+\S")
@@ -773,6 +790,7 @@ def normalise_text(text: str) -> str:
     t = text.replace("\u00d7", " x ").replace("\u2013", "-")
     t = t.replace("\u201c", '"').replace("\u201d", '"').replace("\u2018", "'").replace("\u2019", "'")
     t = _GROUPED.sub(lambda m: m.group(1).replace(",", ""), t)
+    t = _SUFFIXED.sub(_suffixed, t)
     t = _UNIT_WORDS.sub(lambda m: m.group(1) + {"g": "GB", "t": "TB", "m": "MB"}[(m.group(2) or m.group(3))[0].lower()]
                         if m.group(2) else m.group(1) + (m.group(3)[0].upper() + "i"), t)
     return " ".join(t.split())
@@ -809,6 +827,9 @@ _PRONOUN_ONE = re.compile(r"one(?=\s+(?:is|was|should|shall|will|must|can|may|mi
 _PRONOUN_ONE_BEFORE = re.compile(r"\b(?:the|this|that|which|other|another|each|a|an)\s+(?:[a-z][\w-]*\s+)?$", re.I)
 
 
+_IDENT_DIGITS = re.compile(r"(?<=[A-Za-z]-)\d+(?=$|[^\w.]|\.(?!\d))")
+
+
 def digits_view(text: str) -> str:
     """``text`` with number words written as digits, padded to the same length so offsets
     hold ("max eight" -> "max 8    "): patterns that read digits read words too."""
@@ -819,6 +840,8 @@ def digits_view(text: str) -> str:
         return str(n).ljust(len(m.group(0)))
     text = _NUMBER_WORD.sub(lambda m: m.group(0) if _PRONOUN_ONE.match(text, m.start()) and
                             _PRONOUN_ONE_BEFORE.search(text, 0, m.start()) else sub(m), text)
+    # "FIN-771", "gpu-node-17", "ip-10-0-12-33": digits after a word and a dash are part of a name, never an amount
+    text = _IDENT_DIGITS.sub(lambda m: "#" * len(m.group(0)), text)
     # "retried twice": so many times ("once" is as often "as soon as")
     return re.sub(r"(?<![\w-])(twice|thrice)(?![\w-])", lambda m: ("2x" if m.group(1).lower() == "twice" else "3x").ljust(
         len(m.group(1))), text, flags=re.I)
@@ -1533,6 +1556,37 @@ def manifest_paths(recipe: Recipe) -> dict[str, list[tuple[str, ...]]]:
     return out
 
 
+_KIND_NAMES_CACHE: dict[tuple[str, str, int], dict[str, set[str]]] = {}
+# what people write for a kind in a form's label ("PVC: x", "CQ: y")
+_KIND_SHORT = {"pvc": "persistentvolumeclaim", "pv": "persistentvolume", "cq": "clusterqueue", "lq": "localqueue",
+               "svc": "service", "deploy": "deployment", "sm": "servicemonitor", "hpa": "horizontalpodautoscaler",
+               "pc": "priorityclass", "sc": "storageclass", "lws": "leaderworkerset"}
+
+
+def kind_names(recipe: Recipe) -> dict[str, set[str]]:
+    """Per kind of the recipe's manifest (lowercase), the string parameters that set the name of
+    an object of that kind: rendered with each parameter set to a probe name."""
+    key = (recipe.id, str(recipe.path), id(recipe.templates))
+    if key in _KIND_NAMES_CACHE:
+        return _KIND_NAMES_CACHE[key]
+    from .render import render_recipe
+
+    out: dict[str, set[str]] = {}
+    for name, spec in recipe.properties.items():
+        if spec.get("type") != "string" or spec.get("enum"):
+            continue
+        try:
+            docs = render_recipe(recipe, {name: "zz-probe-name"}, validate=False).documents
+        except GpukbError:
+            continue
+        for d in docs:
+            meta = d.get("metadata") if isinstance(d, dict) else None
+            if isinstance(meta, dict) and "zz-probe-name" in str(meta.get("name", "")):
+                out.setdefault(str(d.get("kind", "")).lower(), set()).add(name)
+    _KIND_NAMES_CACHE[key] = out
+    return out
+
+
 _PATHS_CACHE: dict[tuple[str, str, int], dict[str, list[tuple[str, ...]]]] = {}
 # values unlike any default, one of which a string parameter's schema takes: a name, a path, a
 # duration, a quantity, a URL, a version, an address or a cloud id
@@ -1882,7 +1936,7 @@ class _Extractor:
                 r"(?!\s+(?:of\s+)?(?:difference|imbalance|skew)\b)" + (
                     r"(?!\s+(?:pod|node|job|box|server|machine|host|vm|worker|replica|instance|task|rank)s?\b)"
                     if "gpu" in u.lower() else ""),
-                rf"{u}\s*(?:[:=]|of|count|set to|(?:stays?|remains?|staying|kept)\s+at|(?:max(?:imum)?|at\s+most)(?:\s+of)?|(?:to|should|must|will|shall)\s+be|is|are)?"
+                rf"{u}\s*(?:[:=]|of|count(?:\s+(?:to|of|at|is|=|:|should\s+be|will\s+be|goes\s+to))?|set to|(?:stays?|remains?|staying|kept)\s+at|(?:max(?:imum)?|at\s+most)(?:\s+of)?|(?:to|should|must|will|shall)\s+be|is|are)?"
                 rf"\s*{_DIG}(?!\w|\.\w)(?!\s+times\b)",  # "retry every shard at most 3 times" counts retries
                 rf"(?<![\w.]){_DIG}(?:\s*x\s*|\s*-\s*|\s+)(?!(?:{_RATE_ALT})\b)[A-Za-z][\w.-]*\s+{u_word}",
                 # "two 1g.10gb mig devices": a value naming the kind of thing counted between
@@ -2391,11 +2445,17 @@ class _Extractor:
             i = bisect_right(starts, m.start()) - 1
             indent = len(lines[i]) - len(lines[i].lstrip())
             near = [lines[k] for k in (i - 1, i + 1) if 0 <= k < len(lines) and lines[k].strip()]
-            if any(len(ln) - len(ln.lstrip()) != indent for ln in near) or lines[i].rstrip().endswith(":"):
+            # ... unless its label is words people write ("GPU ceiling for the pool: 24." under "Description:")
+            if (any(len(ln) - len(ln.lstrip()) != indent for ln in near) and " " not in text_label) \
+                    or lines[i].rstrip().endswith(":"):
                 continue
             label = [_singular(w) for w in re.findall(r"[a-z]+", text_label.lower()) if w not in _FORM_STOP]
             if not label or len(label) > 5:
                 continue
+            if self._kind_field(m, label):
+                continue
+            # "GPU ceiling for the pool", "GPU cap": words for a limit name a limit
+            label += ["limit"] if set(label) & _LIMIT_WORDS and "limit" not in label else []
             scored = sorted(((sum(w in cues[n] for w in label) - 0.5 * len(names[n] - set(label)), n) for n in cues),
                             reverse=True)
             if scored[0][0] <= 0 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
@@ -2406,10 +2466,12 @@ class _Extractor:
             spec = self.recipe.properties[name]
             value = m.group("value").strip()
             if spec.get("type") == "integer":
-                num = re.fullmatch(r"(-?\d[\d,]*)(?:\s*\([^)]*\))?", value)
-                if not num:
-                    continue
-                raw_value: Any = int(num.group(1).replace(",", ""))
+                num = re.fullmatch(r"(-?\d[\d,]*|[a-z]+(?:[- ][a-z]+)?)(?:\s*\([^)]*\))?[.;]?", value, re.I)
+                said = num and (int(num.group(1).replace(",", "")) if num.group(1)[-1].isdigit()
+                                else parse_number(num.group(1).lower()))
+                if not num or said is None:
+                    continue  # "GPU hard limit: twenty" is 20; "Workers: elastic" no count
+                raw_value: Any = said
                 shown = num.group(1)
             elif re.fullmatch(r"[\w./:@-]+", value) and not re.fullmatch(r"[\d.,]+\s*[A-Za-z]{0,3}", value):
                 raw_value = shown = value  # a name, never an amount ("300Gi")
@@ -2423,6 +2485,31 @@ class _Extractor:
                 continue
             if self._take(name, raw_value, (at, at + len(shown))):
                 self.result.covered.append(hit.span())  # the label said which parameter
+
+    def _kind_field(self, m: re.Match, label: list[str]) -> bool:
+        """A label that names a kind of the recipe's objects ("Job: nccl-bench", "Service name: sdxl-api",
+        "ClusterQueue: llm-cq") fills the one parameter that names objects of that kind."""
+        words = [w for w in label if w != "name"]
+        if not words or len(words) > 2:
+            return False
+        said = "".join(words)
+        said = _KIND_SHORT.get(said, said)
+        kinds = kind_names(self.recipe)
+        params = {p for k, ps in kinds.items() if k == said or (len(said) >= 3 and k.endswith(said)) for p in ps}
+        if len(params) != 1:
+            return False
+        name = next(iter(params))
+        value = re.match(r"[\"'`]?([a-z0-9][a-z0-9.-]*[a-z0-9])[\"'`]?(?:\s*\([^)]*\))?[.;]?$", m.group("value").strip())
+        if not value or name in self.result.values:
+            return False
+        hit = _compile(rf"(?<![\w-]){re.escape(m.group('label').strip())}\s*:\s*").search(self.text)
+        at = self.text.find(value.group(1), hit.end()) if hit else -1
+        if at < 0 or at > hit.end() + 3:
+            return False
+        if self._take(name, value.group(1), (at, at + len(value.group(1)))):
+            self.result.covered.append(hit.span())
+            return True
+        return False
 
     def _dotted_values(self) -> None:
         """A dotted path with a value ("--set driver.enabled=false") fills the one parameter whose

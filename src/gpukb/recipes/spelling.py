@@ -4,7 +4,8 @@ Users write "pytroch", "karpneter", "namepsace", "replcias", "wrkrs". A word of 
 more letters that no recipe and no KB page uses, one edit (a letter dropped,
 added, changed, or two neighbours swapped) from exactly one recipe term (a
 keyword, kind, title word, parameter name or extraction cue, or such a word
-with a plural or verb ending), is read as that term. A word the recipes or the
+with a plural or verb ending), is read as that term; a five-letter word with one
+letter changed in place is not ("slack" is a word of its own, not "stack"). A word the recipes or the
 KB use is never "corrected" ("there" stays, though "three" is one swap away),
 and neither is a word in capitals, a "#DIRECTIVE", a well-known command
 ("sbatch"), nor a value: a word in quotes, a given name ("named trainr"), or a
@@ -51,6 +52,12 @@ def within_one_edit(a: str, b: str) -> bool:
     while i < len(a) and a[i] == b[i]:
         i += 1
     return a[i:] == b[i + 1:]
+
+
+def _substituted(a: str, b: str) -> bool:
+    """Do ``a`` and ``b`` differ in one letter changed in place? Between two short words that is
+    as often another real word ("slack", "stack") as a typo, so a five-letter word is not corrected so."""
+    return len(a) == len(b) and sum(x != y for x, y in zip(a, b)) == 1
 
 
 def _in_order(short: str, long: str) -> bool:
@@ -125,7 +132,8 @@ class Speller:
             cands |= self.index.get(d, set())
         # a word that starts with a whole term is another word made from it ("trainer", "scheduler")
         near = sorted(c for c in cands if within_one_edit(w, c) and not w.startswith(self.forms[c])
-                      and (len(w) >= _MIN_LEN or len(c) == len(w) + 1) and c not in (w + "s", w + "es"))
+                      and (len(w) >= _MIN_LEN or len(c) == len(w) + 1) and c not in (w + "s", w + "es")
+                      and not (len(w) == _MIN_LEN and _substituted(w, c)))
         # one term only: "quoat" is quota; a word between two terms is left as written
         if near:
             return near[0] if len(near) == 1 else None
