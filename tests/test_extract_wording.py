@@ -1890,3 +1890,35 @@ def test_form_labels_name_kinds_and_limits_and_ticket_numbers_are_no_amounts(tex
 
     g = generate(text, llm=False)
     assert g.params[param] == want, (g.recipe, g.params)
+
+
+@pytest.mark.parametrize("text, param, want", [
+    ("deploy vllm/vllm-openai:v0.6.3 as llama3-8b-chat serving meta-llama/Meta-Llama-3-8B-Instruct, 3 replicas, 1 gpu each",
+     "name", "llama3-8b-chat"),
+    ("tenant bundle: they get 24 GPUs, at most 4 in a single pod. The team name should be \"speech\".", "tenant", "speech"),
+    ("pytorchjob, 2 workers x 4 gpus. The job name is bert-ft", "name", "bert-ft"),
+    # words of time and ability are never a name
+    ("Onboarding the new vision team next Monday. They get 16 GPUs; the tenant is cv-team.", "tenant", "cv-team"),
+])
+def test_a_name_given_as_what_an_image_is_deployed_as_or_as_the_kinds_name(text, param, want):
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert g.params[param] == want, (g.recipe, g.params)
+
+
+@pytest.mark.parametrize("text, param, want", [
+    ("priority classes: inference-critical = 2M, batch = 10k", "production_value", 2000000),
+    ("priority classes: inference-critical = 2M, batch = 10k", "research_value", 10000),
+    ("indexed job embed: 10k shards, 50 at a time, 1 gpu each", "completions", 10000),
+    ("RWX pvc imagenet-21k, 5Ti, storage class efs-sc", "name", "imagenet-21k"),  # inside a name it stays
+    ("karpenter nodepool gpu-p5 for p5.48xlarge, cap it at 48 gpus, no wait, 64 total", "gpu_limit", 64),
+    ("triton deployment, 16 CPU and 64 gigs memory and one GPU. Shared memory make it 16 gig", "memory", "64Gi"),
+    ("triton deployment, 16 CPU and 64 gigs memory and one GPU. Shared memory make it 16 gig", "shm_size", "16Gi"),
+    ("pytorchjob bert-ft, 2 gpus per pod, set the worker count to 6", "workers", 6),
+])
+def test_suffixed_amounts_bare_corrections_and_a_clause_naming_what_it_sets(text, param, want):
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert g.params[param] == want, (g.recipe, g.params)

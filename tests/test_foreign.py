@@ -156,3 +156,37 @@ def test_each_batch_directive_is_located_on_its_own_line():
                  "#PBS -l walltime=02:00:00\n#PBS -M ops@example.com\n```", RECIPES, llm=False)
     assert (g.params["name"], g.params["nodes"], g.params["gpus"]) == ("qa-eval", 2, 2)
     assert "-l walltime=02:00:00" in g.unused and "-M ops@example.com" in g.unused, g.unused
+
+
+def test_table_rows_read_as_field_lines_counts_and_named_objects():
+    assert _words("| Setting | Value |\n|---|---|\n| Replicas | five |\n| GPUs / replica | 1 |") == [
+        "Replicas: five", "GPUs per replica: 1"]
+    assert _words("| profile | count |\n|--|--|\n| 3g.40gb | 1 |\n| 1g.10gb | 2 |") == ["1 3g.40gb", "2 1g.10gb"]
+    assert _words("| Object | Name | Notes |\n|-|-|-|\n| ClusterQueue | ml-cq | quota 8 GPUs |") == [
+        "ClusterQueue: ml-cq", "quota 8 GPUs"]
+    assert _words("a | b\nc | d") == []  # no table without pipes on both sides
+
+
+def test_a_design_table_fills_a_deployment_and_every_row_is_understood():
+    text = ("2.1 Serving\n\n| Component | Value |\n|-----------|-----------|\n| Service name  | asr-api |\n"
+            "| Namespace | speech |\n| Container image | ghcr.io/acme/asr:2.0 |\n| Replicas | three |\n"
+            "| GPUs / replica | 2 |\n| Port | 9000 |\n\nFronted by the shared gateway.")
+    g = generate(text, RECIPES, llm=False)
+    assert g.recipe == "gpu-inference-deployment"
+    assert {k: g.params[k] for k in ("name", "namespace", "image", "replicas", "gpus", "port")} == {
+        "name": "asr-api", "namespace": "speech", "image": "ghcr.io/acme/asr:2.0", "replicas": 3, "gpus": 2,
+        "port": 9000}
+    assert not any("|" in u for u in g.unused), g.unused
+    assert any("gateway" in u for u in g.unused)
+
+
+def test_a_table_of_mig_profiles_and_a_table_of_kueue_objects():
+    g = generate("mig layout mix-a, mixed strategy, per GPU:\n\n| profile | count |\n|---|---|\n| 3g.40gb | 1 |\n"
+                 "| 1g.10gb | 4 |", RECIPES, llm=False)
+    assert g.params["mig_devices"] == {"3g.40gb": 1, "1g.10gb": 4}
+    assert not any("|" in u for u in g.unused), g.unused
+    g = generate("Kueue objects:\n\n| Object | Name | Notes |\n|---|---|---|\n| ResourceFlavor | a100 | |\n"
+                 "| ClusterQueue | cv-cq | nominal quota 16 GPUs |\n| LocalQueue | cv-lq | in namespace cv |",
+                 RECIPES, llm=False)
+    assert (g.params["name"], g.params["local_queue"], g.params["flavor"], g.params["gpus"], g.params["namespace"]) == (
+        "cv-cq", "cv-lq", "a100", 16, "cv"), g.params

@@ -75,6 +75,7 @@ _ABBREVIATIONS = {"production": ["prod"], "priority": ["prio"], "development": [
 _NEVER_NAMES = frozenset("""back ever never again already still always anyway instead rather even too away around
 later earlier soon maybe perhaps probably actually really basically please thanks either neither whatever whichever
 someone anyone everyone nobody somebody everybody nothing something anything everything yes okay renamed named
+able next last
 called titled labelled labeled tagged annotations labels selectors settings permissions defaults options""".split())
 
 
@@ -2672,7 +2673,7 @@ class _Extractor:
         # "the interns' namespace (intern-sandbox)", "temp > 78": the value in brackets, or after a comparison
         pat = (rf"{words}\s*(?:[:=]\s*|,\s*(?=[\"'`]?[\w.-]+[\"'`]?\s*(?:[.;!]|$))|\(\s*(?=[\w.-]+\s*\))|[<>]=?\s*|"
                rf"(?:is|are|was)\s*[:=]\s*|"
-               rf"(?:(?:is|are|was)\s+(?:named|called)|named|called|(?:(?:of|with)\s+(?:the\s+)?)?name(?:\s+is|\s*[:=])?|is|of|"
+               rf"(?:(?:is|are|was)\s+(?:named|called)|named|called|(?:(?:of|with)\s+(?:the\s+)?)?name(?:\s+is|\s*[:=]|\s+(?:should|will|must|shall)\s+be)?|is|of|"
                rf"to\s+[a-z]+\s+(?:is|should\s+be|will\s+be)|(?:renamed|changed|switched)(?:\s+to)?|to|at|"  # "the program to launch is x"
                rf"(?:must|should|will|shall|needs?\s+to|has\s+to)\s+be)\s+)?"
                rf"(?:(?:the|a|an|our|my|their|just|only|simply)\s+)?")
@@ -3030,6 +3031,8 @@ class _Extractor:
             for tok, span in self._token_candidates(
                     rf"\b(?:renam(?:e|ed|ing)\s+(?:it|this|that|(?:the|our|my)\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:to|as|into)|"
                     rf"(?:re-?)?(?:deploy|create|build|make|launch|submit|run)\s+(?:it|this|that)\s+as|"
+                    # "deploy vllm/vllm-openai:v0.6.3 as llama3-chat": an image deployed under a name
+                    rf"(?:re-?)?(?:deploy|launch|run|serve|ship|start)\s+[\w.@-]*[/:][\w./:@-]*\s+as|"
                     # "name the HPA itself llama-hpa", "call this one x", "name it x"
                     rf"(?:name|call)\s+(?:it|this(?:\s+one)?|that(?:\s+one)?|the\s+[\w-]+\s+itself)|"
                     rf"(?:a|the)\s+new\s+(?:one|copy|version)(?:\s+(?:named|called)|\s*,)|new\s+name\s*(?:is|[:=])?)"
@@ -3050,10 +3053,18 @@ class _Extractor:
         others_rx = kind_tail(other_kinds) if other_kinds else None
         mine_rx = kind_tail(mine) if mine else None
         # "the name of the storage class shall be fsx-p1": the name of an object this parameter names
-        for m in _compile(rf"\bname\s+of\s+(?:the|this|that|our|my|its|their)\s+((?:[\w-]+\s+){{0,2}}?[\w-]+)\s+"
-                          rf"(?:is|should\s+be|shall\s+be|will\s+be|must\s+be|[:=])\s*{_TOKEN}").finditer(self.text):
+        # ... and "the team name should be \"speech\"", "Job name is x"
+        for m in itertools.chain(
+                _compile(rf"\bname\s+of\s+(?:the|this|that|our|my|its|their)\s+((?:[\w-]+\s+){{0,2}}?[\w-]+)\s+"
+                         rf"(?:is|should\s+be|shall\s+be|will\s+be|must\s+be|[:=])\s*{_TOKEN}").finditer(self.text),
+                _compile(rf"(?<![\w-])((?:[\w-]+\s+){{0,1}}[\w-]+)\s+name\s+"
+                         rf"(?:is|should\s+be|shall\s+be|will\s+be|must\s+be)\s*{_TOKEN}").finditer(self.text)):
             head = m.group(1)
-            if mine_rx is not None and mine_rx.search(head + " ") and not (others is not None and others.search(head)):
+            # the object's kind, or the parameter's own word for it ("team" for a tenant)
+            own = {*name_variants(name), *(w for r in self.recipe.extract.get(name) or [] for w in r.get("after") or []
+                                          if isinstance(w, str) and " " not in w)}
+            if ((mine_rx is not None and mine_rx.search(head + " ")) or head.split()[-1].lower() in own) \
+                    and not (others is not None and others.search(head)):
                 span = m.span(2)
                 ok, val = self._ok(name, m.group(2))
                 if ok and self._free(span):
@@ -4808,8 +4819,12 @@ def _locate(text: str, piece: str, start: int = 0) -> tuple[int, int] | None:
     at = text.find(piece, start)
     if at < 0:
         at = text.lower().find(piece.lower(), start)
+    words = piece.split()
+    if at < 0 and len(words) > 1:  # spaces collapsed ("| profile  | count |"): the same words in order
+        m = re.compile(r"\s*".join(re.escape(w) for w in words), re.I).search(text, start)
+        if m:
+            return m.span()
     if at < 0:  # normalising rewrote part of it: anchor on its first and last words
-        words = piece.split()
         a = text.find(words[0], start)
         b = text.find(words[-1], a) if a >= 0 else -1
         if a < 0 or b < 0 or b - a > 2 * len(piece) + 20:
@@ -4830,7 +4845,8 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
     for f in facts:
         clauses.append((pos, pos + len(f.words), f))
         pos += len(f.words) + 2
-    syn = _Extractor(recipe, ", ".join(f.words for f in facts)).run()
+    # one fact a line, so that a fact written as a field ("Replicas: five") reads as a form's line
+    syn = _Extractor(recipe, ",\n".join(f.words for f in facts)).run()
     where = [_locate(full.text, text[a:b]) for a, b in blocks]
     inside_block = [w for w in where if w]
 
@@ -4863,6 +4879,10 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
         full.out_of_range.pop(name, None)
         if span:
             taken.append(span)
+        if isinstance(value, (dict, list)):  # a value gathered over several lines ("| 1g.10gb | 2 |" a row each)
+            items = [str(k) for k in (value if isinstance(value, dict) else value) if not isinstance(k, (dict, list))]
+            taken += [sp for f in facts if f is not fact and any(i and i in f.words for i in items)
+                      and (sp := located(f.start, f.end))]
     taken += [sp for a, b in boiler if (sp := located(a, b))]
     # the rest of each block is reported as written, line by line: what the new manifest leaves out
     for block in inside_block:

@@ -1,8 +1,8 @@
 """Job and service definitions from other systems, read as the words a request would use.
 
 People moving to Kubernetes paste what they run today: a PBS or LSF batch script, a
-docker-compose service, a SageMaker launcher, a Ray cluster file, a Helm chart's values, or
-a JSON export of some scheduler UI. Each of these formats says the same few things (a
+docker-compose service, a SageMaker launcher, a Ray cluster file, a Helm chart's values, a
+JSON export of some scheduler UI, or a table of settings from a design document. Each of these formats says the same few things (a
 name, an image, how many nodes, GPUs and CPUs per node, a queue, an array of tasks) with
 its own keys. :func:`translate` reads each known format and returns those things as
 :class:`Fact` objects: canonical words ("4 nodes", "4 gpus per node", "named x") with the
@@ -507,6 +507,55 @@ def _read_json(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, 
     return facts, []
 
 
+# ---------------------------------------------------------------- tables
+
+
+def _find_tables(text: str) -> Iterator[tuple[int, int]]:
+    """A Markdown table: two or more lines that open and close with a pipe."""
+    for m in re.finditer(r"(?m)^[ \t]*\|[^\n]*\|[ \t]*(?:\n[ \t]*\|[^\n]*\|[ \t]*)+$", text):
+        yield m.span()
+
+
+_TABLE_RULE = re.compile(r"[\s|:-]+")
+_COUNT_HEADS = frozenset({"count", "number", "qty", "quantity", "instances", "#", "amount", "n"})
+
+
+def _read_table(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
+    """A table of settings says what a spec's lines would: a two-column row is a field line
+    ("| Replicas | five |" -> "Replicas: five"), a row that counts a thing says how many
+    ("| 1g.10gb | 2 |" -> "2 1g.10gb"), and a row of objects names one per row
+    ("| ClusterQueue | llm-cq | quota 64 |" under a "Name" column -> "ClusterQueue: llm-cq", "quota 64")."""
+    rows: list[tuple[list[str], int, int]] = []
+    header: list[str] | None = None
+    plate: list[tuple[int, int]] = []
+    for ln in re.finditer(r"[^\n]+", block):
+        line = ln.group(0)
+        if _TABLE_RULE.fullmatch(line):
+            if len(rows) == 1 and header is None:
+                header = [h.lower() for h in rows.pop()[0]]
+                plate.append((0, ln.end()))
+            continue
+        rows.append(([c.strip().strip("*`") for c in line.strip().strip("|").split("|")], ln.start(), ln.end()))
+    facts: list[tuple[str, int, int]] = []
+    counted = header is not None and len(header) == 2 and header[1] in _COUNT_HEADS
+    for cells, a, b in rows:
+        if len(cells) == 2 and all(cells):
+            key, value = cells
+            if counted or (re.search(r"\d", key) and re.fullmatch(r"\d+|[a-z]+", value, re.I)):
+                facts.append((f"{value} {key}", a, b))
+            else:
+                facts.append((f"{key.replace(' / ', ' per ')}: {value}", a, b))
+        elif header is not None and len(cells) == len(header) and "name" in header[1:]:
+            i = header.index("name", 1)
+            facts.append((f"{cells[0]}: {cells[i]}", a, b))
+            rest = [c for j, c in enumerate(cells) if j not in (0, i) and c]
+            if rest:
+                facts.append(("; ".join(rest), a, b))
+        elif header is not None and len(cells) == len(header):
+            facts.append((", ".join(f"{h} {c}" for h, c in zip(header, cells) if c), a, b))
+    return facts, plate
+
+
 FORMATS: tuple[Format, ...] = (
     Format("pbs", _find_lines(r"(?:#PBS\b|qsub\s)"), _read_pbs),
     Format("lsf", _find_lines(r"(?:#BSUB\b|bsub\s)"), _read_lsf),
@@ -515,6 +564,7 @@ FORMATS: tuple[Format, ...] = (
     Format("ray", _yaml_blocks(r"(?:available_node_types|cluster_name|spec|apiVersion)"), _read_ray),
     Format("sagemaker", _find_sagemaker, _read_sagemaker),
     Format("json", _find_json, _read_json),
+    Format("table", _find_tables, _read_table),
 )
 
 
