@@ -1922,3 +1922,25 @@ def test_suffixed_amounts_bare_corrections_and_a_clause_naming_what_it_sets(text
 
     g = generate(text, llm=False)
     assert g.params[param] == want, (g.recipe, g.params)
+
+
+@pytest.mark.parametrize("text, want", [
+    # a count another parameter's own word claims is that parameter's, never a second value of this one
+    ("kueue queue for ns speech with 24 GPU H100, cohort research, can borrow maximum 8 GPUs and lend no more than 4",
+     {"gpus": 24, "borrowing_limit": 8, "lending_limit": 4}),
+    ("Create a Volcano queue genai that can use up to 64 GPUs; 8 GPUs must always be reserved for it even when idle.",
+     {"gpus": 64, "guarantee_gpus": 8}),
+])
+def test_a_count_said_of_another_parameter_is_no_second_value(text, want):
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert {k: g.params.get(k) for k in want} == want, (g.recipe, g.params)
+
+
+def test_two_counts_of_one_parameter_are_still_a_conflict():
+    from gpukb.errors import GpukbError
+    from gpukb.recipes import generate
+
+    with pytest.raises(GpukbError, match="two values"):
+        generate("kueue clusterqueue for ns speech with 24 GPUs, and a quota of 16 GPUs for the queue", llm=False)

@@ -1564,6 +1564,44 @@ _KIND_SHORT = {"pvc": "persistentvolumeclaim", "pv": "persistentvolume", "cq": "
                "pc": "priorityclass", "sc": "storageclass", "lws": "leaderworkerset"}
 
 
+_OTHER_WORDS_CACHE: dict[tuple[str, str, int], frozenset[str]] = {}
+# words every counting rule shares: they tell no parameter from another
+_VALUE_FRAME_WORDS = frozenset("""named called image command product quantity resource another extra nothing allowed
+moment process still going running within without maximum minimum value values label labels""".split())
+_SHARED_RULE_WORDS = frozenset("""gpus gpu pods pod nodes node more than over that with once after when them team have
+their each every into from this these those what which while until above below least most must should shall will
+never cannot always total""".split())
+
+
+def _rule_words(recipe: Recipe, name: str) -> set[str]:
+    """The words (four letters or more) of a parameter's name and of its rules' phrases and patterns."""
+    out = {w for w in name.lower().split("_") if len(w) >= 4}
+    for r in recipe.extract.get(name) or []:
+        for v in r.values():
+            for s in (v if isinstance(v, list) else [v]):
+                if isinstance(s, str):
+                    out.update(w.lower() for w in re.findall(r"(?<![\\])\b[a-zA-Z]{4,}\b", s))
+    return out
+
+
+def _other_param_words(recipe: Recipe, name: str) -> frozenset[str]:
+    """Words that name the recipe's other parameters and not ``name`` ("borrow", "reserved")."""
+    key = (recipe.id, name, id(recipe.extract))
+    if key not in _OTHER_WORDS_CACHE:
+        own = _rule_words(recipe, name)
+        others = {w for o in recipe.properties if o != name for w in _rule_words(recipe, o)}
+        # ... nor a noun some parameter counts ("each replica must get 4 GPUs" is a rate of the same count)
+        counted = {w.lower() for rules in recipe.extract.values() for r in rules for u in r.get("count") or []
+                   if isinstance(u, str) for w in re.findall(r"[A-Za-z]+", u)}
+        counted |= {w + "s" for w in counted} | {w.rstrip("s") for w in counted}
+        # ... nor the recipe's own topic ("queue" in a queue recipe) or a word that frames any value
+        topic = {w.lower() for s in [recipe.title, *recipe.kinds] for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])", s)}
+        topic |= {k.lower() for k in recipe.kinds}
+        _OTHER_WORDS_CACHE[key] = frozenset(w for w in others - own - _SHARED_RULE_WORDS - set(STOPWORDS) - topic - counted
+                                            if len(w) >= 5 and w not in _VALUE_FRAME_WORDS)
+    return _OTHER_WORDS_CACHE[key]
+
+
 def kind_names(recipe: Recipe) -> dict[str, set[str]]:
     """Per kind of the recipe's manifest (lowercase), the string parameters that set the name of
     an object of that kind: rendered with each parameter set to a probe name."""
@@ -4405,6 +4443,8 @@ class _Extractor:
                     continue  # "master 1 pod + 4 workers", "master x1 (1 gpu)": the count of another role
                 if _ESTIMATE.search(self.text, max(0, span[0] - 16), span[0]):
                     continue  # "about 2,000 files ... 200 chunks": an estimate describes, it sets nothing
+                if self._said_of_another(name, span):
+                    continue  # "can borrow maximum 8 GPUs", "8 GPUs must always be reserved": another parameter's
                 if re.search(r"\b(?:than|at\s+most|up\s+to|max(?:imum)?|limit(?:ed)?(?:\s+to)?|cap(?:ped)?(?:\s+at)?)\s+"
                              r"(?:[a-z]+\s+){0,2}$|\bsingle\s+(?:[a-z]+\s+){0,3}$", self.text[max(0, span[0] - 30):span[0]], re.I):
                     continue  # "no single container bigger than 4 GPUs": a bound, no second value
@@ -4413,6 +4453,18 @@ class _Extractor:
                     other = (val, span)
             if own and other is not None:  # both in the same plain shape: neither reading is the likelier
                 self.result.conflicts[name] = other
+
+    def _said_of_another(self, name: str, span: tuple[int, int], before: int = 3, after: int = 4) -> bool:
+        """Do the words of the clause right around ``span`` (``before`` words before it, ``after``
+        after) name another parameter of the recipe by a word of its own ("borrow", "reserved")?"""
+        words = _other_param_words(self.recipe, name)
+        if not words:
+            return False
+        head = re.split(r"[.,;:\n()]|\band\b|\bbut\b", self.text[max(0, span[0] - 50):span[0]])[-1]
+        tail = re.split(r"[.,;:\n()]|\band\b|\bbut\b", self.text[span[1]:span[1] + 50])[0]
+        near = re.findall(r"[a-z]{4,}", f"{' '.join(head.split()[-before:] if before else [])} "
+                                         f"{' '.join(tail.split()[:after])}".lower())
+        return any(w.startswith(d[:6]) if len(d) >= 6 else w == d for w in near for d in words)
 
     # ------------------------------------------------- shapes across parameters
     def _take(self, name: str, value: Any, span: tuple[int, int]) -> bool:
