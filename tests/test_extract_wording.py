@@ -1944,3 +1944,24 @@ def test_two_counts_of_one_parameter_are_still_a_conflict():
 
     with pytest.raises(GpukbError, match="two values"):
         generate("kueue clusterqueue for ns speech with 24 GPUs, and a quota of 16 GPUs for the queue", llm=False)
+
+
+@pytest.mark.parametrize("text, param, want", [
+    # a later message settles on another amount, restating the first one bare
+    ("Thread:\nAlice: karpenter pool for g5 spot, limit 32 GPUs\nBob: 32 is too much for finance, do 16\n"
+     "Alice: ok 16 then. name it g5-spot", "gpu_limit", 16),
+    ("karpenter pool g5-spot, limit 32 GPUs. hmm, 32 is a lot, make it 24", "gpu_limit", 24),
+    # requirement keywords as labels keep their negation
+    ("MUST: time-slicing with 4 replicas per GPU\nMUST NOT: rename the resource", "rename_by_default", False),
+    ("MUST: time-slicing with 4 replicas per GPU\nSHOULD: rename the resource", "rename_by_default", True),
+    # relative to a pasted object: the environment said after "but ... in"
+    ("Same as the prod one but with 4 GPUs and in staging:\n```yaml\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n"
+     "  name: embed-api\n  namespace: prod\nspec:\n  replicas: 2\n  template:\n    spec:\n      containers:\n"
+     "      - name: server\n        image: ghcr.io/acme/embed:1.4\n        resources:\n          limits:\n"
+     "            nvidia.com/gpu: 1\n```", "namespace", "staging"),
+])
+def test_threads_requirement_labels_and_changes_to_a_pasted_object(text, param, want):
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert g.params[param] == want, (g.recipe, g.params)

@@ -120,6 +120,10 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
                   {"regex": r"\b(?:should|will|must|can|has\s+to|needs\s+to)\s+(?:be|go|live|run|sit)\s+in(?:to)?\s+"
                             rf"(?!(?:{_NO_PLACE}|kubernetes|k8s|prod|production)\b)"
                             r"[`'\"]?([a-z][a-z0-9]*(?:-[a-z0-9]+)*)[`'\"]?(?=\s*(?:[.;,!?\n]|$))"},
+                  # "same as prod but with 4 GPUs and in staging": an environment's usual namespace closing its clause
+                  {"regex": r"\b(?:but|and|then)\s+(?:(?:put|deploy|run|create)\s+it\s+)?in\s+(?:the\s+)?"
+                            r"(dev|development|staging|stage|prod|production|test|testing|qa|uat|sandbox|preprod)"
+                            r"(?=\s*(?:[.,;:!?\n]|$))"},
                   # "the llama deployment in inference-prod", "everything in serving": a place after "in"
                   # is the namespace when it is hyphenated or follows the object the request is about
                   {"regex": r"\bin\s+(?:the\s+)?(?!(?:[a-z]{2}(?:-gov)?-[a-z]+-\d)(?![\w-]))([a-z][a-z0-9]*-[-a-z0-9]*[a-z0-9])(?![\w.-])"},
@@ -417,12 +421,14 @@ def _unit_correction(text: str) -> str:
 # one in that unit; a bare one, closing its clause, the last earlier number (of the same or previous
 # sentence) when a word of taking back stands between.
 _SETTLE = re.compile(r"\b(?:(?:make|change|bump|set)\s+(?:it|that|them)(?:\s+to)?|let'?s\s+(?:go\s+with|do|use|make\s+it)|"
-                     r"(?:go|going)\s+with|we'?ll\s+(?:go\s+with|do))\s+(\d+(?:\.\d+)?|" + _SIMPLE_WORD +
+                     # "32 is too much for finance, do 16": a bare "do" opening its clause settles too
+                     r"(?:go|going)\s+with|we'?ll\s+(?:go\s+with|do)|(?<=[,;:]\s)do|^do|(?<=\n)do)\s+(\d+(?:\.\d+)?|" + _SIMPLE_WORD +
                      r")(?:\s*((?:[A-Za-z]+\s+)?[A-Za-z]+))?(?![\w-]|\.\w)", re.I)
 _RATE_WORDS = frozenset("per each a an on in of at for every to".split())  # "2 per node" is a rate, not a noun
 _RATE_ALT = "|".join(sorted(_RATE_WORDS))
 _SIZE_UNITS = re.compile(r"(?:[kmgtp]i?b?|[kmgtp]i|gigs?|gigabytes?|terabytes?|megabytes?|tebibytes?|gibibytes?|tera)", re.I)
 _BACK_WORDS = re.compile(r"\b(?:but|actually|hmm+|on\s+reflection|originally|we\s+thought|i\s+said|instead|rather|"
+                         r"too\s+(?:much|many|high|big|low|few|small|little)|a\s+lot|overkill|excessive|"
                          r"no|wait|sorry|second\s+thoughts?|changed?\s+my\s+mind|more\s+than\s+that|less\s+than\s+that)\b",
                          re.I)
 _CLAUSE_END = re.compile(r"\s*(?:$|[.,;!?)]|instead\b|then\b|please\b|pls\b|to\s+have\b|for\s+(?:now|safety|headroom)\b)",
@@ -475,6 +481,13 @@ def _late_correction(text: str) -> str:
         if sized and unit.lower() != a_unit.lower():
             a1 = pick.end(2) + window  # "2.4 TiB ... 4.8 TB": the new amount in its own unit
         text = text[:a0] + repl + text[a1:m.start()] + text[end:]
+        if not unit and (not a_unit or a_unit.lower() in _STOP or a_unit.lower() in ("is", "are", "was", "seems")):
+            # "limit 32 GPUs. Bob: 32 is too much, do 16": the bare amount restated an earlier one, which goes too
+            said = pick.group(1)
+            prior = list(re.finditer(rf"(?<![\w.:/=-]){re.escape(said)}(?=\s+[A-Za-z])", text[window:a0]))
+            if prior:
+                p0, p1 = prior[-1].start() + window, prior[-1].end() + window
+                text = text[:p0] + new + text[p1:]
     return text
 
 
@@ -756,7 +769,15 @@ def _from_to(m: re.Match[str]) -> str:
     return f"{m.group(1)}to {m.group(3)}{unit}"
 
 
+# requirement keywords as a list's labels ("MUST NOT: rename the resource"): the modal itself
+_REQUIREMENT_LABEL = re.compile(r"\b(MUST|SHOULD|SHALL|MAY)(\s+NOT)?\s*:\s*")
+# "ok 16 then", "fine, 16 it is": a reply settling on an amount
+_OK_THEN = re.compile(r"\b(?:ok(?:ay)?|fine|sure|alright)[,\s]+(\d+(?:\.\d+)?)\s+(?:then|it\s+is)\b", re.I)
+
+
 def normalise_text(text: str) -> str:
+    text = _REQUIREMENT_LABEL.sub(lambda m: (m.group(1) + (m.group(2) or "")).lower() + " ", text)
+    text = _OK_THEN.sub(r"let's do \1", text)
     text = re.sub(r"\b(do|does)n['\u2019]t\b", r"\1 not", text, flags=re.I)  # "don't schedule": DoNotSchedule's words
     text = _SINGLE_QUANTIFIER.sub(r"\1 ", text)
     text = _FROM_TO.sub(_from_to, text)
