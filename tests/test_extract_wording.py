@@ -1965,3 +1965,23 @@ def test_threads_requirement_labels_and_changes_to_a_pasted_object(text, param, 
 
     g = generate(text, llm=False)
     assert g.params[param] == want, (g.recipe, g.params)
+
+
+@pytest.mark.parametrize("text, param, want", [
+    ("Need HPA for deployment sdxl in ns genai scaling 2\u219210 replicas on DCGM_FI_DEV_GPU_UTIL, target 70%",
+     "max_replicas", 10),
+    ("Need HPA for deployment sdxl in ns genai scaling 2\u219210 replicas on DCGM_FI_DEV_GPU_UTIL, target 70%",
+     "min_replicas", 2),
+    # "one replica handles ~40": any one of them, no count
+    ("Mixtral needs 2 H100s per replica. We expect 120 QPS, one replica handles ~40, so 3 replicas. "
+     "Deployment mixtral-serve in ns llm.", "replicas", 3),
+    ("inference deployment with one replica, 2 gpus", "replicas", 1),
+    # an object the user has, named before its kind
+    ("we need the same llama-8b deployment but 6 replicas for the launch event", "name", "llama-8b"),
+    ("copy our bert-ft pytorchjob but with 8 workers", "name", "bert-ft"),
+])
+def test_arrow_ranges_a_generic_one_and_a_name_before_its_kind(text, param, want):
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert g.params[param] == want, (g.recipe, g.params)

@@ -810,6 +810,7 @@ def normalise_text(text: str) -> str:
     text = _HALF_UNIT.sub("0.5 ", text)
     text = _WHOLE_UNIT.sub("1 ", text)
     t = text.replace("\u00d7", " x ").replace("\u2013", "-")
+    t = re.sub(r"(?<=\d)\s*(?:\u2192|\u27f6|=>)\s*(?=\d)", " to ", t)  # "scaling 2\u219210 replicas": a range
     t = t.replace("\u201c", '"').replace("\u201d", '"').replace("\u2018", "'").replace("\u2019", "'")
     t = _GROUPED.sub(lambda m: m.group(1).replace(",", ""), t)
     t = _SUFFIXED.sub(_suffixed, t)
@@ -849,6 +850,9 @@ _PRONOUN_ONE = re.compile(r"one(?=\s+(?:is|was|should|shall|will|must|can|may|mi
 _PRONOUN_ONE_BEFORE = re.compile(r"\b(?:the|this|that|which|other|another|each|a|an)\s+(?:[a-z][\w-]*\s+)?$", re.I)
 
 
+# after "one <noun>": a verb saying what any one of them does ("one replica handles ~40 QPS")
+_GENERIC_ONE = re.compile(r"\s+(?:handles?|serves?|can|could|does|takes|needs|gets|uses|is|has|will|would|should|"
+                          r"manages?|sustains?|processes|fits?|holds?)\b", re.I)
 _IDENT_DIGITS = re.compile(r"(?<=[A-Za-z]-)\d+(?=$|[^\w.]|\.(?!\d))")
 
 
@@ -2013,6 +2017,8 @@ class _Extractor:
                     span = self._whole_word(m.span(1))
                     if not self._free(span) or not self._near(m.span(), rule.get("near")):
                         continue
+                    if self.text[span[0]:span[1]].lower() in ("one", "a", "an") and _GENERIC_ONE.match(self.text, m.end()):
+                        continue  # "one replica handles ~40 QPS": any one of them, no count
                     if self.text[span[0]:span[1]].lower() == "single" and re.match(
                             r"\s+[a-z]+s\b", self.text[span[1]:span[1] + 30], re.I):
                         continue  # "allow single pods up to 8": "single" before a plural is no count
@@ -3166,6 +3172,16 @@ class _Extractor:
         got = self._after_kind_noun(name, mine)
         if got is not None:
             return got
+        # "the same llama-8b deployment but 6 replicas": an object the user already has, by its name
+        if mine:
+            for m in _compile(rf"\b(?:the\s+same|the\s+existing|our|my|this|that)\s+([a-z][a-z0-9]*(?:[.-][a-z0-9]+)+)\s+"
+                              rf"{_words_alt(mine)}\b").finditer(self.text):
+                tok = m.group(1)
+                if any(w in self._keyword_words() for w in re.split(r"[.-]", tok)) or not self._free(m.span(1)):
+                    continue  # "the gpu-operator deployment": the recipe's own words, no name
+                ok, val = self._ok(name, tok)
+                if ok:
+                    return val, m.span(1)
         other_cues = sorted({w for o, sp in self.recipe.properties.items() if o != name and sp.get("type") == "string"
                              for w in name_variants(o) if len(w) >= 3})
         after_other = _compile(rf"{_words_alt(other_cues)}\s*(?:[:=]|is|named|called)?\s*$") if other_cues else None
