@@ -1985,3 +1985,16 @@ def test_arrow_ranges_a_generic_one_and_a_name_before_its_kind(text, param, want
 
     g = generate(text, llm=False)
     assert g.params[param] == want, (g.recipe, g.params)
+
+
+@pytest.mark.parametrize("text, want", [
+    ("KEDA: scale deployment tgi-mistral in ns chat from 0 up to 5 based on the prometheus metric tgi_queue_size, "
+     "10 waiting per replica", {"min_replicas": 0, "max_replicas": 5}),
+    ("I think we need MIG on the A100s? like 7 small slices per card (1g.10gb) so the interns each get one, "
+     "layout name intern-slices", {"mig_devices": {"1g.10gb": 7}, "config_name": "intern-slices"}),
+])
+def test_a_scaling_range_without_its_noun_and_slices_per_card(text, want):
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert {k: g.params.get(k) for k in want} == want, (g.recipe, g.params)

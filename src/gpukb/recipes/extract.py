@@ -2087,15 +2087,22 @@ class _Extractor:
             for pattern in (rf"\b(?:never|no|not)\s+(?:fewer|less)\s+than\s+(\d+){other}(?:\s+{noun})?\s*(?:,|or|and|but|nor)?\s*"
                             rf"(?:(?:never|no|not)\s+)?more\s+than\s+(\d+){other}(?:\s+{noun})?",
                             rf"\bat\s+least\s+(\d+){other}(?:\s+{noun})?\s*(?:,|and|but)?\s*at\s+most\s+(\d+){other}(?:\s+{noun})?",
-                            rf"\b(?:between|from)\s+(\d+)\s+(?:and|(?:up\s+)?to)\s+(\d+)\s+{noun}"):
+                            rf"\b(?:between|from)\s+(\d+)\s+(?:and|(?:up\s+)?to)\s+(\d+)\s+{noun}",
+                            # "scale deployment x in ns y from 0 up to 5": after a verb of scaling, replicas
+                            *([rf"\bscal(?:e|es|ed|ing)\s+(?:[\w.-]+\s+){{0,8}}?from\s+(\d+)\s+(?:up\s+)?to\s+(\d+)"
+                               rf"(?![\w.]){other}"] if base == "replicas" else [])):
                 m = _compile(pattern).search(self.digits)
-                if not m or not self._free(m.span(1)) or not self._free(m.span(2)):
+                # a bound read already by its own rule ("up to 5") is the same reading, not another
+                if not m or not (self._free(m.span(1)) or self.result.spans.get(lo) == m.span(1)) \
+                        or not (self._free(m.span(2)) or self.result.spans.get(hi) == m.span(2)):
                     continue
                 a, b = self._ok(lo, int(m.group(1))), self._ok(hi, int(m.group(2)))
                 if a[0] and b[0] and a[1] <= b[1] and self.result.values.get(lo, a[1]) == a[1] \
                         and self.result.values.get(hi, b[1]) == b[1]:
-                    self._take(lo, a[1], m.span(1))
-                    self._take(hi, b[1], m.span(2))
+                    if lo not in self.result.values:
+                        self._take(lo, a[1], m.span(1))
+                    if hi not in self.result.values:
+                        self._take(hi, b[1], m.span(2))
                     self.result.covered.append(m.span())
                     break
 
