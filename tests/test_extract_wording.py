@@ -1998,3 +1998,16 @@ def test_a_scaling_range_without_its_noun_and_slices_per_card(text, want):
 
     g = generate(text, llm=False)
     assert {k: g.params.get(k) for k in want} == want, (g.recipe, g.params)
+
+
+@pytest.mark.parametrize("text, param, want", [
+    ("this ResourceQuota from the wiki is for 8 gpus, bump it to 12 and change the namespace to cv-lab:\n```yaml\n"
+     "apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: gpu-quota\n  namespace: research\nspec:\n  hard:\n"
+     "    requests.nvidia.com/gpu: \"8\"\n```", "gpus", 12),
+    ("volcano job sweep, 4 workers, queue mlops instead of theirs", "queue", "mlops"),
+])
+def test_a_raise_of_the_amount_just_said_and_a_value_before_instead(text, param, want):
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert g.params[param] == want, (g.recipe, g.params)

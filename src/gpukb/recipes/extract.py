@@ -218,6 +218,8 @@ class Extraction:
 
 
 # Words between a cue and its quantity that do not separate them ("a limit of only 100Gi").
+# adverbs that may follow a value ("queue mlops instead of theirs", "namespace ml too")
+_AFTER_VALUE = frozenset({"instead", "too", "also", "then", "now", "please", "pls", "again", "here", "there"})
 _FILLERS = frozenset({"of", "only", "is", "at", "to", "the", "a", "an", "be", "set", "about", "around", "just",
                       "every", "each", "per", "some", "roughly", "approximately", "up"})
 
@@ -423,7 +425,7 @@ def _unit_correction(text: str) -> str:
 _SETTLE = re.compile(r"\b(?:(?:make|change|bump|set)\s+(?:it|that|them)(?:\s+to)?|let'?s\s+(?:go\s+with|do|use|make\s+it)|"
                      # "32 is too much for finance, do 16": a bare "do" opening its clause settles too
                      r"(?:go|going)\s+with|we'?ll\s+(?:go\s+with|do)|(?<=[,;:]\s)do|^do|(?<=\n)do)\s+(\d+(?:\.\d+)?|" + _SIMPLE_WORD +
-                     r")(?:\s*((?:[A-Za-z]+\s+)?[A-Za-z]+))?(?![\w-]|\.\w)", re.I)
+                     r")(?:\s*(?!(?:and|or|but|then|so)\b)((?:[A-Za-z]+\s+)?[A-Za-z]+))?(?![\w-]|\.\w)", re.I)
 _RATE_WORDS = frozenset("per each a an on in of at for every to".split())  # "2 per node" is a rate, not a noun
 _RATE_ALT = "|".join(sorted(_RATE_WORDS))
 _SIZE_UNITS = re.compile(r"(?:[kmgtp]i?b?|[kmgtp]i|gigs?|gigabytes?|terabytes?|megabytes?|tebibytes?|gibibytes?|tera)", re.I)
@@ -467,10 +469,12 @@ def _late_correction(text: str) -> str:
                          or sized and _SIZE_UNITS.fullmatch(a_unit)):
                 pick = a
                 break
-        if pick is None and not unit and _CLAUSE_END.match(text, m.end()):
+        if pick is None and not unit and (_CLAUSE_END.match(text, m.end()) or re.match(r"\s+and\b", text[m.end():])):
             near = sentences[-2] if len(sentences) >= 2 else 0
             cands = [a for a in amounts if a.start() + window >= near]
-            if cands and _BACK_WORDS.search(text, cands[-1].end() + window, m.start()):
+            # "this quota is for 8 gpus, bump it to 12": a verb of raising or lowering says it changes
+            raise_verb = re.match(r"(?:bump|raise|increase|lower|reduce|drop|cut)", m.group(0), re.I)
+            if cands and (raise_verb or _BACK_WORDS.search(text, cands[-1].end() + window, m.start())):
                 pick = cands[-1]
         if pick is None:
             continue
@@ -2913,7 +2917,7 @@ class _Extractor:
         if prev and prev.group(1).lower() not in own_words and _singular(prev.group(1).lower()) in own_words:
             return True
         # "a cluster placement group": a plain word that heads a longer noun is no name
-        if nxt and nxt_word not in _STOP and nxt_word not in _FILLERS and not own_noun \
+        if nxt and nxt_word not in _STOP and nxt_word not in _FILLERS and nxt_word not in _AFTER_VALUE and not own_noun \
                 and not re.search(r"(?:ly|ed|ing)$", nxt_word) and nxt_word not in _REPORTING_VERBS | _VERBS_AFTER_NOUN:
             return True
         # "can the quota for that namespace go up": the cue points back, no value follows
