@@ -2011,3 +2011,18 @@ def test_a_raise_of_the_amount_just_said_and_a_value_before_instead(text, param,
 
     g = generate(text, llm=False)
     assert g.params[param] == want, (g.recipe, g.params)
+
+
+@pytest.mark.parametrize("text, param, want", [
+    ("Let us cap vision at 24 GPUs.\n\n-----Original Message-----\nFrom: Sam\n"
+     "Please set up a Kueue ClusterQueue for namespace vision with 16 GPUs.", "gpus", 24),
+    ("make it 3 replicas please, and name it mistral-chat\n\nOn Tue, Priya wrote:\n"
+     "Can we get a vLLM deployment for mistral-7b, 2 replicas, 1 GPU each, namespace chat?", "replicas", 3),
+    ("make it 3 replicas please, and name it mistral-chat\n\nOn Tue, Priya wrote:\n"
+     "Can we get a vLLM deployment for mistral-7b, 2 replicas, 1 GPU each, namespace chat?", "namespace", "chat"),
+])
+def test_a_mail_reply_wins_over_the_earlier_messages_under_it(text, param, want):
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert g.params[param] == want, (g.recipe, g.params)

@@ -4868,9 +4868,18 @@ _CAPACITY = re.compile(r"\b(?:our|the|a|an|this|whole|entire|all)\s+(?:whole\s+|
                        r"(?:cluster|fleet|estate|farm|datacenter|data\s+center|site|pool)s?\b", re.I)
 
 
+# where a mail reply's earlier messages start ("-----Original Message-----", "On Tue, Sam wrote:")
+_EARLIER_MAIL = re.compile(r"(?im)^[ \t]*(?:-{2,}\s*original\s+message\s*-{2,}|on\s[^\n]{3,100}\swrote:)[ \t]*$")
+
+
 def _quoted_spans(text: str) -> list[tuple[int, int]]:
-    """The lines a reply quotes, when the reply says something of its own: what was said before."""
+    """The lines a reply quotes, or the earlier messages under a mail reply, when the reply says
+    something of its own: what was said before."""
     quoted = [m.span() for m in _QUOTED_LINE.finditer(text)]
+    earlier = _EARLIER_MAIL.search(text)
+    if earlier and re.search(r"[A-Za-z0-9]", text[:earlier.start()]):
+        quoted = [sp for sp in quoted if sp[1] <= earlier.start()] + [
+            (m.start() + earlier.end(), m.end() + earlier.end()) for m in re.finditer(r"[^\n]+", text[earlier.end():])]
     if not quoted:
         return []
     rest = _QUOTED_LINE.sub("", text)
