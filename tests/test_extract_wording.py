@@ -2026,3 +2026,26 @@ def test_a_mail_reply_wins_over_the_earlier_messages_under_it(text, param, want)
 
     g = generate(text, llm=False)
     assert g.params[param] == want, (g.recipe, g.params)
+
+
+@pytest.mark.parametrize("text, param, want", [
+    # a question the writer answers at once
+    ("clusterpolicy: driver 550.90.07, preinstalled drivers? no \u2014 let the operator install it. toolkit on",
+     "driver_enabled", True),
+    ("clusterpolicy: driver 550.90.07, preinstalled drivers? yes. toolkit on", "driver_enabled", False),
+    # a state said of several components after them
+    ("MPS with six clients per card. The driver and toolkit on these nodes are baked into the machine image.",
+     "toolkit_enabled", False),
+    # a blank line ends the command of a pasted script
+    ("old slurm job for HPL:\n\n#SBATCH -N 4\n#SBATCH --gpus-per-node=8\nmpirun -np 32 ./xhpl\n\n"
+     "need the MPIJob version, name hpl-bench", "program", ["./xhpl"]),
+])
+def test_answered_questions_states_of_listed_components_and_paragraph_ends(text, param, want):
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert g.params[param] == want, (g.recipe, g.params)
+
+
+def test_a_blank_line_inside_a_fence_is_no_sentence_end():
+    assert normalise_text("see:\n```\na: 1\n\nb: 2\n```\n\nthanks") == "see: ``` a: 1 b: 2 ``` thanks"

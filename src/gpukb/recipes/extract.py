@@ -75,7 +75,7 @@ _ABBREVIATIONS = {"production": ["prod"], "priority": ["prio"], "development": [
 _NEVER_NAMES = frozenset("""back ever never again already still always anyway instead rather even too away around
 later earlier soon maybe perhaps probably actually really basically please thanks either neither whatever whichever
 someone anyone everyone nobody somebody everybody nothing something anything everything yes okay renamed named
-able next last
+able next last volume volumes
 called titled labelled labeled tagged annotations labels selectors settings permissions defaults options""".split())
 
 
@@ -706,6 +706,10 @@ _WITHOUT_LIST = re.compile(rf"\b(without|no)\s+{_COMPONENTS}\b", re.I)
 # "already have the driver and container toolkit installed": the components' state said after them
 _HAVE_LIST = re.compile(rf"\b(?:already\s+)?(?:have|has|come\s+with|ship\s+with)\s+{_COMPONENTS}\s+"
                         rf"(?:already\s+)?(installed|pre-?installed|on\s+(?:them|it|the\s+hosts?|the\s+nodes?))\b", re.I)
+# "the driver and toolkit on these nodes are baked into the machine image": a state said of the listed components
+_ARE_LIST = re.compile(rf"\b{_COMPONENTS}\s+(?:on\s+(?:these|the|our|all)\s+(?:nodes|hosts|machines|boxes)\s+)?"
+                       rf"(?:are|come|came)\s+(?:already\s+)?(?:baked|pre-?installed|installed|built\s+in|shipped|bundled|"
+                       rf"part\s+of)\b", re.I)
 # "the driver ships with DGX OS and so does the container toolkit": the second component shares the state
 _SO_DOES = re.compile(rf"\b(?:and\s+)?so\s+(?:does|do|is|are|has|have)\s+((?:the\s+)?{_COMPONENT})\b", re.I)
 _PREINSTALLED = re.compile(r"\b(?:pre-?installed|already\s+installed|baked|built\s+in(?:to)?|ships?\s+with|shipped|"
@@ -724,6 +728,7 @@ def _components(text: str) -> str:
 
     text = _WITHOUT_LIST.sub(lambda m: " and ".join(f"{m.group(1)} {p}" for p in parts(m.group(2))), text)
     text = _HAVE_LIST.sub(lambda m: " and ".join(f"{p} pre-installed" for p in parts(m.group(1))), text)
+    text = _ARE_LIST.sub(lambda m: " and ".join(f"{p} pre-installed" for p in parts(m.group(1))), text)
 
     def so_does(m: re.Match[str]) -> str:
         clause = text[max(0, text.rfind(".", 0, m.start()) + 1):m.start()]
@@ -779,7 +784,36 @@ _REQUIREMENT_LABEL = re.compile(r"\b(MUST|SHOULD|SHALL|MAY)(\s+NOT)?\s*:\s*")
 _OK_THEN = re.compile(r"\b(?:ok(?:ay)?|fine|sure|alright)[,\s]+(\d+(?:\.\d+)?)\s+(?:then|it\s+is)\b", re.I)
 
 
+# "preinstalled drivers? no, let the operator install it", "spot? yes": a question the writer answers at once
+_ASKED_ANSWERED = re.compile(r"(?:(?<=^)|(?<=[,;:.\n]))(\s*)([A-Za-z][\w .-]{2,40}?)\?\s*(no|nope|nah|yes|yep|yeah)\b\s*"
+                             r"[,.;:\u2014-]*", re.I | re.M)
+
+
+def _asked_answered(m: re.Match) -> str:
+    said = m.group(2).strip()
+    return f"{m.group(1)}{'not ' + said if m.group(3).lower() in ('no', 'nope', 'nah') else said}, "
+
+
+def _paragraph_ends(text: str) -> str:
+    """A blank line outside a fenced block ends a sentence ("mpirun -np 32 ./xhpl" then a blank line
+    then "need the MPIJob version": the command ends with its paragraph)."""
+    if "\n" not in text:
+        return text
+    out, fence = [], False
+    for part in re.split(r"(\n[ \t]*\n)", text):
+        if part.strip() == "" and "\n" in part:
+            prev = out[-1].rstrip() if out else ""
+            if not fence and prev and prev[-1] not in ".!?:;,`" :
+                out.append(".")
+            out.append(part)
+            continue
+        fence ^= part.count("```") % 2 == 1
+        out.append(part)
+    return "".join(out)
+
+
 def normalise_text(text: str) -> str:
+    text = _ASKED_ANSWERED.sub(_asked_answered, text)
     text = _REQUIREMENT_LABEL.sub(lambda m: (m.group(1) + (m.group(2) or "")).lower() + " ", text)
     text = _OK_THEN.sub(r"let's do \1", text)
     text = re.sub(r"\b(do|does)n['\u2019]t\b", r"\1 not", text, flags=re.I)  # "don't schedule": DoNotSchedule's words
@@ -818,6 +852,7 @@ def normalise_text(text: str) -> str:
     t = t.replace("\u201c", '"').replace("\u201d", '"').replace("\u2018", "'").replace("\u2019", "'")
     t = _GROUPED.sub(lambda m: m.group(1).replace(",", ""), t)
     t = _SUFFIXED.sub(_suffixed, t)
+    t = _paragraph_ends(t)
     t = _UNIT_WORDS.sub(lambda m: m.group(1) + {"g": "GB", "t": "TB", "m": "MB"}[(m.group(2) or m.group(3))[0].lower()]
                         if m.group(2) else m.group(1) + (m.group(3)[0].upper() + "i"), t)
     return " ".join(t.split())
