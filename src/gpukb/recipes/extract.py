@@ -803,7 +803,9 @@ def _paragraph_ends(text: str) -> str:
     for part in re.split(r"(\n[ \t]*\n)", text):
         if part.strip() == "" and "\n" in part:
             prev = out[-1].rstrip() if out else ""
-            if not fence and prev and prev[-1] not in ".!?:;,`" :
+            last = prev.rsplit("\n", 1)[-1]
+            # (an indented line is a block of code, read as pasted)
+            if not fence and prev and prev[-1] not in ".!?:;,`" and not re.match(r"(?: {4}|\t)", last):
                 out.append(".")
             out.append(part)
             continue
@@ -5037,9 +5039,10 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
             pos = a
             for x, y in [*cuts, (b, b)]:
                 if x > pos:
-                    piece = _trimmed(full.text[pos:x])
-                    if re.search(r"[A-Za-z0-9]", piece) and not piece.startswith("```"):
-                        full.unread.append(piece)
+                    # a table's cells are reported one by one, without their pipes
+                    for piece in (_trimmed(p) for p in re.split(r"\s*\|\s*", full.text[pos:x])):
+                        if re.search(r"[A-Za-z0-9]", piece) and not piece.startswith("```"):
+                            full.unread.append(piece)
                 pos = max(pos, y)
     return full
 

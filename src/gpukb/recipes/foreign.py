@@ -526,6 +526,7 @@ def _read_table(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int,
     ("| 1g.10gb | 2 |" -> "2 1g.10gb"), and a row of objects names one per row
     ("| ClusterQueue | llm-cq | quota 64 |" under a "Name" column -> "ClusterQueue: llm-cq", "quota 64")."""
     rows: list[tuple[list[str], int, int]] = []
+    spans: list[list[tuple[int, int]]] = []  # each row's cells, where they stand in the block
     header: list[str] | None = None
     plate: list[tuple[int, int]] = []
     for ln in re.finditer(r"[^\n]+", block):
@@ -533,12 +534,16 @@ def _read_table(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int,
         if _TABLE_RULE.fullmatch(line):
             if len(rows) == 1 and header is None:
                 header = [h.lower() for h in rows.pop()[0]]
+                spans.pop()
                 plate.append((0, ln.end()))
             continue
-        rows.append(([c.strip().strip("*`") for c in line.strip().strip("|").split("|")], ln.start(), ln.end()))
+        cells = [(c.group(1).strip().strip("*`"), ln.start() + c.start(1), ln.start() + c.end(1))
+                 for c in re.finditer(r"(?<=\|)([^|]*)(?=\|)", line)]
+        rows.append(([c[0] for c in cells], ln.start(), ln.end()))
+        spans.append([(a, b) for _c, a, b in cells])
     facts: list[tuple[str, int, int]] = []
     counted = header is not None and len(header) == 2 and header[1] in _COUNT_HEADS
-    for cells, a, b in rows:
+    for (cells, a, b), where in zip(rows, spans):
         if len(cells) == 2 and all(cells):
             key, value = cells
             if counted or (re.search(r"\d", key) and re.fullmatch(r"\d+|[a-z]+", value, re.I)):
@@ -547,10 +552,9 @@ def _read_table(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int,
                 facts.append((f"{key.replace(' / ', ' per ')}: {value}", a, b))
         elif header is not None and len(cells) == len(header) and "name" in header[1:]:
             i = header.index("name", 1)
-            facts.append((f"{cells[0]}: {cells[i]}", a, b))
-            rest = [c for j, c in enumerate(cells) if j not in (0, i) and c]
-            if rest:
-                facts.append(("; ".join(rest), a, b))
+            facts.append((f"{cells[0]}: {cells[i]}", where[0][0], where[i][1]))
+            # each other cell says something of its own, and is reported on its own when nothing reads it
+            facts += [(c, *where[j]) for j, c in enumerate(cells) if j not in (0, i) and c]
         elif header is not None and len(cells) == len(header):
             facts.append((", ".join(f"{h} {c}" for h, c in zip(header, cells) if c), a, b))
     return facts, plate
