@@ -2049,3 +2049,16 @@ def test_answered_questions_states_of_listed_components_and_paragraph_ends(text,
 
 def test_a_blank_line_inside_a_fence_is_no_sentence_end():
     assert normalise_text("see:\n```\na: 1\n\nb: 2\n```\n\nthanks") == "see: ``` a: 1 b: 2 ``` thanks"
+
+
+@pytest.mark.parametrize("text, param, want", [
+    ("cluster queue shared-cq, 4 GPUs. Local queue should just be called default.", "local_queue", "default"),
+    ("cluster queue shared-cq, 4 GPUs. Local queue should just be called default.", "name", "shared-cq"),
+    ("ClusterQueue for namespace batch with 32 GPUs. Pending jobs may preempt lower-priority ones in the same queue, "
+     "or equal-priority ones that were submitted later.", "within_cluster_queue", "LowerOrNewerEqualPriority"),
+])
+def test_a_word_given_after_called_and_the_wider_preemption_policy(text, param, want):
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert g.params[param] == want, (g.recipe, g.params)

@@ -1848,7 +1848,7 @@ _QUOTED_TOKEN = re.compile(r"[\"'`]([A-Za-z0-9][\w.-]*)[\"'`]")
 
 
 # "the template should be called x", "the queue of name x": the naming words after the head of what is named
-_NAMING_TAIL = re.compile(r"\s*\b(?:(?:is|are|was|gets?|(?:(?:should|will|must|shall|can|would|to)\s+)?be)\s+)?"
+_NAMING_TAIL = re.compile(r"\s*\b(?:(?:is|are|was|gets?|(?:(?:should|will|must|shall|can|would|to)\s+(?:just\s+|simply\s+)?)?be)\s+)?"
                           r"(?:(?:of|with)\s+(?:the\s+)?)?(?:named|called|name)\b\s*[:=]?\s*[\"'`]?[^\"'`\s]*$", re.I)
 
 
@@ -2211,8 +2211,10 @@ class _Extractor:
             if m.end(1) < len(self.text) and self.text[m.end(1)] in "([{":
                 tok = self.text[m.start(1):self._code_end(m.start(1))]  # code is taken whole: "sum(rate(x[2m]))"
             tok = tok.rstrip(".,;:)") if tok.count("(") <= tok.count(")") - 1 or "(" not in tok else tok.rstrip(".,;:")
-            if tok.lower() in _STOP or (tok.lower() in _RELATION_WORDS and m.start(1) and self.text[m.start(1) - 1] not in "\"'`"):
-                continue  # "name contains h200" states a condition on a value, not the value
+            named = bool(re.search(r"\b(?:called|named)\s*[\"'`]?$", self.text[max(0, m.start(1) - 12):m.start(1)], re.I))
+            if (tok.lower() in _STOP and not (named and tok.lower() not in STOPWORDS and tok.isalpha())) or (
+                    tok.lower() in _RELATION_WORDS and m.start(1) and self.text[m.start(1) - 1] not in "\"'`"):
+                continue  # "name contains h200" states a condition on a value, not the value ("called default" names)
             if _never_name(self.text, tok, m.start(1)):
                 continue
             span = (m.start(1), m.start(1) + len(tok))
