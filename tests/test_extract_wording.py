@@ -2062,3 +2062,19 @@ def test_a_word_given_after_called_and_the_wider_preemption_policy(text, param, 
 
     g = generate(text, llm=False)
     assert g.params[param] == want, (g.recipe, g.params)
+
+
+@pytest.mark.parametrize("text, param, want", [
+    ("nodepool gpu-inference keeps nodes around forever. current disruption block:\n\n  disruption:\n"
+     "    consolidationPolicy: WhenEmpty\n    consolidateAfter: 10m\n\nswitch to WhenEmptyOrUnderutilized after 30m",
+     "consolidate_after", "30m"),
+    ("karpenter nodepool with the g5 family only, max 8 GPUs in total, nodes should live maximum one week (168h), "
+     "and after they are empty wait 5 minutes before removing them.", "consolidate_after", "5m"),
+    ("karpenter nodepool with the g5 family only, max 8 GPUs in total, nodes should live maximum one week (168h), "
+     "and after they are empty wait 5 minutes before removing them.", "expire_after", "168h"),
+])
+def test_the_wait_before_consolidation_said_after_the_policy_or_the_emptiness(text, param, want):
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert g.params[param] == want, (g.recipe, g.params)
