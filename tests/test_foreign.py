@@ -190,3 +190,14 @@ def test_a_table_of_mig_profiles_and_a_table_of_kueue_objects():
                  RECIPES, llm=False)
     assert (g.params["name"], g.params["local_queue"], g.params["flavor"], g.params["gpus"], g.params["namespace"]) == (
         "cv-cq", "cv-lq", "a100", 16, "cv"), g.params
+
+
+def test_a_mig_parted_config_names_the_layout_and_its_devices():
+    text = ("This is the mig-parted config we used on the bare metal boxes:\n\nversion: v1\nmig-configs:\n"
+            "  inference-split:\n    - devices: all\n      mig-enabled: true\n      mig-devices:\n"
+            "        \"2g.20gb\": 3\n\nPlease make the GPU operator equivalent.")
+    assert _words(text) == ["layout inference-split", "3x 2g.20gb"]
+    g = generate(text, RECIPES, llm=False)
+    assert g.recipe == "mig-config"
+    assert (g.params["config_name"], g.params["mig_devices"]) == ("inference-split", {"2g.20gb": 3})
+    assert not any("2g.20gb" in u or "mig-configs" in u for u in g.unused), g.unused

@@ -5014,6 +5014,10 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
         if fact is None:
             continue
         span = located(fact.start, fact.end)
+        if isinstance(value, (dict, list)):  # a value gathered over several lines ("| 1g.10gb | 2 |" a row each)
+            items = [str(k) for k in (value if isinstance(value, dict) else value) if not isinstance(k, (dict, list))]
+            taken += [sp for f in facts if f is not fact and any(i and i in f.words for i in items)
+                      and (sp := located(f.start, f.end))]
         if name in full.values:
             if span:
                 taken.append(span)  # said in words too, or changed by them: understood either way
@@ -5027,10 +5031,6 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
         full.out_of_range.pop(name, None)
         if span:
             taken.append(span)
-        if isinstance(value, (dict, list)):  # a value gathered over several lines ("| 1g.10gb | 2 |" a row each)
-            items = [str(k) for k in (value if isinstance(value, dict) else value) if not isinstance(k, (dict, list))]
-            taken += [sp for f in facts if f is not fact and any(i and i in f.words for i in items)
-                      and (sp := located(f.start, f.end))]
     taken += [sp for a, b in boiler if (sp := located(a, b))]
     # the rest of each block is reported as written, line by line: what the new manifest leaves out
     for block in inside_block:
@@ -5065,6 +5065,9 @@ def _trimmed(piece: str) -> str:
     return piece
 
 
+_COUNTED_FACT = re.compile(r"\d+x\s")  # "3x 2g.20gb": how many of a thing a paste holds
+
+
 def _paste_misread(said: Any, pasted: Any, from_paste: bool, facts: list[Any]) -> bool:
     """Did the request's own reading of a pasted definition go wrong where the definition's format
     reads it right? Only for a value read from inside the paste: a key read as a value
@@ -5075,7 +5078,9 @@ def _paste_misread(said: Any, pasted: Any, from_paste: bool, facts: list[Any]) -
     if isinstance(said, str) and isinstance(pasted, str):
         if re.match(r"\d", said) and re.match(r"\d", pasted):
             return False  # an amount: kept, like a number
-        return said in pasted or pasted in said or not any(said in f.words for f in facts)
+        # ... or a word the paste only counts read as this value ("2g.20gb" of "3x 2g.20gb" for a layout's name)
+        return said in pasted or pasted in said or not any(said in f.words.split() and pasted not in f.words
+                                                            for f in facts if not _COUNTED_FACT.match(f.words))
     if isinstance(said, list) and isinstance(pasted, list):
         return said[:len(pasted)] == pasted or pasted[:len(said)] == said
     return False

@@ -2,7 +2,8 @@
 
 People moving to Kubernetes paste what they run today: a PBS or LSF batch script, a
 docker-compose service, a SageMaker launcher, a Ray cluster file, a Helm chart's values, a
-JSON export of some scheduler UI, or a table of settings from a design document. Each of these formats says the same few things (a
+JSON export of some scheduler UI, a mig-parted config, or a table of settings from a design
+document. Each of these formats says the same few things (a
 name, an image, how many nodes, GPUs and CPUs per node, a queue, an array of tasks) with
 its own keys. :func:`translate` reads each known format and returns those things as
 :class:`Fact` objects: canonical words ("4 nodes", "4 gpus per node", "named x") with the
@@ -507,6 +508,30 @@ def _read_json(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, 
     return facts, []
 
 
+# ---------------------------------------------------------------- MIG
+
+
+def _read_mig_parted(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
+    """A mig-parted config file: the one layout under ``mig-configs`` is the config's name, and its
+    ``mig-devices`` say how many of each profile a GPU holds."""
+    data = _load(block)
+    facts: list[tuple[str, int, int]] = []
+    layouts = data.get("mig-configs") if isinstance(data, dict) else None
+    if not isinstance(layouts, dict) or len(layouts) != 1:
+        return facts, []
+    name, entries = next(iter(layouts.items()))
+    if (sp := _key_line(block, str(name))):
+        facts.append((f"layout {name}", *sp))
+    for entry in entries if isinstance(entries, list) else []:
+        devices = entry.get("mig-devices") if isinstance(entry, dict) else None
+        for profile, n in (devices or {}).items() if isinstance(devices, dict) else ():
+            if isinstance(n, int) and (sp := _span_of(block, rf"[\"']?{re.escape(str(profile))}[\"']?\s*:\s*{n}")):
+                facts.append((f"{n}x {profile}", *sp))
+    plate = [sp for key in ("version", "mig-configs", "devices", "mig-enabled", "mig-devices")
+             if (sp := _key_line(block, key))]
+    return facts, plate
+
+
 # ---------------------------------------------------------------- tables
 
 
@@ -568,6 +593,7 @@ FORMATS: tuple[Format, ...] = (
     Format("ray", _yaml_blocks(r"(?:available_node_types|cluster_name|spec|apiVersion)"), _read_ray),
     Format("sagemaker", _find_sagemaker, _read_sagemaker),
     Format("json", _find_json, _read_json),
+    Format("mig-parted", _yaml_blocks(r"(?:version|mig-configs)"), _read_mig_parted),
     Format("table", _find_tables, _read_table),
 )
 
