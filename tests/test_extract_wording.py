@@ -2078,3 +2078,16 @@ def test_the_wait_before_consolidation_said_after_the_policy_or_the_emptiness(te
 
     g = generate(text, llm=False)
     assert g.params[param] == want, (g.recipe, g.params)
+
+
+@pytest.mark.parametrize("text, param, want", [
+    ("We have 48 A100s in the cluster and the batch queue shouldn't be able to take more than half of them. "
+     "Give it priority 10.", "gpus", 24),
+    ("We have this HPA today but it cannot go to zero. Same thing with KEDA please, but allow scaling to zero, "
+     "deployment whisper in ns audio, max 4", "min_replicas", 0),
+])
+def test_a_share_of_the_amount_just_counted_and_scaling_to_zero(text, param, want):
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert g.params[param] == want, (g.recipe, g.params)

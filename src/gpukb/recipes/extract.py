@@ -754,6 +754,24 @@ def _share_of(m: re.Match[str]) -> str:
     return str(n // den) if n % den == 0 else m.group(0)
 
 
+# "we have 48 A100s ... no more than half of them": a share of the amount just counted
+_SHARE_OF_THEM = re.compile(r"\b(half|a\s+third|a\s+quarter)\s+of\s+(?:them|those|these|it|that)\b", re.I)
+_COUNTED_THINGS = re.compile(r"(?<![\w.])(\d+)\s*((?:gpus?|cards?|accelerators?|" + "|".join(_GPU_MODELS) +
+                             r")s?)\b", re.I)
+
+
+def _share_of_them(text: str) -> str:
+    for m in reversed(list(_SHARE_OF_THEM.finditer(text))):
+        counted = list(_COUNTED_THINGS.finditer(text, max(0, m.start() - 200), m.start()))
+        if not counted:
+            continue
+        num, den = _SHARE[re.sub(r"\s+", " ", m.group(1).lower())]
+        n = int(counted[-1].group(1)) * num
+        if n % den == 0:
+            text = text[:m.start()] + f"{n // den} {counted[-1].group(2)}" + text[m.end():]
+    return text
+
+
 # "4 8-GPU nodes", "an 8-GPU box": nodes counted with their size
 _SIZED_NODES = re.compile(r"(?:\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen)\s+)?"
                           r"(\d+)[-\s]?(?:gpus?|cards?|x\s*gpus?)\s+(nodes?|box(?:es)?|machines?|hosts?|servers?|instances?|vms?)\b",
@@ -823,6 +841,7 @@ def normalise_text(text: str) -> str:
     text = _FROM_TO.sub(_from_to, text)
     text = _SIZED_NODES.sub(lambda m: _sized_nodes(m) if "-" in m.group(0) or m.group(1) else m.group(0), text)
     text = _SHARE_OF.sub(_share_of, text)
+    text = _share_of_them(text)
     text = _form_lines(text)
     text = _components(text)
     text = re.sub(r"\s*\u2014\s*", ", ", text)  # an em dash breaks the clause: "twelve — no, make it ten — and"
@@ -4878,7 +4897,9 @@ _DESCRIBED = re.compile(r"(?:^|(?<=[.!?]\s))(?:the|our|my)\s+(?!new\b)(?:[\w'-]+
                         r"pool|nodepool|quota|volume|cluster\s*queue)\s+(?:is|are|has|have|runs|uses)\b(?!\s+(?:called|named)\b)"
                         r"(?=[^.!?]*[.!?]\s[^\n]*\b(?:a|the)\s+new\s+(?:one|copy|version|pvc|claim|deployment|pod|job|queue|pool)\b)",
                         re.I)
-_STATE_END = re.compile(r"[.;!?](?=\s|$)|\s(?=but\b|instead\b|however\b|now\s+(?:make|give|change|set|bump|raise)\b)|```",
+_STATE_END = re.compile(r"[.;!?](?=\s|$)|\s(?=but\b|instead\b|however\b|now\s+(?:make|give|change|set|bump|raise)\b|"
+                        r"and\s+(?:the|our|my|their|its)\s+[\w-]+\s+(?:[\w-]+\s+)?(?:should|must|shall|can|may|needs?|"
+                        r"wants?|shouldn't|mustn't|can't|cannot)\b)|```",
                         re.I)
 
 
@@ -4904,7 +4925,11 @@ _QUOTED_LINE = re.compile(r"(?m)^[ \t]*>[^\n]*")
 
 # "our 64-GPU cluster", "the whole 128-card fleet": what exists, not an amount asked for
 _CAPACITY = re.compile(r"\b(?:our|the|a|an|this|whole|entire|all)\s+(?:whole\s+|entire\s+)?\d+[-\s]?(?:gpus?|cards?|nodes?)\s+"
-                       r"(?:cluster|fleet|estate|farm|datacenter|data\s+center|site|pool)s?\b", re.I)
+                       r"(?:cluster|fleet|estate|farm|datacenter|data\s+center|site|pool)s?\b"
+                       # "we have 48 A100s in the cluster", "there are 64 GPUs in total on the cluster": what exists
+                       r"|\b(?:we\s+have|we've\s+got|there\s+are|the\s+cluster\s+has)\s+(?:only\s+)?\d+\s*"
+                       r"(?:gpus?|cards?|nodes?|" + "|".join(_GPU_MODELS) + r")s?\s+(?:in\s+total\s+)?"
+                       r"(?:in|on|across)\s+(?:the|our|this)\s+(?:whole\s+)?(?:cluster|fleet|pool)\b", re.I)
 
 
 # where a mail reply's earlier messages start ("-----Original Message-----", "On Tue, Sam wrote:")
