@@ -2091,3 +2091,10 @@ def test_a_share_of_the_amount_just_counted_and_scaling_to_zero(text, param, wan
 
     g = generate(text, llm=False)
     assert g.params[param] == want, (g.recipe, g.params)
+
+
+def test_stop_running_a_component_turns_it_off():
+    from gpukb.recipes import generate
+
+    g = generate("gpu-operator: stop running the bundled dcgm-exporter, we scrape with our own", llm=False)
+    assert g.params["dcgm_exporter"] is False, (g.recipe, g.params)

@@ -1160,7 +1160,8 @@ _STATE_WORDS: dict[str, list[str]] = {
 _KEEP_VERBS = ["install", "deploy", "run", "manage", "handle", "enable", "keep", "load", "use", "include", "add",
                "provide", "ship", "touch", "want", "need"]
 _DROP_VERBS = ["skip", "omit", "drop", "disable", "remove", "exclude", "leave out", "leave off", "turn off",
-               "switch off", "get rid of"]
+               "switch off", "get rid of", "stop running", "stop deploying", "stop installing", "no longer run",
+               "no longer deploy"]
 
 
 def _verb_forms(verbs: list[str]) -> str:
