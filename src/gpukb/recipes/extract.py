@@ -2639,7 +2639,9 @@ class _Extractor:
         if not value or name in self.result.values:
             return False
         hit = _compile(rf"(?<![\w-]){re.escape(m.group('label').strip())}\s*:\s*").search(self.text)
-        at = self.text.find(value.group(1), hit.end()) if hit else -1
+        if hit is None:
+            return False
+        at = self.text.find(value.group(1), hit.end())
         if at < 0 or at > hit.end() + 3:
             return False
         if self._take(name, value.group(1), (at, at + len(value.group(1)))):

@@ -558,14 +558,14 @@ def _read_table(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int,
         line = ln.group(0)
         if _TABLE_RULE.fullmatch(line):
             if len(rows) == 1 and header is None:
-                header = [h.lower() for h in rows.pop()[0]]
+                header = [h.lower() for h in rows.pop()[0]]  # the first row is the header
                 spans.pop()
                 plate.append((0, ln.end()))
             continue
-        cells = [(c.group(1).strip().strip("*`"), ln.start() + c.start(1), ln.start() + c.end(1))
+        found = [(c.group(1).strip().strip("*`"), ln.start() + c.start(1), ln.start() + c.end(1))
                  for c in re.finditer(r"(?<=\|)([^|]*)(?=\|)", line)]
-        rows.append(([c[0] for c in cells], ln.start(), ln.end()))
-        spans.append([(a, b) for _c, a, b in cells])
+        rows.append(([c[0] for c in found], ln.start(), ln.end()))
+        spans.append([(a, b) for _c, a, b in found])
     facts: list[tuple[str, int, int]] = []
     counted = header is not None and len(header) == 2 and header[1] in _COUNT_HEADS
     for (cells, a, b), where in zip(rows, spans):
