@@ -817,7 +817,8 @@ def _paragraph_ends(text: str) -> str:
     then "need the MPIJob version": the command ends with its paragraph)."""
     if "\n" not in text:
         return text
-    out, fence = [], False
+    out: list[str] = []
+    fence = False
     for part in re.split(r"(\n[ \t]*\n)", text):
         if part.strip() == "" and "\n" in part:
             prev = out[-1].rstrip() if out else ""
