@@ -2098,3 +2098,12 @@ def test_stop_running_a_component_turns_it_off():
 
     g = generate("gpu-operator: stop running the bundled dcgm-exporter, we scrape with our own", llm=False)
     assert g.params["dcgm_exporter"] is False, (g.recipe, g.params)
+
+
+def test_the_same_thing_for_a_new_object_names_it():
+    from gpukb.recipes import generate
+
+    g = generate("$ kubectl get deploy -n serving\nNAME          READY   UP-TO-DATE   AVAILABLE\n"
+                 "qwen-72b      2/2     2            2\n\nneed the same thing for qwen-7b: 1 GPU per pod, 4 replicas, "
+                 "model Qwen/Qwen2.5-7B-Instruct, same namespace", llm=False)
+    assert (g.params["name"], g.params["namespace"], g.params["replicas"]) == ("qwen-7b", "serving", 4), g.params

@@ -3171,6 +3171,8 @@ class _Extractor:
                     rf"(?:re-?)?(?:deploy|create|build|make|launch|submit|run)\s+(?:it|this|that)\s+as|"
                     # "deploy vllm/vllm-openai:v0.6.3 as llama3-chat": an image deployed under a name
                     rf"(?:re-?)?(?:deploy|launch|run|serve|ship|start)\s+[\w.@-]*[/:][\w./:@-]*\s+as|"
+                    # "need the same thing for qwen-7b": a copy of what runs, for a new object
+                    rf"(?:the\s+)?same\s+(?:thing|one|setup|config|deployment|job|pod|queue|pool)\s+(?:but\s+)?for|"
                     # "name the HPA itself llama-hpa", "call this one x", "name it x"
                     rf"(?:name|call)\s+(?:it|this(?:\s+one)?|that(?:\s+one)?|the\s+[\w-]+\s+itself)|"
                     rf"(?:a|the)\s+new\s+(?:one|copy|version)(?:\s+(?:named|called)|\s*,)|new\s+name\s*(?:is|[:=])?)"
