@@ -2107,3 +2107,24 @@ def test_the_same_thing_for_a_new_object_names_it():
                  "qwen-72b      2/2     2            2\n\nneed the same thing for qwen-7b: 1 GPU per pod, 4 replicas, "
                  "model Qwen/Qwen2.5-7B-Instruct, same namespace", llm=False)
     assert (g.params["name"], g.params["namespace"], g.params["replicas"]) == ("qwen-7b", "serving", 4), g.params
+
+
+@pytest.mark.parametrize("text, want", [
+    ("team budget (GPUs):\n- vision: 16\n- nlp: 24\n- speech: 8\nmake the kueue clusterqueue for nlp (namespace nlp) "
+     "with its share", 24),
+    ("GPU budget split for Q1:\n| team | GPUs |\n|---|---|\n| nlp | 24 |\n| vision | 16 |\n"
+     "start with the quota for nlp please (namespace nlp)", 24),
+])
+def test_the_named_teams_row_of_a_gpu_budget_is_its_amount(text, want):
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert g.params["gpus"] == want, (g.recipe, g.params)
+    assert "24" not in g.unused, g.unused
+
+
+def test_a_pod_difference_abbreviated_is_the_skew_not_a_count():
+    from gpukb.recipes import generate
+
+    g = generate("pls spread my 6 training pods over zones, max 1 pod diff between zones, each pod 2 gpus", llm=False)
+    assert (g.params["workers"], g.params["max_skew"]) == (6, 1), g.params

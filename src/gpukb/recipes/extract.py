@@ -2059,7 +2059,7 @@ class _Extractor:
             pats = [
                 # "gpus=4 replicas=2": 4 is the gpus' value; "one gpu pod": one pod, not one GPU
                 rf"(?<![\w.=:]){_DIG}\s*(?:x\s*)?-?\s*(?:of\s+(?:the|these|those|our|their)\s+)?{u_after_number}"
-                r"(?!\s+(?:of\s+)?(?:difference|imbalance|skew)\b)" + (
+                r"(?!\s+(?:of\s+)?(?:difference|diff|imbalance|skew)\b)" + (
                     r"(?!\s+(?:pod|node|job|box|server|machine|host|vm|worker|replica|instance|task|rank)s?\b)"
                     if "gpu" in u.lower() else ""),
                 rf"{u}\s*(?:[:=]|of|count(?:\s+(?:to|of|at|is|=|:|should\s+be|will\s+be|goes\s+to))?|set to|(?:stays?|remains?|staying|kept)\s+at|(?:max(?:imum)?|at\s+most)(?:\s+of)?|(?:to|should|must|will|shall)\s+be|is|are)?"
@@ -5096,6 +5096,32 @@ def _trimmed(piece: str) -> str:
     return piece
 
 
+def _named_row(recipe: Recipe, text: str, full: Extraction) -> Extraction:
+    """A list of GPU amounts per team ("- vision: 16", "| nlp | 24 |") and a request for one of them
+    ("the clusterqueue for nlp with its share"): the named team's row is its amount of GPUs."""
+    if "gpus" not in recipe.properties or "gpus" in full.values:
+        return full
+    names = [str(full.values[p]) for p in ("namespace", "tenant", "name") if isinstance(full.values.get(p), str)]
+    for who in names:
+        rows = list(re.finditer(rf"(?im)^[ \t]*(?:[-*][ \t]*|\|[ \t]*)?{re.escape(who)}[ \t]*(?:[:=|][ \t]*|[ \t]+)(\d+)"
+                                rf"[ \t]*(?:gpus?)?[ \t]*\|?[ \t]*$", text))
+        if len(rows) != 1:
+            continue
+        row = rows[0]
+        if not re.search(r"\bgpus?\b", text[max(0, row.start() - 200):row.end()], re.I):
+            continue  # a list of some other amount
+        n = int(row.group(1))
+        span = _locate(full.text, text[row.start():row.end()])
+        if span and 0 <= n <= int(recipe.properties["gpus"].get("maximum", n)):
+            full.values["gpus"] = n
+            full.spans["gpus"] = span
+            full.covered.append(span)
+            said = text[row.start():row.end()]
+            full.unread = [u for u in full.unread if u not in said]  # the row's cells, read now
+        break
+    return full
+
+
 _COUNTED_FACT = re.compile(r"\d+x\s")  # "3x 2g.20gb": how many of a thing a paste holds
 
 
@@ -5166,6 +5192,6 @@ def extract_params(recipe: Recipe, text: str) -> Extraction:
     text = fence_pastes(text)
     token = _FLAGGED.set(bool(_HAS_FLAG.search(text)))
     try:
-        return _per_unit_from_total(recipe, _with_foreign(recipe, text, _extract(recipe, text)))
+        return _per_unit_from_total(recipe, _named_row(recipe, text, _with_foreign(recipe, text, _extract(recipe, text))))
     finally:
         _FLAGGED.reset(token)
