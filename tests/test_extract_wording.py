@@ -2128,3 +2128,11 @@ def test_a_pod_difference_abbreviated_is_the_skew_not_a_count():
 
     g = generate("pls spread my 6 training pods over zones, max 1 pod diff between zones, each pod 2 gpus", llm=False)
     assert (g.params["workers"], g.params["max_skew"]) == (6, 1), g.params
+
+
+def test_what_an_object_sits_on_today_yields_to_the_regenerated_amount():
+    from gpukb.recipes import generate
+
+    g = generate("our embedding server (ghcr.io/acme/bge:0.3) sits on 6 replicas burning money overnight \u2014 "
+                 "regenerate the deployment with 2 replicas, 1 GPU apiece, still pinned to NVIDIA-L4 nodes", llm=False)
+    assert (g.params["replicas"], g.params["gpus"]) == (2, 1), g.params

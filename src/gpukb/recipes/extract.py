@@ -4895,7 +4895,7 @@ class _Extractor:
 _STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:current|currently|today|right\s+now|at\s+the\s+moment|at\s+present|"
                     r"last\s+(?:week|month|quarter|year|night|sprint|time)|yesterday|ago|previously|"  # what happened
                     r"used\s+to|(?:we|i)\s+(?:have|had|run|ran|launch|launched|use|used|installed|deployed|configured|set\s+up)|"
-                    r"existing|"
+                    r"existing|(?:sits?|sitting|is\s+pinned|pinned|stuck|idles?|idling)\s+(?:on|at)|"  # "sits on 6 replicas"
                     r"is\s+how\s+we|this\s+is\s+(?:what|how)\s+we)\b", re.I)
 # "The shared-dataset PVC is 1Ti on efs-sc and it's full. Please create a new one, ...": a sentence that
 # describes an object, before a request for a new one, is what runs today
@@ -4903,7 +4903,9 @@ _DESCRIBED = re.compile(r"(?:^|(?<=[.!?]\s))(?:the|our|my)\s+(?!new\b)(?:[\w'-]+
                         r"pool|nodepool|quota|volume|cluster\s*queue)\s+(?:is|are|has|have|runs|uses)\b(?!\s+(?:called|named)\b)"
                         r"(?=[^.!?]*[.!?]\s[^\n]*\b(?:a|the)\s+new\s+(?:one|copy|version|pvc|claim|deployment|pod|job|queue|pool)\b)",
                         re.I)
-_STATE_END = re.compile(r"[.;!?](?=\s|$)|\s(?=but\b|instead\b|however\b|now\s+(?:make|give|change|set|bump|raise)\b|"
+_STATE_END = re.compile(r"[.;!?](?=\s|$)|,\s(?=(?:please\s+|pls\s+)?(?:regenerate|recreate|redeploy|create|make|give|deploy|"
+                        r"change|switch|move|scale|set|bump|raise|lower|drop|cut)\b)|"
+                        r"\s(?=but\b|instead\b|however\b|now\s+(?:make|give|change|set|bump|raise)\b|"
                         r"and\s+(?:the|our|my|their|its)\s+[\w-]+\s+(?:[\w-]+\s+)?(?:should|must|shall|can|may|needs?|"
                         r"wants?|shouldn't|mustn't|can't|cannot)\b)|```",
                         re.I)
