@@ -1860,6 +1860,14 @@ def test_a_scaler_for_a_deployment():
     assert g.params["deployment"] == "sdxl-api", g.params
 
 
+def _assert_reads(text: str, param: str, want: Any) -> None:
+    """The request ``text`` generates ``param`` as ``want``."""
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert g.params[param] == want, (g.recipe, g.params)
+
+
 @pytest.mark.parametrize("text, param, want", [
     ("karpenter gpu pool on g6e, no on-demand, cap 16 gpus", "capacity_types", ["spot"]),
     ("volcano queue cv: cap 40 gpus, 8 are always reserved for them", "guarantee_gpus", 8),
@@ -1886,10 +1894,7 @@ def test_capacity_type_by_what_is_ruled_out_and_reserved_or_extra_amounts(text, 
      "  GPU ceiling for the pool: 24.\nRollback: delete the NodePool", "gpu_limit", 24),
 ])
 def test_form_labels_name_kinds_and_limits_and_ticket_numbers_are_no_amounts(text, param, want):
-    from gpukb.recipes import generate
-
-    g = generate(text, llm=False)
-    assert g.params[param] == want, (g.recipe, g.params)
+    _assert_reads(text, param, want)
 
 
 @pytest.mark.parametrize("text, param, want", [
@@ -1901,10 +1906,7 @@ def test_form_labels_name_kinds_and_limits_and_ticket_numbers_are_no_amounts(tex
     ("Onboarding the new vision team next Monday. They get 16 GPUs; the tenant is cv-team.", "tenant", "cv-team"),
 ])
 def test_a_name_given_as_what_an_image_is_deployed_as_or_as_the_kinds_name(text, param, want):
-    from gpukb.recipes import generate
-
-    g = generate(text, llm=False)
-    assert g.params[param] == want, (g.recipe, g.params)
+    _assert_reads(text, param, want)
 
 
 @pytest.mark.parametrize("text, param, want", [
@@ -1918,10 +1920,7 @@ def test_a_name_given_as_what_an_image_is_deployed_as_or_as_the_kinds_name(text,
     ("pytorchjob bert-ft, 2 gpus per pod, set the worker count to 6", "workers", 6),
 ])
 def test_suffixed_amounts_bare_corrections_and_a_clause_naming_what_it_sets(text, param, want):
-    from gpukb.recipes import generate
-
-    g = generate(text, llm=False)
-    assert g.params[param] == want, (g.recipe, g.params)
+    _assert_reads(text, param, want)
 
 
 @pytest.mark.parametrize("text, want", [
@@ -1961,10 +1960,7 @@ def test_two_counts_of_one_parameter_are_still_a_conflict():
      "            nvidia.com/gpu: 1\n```", "namespace", "staging"),
 ])
 def test_threads_requirement_labels_and_changes_to_a_pasted_object(text, param, want):
-    from gpukb.recipes import generate
-
-    g = generate(text, llm=False)
-    assert g.params[param] == want, (g.recipe, g.params)
+    _assert_reads(text, param, want)
 
 
 @pytest.mark.parametrize("text, param, want", [
@@ -1981,10 +1977,7 @@ def test_threads_requirement_labels_and_changes_to_a_pasted_object(text, param, 
     ("copy our bert-ft pytorchjob but with 8 workers", "name", "bert-ft"),
 ])
 def test_arrow_ranges_a_generic_one_and_a_name_before_its_kind(text, param, want):
-    from gpukb.recipes import generate
-
-    g = generate(text, llm=False)
-    assert g.params[param] == want, (g.recipe, g.params)
+    _assert_reads(text, param, want)
 
 
 @pytest.mark.parametrize("text, want", [
@@ -2007,10 +2000,7 @@ def test_a_scaling_range_without_its_noun_and_slices_per_card(text, want):
     ("volcano job sweep, 4 workers, queue mlops instead of theirs", "queue", "mlops"),
 ])
 def test_a_raise_of_the_amount_just_said_and_a_value_before_instead(text, param, want):
-    from gpukb.recipes import generate
-
-    g = generate(text, llm=False)
-    assert g.params[param] == want, (g.recipe, g.params)
+    _assert_reads(text, param, want)
 
 
 @pytest.mark.parametrize("text, param, want", [
@@ -2022,10 +2012,7 @@ def test_a_raise_of_the_amount_just_said_and_a_value_before_instead(text, param,
      "Can we get a vLLM deployment for mistral-7b, 2 replicas, 1 GPU each, namespace chat?", "namespace", "chat"),
 ])
 def test_a_mail_reply_wins_over_the_earlier_messages_under_it(text, param, want):
-    from gpukb.recipes import generate
-
-    g = generate(text, llm=False)
-    assert g.params[param] == want, (g.recipe, g.params)
+    _assert_reads(text, param, want)
 
 
 @pytest.mark.parametrize("text, param, want", [
@@ -2041,10 +2028,7 @@ def test_a_mail_reply_wins_over_the_earlier_messages_under_it(text, param, want)
      "need the MPIJob version, name hpl-bench", "program", ["./xhpl"]),
 ])
 def test_answered_questions_states_of_listed_components_and_paragraph_ends(text, param, want):
-    from gpukb.recipes import generate
-
-    g = generate(text, llm=False)
-    assert g.params[param] == want, (g.recipe, g.params)
+    _assert_reads(text, param, want)
 
 
 def test_a_blank_line_inside_a_fence_is_no_sentence_end():
@@ -2058,10 +2042,7 @@ def test_a_blank_line_inside_a_fence_is_no_sentence_end():
      "or equal-priority ones that were submitted later.", "within_cluster_queue", "LowerOrNewerEqualPriority"),
 ])
 def test_a_word_given_after_called_and_the_wider_preemption_policy(text, param, want):
-    from gpukb.recipes import generate
-
-    g = generate(text, llm=False)
-    assert g.params[param] == want, (g.recipe, g.params)
+    _assert_reads(text, param, want)
 
 
 @pytest.mark.parametrize("text, param, want", [
@@ -2074,10 +2055,7 @@ def test_a_word_given_after_called_and_the_wider_preemption_policy(text, param, 
      "and after they are empty wait 5 minutes before removing them.", "expire_after", "168h"),
 ])
 def test_the_wait_before_consolidation_said_after_the_policy_or_the_emptiness(text, param, want):
-    from gpukb.recipes import generate
-
-    g = generate(text, llm=False)
-    assert g.params[param] == want, (g.recipe, g.params)
+    _assert_reads(text, param, want)
 
 
 @pytest.mark.parametrize("text, param, want", [
@@ -2087,10 +2065,7 @@ def test_the_wait_before_consolidation_said_after_the_policy_or_the_emptiness(te
      "deployment whisper in ns audio, max 4", "min_replicas", 0),
 ])
 def test_a_share_of_the_amount_just_counted_and_scaling_to_zero(text, param, want):
-    from gpukb.recipes import generate
-
-    g = generate(text, llm=False)
-    assert g.params[param] == want, (g.recipe, g.params)
+    _assert_reads(text, param, want)
 
 
 def test_stop_running_a_component_turns_it_off():

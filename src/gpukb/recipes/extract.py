@@ -803,7 +803,7 @@ _OK_THEN = re.compile(r"\b(?:ok(?:ay)?|fine|sure|alright)[,\s]+(\d+(?:\.\d+)?)\s
 
 
 # "preinstalled drivers? no, let the operator install it", "spot? yes": a question the writer answers at once
-_ASKED_ANSWERED = re.compile(r"(?:(?<=^)|(?<=[,;:.\n]))(\s*)([A-Za-z][\w .-]{2,40}?)\?\s*(no|nope|nah|yes|yep|yeah)\b\s*"
+_ASKED_ANSWERED = re.compile(r"(?:^|(?<=[,;:.\n]))(\s*)([A-Za-z][\w .-]{2,40}?)\?\s*(no|nope|nah|yes|yep|yeah)\b\s*"
                              r"[,.;:\u2014-]*", re.I | re.M)
 
 
@@ -1645,16 +1645,11 @@ def manifest_paths(recipe: Recipe) -> dict[str, list[tuple[str, ...]]]:
 
 
 _KIND_NAMES_CACHE: dict[tuple[str, str, int], dict[str, set[str]]] = {}
-# what people write for a kind in a form's label ("PVC: x", "CQ: y")
-_KIND_SHORT = {"pvc": "persistentvolumeclaim", "pv": "persistentvolume", "cq": "clusterqueue", "lq": "localqueue",
-               "svc": "service", "deploy": "deployment", "sm": "servicemonitor", "hpa": "horizontalpodautoscaler",
-               "pc": "priorityclass", "sc": "storageclass", "lws": "leaderworkerset"}
-
-
 _OTHER_WORDS_CACHE: dict[tuple[str, str, int], frozenset[str]] = {}
-# words every counting rule shares: they tell no parameter from another
+# words that frame any value ("named", "maximum", "label"): they name no parameter of their own
 _VALUE_FRAME_WORDS = frozenset("""named called image command product quantity resource another extra nothing allowed
 moment process still going running within without maximum minimum value values label labels""".split())
+# words every counting rule shares: they tell no parameter from another
 _SHARED_RULE_WORDS = frozenset("""gpus gpu pods pod nodes node more than over that with once after when them team have
 their each every into from this these those what which while until above below least most must should shall will
 never cannot always total""".split())
@@ -2630,7 +2625,7 @@ class _Extractor:
         if not words or len(words) > 2:
             return False
         said = "".join(words)
-        said = _KIND_SHORT.get(said, said)
+        said = _KUBECTL_SHORT.get(said, said)  # "PVC: x", "CQ: y"
         kinds = kind_names(self.recipe)
         params = {p for k, ps in kinds.items() if k == said or (len(said) >= 3 and k.endswith(said)) for p in ps}
         if len(params) != 1:
@@ -4566,16 +4561,15 @@ class _Extractor:
             if own and other is not None:  # both in the same plain shape: neither reading is the likelier
                 self.result.conflicts[name] = other
 
-    def _said_of_another(self, name: str, span: tuple[int, int], before: int = 3, after: int = 4) -> bool:
-        """Do the words of the clause right around ``span`` (``before`` words before it, ``after``
-        after) name another parameter of the recipe by a word of its own ("borrow", "reserved")?"""
+    def _said_of_another(self, name: str, span: tuple[int, int]) -> bool:
+        """Do the words of the clause right around ``span`` (three before it, four after) name another
+        parameter of the recipe by a word of its own ("borrow", "reserved")?"""
         words = _other_param_words(self.recipe, name)
         if not words:
             return False
         head = re.split(r"[.,;:\n()]|\band\b|\bbut\b", self.text[max(0, span[0] - 50):span[0]])[-1]
         tail = re.split(r"[.,;:\n()]|\band\b|\bbut\b", self.text[span[1]:span[1] + 50])[0]
-        near = re.findall(r"[a-z]{4,}", f"{' '.join(head.split()[-before:] if before else [])} "
-                                         f"{' '.join(tail.split()[:after])}".lower())
+        near = re.findall(r"[a-z]{4,}", f"{' '.join(head.split()[-3:])} {' '.join(tail.split()[:4])}".lower())
         return any(w.startswith(d[:6]) if len(d) >= 6 else w == d for w in near for d in words)
 
     # ------------------------------------------------- shapes across parameters
