@@ -2111,3 +2111,40 @@ def test_what_an_object_sits_on_today_yields_to_the_regenerated_amount():
     g = generate("our embedding server (ghcr.io/acme/bge:0.3) sits on 6 replicas burning money overnight \u2014 "
                  "regenerate the deployment with 2 replicas, 1 GPU apiece, still pinned to NVIDIA-L4 nodes", llm=False)
     assert (g.params["replicas"], g.params["gpus"]) == (2, 1), g.params
+
+
+@pytest.mark.parametrize("text, param, want", [
+    # a later message of a chat thread restates the amount: it wins over the first one
+    ("tom: can I get an indexed job for the ocr shards, 200 shards, 10 at a time, 1 gpu each\n"
+     "nina: 10 at a time will take all week, we have room for 25\n"
+     "tom: ok 25 in parallel then. name it ocr-shards", "parallelism", 25),
+    ("From: Priya\n> volcano queue for team speech please, 16 GPUs, weight 2\nFrom: Omar\n"
+     "> finance signed off on 24 GPUs for speech, not 16\nFrom: Priya\n> great, thanks", "gpus", 24),
+    ("[09:14] kim: clusterqueue for ns vision, 32 gpus nominal\n[09:20] lee: that is the whole pool, 20 gpus max\n"
+     "[09:21] kim: fine, 20 gpus nominal it is\n", "gpus", 20),
+])
+def test_a_later_message_of_a_thread_overrides_an_earlier_one(text, param, want):
+    _assert_reads(text, param, want)
+
+
+def test_a_thread_reply_that_states_no_amount_does_not_override_one():
+    from gpukb.recipes import generate
+
+    g = generate("ana: clusterqueue for ns recsys, 32 gpus nominal, lending limit 8\n"
+                 "ben: are you sure you want to lend at all?\nana: yes, keep 8 lending\n", llm=False)
+    assert (g.params["gpus"], g.params["lending_limit"]) == (32, 8), g.params
+    assert not {"ana", "ben"} & set(g.unused), g.unused
+
+
+@pytest.mark.parametrize("text", [
+    # a form's labels and pasted YAML keys take no turns
+    "Name: a\nValue: 100\nName: b\nValue: 10\npriority classes for these two",
+    "values.yaml today:\ndriver:\n  enabled: false\ntoolkit:\n  enabled: true\nmig:\n  strategy: mixed\ndriver:\n"
+    "  version: 550\nclusterpolicy from this",
+])
+def test_forms_and_yaml_keys_are_not_a_thread(text):
+    from gpukb.recipes import load_recipes
+    from gpukb.recipes.extract import _thread_turns
+
+    recipe = {r.id: r for r in load_recipes()}["priority-classes"]
+    assert _thread_turns(recipe, text) == []

@@ -424,7 +424,7 @@ def _unit_correction(text: str) -> str:
 # sentence) when a word of taking back stands between.
 _SETTLE = re.compile(r"\b(?:(?:make|change|bump|set)\s+(?:it|that|them)(?:\s+to)?|let'?s\s+(?:go\s+with|do|use|make\s+it)|"
                      # "32 is too much for finance, do 16": a bare "do" opening its clause settles too
-                     r"(?:go|going)\s+with|we'?ll\s+(?:go\s+with|do)|(?<=[,;:]\s)do|^do|(?<=\n)do)\s+(\d+(?:\.\d+)?|" + _SIMPLE_WORD +
+                     r"(?:go|going)\s+with|we'?ll\s+(?:go\s+with|do)|(?<=[,;:]\s)(?:do|go)|^do|(?<=\n)do)\s+(\d+(?:\.\d+)?|" + _SIMPLE_WORD +
                      r")(?:\s*(?!(?:and|or|but|then|so)\b)((?:[A-Za-z]+\s+)?[A-Za-z]+))?(?![\w-]|\.\w)", re.I)
 _RATE_WORDS = frozenset("per each a an on in of at for every to".split())  # "2 per node" is a rate, not a noun
 _RATE_ALT = "|".join(sorted(_RATE_WORDS))
@@ -799,7 +799,8 @@ def _from_to(m: re.Match[str]) -> str:
 # requirement keywords as a list's labels ("MUST NOT: rename the resource"): the modal itself
 _REQUIREMENT_LABEL = re.compile(r"\b(MUST|SHOULD|SHALL|MAY)(\s+NOT)?\s*:\s*")
 # "ok 16 then", "fine, 16 it is": a reply settling on an amount
-_OK_THEN = re.compile(r"\b(?:ok(?:ay)?|fine|sure|alright)[,\s]+(\d+(?:\.\d+)?)\s+(?:then|it\s+is)\b", re.I)
+_OK_THEN = re.compile(r"\b(?:ok(?:ay)?|fine|sure|alright)[,\s]+(\d+(?:\.\d+)?)(?:\s+(?:then|it\s+is)\b|[ \t]*(?=[.!]?[ \t]*$))",
+                      re.I | re.M)
 
 
 # "preinstalled drivers? no, let the operator install it", "spot? yes": a question the writer answers at once
@@ -4952,27 +4953,81 @@ def _quoted_spans(text: str) -> list[tuple[int, int]]:
     return quoted if re.search(r"[A-Za-z0-9]", rest) else []
 
 
-def _extract(recipe: Recipe, text: str) -> Extraction:
-    ex = _Extractor(recipe, text)
-    state = _state_spans(ex.text) if _STATE.search(ex.text) or _DESCRIBED.search(ex.text) else []
-    state = sorted(state + [sp for a, b in _quoted_spans(text) if (sp := _locate(ex.text, text[a:b]))]
-                   + [m.span() for m in _CAPACITY.finditer(ex.text)])
-    full = ex.run()
-    if not state:
-        return full
+# a chat line's speaker: "raj: ...", "> [10:02] alice: ...", "- Paul (SRE): ..."
+_SPEAKER_LINE = re.compile(r"(?m)^(?:>[ \t]*)?(?:[-*][ \t]+)?(?:\[[^\]\n]{1,24}\][ \t]*)?"
+                           r"(?P<who>[A-Za-z][\w.'-]{0,24})(?:[ \t]*\([^)\n]{1,40}\))?:[ \t]+(?=[^\s\n]+[ \t]+\S)")
+# a mail-like header naming who writes what follows ("From: Dana (ML platform)")
+_FROM_LINE = re.compile(r"(?mi)^[ \t]*(?:>[ \t]*)?from:[ \t]+(?P<who>[^\n]{1,60})$")
+# a quoted message signed at its end ('- "They just got budget for 12" \u2014 Ines')
+_SIGNED_LINE = re.compile(r"(?m)^[ \t]*(?:[-*][ \t]+)?[\"\u201c][^\n]+[\"\u201d][ \t]*(?:\u2014|--|-)[ \t]*"
+                          r"(?P<who>[A-Z][\w.'-]{0,24})[ \t]*$")
+_TIMESTAMP = re.compile(r"\[\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]m)?\]", re.I)
 
-    def inside(span: tuple[int, int] | None) -> bool:
-        return span is not None and any(a <= span[0] and span[1] <= b for a, b in state)
 
-    if not any(inside(sp) for sp in full.spans.values()) and not any(inside(c[1]) for c in full.conflicts.values()):
-        return full  # nothing was read from what runs today: there is nothing to read again
-    # What runs today yields to what is asked for: a parameter the rest of the request gives a value
-    # ("kubectl get pvc shows storage: 200Gi ... regenerate it but 500Gi") takes that value.
-    again = _Extractor(recipe, text)
-    again.blocked += state
-    wanted = again.run()
+def _thread_turns(recipe: Recipe, text: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """The messages of a pasted chat or mail thread, oldest first, when ``text`` is one: lines led
+    by a speaker ("raj: ...", "[10:05] bob: ..."), blocks under "From: X" headers, or quoted lines
+    signed by their writer; each with the span of its speaker's label. A thread has two speakers at least, and one of them speaks again after
+    the other (or its lines carry times, headers or signatures): a form's labels ("Team: x",
+    "GPUs: 4") never take turns, and words of the recipe's parameters are never speakers."""
+    param_words = {w for p in recipe.parameters for w in re.split(r"[_\W]+", p.lower()) if w}
+    heads: list[tuple[int, int, str]] = []
+    marked = 0
+    froms = list(_FROM_LINE.finditer(text))
+    signed = list(_SIGNED_LINE.finditer(text))
+    if len(froms) >= 2:
+        heads = [(m.start(), m.end(), m.group("who").split("(")[0].strip().lower()) for m in froms]
+        marked = len(froms)
+    elif len(signed) >= 2:
+        heads = [(m.start(), m.end(), m.group("who").lower()) for m in signed]
+        marked = len(signed)
+    else:
+        for m in _SPEAKER_LINE.finditer(text):
+            who = m.group("who").lower()
+            if who in param_words or who in _FIELD_LABELS:
+                continue
+            heads.append((m.start(), m.end(), who))
+            marked += bool(_TIMESTAMP.search(m.group(0)))
+    speakers = [w for _, _, w in heads]
+    if len(set(speakers)) < 2:
+        return []
+    took_turns = any(speakers[i] in speakers[:i - 1] and speakers[i] != speakers[i - 1]
+                     for i in range(2, len(speakers)))
+    if not took_turns and marked < 2:
+        return []
+    turns = []
+    for i, (start, head_end, _) in enumerate(heads):
+        end = heads[i + 1][0] if i + 1 < len(heads) else len(text)
+        if i + 1 == len(heads):  # the last message ends at the first line no speaker leads
+            nl = text.find("\n", start)
+            while nl >= 0 and nl + 1 < len(text) and re.match(r"[ \t]*>", text[nl + 1:]) and froms:
+                nl = text.find("\n", nl + 1)
+            end = len(text) if nl < 0 or froms else nl
+        # a signed line's label is its signature at the end
+        label = (text.rfind("\u2014", start, head_end), head_end) if signed and not froms and len(signed) >= 2 \
+            else (start, head_end)
+        turns.append(((start, end), label))
+    return turns
 
+
+# words that label a form's fields, never a speaker in a thread
+_FIELD_LABELS = frozenset("""name names namespace ns image team teams tenant project owner contact priority quota
+value values note notes description summary context background problem goal goals request ask requirement
+requirements acceptance deadline why what where when who how size model models node nodes pool gpu gpus cpu
+memory storage labels label taint taints toleration tolerations replicas workers pods job queue flavor cohort
+status result output error errors reason message env environment cluster region zone ticket subject re fwd
+from to cc date sent update step steps todo fyi ps edit""".split())
+
+
+def _prefer_wanted(full: Extraction, wanted: Extraction, inside, stated: bool = False) -> None:
+    """What was said before yields to what is said after: a parameter the later part of the request
+    gives a value ("kubectl get pvc shows storage: 200Gi ... regenerate it but 500Gi") takes that
+    value when the value read so far, or its rival, stands in the earlier part. With ``stated``, only
+    a value the later words state (a number, a name) does: "you can't lend more than you have" is
+    no amount."""
     for name, value in wanted.values.items():
+        if stated and name in full.values and not _states_value(wanted.text, wanted.spans.get(name), value):
+            continue
         if full.values.get(name) == value and name in full.conflicts and inside(full.conflicts[name][1]):
             full.conflicts.pop(name)  # "today has 8 GPUs ... 4 GPUs per worker": today's value is no rival
         if full.values.get(name) == value or inside(wanted.spans.get(name)):
@@ -4983,7 +5038,56 @@ def _extract(recipe: Recipe, text: str) -> Extraction:
             full.conflicts.pop(name, None)
             full.cues[name] = wanted.cues.get(name, [])
             full.covered = full.covered + [wanted.spans[name], *full.cues[name]]
+
+
+def _states_value(text: str, span: tuple[int, int] | None, value: Any) -> bool:
+    if span is None:
+        return False
+    said = text[span[0]:span[1]].lower()
+    return bool(re.search(r"\d", said)) or (isinstance(value, str) and value.lower() in said)
+
+
+def _within(spans: list[tuple[int, int]]):
+    def inside(span: tuple[int, int] | None) -> bool:
+        return span is not None and any(a <= span[0] and span[1] <= b for a, b in spans)
+    return inside
+
+
+def _extract(recipe: Recipe, text: str) -> Extraction:
+    ex = _Extractor(recipe, text)
+    thread = _thread_turns(recipe, text)
+    turns = [sp for (a, b), _ in thread if (sp := _locate_lines(ex.text, text[a:b]))]
+    labels = [sp for turn, (_, (a, b)) in zip(turns, thread)
+              if (sp := _locate(ex.text, text[a:b].strip(" \t>-*\u2014:"), max(turn[0] - 2, 0)))]
+    ex.blocked += labels  # "[10:05] bob:" names who speaks: no value of the request
+    state = _state_spans(ex.text) if _STATE.search(ex.text) or _DESCRIBED.search(ex.text) else []
+    quoted = [] if turns else [sp for a, b in _quoted_spans(text) if (sp := _locate(ex.text, text[a:b]))]
+    state = sorted(state + quoted + [m.span() for m in _CAPACITY.finditer(ex.text)])
+    full = ex.run()
+    inside = _within(state)
+    if state and (any(inside(sp) for sp in full.spans.values()) or any(inside(c[1]) for c in full.conflicts.values())):
+        # What runs today yields to what is asked for (nothing read from it: nothing to read again)
+        again = _Extractor(recipe, text)
+        again.blocked += labels + state
+        _prefer_wanted(full, again.run(), inside)
+    # A thread's later message overrides an earlier one ("raj: 3 pods x 2 gpus" ... "raj: ok 12 pods"):
+    # each message in turn is read with the ones before it set aside.
+    for k in range(1, len(turns)):
+        earlier = _within(turns[:k])
+        if not any(earlier(sp) for sp in full.spans.values()) and not any(earlier(c[1]) for c in full.conflicts.values()):
+            continue
+        again = _Extractor(recipe, text)
+        again.blocked += labels + state + turns[:k]
+        _prefer_wanted(full, again.run(), earlier, stated=True)
+    full.covered = full.covered + labels
     return full
+
+
+def _locate_lines(text: str, block: str) -> tuple[int, int] | None:
+    """Where a block of lines of the request stands in its normalised ``text`` (which may join lines):
+    from its first line found to its last."""
+    spans = [sp for line in block.splitlines() if line.strip() and (sp := _locate(text, line))]
+    return (min(a for a, _ in spans), max(b for _, b in spans)) if spans else None
 
 
 def _locate(text: str, piece: str, start: int = 0) -> tuple[int, int] | None:
