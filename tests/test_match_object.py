@@ -182,3 +182,26 @@ def test_a_recipe_that_reads_clearly_more_of_the_request_wins(text, want):
     from gpukb.recipes import generate
 
     assert generate(text, llm=False).recipe == want
+
+
+@pytest.mark.parametrize("text, want", [
+    # the tool turned away from is what was, the one after it what is asked for
+    ("security rejected time-slicing for the shared pool since clients can read each other's memory; go with MPS, "
+     "4 clients per card", "mps-sharing"),
+    ("MIG didn't work for us on the L4s (not supported); share them by time-slicing 4 ways", "time-slicing"),
+    ("we are moving away from volcano to kueue: clusterqueue for team cv with 16 gpus", "kueue-cluster-queue"),
+])
+def test_a_tool_the_request_turns_away_from_is_not_asked_for(text, want):
+    assert match_recipes(text, load_recipes(), k=1)[0][0].id == want
+
+
+@pytest.mark.parametrize("text, want", [
+    # the kind given with its name says which object is asked for
+    ("llama 70b at tensor parallel 8 on one node, 2 replicas.\nDeployment name llama-chat, image "
+     "vllm/vllm-openai:v0.6.1", "gpu-inference-deployment"),
+    ("MPIJob: nccl-allreduce\nworkers 4, 8 gpus each, run by torchrun style launcher", "mpijob"),
+])
+def test_a_kind_given_with_its_name_is_the_object_asked_for(text, want):
+    from gpukb.recipes import generate
+
+    assert generate(text, llm=False).recipe == want

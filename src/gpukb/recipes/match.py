@@ -67,6 +67,10 @@ _OPENING = re.compile(r"^\W*(?:(?:summary|title|subject)\s*:\s*)?(?:(?:hey|hi|he
                       r"render|give|show)\s+(?:me\s+|us\s+)?)?"
                       r"(?:an?\s+|the\s+|one\s+|some\s+|new\s+)*", re.I)
 _OBJECT_BONUS = 2.0
+_NAMED_KIND_BONUS = 10.0
+# after a kind's noun: its name given ("Deployment name x", "deployment named x", "Job: x")
+_KIND_NAMED = re.compile(r"(?:\s+(?:name[ds]?|called)\b(?:\s*(?:is|=|:))?|[ \t]*:[ \t]*(?=[a-z0-9][\w.-]*[ \t]*(?:$|[,;\n])))",
+                         re.I | re.M)
 _TARGET_BONUS = 10.0  # "move to MPS": what the request changes to, over what it describes from before
 _ASKED_KIND = re.compile(r"\b(?:give|write|create|generate|produce|make|render|draft|build|need|want|"
                          r"(?:translate|convert|port|turn|change|rewrite)\s+(?:it|this|that|them|these)\s+(?:in)?to|"
@@ -112,6 +116,24 @@ def _fields(templates: Any) -> set[str]:
 # "forbid LoadBalancer services": what a request forbids is not what it asks for
 _FORBIDDEN = re.compile(r"\b(?:forbid|disallow|prohibit|ban|block|deny|prevent)(?:s|ed)?\s+(?:the\s+|any\s+|all\s+)?"
                         r"([\w./-]+(?:\s+(?!and\b|or\b|from\b|to\b)[\w./-]+)?)", re.I)
+# a tool the request turns away from: "the review rejected time-slicing", "moving away from volcano",
+# "time-slicing isn't giving us isolation", "MIG didn't work for us": what it was, not what it asks for
+_REJECTED = re.compile(r"\b(?:rejected|ruled\s+out|abandon(?:ed|ing)?|ditch(?:ed|ing)?|got\s+rid\s+of|"
+                       r"(?:moving|move|moved|migrating|migrate)\s+(?:away\s+)?(?:off|away\s+from)|retir(?:e|ed|ing))\s+"
+                       r"(?:the\s+|our\s+|plain\s+)?([\w./-]+)"
+                       r"|\b([\w./-]+)\s+(?:(?:is|was|has)\s*n['\u2019]?t|(?:is|was|does|did|has)\s+not|(?:does|did)n['\u2019]t)\s+"
+                       r"(?:been\s+)?(?:giving|give|working|work|cutting\s+it|enough|good\s+enough|an\s+option|acceptable|"
+                       r"isolat\w*|help\w*|fit\w*|scal\w*)\b", re.I)
+
+
+def _mask_rejected(text: str) -> str:
+    def blank(m: re.Match[str]) -> str:
+        g = 1 if m.group(1) else 2
+        a, b = m.start(g) - m.start(0), m.end(g) - m.start(0)
+        return m.group(0)[:a] + " " * (b - a) + m.group(0)[b:]
+    return _REJECTED.sub(blank, text)
+
+
 _PASTED_WEIGHT = 6.0
 _PASTED_KIND_BONUS = 3.0
 _YAML_LINE = re.compile(r"^\s*(?:-\s+)?[\w./-]+:(?:\s|$)")
@@ -250,6 +272,11 @@ class _Index:
                 for ph in kind_phrases(k):
                     kind_owner.setdefault(ph.lower(), set()).add(i)
         self.kind_owner = kind_owner
+        self.param_names = [{p.lower() for p in (r.parameters.get("properties") or {})} for r in recipes]
+        self.field_labels = {p.replace("_", " ") for names in self.param_names for p in names}
+        # kinds by their own names ("Deployment", "cluster queue"), not their short or generic nouns ("cq", "pool")
+        self.kind_names = {n for r in recipes for k in r.kinds
+                           for n in (k.lower(), re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", k).lower())}
         # the one-word names of the kinds each recipe renders ("pvc", "sc"): "gpfs pvc" asks for a claim
         # the GPFS recipe makes itself
         self.kind_nouns: list[set[str]] = [{p.lower() for k in r.kinds for p in kind_phrases(k) if " " not in p}
@@ -400,6 +427,10 @@ class _Index:
         # of change leads to is the object asked for, whatever the request describes from before
         for i in self.targets(text) | self.means(text):
             out[i] += _TARGET_BONUS
+        # "Deployment name llama70b-chat", "LeaderWorkerSet: ds-v3": the object's kind given with its name
+        # says which kind is asked for, whatever the request's other words (tensor parallel, queues) suggest
+        for i in self.named_kinds(text):
+            out[i] += _NAMED_KIND_BONUS
         # "clusterpolicy: preinstalled driver, mig manager ...": a short head before a colon or dash
         # names the object; what follows are its settings, whichever recipes their words also name
         bound = _BOUND_HEAD.match(text)
@@ -428,6 +459,26 @@ class _Index:
         for i, pats in enumerate(self.phrases):
             if any(rx.match(text, at) for at in starts for rx, _w in pats):
                 out.add(i)
+        return out
+
+    def named_kinds(self, text: str) -> set[int]:
+        """Recipes whose kind the request gives with the object's name ("Deployment name x", "ClusterQueue: y");
+        a kind several recipes render ("Job", "Pod") says too little, and one that is a field of most
+        objects ("namespace: interns") names no object."""
+        out: set[int] = set()
+        if not self.kind_rx:
+            return out
+        for m in self.kind_rx.finditer(text):
+            noun = m.group(1).lower()
+            named = _KIND_NAMED.match(text, m.end())
+            if not named or (m.start() and text[m.start() - 1] not in " \n\t(>-*"):
+                continue
+            if named.group(0).lstrip().startswith(":") and noun in self.field_labels:
+                continue  # "local queue: inference-lq" in a form: a field of the object, not its kind
+            owners = self.kind_owner.get(noun, ())
+            common = sum(noun in names for names in self.param_names) * 4 > len(self.param_names)
+            if len(owners) == 1 and noun in self.kind_names and not common:
+                out |= set(owners)
         return out
 
     def means(self, text: str) -> set[int]:
@@ -556,7 +607,7 @@ def match_recipes(text: str, recipes: list[Recipe] | None = None, k: int = 3) ->
         text = _FENCE.sub(" ", text) if _FENCE.search(text) else "\n".join(
             ln for ln in text.splitlines() if not _YAML_LINE.match(ln))
     text = _FORBIDDEN.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + " " * len(m.group(1)),
-                          mask_values(mask_negated(correct_words(normalise_text(text), recipes))))
+                          mask_values(_mask_rejected(mask_negated(correct_words(normalise_text(text), recipes)))))
     idx = _index_for(recipes)
     scores = idx.scores(text)
     if pasted is not None:
@@ -570,13 +621,15 @@ def match_recipes(text: str, recipes: list[Recipe] | None = None, k: int = 3) ->
 
 
 def target_ids(text: str, recipes: list[Recipe]) -> set[str]:
-    """Ids of the recipes a verb of change leads to ("move to MPS", "translate it into Volcano")."""
+    """Ids of the recipes a verb of change leads to ("move to MPS", "translate it into Volcano"), or
+    whose kind the request gives with the object's name ("Deployment name llama-chat")."""
     from .extract import normalise_text
 
-    if not _CHANGE.search(text):
-        return set()
     idx = _index_for(recipes)
-    return {recipes[i].id for i in idx.targets(mask_given_names(normalise_text(text)))}
+    named = {recipes[i].id for i in idx.named_kinds(normalise_text(text))}
+    if not _CHANGE.search(text):
+        return named
+    return named | {recipes[i].id for i in idx.targets(mask_given_names(normalise_text(text)))}
 
 
 # Asking for a manifest is an intent, read from the shape of the request rather
