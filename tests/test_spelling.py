@@ -155,3 +155,11 @@ def test_a_five_letter_word_with_one_letter_changed_is_its_own_word():
     assert sp.text("send the alerts to #gpu-oncall in slack") == "send the alerts to #gpu-oncall in slack"
     assert sp.correct("quoat") == "quota"  # two neighbours swapped is still a typo
     assert sp.correct("replicaz") == "replicas"  # a longer word with one letter changed too
+
+
+def test_a_plural_term_takes_no_verb_ending():
+    """"labels" + "ed" is no word: "labelled" stays as written, not one letter from "labelsed"."""
+    from gpukb.recipes.spelling import Speller
+
+    sp = Speller(["labels", "replicas"], [])
+    assert sp.text("nodes labelled gpu=true, 3 replcias") == "nodes labelled gpu=true, 3 replicas"

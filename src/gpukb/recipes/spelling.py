@@ -90,6 +90,8 @@ class Speller:
             if not _ALPHA.fullmatch(t) or len(t) < _MIN_LEN - 1:
                 continue
             for e in _ENDINGS if not t.endswith(("ing", "ed", "ss")) else ("",):
+                if e and t.endswith("s"):
+                    continue  # "labels" + "ed" is no word ("labelled" would read as "labelsed")
                 f = t + e if not (e in ("ed", "d", "ing") and t.endswith("e") and e != "d") else t[:-1] + e
                 if len(f) >= _MIN_LEN:
                     self.forms.setdefault(f, t)
