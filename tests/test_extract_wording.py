@@ -2148,3 +2148,26 @@ def test_forms_and_yaml_keys_are_not_a_thread(text):
 
     recipe = {r.id: r for r in load_recipes()}["priority-classes"]
     assert _thread_turns(recipe, text) == []
+
+
+@pytest.mark.parametrize("text, want", [
+    ("GPU split for next quarter:\n- vision: 32 GPUs, weight 2\n- speech: 8 GPUs, weight 1\n"
+     "do the volcano queue for speech now, the other one later", {"name": "speech", "gpus": 8, "weight": 1}),
+    ("| team | GPUs |\n|------|------|\n| robotics | 12 |\n| mapping | 20 |\n"
+     "first onboard mapping please, the other one next week", {"tenant": "mapping", "gpus": 20}),
+    ("serving plan:\n  - embed: 2 replicas x 1 GPU\n  - rerank: 3 replicas x 2 GPUs\n"
+     "rerank deployment first, image ghcr.io/acme/rerank:1.2", {"name": "rerank", "replicas": 3, "gpus": 2}),
+])
+def test_the_row_named_again_outside_a_list_is_the_object_asked_for(text, want):
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert {k: g.params[k] for k in want} == want, (g.recipe, g.params)
+
+
+def test_a_pasted_files_keys_are_not_rows_of_objects():
+    from gpukb.recipes import generate
+
+    g = generate("values.yaml today:\n```yaml\nnameOverride: ranker\nreplicaCount: 2\nservice:\n  port: 8001\n```\n"
+                 "plain Deployment + Service instead, 3 replicas, keep the port", llm=False)
+    assert g.params["name"] != "port", g.params

@@ -5053,8 +5053,44 @@ def _within(spans: list[tuple[int, int]]):
     return inside
 
 
+# a row of a list or table led by a name: "- team-a: 24 GPUs, weight 3", "| ads | 16 |", "chat: 4 replicas x 1 GPU"
+_NAMED_ROW = re.compile(r"(?m)^[ \t]*(?:[-*][ \t]+|\|[ \t]*)?(?P<name>[A-Za-z][\w.-]{1,40})[ \t]*(?::|\|)[ \t]*"
+                        r"(?P<rest>[^\n]*\d[^\n]*)$")
+
+
+def _selected_row(recipe: Recipe, text: str) -> tuple[tuple[int, int], str, list[tuple[int, int]]] | None:
+    """A list or table with a row per object ("- chat: 4 replicas x 1 GPU", "- summarizer: 2 replicas
+    x 2 GPUs") and one of them named again outside it ("give me the chat one first", "start with
+    ads"): that row's span, its name, and the other rows' spans."""
+    fences = [m.span() for m in re.finditer(r"```.*?(?:```|$)", text, re.S)]
+    words = {w for p in recipe.properties for w in re.split(r"[_\W]+", p.lower()) if w} | _FIELD_LABELS
+    # (a pasted file's keys, "replicaCount: 2", "port: 8001", are settings, not rows of objects)
+    rows = [m for m in _NAMED_ROW.finditer(text) if m.group("name").lower() not in words
+            and not is_field_name(m.group("name")) and not any(a <= m.start() < b for a, b in fences)]
+    if len(rows) < 2:
+        return None
+    listed = [(m.start(), m.end()) for m in rows]
+
+    def outside(name: str) -> bool:
+        for m in re.finditer(rf"(?<![\w.-]){re.escape(name)}(?![\w-]|\.\w)", text, re.I):
+            if not any(a <= m.start() < b for a, b in listed):
+                return True
+        return False
+
+    chosen = [m for m in rows if outside(m.group("name"))]
+    if len(chosen) != 1 or len({m.group("name").lower() for m in rows}) != len(rows):
+        return None
+    row = chosen[0]
+    return (row.start(), row.end()), row.group("name"), [sp for sp in listed if sp != (row.start(), row.end())]
+
+
 def _extract(recipe: Recipe, text: str) -> Extraction:
     ex = _Extractor(recipe, text)
+    # "- chat: 4 replicas x 1 GPU / - summarizer: 2 replicas x 2 GPUs ... give me the chat one first":
+    # the other rows are what comes later, not values of this object
+    selected = _selected_row(recipe, text)
+    others = [sp for a, b in selected[2] if (sp := _locate(ex.text, text[a:b]))] if selected else []
+    ex.blocked += others
     thread = _thread_turns(recipe, text)
     turns = [sp for (a, b), _ in thread if (sp := _locate_lines(ex.text, text[a:b]))]
     labels = [sp for turn, (_, (a, b)) in zip(turns, thread)
@@ -5068,7 +5104,7 @@ def _extract(recipe: Recipe, text: str) -> Extraction:
     if state and (any(inside(sp) for sp in full.spans.values()) or any(inside(c[1]) for c in full.conflicts.values())):
         # What runs today yields to what is asked for (nothing read from it: nothing to read again)
         again = _Extractor(recipe, text)
-        again.blocked += labels + state
+        again.blocked += labels + state + others
         _prefer_wanted(full, again.run(), inside)
     # A thread's later message overrides an earlier one ("raj: 3 pods x 2 gpus" ... "raj: ok 12 pods"):
     # each message in turn is read with the ones before it set aside.
@@ -5077,10 +5113,24 @@ def _extract(recipe: Recipe, text: str) -> Extraction:
         if not any(earlier(sp) for sp in full.spans.values()) and not any(earlier(c[1]) for c in full.conflicts.values()):
             continue
         again = _Extractor(recipe, text)
-        again.blocked += labels + state + turns[:k]
+        again.blocked += labels + state + turns[:k] + others
         _prefer_wanted(full, again.run(), earlier, stated=True)
     full.covered = full.covered + labels
+    if selected:  # the chosen row's name names the object, unless the request names it otherwise
+        key = next((p for p in ("tenant", "name") if p in recipe.properties), None)
+        span = _locate(ex.text, selected[1], max(0, (_locate(ex.text, text[selected[0][0]:selected[0][1]]) or (0, 0))[0]))
+        if key and key not in full.values and span and _fits(recipe.properties[key], selected[1]):
+            full.values[key], full.spans[key] = selected[1], span
+            full.covered = full.covered + [span]
     return full
+
+
+def _fits(spec: dict[str, Any], value: str) -> bool:
+    """Does ``value`` satisfy a string parameter's pattern and length?"""
+    if spec.get("type") not in (None, "string"):
+        return False
+    pattern = spec.get("pattern")
+    return (not pattern or re.fullmatch(pattern, value) is not None) and len(value) <= int(spec.get("maxLength", 253))
 
 
 def _locate_lines(text: str, block: str) -> tuple[int, int] | None:
