@@ -856,7 +856,7 @@ def test_a_percentage_of_something_else_and_temp_over_and_kind_in_namespace():
     g = generate("dcgm alerts: gpu temp over 88, and disk usage above 90 percent; servicemonitor in observability",
                  llm=False)
     assert (g.params["temperature_celsius"], g.params["namespace"]) == (88, "observability"), g.params
-    assert "idle_util_percent" not in g.from_request and any("90%" in u for u in g.unused), (g.params, g.unused)
+    assert "idle_util_percent" not in g.from_request and any("90 percent" in u for u in g.unused), (g.params, g.unused)
 
 
 def test_helm_values_pasted_fill_the_fields_they_name_and_a_later_verb_names_the_kind():
@@ -2171,3 +2171,14 @@ def test_a_pasted_files_keys_are_not_rows_of_objects():
     g = generate("values.yaml today:\n```yaml\nnameOverride: ranker\nreplicaCount: 2\nservice:\n  port: 8001\n```\n"
                  "plain Deployment + Service instead, 3 replicas, keep the port", llm=False)
     assert g.params["name"] != "port", g.params
+
+
+@pytest.mark.parametrize("text, want", [
+    ("ibm storage scale claim, 10 TiB, fileset independent with an inode limit of 1M", "limit of 1M"),
+    ("keda scaledobject for deployment sdxl, max twelve replicas. Don't drop to zero before 20 minutes", "Don't drop"),
+])
+def test_what_is_not_understood_is_shown_as_written(text, want):
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert any(want in u for u in g.unused), g.unused

@@ -194,6 +194,7 @@ class Extraction:
     out_of_range: dict[str, tuple[Any, tuple[int, int], str]] = field(default_factory=dict)
     # parts of a pasted definition from another system that no parameter took, as written
     unread: list[str] = field(default_factory=list)
+    source: str = ""  # the request as written (pastes fenced), which ``text`` normalises
 
     def used(self) -> dict[str, str]:
         """parameter -> the words of the request its value came from."""
@@ -5342,6 +5343,8 @@ def extract_params(recipe: Recipe, text: str) -> Extraction:
     text = fence_pastes(text)
     token = _FLAGGED.set(bool(_HAS_FLAG.search(text)))
     try:
-        return _per_unit_from_total(recipe, _named_row(recipe, text, _with_foreign(recipe, text, _extract(recipe, text))))
+        ext = _per_unit_from_total(recipe, _named_row(recipe, text, _with_foreign(recipe, text, _extract(recipe, text))))
+        ext.source = text
+        return ext
     finally:
         _FLAGGED.reset(token)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -375,8 +376,67 @@ def _unused_runs(recipe: Recipe, ext: Extraction) -> tuple[list[str], int]:
             kept.pop()
             out.pop()
         kept.append((at_clause, start, end))
-        out.append(_balanced(" ".join(text[start:end].split())))
+        out.append(_balanced(" ".join(_as_written(ext, start, end).split())))
     return out, content
+
+
+_WORD = re.compile(r"\S+")
+_EDGE = ".,;:!?()[]{}\"'`"
+
+
+def _as_written(ext: Extraction, start: int, end: int) -> str:
+    """The words of the request as the user wrote them for ``ext.text[start:end]``, which reads them
+    normalised ("inode limit of 1000000" is "inode limit of 1M", "do not drop" is "Don't drop")."""
+    said = ext.text[start:end]
+    if not ext.source or ext.source == ext.text:
+        return said
+    norm = [(m.start(), m.end()) for m in _WORD.finditer(ext.text)]
+    orig = [(m.start(), m.end()) for m in _WORD.finditer(ext.source)]
+    key = (id(ext), len(ext.text))
+    ops = _ALIGNED.get(key)
+    if ops is None:
+        a = [ext.text[x:y].lower().strip(_EDGE) for x, y in norm]
+        b = [ext.source[x:y].lower().strip(_EDGE) for x, y in orig]
+        ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+        _ALIGNED.clear()
+        _ALIGNED[key] = ops
+    inside = [i for i, (x, y) in enumerate(norm) if x < end and y > start]
+    if not inside:
+        return said
+    first, last = inside[0], inside[-1]
+    lo = hi = None
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "insert" or i2 <= first or i1 > last:
+            continue
+        if tag == "equal":
+            a0, a1 = max(i1, first), min(i2, last + 1)
+            j_lo, j_hi = j1 + (a0 - i1), j1 + (a1 - i1)
+        elif tag == "replace":
+            j_lo, j_hi = j1, j2
+        else:  # words the normalising added
+            continue
+        lo = j_lo if lo is None else min(lo, j_lo)
+        hi = j_hi if hi is None else max(hi, j_hi)
+    if lo is None or hi is None or hi <= lo or hi - lo > 2 * len(inside) + 3:
+        return said
+    w0, w1 = orig[lo][0], orig[hi - 1][1]
+    # a run that starts or ends inside a word ("All" of "cleanPodPolicy=All") keeps that cut where the
+    # word is written the same
+    n0, n1 = norm[first], norm[last]
+    if start > n0[0] and ext.text[n0[0]:n0[1]] == ext.source[orig[lo][0]:orig[lo][1]]:
+        w0 += start - n0[0]
+    if end < n1[1] and ext.text[n1[0]:n1[1]] == ext.source[orig[hi - 1][0]:orig[hi - 1][1]]:
+        w1 -= n1[1] - end
+    written = ext.source[w0:w1] if w0 < w1 else said
+    # keep the fragment's own edges: no punctuation the run did not have
+    if said[:1].isalnum():
+        written = written.lstrip(_EDGE)
+    if said[-1:].isalnum() or said[-1:] in "%":
+        written = written.rstrip(".,;:!?") if not said[-1:] in ")]}'\"`" else written
+    return written or said
+
+
+_ALIGNED: dict[tuple[int, int], list[tuple[str, int, int, int, int]]] = {}
 
 
 _GAP = 3  # unread runs of one clause this few words apart are one fragment
