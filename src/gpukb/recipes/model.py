@@ -398,40 +398,122 @@ def resolve_params(recipe: Recipe, params: dict[str, Any] | None, notes: list[st
 
 
 def yield_defaults(recipe: Recipe, full: dict[str, Any], given: set[str]) -> list[str]:
-    """Defaults that yield to given values: when an ``x-constraints`` bound
-    ``{$le: [{$param: a}, {$param: b}]}`` fails and only one side was given, the other
-    side's default moves to the given value ("24 GPUs deserved" raises the default
-    capability of 16 to 24), if that value fits its schema. Changes ``full`` in place and
-    returns one sentence per change. Two given values that conflict are left to
-    :func:`check_constraints`."""
+    """Defaults that yield to given values. Changes ``full`` in place and returns one
+    sentence per change. Two given values that conflict are left to :func:`check_constraints`.
+
+    - A bound ``{$le: [X, Y]}`` that fails, where one side refers to a single parameter,
+      left to its default, and every parameter of the other side was given: the default
+      moves to the other side's value ("24 GPUs deserved" raises the default capability
+      of 16 to 24), if that value fits its schema and the bound then holds.
+    - Any other rule that fails, where exactly one of its parameters is left to its
+      default, that parameter has an ``enum`` and another of its parameters was given:
+      the default moves to the one other choice that satisfies every rule and the
+      schema (a layout of several MIG profiles turns the default strategy single into
+      mixed); nothing changes when no choice or several do."""
     notes: list[str] = []
     for _ in range(4):  # a chain of bounds (guarantee <= deserved <= capability) settles in a few passes
         changed = False
         for c in recipe.parameters.get("x-constraints") or []:
-            rule = c.get("rule")
-            if not (isinstance(rule, dict) and list(rule) == ["$le"] and isinstance(rule["$le"], list)
-                    and len(rule["$le"]) == 2 and all(isinstance(x, dict) and list(x) == ["$param"] for x in rule["$le"])):
-                continue
-            lo, hi = (x["$param"] for x in rule["$le"])
-            a, b = full.get(lo), full.get(hi)
-            if not isinstance(a, (int, float)) or not isinstance(b, (int, float)) or isinstance(a, bool) or a <= b:
-                continue
-            if lo in given and hi not in given:
-                target, value, old = hi, a, b
-            elif hi in given and lo not in given:
-                target, value, old = lo, b, a
-            else:
-                continue
-            spec = recipe.properties.get(target) or {}
-            if not _validator_for(json.dumps(spec, sort_keys=True)).is_valid(value):
-                continue
-            full[target] = value
-            source = lo if target == hi else hi
-            notes.append(f"{target} set to {value} (default {old}) to fit {source}={full[source]}: {c.get('message', '')}")
-            changed = True
+            note = _yield_bound(recipe, c, full, given)
+            if note is None and _broken(recipe, c, full, given):
+                note = _yield_choice(recipe, c, full, given)
+            if note is not None:
+                notes.append(note)
+                changed = True
         if not changed:
             break
     return notes
+
+
+def _ordered(node: Any) -> list[str]:
+    """Parameters an expression refers to, in the order they appear in it."""
+    text = json.dumps(node)
+    return sorted(referenced_params(node), key=lambda n: text.find(f'"{n}"'))
+
+
+def _value_of(recipe: Recipe, node: Any, full: dict[str, Any]) -> Any:
+    from .template import OMIT, _Ctx, evaluate
+
+    try:
+        v = evaluate(node, dict(full), _Ctx(str(recipe.path), recipe.fragments_dir), "x-constraints")
+    except RecipeError:
+        return None
+    return None if v is OMIT else v
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _yield_bound(recipe: Recipe, c: dict[str, Any], full: dict[str, Any], given: set[str]) -> str | None:
+    rule = c.get("rule")
+    if not (isinstance(rule, dict) and list(rule) == ["$le"] and isinstance(rule["$le"], list)
+            and len(rule["$le"]) == 2):
+        return None
+    lo, hi = rule["$le"]
+    a, b = _value_of(recipe, lo, full), _value_of(recipe, hi, full)
+    if not _is_number(a) or not _is_number(b) or a <= b:
+        return None
+    lo_refs, hi_refs = _ordered(lo), _ordered(hi)
+    # the side that yields refers to one parameter, left to its default; every parameter of
+    # the other side was given; the default takes the other side's value if the bound then holds
+    if len(lo_refs) == 1 and lo_refs[0] not in given and hi_refs and set(hi_refs) <= given:
+        target, value, sources = lo_refs[0], b, hi_refs
+    elif len(hi_refs) == 1 and hi_refs[0] not in given and lo_refs and set(lo_refs) <= given:
+        target, value, sources = hi_refs[0], a, lo_refs
+    else:
+        return None
+    spec = recipe.properties.get(target) or {}
+    if not _validator_for(json.dumps(spec, sort_keys=True)).is_valid(value):
+        return None
+    trial = {**full, target: value}
+    a2, b2 = _value_of(recipe, lo, trial), _value_of(recipe, hi, trial)
+    if not _is_number(a2) or not _is_number(b2) or a2 > b2:
+        return None
+    old = full.get(target)
+    full[target] = value
+    fit = ", ".join(f"{n}={_short(full[n], 40)}" for n in sources)
+    return f"{target} set to {value} (default {old}) to fit {fit}: {c.get('message', '')}"
+
+
+def _yield_choice(recipe: Recipe, c: dict[str, Any], full: dict[str, Any], given: set[str]) -> str | None:
+    names = _ordered(c.get("rule"))
+    props = recipe.properties
+    open_ = [n for n in names if n not in given and isinstance((props.get(n) or {}).get("enum"), list)]
+    stated = [n for n in names if n in given]
+    if len(open_) != 1 or not stated:
+        return None
+    target = open_[0]
+    whole = _validator_for(json.dumps(recipe.parameters, sort_keys=True))
+    fits = []
+    for choice in props[target]["enum"]:
+        if choice == full.get(target):
+            continue
+        trial = {**full, target: choice}
+        if whole.is_valid(trial) and not any(_broken(recipe, other, trial, given)
+                                             for other in recipe.parameters.get("x-constraints") or []):
+            fits.append(choice)
+    if len(fits) != 1:
+        return None
+    old = full.get(target)
+    full[target] = fits[0]
+    fit = ", ".join(f"{n}={_short(full[n], 40)}" for n in stated)
+    return f"{target} set to {fits[0]} (default {old}) to fit {fit}: {c.get('message', '')}"
+
+
+def _broken(recipe: Recipe, c: dict[str, Any], full: dict[str, Any], given: set[str] | None) -> bool:
+    """Does ``full`` break constraint ``c`` (see :func:`check_constraints` for the rules skipped)?"""
+    from .template import OMIT, _Ctx, evaluate
+
+    if any(full.get(n) is None for n in _compared_params(c["rule"])):
+        return False
+    if c.get("only_given") and given is not None and not all(n in given for n in referenced_params(c["rule"])):
+        return False
+    try:
+        ok = evaluate(c["rule"], dict(full), _Ctx(str(recipe.path), recipe.fragments_dir), "x-constraints")
+    except RecipeError:
+        return False  # an absent value (or one the rule cannot compare) leaves the rule nothing to check
+    return ok is not OMIT and not ok
 
 
 def check_constraints(recipe: Recipe, full: dict[str, Any], given: set[str] | None = None) -> None:
@@ -442,24 +524,10 @@ def check_constraints(recipe: Recipe, full: dict[str, Any], given: set[str] | No
     were given (``given``; None means all were). Raises ParameterError with the
     rule's message and the values involved, naming the first parameter.
     """
-    from .template import OMIT, _Ctx, evaluate
-
     for c in recipe.parameters.get("x-constraints") or []:
-        rule_text = json.dumps(c["rule"])
-        names = sorted(referenced_params(c["rule"]), key=lambda n: rule_text.find(f'"{n}"'))
-        if any(full.get(n) is None for n in _compared_params(c["rule"])):
-            continue
-        if c.get("only_given") and given is not None and not all(n in given for n in names):
-            continue
-        try:
-            ok = evaluate(c["rule"], dict(full), _Ctx(str(recipe.path), recipe.fragments_dir), "x-constraints")
-        except RecipeError:
-            continue  # an absent value (or one the rule cannot compare) leaves the rule nothing to check
-        if ok is OMIT:
-            continue
-        if not ok:
-            names = [n for n in names if full.get(n) is not None]
-            values = ", ".join(f"{n}={_short(full[n], 40)}" for n in names if full.get(n) is not None)
+        if _broken(recipe, c, full, given):
+            names = [n for n in _ordered(c["rule"]) if full.get(n) is not None]
+            values = ", ".join(f"{n}={_short(full[n], 40)}" for n in names)
             err = ParameterError(f"{c['message']} ({values})", recipe=recipe.id,
                                  parameter=names[0] if names else None)
             err.involved = names
@@ -536,15 +604,20 @@ def _parse_typed(recipe: Recipe, name: str, spec: dict[str, Any], raw: str) -> A
     return raw
 
 
-def _compared_params(node: Any) -> set[str]:
-    """Parameters a rule needs: those outside $coalesce and $if (which handle absent values)."""
+def _compared_params(node: Any, loop_vars: frozenset[str] = frozenset()) -> set[str]:
+    """Parameters a rule needs: those outside $coalesce and $if (which handle absent values);
+    the item names of a $for are its own, no parameters."""
     if isinstance(node, dict):
         first = next(iter(node), None)
         if first in ("$coalesce", "$if"):
             return set()
         if first == "$param" and isinstance(node[first], str):
-            return {node[first].split(".")[0]}
-        return set().union(*(_compared_params(v) for v in node.values())) if node else set()
+            head = node[first].split(".")[0]
+            return set() if head in loop_vars else {head}
+        if first == "$for":
+            inner = loop_vars | {str(node.get("as", "item")), "loop"}
+            return _compared_params(node[first], loop_vars) | _compared_params(node.get("do"), inner)
+        return set().union(*(_compared_params(v, loop_vars) for v in node.values())) if node else set()
     if isinstance(node, list):
-        return set().union(*(_compared_params(v) for v in node)) if node else set()
+        return set().union(*(_compared_params(v, loop_vars) for v in node)) if node else set()
     return set()

@@ -19,6 +19,10 @@ Directives (``X`` is any template, evaluated first)::
     {$yaml: X}                     X dumped as a YAML string (ConfigMap payloads)
     {$join: X, sep: ","}           a list joined into one string
     {$str: X}                      X as a string (quantities, annotation values)
+    {$lower: X}                    X, a string, in lower case
+    {$match: [X, "regex"]}         the regex's first group (or whole match) at the start of
+                                   string X; absent when it does not match
+    {$int: X}                      X, a string of digits, as an integer
     {$add|$sub|$mul|$max|$min|$ceildiv: [X, X]}    integer arithmetic
     {$sum: X}                      the sum of a list of numbers (0 for none)
     {$coalesce: [X, X, ...]}       the first value that is present (an absent one is skipped)
@@ -70,7 +74,7 @@ _OPTIONS = {
     "$merge": set(),
     "$yaml": set(),
     "$join": {"sep"},
-    "$str": set(),
+    "$str": set(), "$lower": set(), "$match": set(), "$int": set(),
     "$sum": set(), "$coalesce": set(),
     "$add": set(), "$sub": set(), "$mul": set(), "$max": set(), "$min": set(), "$ceildiv": set(),
     "$eq": set(), "$ne": set(), "$gt": set(), "$ge": set(), "$lt": set(), "$le": set(),
@@ -280,6 +284,37 @@ def _eval_directive(d: str, node: dict, scope: dict[str, Any], ctx: _Ctx, where:
         if isinstance(val, bool):
             return "true" if val else "false"
         return str(val)
+    if d == "$lower":
+        val = ev(arg)
+        if val is OMIT:
+            return OMIT
+        if not isinstance(val, str):
+            raise _fail(ctx, where, "$lower needs a string")
+        return val.lower()
+    if d == "$match":
+        vals = ev_args(arg)
+        if not isinstance(vals, list) or len(vals) != 2 or not isinstance(vals[1], str):
+            raise _fail(ctx, where, "$match needs [value, regex]")
+        if vals[0] is OMIT:
+            return OMIT
+        if not isinstance(vals[0], str):
+            raise _fail(ctx, where, "$match needs a string")
+        try:
+            m = re.match(vals[1], vals[0])
+        except re.error as exc:
+            raise _fail(ctx, where, f"$match has a bad regular expression: {exc}") from None
+        if m is None:
+            return OMIT
+        return m.group(1) if m.re.groups else m.group(0)
+    if d == "$int":
+        val = ev(arg)
+        if val is OMIT:
+            return OMIT
+        if isinstance(val, int) and not isinstance(val, bool):
+            return val
+        if not isinstance(val, str) or not re.fullmatch(r"-?[0-9]{1,18}", val):
+            raise _fail(ctx, where, "$int needs a string of digits")
+        return int(val)
     if d in ("$add", "$sub", "$mul", "$max", "$min", "$ceildiv"):
         vals = ev_args(arg)
         if not isinstance(vals, list) or len(vals) < 2:
