@@ -2182,3 +2182,36 @@ def test_what_is_not_understood_is_shown_as_written(text, want):
 
     g = generate(text, llm=False)
     assert any(want in u for u in g.unused), g.unused
+
+
+@pytest.mark.parametrize("text, param, want", [
+    ("elastic pytorchjob, 4 gpus per worker: run with as few as 3 workers and grow up to 12", "min_workers", 3),
+    ("spread 10 pods over zones, max skew one, 4 gpus each, and it's fine if it can't be perfectly even",
+     "when_unsatisfiable", "ScheduleAnyway"),
+    ("spread 6 pods over nodes, 2 gpus each, and never leave them stuck; doubling up is fine", "when_unsatisfiable",
+     "ScheduleAnyway"),
+    ("spread 6 pods over nodes, 2 gpus each, refuse to schedule rather than double up", "when_unsatisfiable",
+     "DoNotSchedule"),
+    ("clusterqueue for ns cv with 16 gpus, workloads must be admitted strictly in submission order", "queueing_strategy",
+     "StrictFIFO"),
+    ("a claim many pods mount at once, 2Ti on cephfs, none of them write to it", "access_mode", "ReadOnlyMany"),
+    ("dcgm alerts for the staging cluster: temp threshold 80 instead of 90", "temperature_celsius", 80),
+    ("priority classes: prod 900, research 100, and research may evict lower pods too", "research_preempts", True),
+    ("two priority classes: top-tier at value two million and batch-tier at value 50", "production_value", 2000000),
+    ("topology spread job, 8 replicas, no, make it 12 so it's 4 per zone, 1 gpu each", "workers", 12),
+    ("driver is baked into our AMI so the operator must not install the driver. Toolkit yes, mig strategy single",
+     "toolkit_enabled", True),
+    ("we run vllm: deploy image vllm/vllm-openai:v0.6.4 as summarizer, 2 replicas, 1 GPU each", "name", "summarizer"),
+    ("need a smoke pod, l40s-smoke, 1 gpu, image nvidia/cuda:12.4.1-base-ubuntu22.04", "name", "l40s-smoke"),
+    ("The vendor-x namespace must be strictly limited: 4 GPUs total, at most 1 per container", "namespace", "vendor-x"),
+])
+def test_phrasings_of_bounds_policies_thresholds_and_names(text, param, want):
+    _assert_reads(text, param, want)
+
+
+def test_a_host_and_port_is_no_image():
+    from gpukb.recipes import generate
+
+    g = generate("clients get timeouts on embed.search:8080; it used to run ghcr.io/acme/embed:2.1 with one GPU. "
+                 "recreate it as a deployment named embed, 2 replicas, port 8080", llm=False)
+    assert g.params["image"] == "ghcr.io/acme/embed:2.1", g.params

@@ -81,7 +81,11 @@ called titled labelled labeled tagged annotations labels selectors settings perm
 
 def _never_name(text: str, tok: str, at: int) -> bool:
     """Is ``tok`` at ``at`` one of :data:`_NEVER_NAMES`, neither quoted nor assigned ("lq=everyone")?"""
-    return tok.lower() in _NEVER_NAMES and not re.search(r"[\"'`=:]\s*$", text[max(0, at - 3):at])
+    if re.search(r"[\"'`=:]\s*$", text[max(0, at - 3):at]):
+        return False
+    # "the namespace must be tightly boxed": an adverb before the word it qualifies
+    return tok.lower() in _NEVER_NAMES or bool(re.fullmatch(r"[a-z]{4,}ly", tok) and
+                                                re.match(r"\s+[a-z]{3,}\b", text[at + len(tok):]))
 
 # words that frame a value and are never one ("release is called kps", "the existing pvc x")
 # words that relate a name to a pattern rather than give it ("name contains h200", "name starts with")
@@ -97,6 +101,8 @@ _GPU_MODELS = ["h100", "h200", "a100", "a10g", "a10", "l40s", "l40", "l4", "t4",
 _TOKEN = r"[\"'`]?([A-Za-z0-9](?:[\w./:@+-]*[\w])?)[\"'`]?"
 _IMAGE_RE = (
     r"(?<![\w./:-])(?!gpus?:)(?!nvidia\.com/|[\w.-]*k8s\.io/|kubernetes\.io/)"
+    # "triton-fraud.scoring:8001" is a host and port, not an image
+    r"(?![a-z0-9-]+(?:\.[a-z0-9-]+)+:\d+(?![\w./:-]))"
     r"((?:[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?/)?[a-z0-9._-]+(?:/[a-z0-9._-]+)*:[A-Za-z0-9._-]+"
     r"|[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?/[a-z0-9._-]+/[a-z0-9._-]+(?:/[a-z0-9._-]+)*)"
 )
@@ -434,7 +440,9 @@ _BACK_WORDS = re.compile(r"\b(?:but|actually|hmm+|on\s+reflection|originally|we\
                          r"too\s+(?:much|many|high|big|low|few|small|little)|a\s+lot|overkill|excessive|"
                          r"no|wait|sorry|second\s+thoughts?|changed?\s+my\s+mind|more\s+than\s+that|less\s+than\s+that)\b",
                          re.I)
-_CLAUSE_END = re.compile(r"\s*(?:$|[.,;!?)]|instead\b|then\b|please\b|pls\b|to\s+have\b|for\s+(?:now|safety|headroom)\b)",
+_CLAUSE_END = re.compile(r"\s*(?:$|[.,;!?)]|instead\b|then\b|please\b|pls\b|to\s+have\b|for\s+(?:now|safety|headroom)\b|"
+                         # "make it 9 so it's 3 per zone": a reason follows the amount
+                         r"so\s+(?:that|it|it's|we|they|each|every|there)\b|because\b|since\b)",
                          re.I)
 
 
@@ -1187,7 +1195,9 @@ _KEEP = _verb_forms(_KEEP_VERBS)
 _DROP = _verb_forms(_DROP_VERBS)
 _NEG_BEFORE = (r"(?:don'?t|do\s+not|does\s+not|doesn'?t|should\s+not|shouldn'?t|must\s+not|mustn'?t|never|"
                r"no\s+need\s+(?:to|for)|not|won'?t|will\s+not|cannot|can'?t|can\s+not|need\s+not|needn'?t|"
-               r"without|nobody|no\s+one|no-one|noone|none\s+of\s+(?:the\s+)?\w+|no\s+other\s+\w+)")
+               r"without|nobody|no\s+one|no-one|noone|none\s+of\s+(?:the\s+)?\w+|no\s+other\s+\w+|"
+               # "refuse to schedule rather than double up": what is turned down
+               r"rather\s+than|instead\s+of)")
 # the modal chain a negation may stand before ("nobody should be able to reclaim", "no one is allowed to")
 _MODAL_CHAIN = (r"(?:(?:should|may|might|can|could|will|would|must|shall|is|are|be|ever|able|allowed|permitted|"
                 r"supposed|get|gets|to)\s+){0,5}")
@@ -3167,7 +3177,10 @@ class _Extractor:
                     rf"\b(?:renam(?:e|ed|ing)\s+(?:it|this|that|(?:the|our|my)\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:to|as|into)|"
                     rf"(?:re-?)?(?:deploy|create|build|make|launch|submit|run)\s+(?:it|this|that)\s+as|"
                     # "deploy vllm/vllm-openai:v0.6.3 as llama3-chat": an image deployed under a name
-                    rf"(?:re-?)?(?:deploy|launch|run|serve|ship|start)\s+[\w.@-]*[/:][\w./:@-]*\s+as|"
+                    rf"(?:re-?)?(?:deploy|launch|run|serve|ship|start)\s+(?:the\s+)?(?:image\s+|container\s+)?[\w.@-]*[/:][\w./:@-]*\s+as|"
+                    # "need a probe pod, hopper-probe, 1 gpu": a hyphenated name set off by commas after its kind
+                    rf"\b(?:pod|job|deployment|service|queue|clusterqueue|podgroup|pytorchjob|mpijob|nodepool|pvc|claim)"
+                    rf"\s*,(?=\s*[a-z][a-z0-9]*-[a-z0-9-]*[a-z0-9]\s*,)|"
                     # "need the same thing for qwen-7b": a copy of what runs, for a new object
                     rf"(?:the\s+)?same\s+(?:thing|one|setup|config|deployment|job|pod|queue|pool)\s+(?:but\s+)?for|"
                     # "name the HPA itself llama-hpa", "call this one x", "name it x"
@@ -3891,7 +3904,8 @@ class _Extractor:
         family = self._bool_family()
         noun = _words_alt(nouns)
         fam = _words_alt(family)
-        obj = (rf"(?:(?:the|a|an|any|its|our|their|that)\s+)?(?:(?!(?:and|or|but|so|then)\b)[\w.-]+\s+){{0,2}}?"
+        # (a word's dots are inside it, "nvidia.com": "the driver. Toolkit" is two sentences)
+        obj = (rf"(?:(?:the|a|an|any|its|our|their|that)\s+)?(?:(?!(?:and|or|but|so|then)\b)[\w-]+(?:\.[\w-]+)*\s+){{0,2}}?"
                rf"(?:{fam}\s*(?:,|and|or|&)\s*(?:the\s+)?)*(?P<obj>{noun}|{_PRONOUN})(?![\w-])")
         pats = [
             (False, rf"\b{_NEG_BEFORE}\s+(?:(?!(?:and|or|but|so)\b)[\w'-]+\s+){{0,3}}?(?<![\w-]){_KEEP}\s+{obj}"),
