@@ -423,3 +423,19 @@ def test_one_unread_detail_of_a_clause_is_reported_whole():
     g = generate("dcgm alerts above 80 C, and page the on-call rotation \"gpu-oncall\" through opsgenie",
                  RECIPES, llm=False)
     assert any("page the on-call rotation" in u and "through opsgenie" in u for u in g.unused), g.unused
+
+
+@pytest.mark.parametrize("detail, unused, want", [
+    # reported per clause, without the words that open a fragment or the closing mark
+    ("but only on the T4 nodes, not the A100s", ["only on the T4 nodes", "not the A100s"], True),
+    ("also want infiniband on the workers.", ["want infiniband on the workers"], True),
+    ("and 64Gi of RAM", ["64Gi of RAM"], True),
+    # a clause missing, or a detail reported only in part, is not reported
+    ("but only on the T4 nodes, not the A100s", ["only on the T4 nodes"], False),
+    ("EFA networking must be enabled on them", ["EFA networking"], False),
+    ("page the on-call team", [], False),
+])
+def test_an_unsupported_detail_counts_as_reported_clause_by_clause(detail, unused, want):
+    from gpukb.recipes.evals import _reported
+
+    assert _reported(detail, unused) is want

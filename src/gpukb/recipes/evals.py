@@ -188,17 +188,37 @@ def _drops(case: dict[str, Any], g: Any) -> tuple[int, int, list[str]]:
             notes.append(f"{name}={want!r} silently dropped (got {got!r})")
         else:
             notes.append(f"{name}={want!r} not used, reported as not understood")
-    from .extract import normalise_text
-
     for detail in case.get("unsupported") or []:
-        # reported in the request's words, or as the request reads once normalised ("10 percent" -> "10%")
-        # the sentence's closing mark is no part of the detail ("could it email me when it's done?")
-        bare = str(detail).strip().strip(".?!,;:").strip()
-        said = {bare.lower(), normalise_text(bare).lower().strip(".?!,;:").strip()}
-        if not any(d in u.lower() for d in said for u in g.unused):
+        if not _reported(str(detail), g.unused):
             silent += 1
             notes.append(f"unsupported detail {detail!r} not reported in unused")
     return silent, changed, notes
+
+
+def _reported(detail: str, unused: list[str]) -> bool:
+    """Is ``detail`` among what was reported as not understood? Each of its clauses must stand in a
+    reported fragment, in the request's words or as the request reads once normalised ("10 percent" ->
+    "10%"). Fragments are reported per clause and without the words that open one ("also", "and",
+    "but") or the sentence's closing mark, so neither is part of the detail either ("but only on the
+    T4 nodes, not the A100s" is reported as "only on the T4 nodes" and "not the A100s")."""
+    from .extract import normalise_text
+    from .generation import _LEAD
+
+    pieces = []
+    for piece in re.split(r"[,;:]\s+|\s+[-\u2013\u2014]\s+", detail.strip()):
+        words = piece.strip().strip(".?!,;:").strip().split()
+        while words and words[0].lower() in _LEAD:
+            words = words[1:]
+        if words:
+            pieces.append(" ".join(words))
+    if not pieces:
+        return True
+    low = [u.lower() for u in unused]
+    for piece in pieces:
+        said = {piece.lower(), normalise_text(piece).lower().strip(".?!,;:").strip()}
+        if not any(d in u for d in said for u in low):
+            return False
+    return True
 
 
 def evaluate_requests(path: Path | None = None, recipes=None) -> dict[str, Any]:
