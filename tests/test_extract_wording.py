@@ -2215,3 +2215,14 @@ def test_a_host_and_port_is_no_image():
     g = generate("clients get timeouts on embed.search:8080; it used to run ghcr.io/acme/embed:2.1 with one GPU. "
                  "recreate it as a deployment named embed, 2 replicas, port 8080", llm=False)
     assert g.params["image"] == "ghcr.io/acme/embed:2.1", g.params
+
+
+@pytest.mark.parametrize("text, param, want", [
+    # a cue in the next sentence is not this amount's
+    ("pod on the cache volume at /models, 120 gigs. Scratch emptyDir capped at 30Gi, no GPUs", "scratch_size", "30Gi"),
+    # what an old setup ran with is state: the amount asked for wins
+    ("the previous cluster ran with twelve workers at one GPU each; on the new nodes I'd rather have three workers "
+     "with four GPUs each, an MPIJob named hvd-new", "workers", 3),
+])
+def test_sentence_bound_cues_and_what_an_old_setup_ran_with(text, param, want):
+    _assert_reads(text, param, want)

@@ -72,6 +72,7 @@ _ABBREVIATIONS = {"production": ["prod"], "priority": ["prio"], "development": [
 # words that are never a name unless quoted or assigned: adverbs and particles ("scale back down", "fall
 # back to", "nobody on the team ever needs"), pronouns of people and things, verbs of naming ("renamed to
 # x") and the fields an object carries ("the namespace annotations")
+_SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z])|\n\s*\n")
 _NEVER_NAMES = frozenset("""back ever never again already still always anyway instead rather even too away around
 later earlier soon maybe perhaps probably actually really basically please thanks either neither whatever whichever
 someone anyone everyone nobody somebody everybody nothing something anything everything yes okay renamed named
@@ -2006,6 +2007,11 @@ class _Extractor:
             return True
         a, b = span
         lo, hi = max(0, a - window), min(len(self.text), b + window)
+        # ... within its sentence: "80 gigs. Scratch emptyDir capped at 40Gi" puts no cue on the 80
+        ends = [m.end() for m in _SENTENCE_END.finditer(self.text, lo, a)]
+        lo = max([lo, *ends])
+        after = _SENTENCE_END.search(self.text, b, hi)
+        hi = after.start() if after else hi
         return bool(_compile(_words_alt(_inflected(tuple(words)))).search(self.text, lo, hi))
 
     def _cue_words(self, name: str) -> set[str]:
@@ -4853,6 +4859,8 @@ class _Extractor:
         """How strongly a cue binds to a quantity across ``gap`` (None: not at all)."""
         if re.fullmatch(r"\s*[:=]\s*", gap):
             return 14.0 if left else None  # "limit=60Gi"; "20Gi limit=" is the next pair
+        if _SENTENCE_END.search(gap) or re.search(r"[.!?]\s*$", gap.rstrip()) and not left:
+            return None  # "80 gigs. Scratch emptyDir capped at 40Gi": the next sentence's cue is not this one's
         words = [w for w in re.findall(r"[\w'-]+", gap) if w.lower() not in _FILLERS]
         seps = len(re.findall(r"[,;/()]|\b(?:but|and|while|whereas|plus)\b", gap, re.I))
         if len(words) > 6 or (not left and re.search(r"[:=]\s*$", gap)):
@@ -4903,7 +4911,8 @@ class _Extractor:
 # Words that say a sentence describes what runs today, not what is asked for: "kubectl get pvc x shows
 # storage: 200Gi", "currently 3 workers", "this is how we launch today".
 _STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:current|currently|today|right\s+now|at\s+the\s+moment|at\s+present|"
-                    r"last\s+(?:week|month|quarter|year|night|sprint|time)|yesterday|ago|previously|"  # what happened
+                    r"last\s+(?:week|month|quarter|year|night|sprint|time)|yesterday|ago|previously|previous|"  # what happened
+                    r"ran\s+with|(?:was|were|has\s+been|have\s+been)\s+running\s+(?:with|on|at)|"  # "the old job ran with 16 workers"
                     r"used\s+to|(?:we|i)\s+(?:have|had|run|ran|launch|launched|use|used|installed|deployed|configured|set\s+up)|"
                     r"existing|(?:sits?|sitting|is\s+pinned|pinned|stuck|idles?|idling)\s+(?:on|at)|"  # "sits on 6 replicas"
                     r"is\s+how\s+we|this\s+is\s+(?:what|how)\s+we)\b", re.I)
