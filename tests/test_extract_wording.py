@@ -2226,3 +2226,29 @@ def test_a_host_and_port_is_no_image():
 ])
 def test_sentence_bound_cues_and_what_an_old_setup_ran_with(text, param, want):
     _assert_reads(text, param, want)
+
+
+@pytest.mark.parametrize("text, want", [
+    # values given as shell environment lines
+    ("export WORKERS=3\nexport GPUS_PER_WORKER=8\nexport JOB_NAME=llm-sft\nturn these into a pytorchjob",
+     {"workers": 3, "gpus": 8, "name": "llm-sft"}),
+    # a form label's rate base that another parameter counts names no parameter here
+    ("GPUs per replica: 2\nReplicas: 5\nName: asr-api\nimage: nvcr.io/nvidia/tritonserver:24.08-py3\ngpu deployment please",
+     {"gpus": 2, "replicas": 5, "name": "asr-api"}),
+    # a change written as a diff: the added line is what is wanted
+    ("for our volcano queue speech:\n- capability gpus: 16\n+ capability gpus: 40\n", {"gpus": 40}),
+    ("deployment ranker, 1 gpu each\n  - replicas: 3\n  + replicas: 6\n", {"replicas": 6}),
+])
+def test_env_lines_rate_labels_and_diffs(text, want):
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert {k: g.params[k] for k in want} == want, (g.recipe, g.params)
+
+
+def test_a_value_said_not_to_be_needed_is_not_chosen():
+    from gpukb.recipes import generate
+
+    g = generate("mig layout a100-halves: two 3g.40gb per GPU; mixed strategy isn't needed, every slice is the same",
+                 llm=False)
+    assert g.params["mig_strategy"] != "mixed" and "mig_strategy" not in g.from_request, g.params

@@ -679,6 +679,8 @@ _PICK_SYNONYMS = {"on-demand": {"on-demand", "ondemand", "od"}, "ondemand": {"on
                   "od": {"on-demand", "ondemand", "od"}}
 # a form's field line, read from the request as written: its label and its value
 _FORM_FIELD = re.compile(r"(?m)^[ \t]*(?:[-*][ \t]+)?(?P<label>[A-Za-z][\w ./()-]{0,40}?)[ \t]*:[ \t]+(?P<value>\S[^\n]*?)[ \t]*$")
+# an environment line ("GPUS_PER_WORKER=4", "export JOB_NAME=resnet-ddp"): a form's field in shell terms
+_ENV_LINE = re.compile(r"(?m)^[ \t]*(?:export[ \t]+)?(?P<label>[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)=[\"']?(?P<value>[^\s\"']+)[\"']?[ \t]*$")
 _LIMIT_WORDS = frozenset({"ceiling", "cap", "max", "maximum", "budget", "quota"})
 _FORM_STOP = frozenset({"the", "of", "a", "an", "in", "for", "to", "is", "our", "my", "your", "their", "its", "and"})
 # a form's field line: "Replicas: 3", "GPUs per replica: 2 (A100)", "- kind: PyTorchJob"
@@ -844,7 +846,36 @@ def _paragraph_ends(text: str) -> str:
     return "".join(out)
 
 
+# what a value is said not to be needed after it ("mixed strategy isn't needed")
+_NOT_NEEDED_AFTER = re.compile(r"(?:\s+(?:strategy|mode|policy|option|setting))?\s+(?:is|are|was|were)(?:\s+not|n['\u2019]t)\s+(?:really\s+)?(?:needed|required|necessary|"
+                               r"wanted|useful|an\s+option)\b", re.I)
+_DIFF_LINE = re.compile(r"(?m)^([ \t]*)([-+])[ \t]*([\w./-]+(?:[ \t][\w./-]+){0,2})[ \t]*:[ \t]*(\S[^\n]*)$")
+
+
+def _diff_lines(text: str) -> str:
+    """A change written as a diff ("- replicas: 2" then "+ replicas: 4"): the removed line is what
+    was, and goes; the added one is what is wanted, without its mark."""
+    if "\n" not in text or not re.search(r"(?m)^[ \t]*\+", text):
+        return text
+    lines = list(_DIFF_LINE.finditer(text))
+    added = {m.group(3).lower() for m in lines if m.group(2) == "+"}
+    removed = {m.group(3).lower() for m in lines if m.group(2) == "-"}
+    pairs = added & removed
+    if not pairs:
+        return text
+    for m in reversed(lines):
+        if m.group(3).lower() not in pairs:
+            continue
+        if m.group(2) == "-":
+            end = m.end() + 1 if text[m.end():m.end() + 1] == "\n" else m.end()
+            text = text[:m.start()] + text[end:]
+        else:
+            text = text[:m.start()] + f"{m.group(1)}{m.group(3)}: {m.group(4)}" + text[m.end():]
+    return text
+
+
 def normalise_text(text: str) -> str:
+    text = _diff_lines(text)
     text = _ASKED_ANSWERED.sub(_asked_answered, text)
     text = _REQUIREMENT_LABEL.sub(lambda m: (m.group(1) + (m.group(2) or "")).lower() + " ", text)
     text = _OK_THEN.sub(r"let's do \1", text)
@@ -2565,7 +2596,7 @@ class _Extractor:
         one parameter its label names best: by the parameter's name words and its cue words, less half a
         point for each name word the label leaves out; a tie fills nothing. The value is a bare number
         for a count, one token for a name; sizes and durations are left to their own rules."""
-        if ":" not in self.raw or "\n" not in self.raw:
+        if (":" not in self.raw and "=" not in self.raw) or "\n" not in self.raw:
             return
         cues: dict[str, set[str]] = {}
         names: dict[str, set[str]] = {}
@@ -2586,7 +2617,7 @@ class _Extractor:
 
         lines = self.raw.split("\n")
         starts = list(accumulate((len(ln) + 1 for ln in lines), initial=0))
-        for m in _FORM_FIELD.finditer(self.raw):
+        for m in sorted([*_FORM_FIELD.finditer(self.raw), *_ENV_LINE.finditer(self.raw)], key=lambda x: x.start()):
             # a form's label is written for people ("GPU budget", "Team name", "CPU"); a lowercase key
             # ("replicas: 2") or a line of nested YAML is a pasted object, read by its own rules
             text_label = m.group("label").strip()
@@ -2599,7 +2630,13 @@ class _Extractor:
             if (any(len(ln) - len(ln.lstrip()) != indent for ln in near) and " " not in text_label) \
                     or lines[i].rstrip().endswith(":"):
                 continue
-            label = [_singular(w) for w in re.findall(r"[a-z]+", text_label.lower()) if w not in _FORM_STOP]
+            # "GPUs per worker": what is counted stands before "per"; a base that another parameter
+            # counts ("worker") names no parameter here ("Max GPUs per job" keeps its "job")
+            head, sep, base = re.split(r"[\s_]+(per|each|for[\s_]+each)(?:[\s_]+|$)", text_label.lower() + " ", 1)[0::1][:3] \
+                if re.search(r"[\s_](?:per|each)(?:[\s_]|$)", text_label.lower()) else (text_label.lower(), "", "")
+            counted = {w for ws in names.values() for w in ws}
+            label = [_singular(w) for w in re.findall(r"[a-z]+", f"{head} {sep}") if w not in _FORM_STOP] + [
+                _singular(w) for w in re.findall(r"[a-z]+", base) if w not in _FORM_STOP and _singular(w) not in counted]
             if not label or len(label) > 5:
                 continue
             if self._kind_field(m, label):
@@ -2627,7 +2664,7 @@ class _Extractor:
                 raw_value = shown = value  # a name, never an amount ("300Gi")
             else:
                 continue
-            hit = _compile(rf"(?<![\w-]){re.escape(m.group('label').strip())}\s*:\s*").search(self.text)
+            hit = _compile(rf"(?<![\w-]){re.escape(m.group('label').strip())}\s*[:=]\s*").search(self.text)
             if not hit:
                 continue
             at = self.text.find(shown, hit.end())
@@ -3497,6 +3534,8 @@ class _Extractor:
                         continue  # "accessModes: [ReadWriteMany]" in a pasted manifest is what runs, not what is asked
                     if any(m.start() < y and x < m.end() for x, y in self.blocked):
                         continue  # "today it assumes containerd ... our nodes run cri-o": what runs today yields
+                    if _NOT_NEEDED_AFTER.match(self.text, m.end()):
+                        continue  # "mixed strategy isn't needed since all slices are identical"
                     chosen = value
                     if spec.get("type") != "boolean" and (self._negated_before(m.start()) is not None or re.search(
                             rf"\b{_NEGATION}\s+$", self.text[max(0, m.start() - 20):m.start()], re.I)):
