@@ -533,3 +533,26 @@ def test_row_plan_copies_runs_and_makes_new_docs():
     assert RowPlan.make(base, base, fresh=set()).runs == [("base", (0, 10))]
     with pytest.raises(ValueError):  # a kept doc the base does not hold as described
         RowPlan.make(base, [("a", "kb/a.md", 3)], fresh=set())
+
+
+def test_a_docs_passing_terms_are_no_sign_of_coverage(tiny_settings):
+    """A doc that maps another system's words ("gres", "sbatch") onto Kubernetes keeps them out of
+    the KB vocabulary, so a question about that system alone still reads as one the KB lacks."""
+    from gpukb.index import current_generation
+    from gpukb.meta import META_FILE, Vocabulary
+
+    p = write_doc(tiny_settings.root, "training-jobs", "from-slurm", id="jobs-from-slurm", title="From Slurm",
+                  intro="", body="## Requests\n\nSlurm's gres and sbatch map to nvidia.com/gpu limits on pods.\n")
+    p.write_text(p.read_text().replace("\ntitle:", "\npassing_terms: [slurm, gres, sbatch]\ntitle:", 1))
+    ingest(tiny_settings, embedder=make_hash_embedder())
+    vocab = Vocabulary(tiny_settings.home / "generations" / current_generation(tiny_settings.home) / META_FILE)
+    assert "map" in vocab and "limit" in vocab or "limits" in vocab
+    assert not {"slurm", "gres", "sbatch"} & set(vocab)
+    # about that system alone, a passing term weighs as two rare words; about Kubernetes too, nothing
+    eng = Engine(tiny_settings, embedder=make_hash_embedder())
+    eng._common_words = set()
+    assert eng._unknown_terms("how do I write gres for nvidia.com/gpu limits", vocab) == (2, 0)
+    about_k8s = "the kubernetes pod equivalent of {}for nvidia.com/gpu limits"
+    assert eng._unknown_terms(about_k8s.format("gres "), vocab) == eng._unknown_terms(about_k8s.format(""), vocab)
+    alone = "no kubernetes here: {}for nvidia.com/gpu limits"
+    assert eng._unknown_terms(alone.format("gres "), vocab)[0] == eng._unknown_terms(alone.format(""), vocab)[0] + 2

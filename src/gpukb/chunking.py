@@ -170,6 +170,7 @@ def chunk_docs(
             metadata={
                 "doc_id": d.id, "title": d.title, "area": d.area, "path": d.path,
                 "source_urls": json.dumps(d.sources), "kind": "doc", **_source_metadata(d),
+                **({"passing_terms": json.dumps(d.passing_terms)} if getattr(d, "passing_terms", None) else {}),
             },
         ))
         # Team docs that extend this one: their sections join the doc, each
@@ -195,6 +196,7 @@ def chunk_docs(
             "source_urls": json.loads(md["source_urls"]),
             "text": _KEYWORDS_LINE.sub("", node.get_content()).strip("\n"),
             **{k: md[k] for k in _SOURCE_KEYS if md.get(k)},
+            **({"passing_terms": json.loads(md["passing_terms"])} if md.get("passing_terms") else {}),
         }
     nodes = splitter.run(nodes=section_nodes, show_progress=False)
     chunks: list[Chunk] = []

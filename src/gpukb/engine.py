@@ -21,6 +21,10 @@ __all__ = ["Engine", "Answer", "Citation"]
 
 log = logging.getLogger(__name__)
 
+# a question about Kubernetes itself (its objects and tools), not only about another system
+_ABOUT_KUBERNETES = re.compile(r"\b(?:kubernetes|k8s|kubectl|pods?|kueue|volcano|pytorchjobs?|mpijobs?|jobsets?|indexed\s+jobs?|"
+                               r"helm|namespaces?|crds?|karpenter|deployments?|manifests?|yaml|kubeflow|operator)\b", re.I)
+
 SCOPE_NOTE = "gpukb writes Kubernetes manifests, not"  # how an answer to another tool's code request opens
 REFUSAL = "I don't know: the gpukb knowledge base does not cover this."
 
@@ -185,6 +189,7 @@ class Engine:
         self.coverage_weight = a.coverage_weight
         self.common_oov_weight = a.oov_weight if a.common_oov_weight is None else a.common_oov_weight
         self._common_words: set[str] | None = None
+        self._all_passing: set[str] | None = None
         self.generator = generator or generator_for(self.settings)
         self.today: Any = None  # the date staleness is judged on (None: today)
         self._reviewed_cache: dict[str, tuple[float, Any]] = {}
@@ -279,8 +284,32 @@ class Engine:
         covered = 0.0
         if best is not None and qt and self.coverage_weight:
             named = set(terms(f"{best.title} {best.section} {best.text}"))
+            # the words a doc only uses to name another system's concepts cover nothing ("gres" in a
+            # Slurm-to-Kubernetes map does not answer how to write gres.conf)
+            named -= set(terms(" ".join(self._passing_terms(best))))
             covered = sum(1 for t in qt if t in named) / len(qt)
         return top_vector - oov + self.coverage_weight * covered
+
+    def passing_terms(self) -> set[str]:
+        """Every doc's passing terms, normalised (read once)."""
+        if self._all_passing is None:
+            from .text import terms
+
+            found: set[str] = set()
+            try:
+                for key in self.index.sections:
+                    found.update(terms(" ".join(self.index.sections[key].get("passing_terms") or [])))
+            except Exception as exc:  # an index without sections: no passing terms
+                log.info("no passing terms: %s", exc)
+            self._all_passing = found
+        return self._all_passing
+
+    def _passing_terms(self, best: Any) -> list[str]:
+        try:
+            sec = self.index.sections.get(f"{best.doc_id}#{getattr(best, 'anchor', '')}")
+        except Exception:  # an index without sections: nothing to leave out
+            return []
+        return list((sec or {}).get("passing_terms") or [])
 
     def common_words(self) -> set[str]:
         """Everyday words: the whole-word entries of the embedding model's
@@ -305,12 +334,20 @@ class Engine:
         technical word (slurm, hcsshim, pgbouncer), much less when it is
         everyday English (outage, everything), a misspelling of a KB word, or
         a word with digits in it."""
-        from .text import STOPWORDS, stem, words
+        from .text import STOPWORDS, mask_negated, stem, words
 
         common_words = self.common_words()
+        # a word the KB only names in passing ("gres" in a Slurm-to-Kubernetes map) is known when the
+        # question is about Kubernetes too ("the k8s equivalent of --gres"); about that system alone
+        # ("how do I write gres.conf") it weighs as two rare words: it names the other system's own topic
+        passing = self.passing_terms()
+        about_kubernetes = bool(_ABOUT_KUBERNETES.search(mask_negated(question)))
         rare = common = 0
         for w in set(words(question)):
             if w in STOPWORDS or stem(w) in vocab:
+                continue
+            if stem(w) in passing or w in passing:
+                rare += 0 if about_kubernetes else 2
                 continue
             # A word with digits is a quantity, a size or a model number (140gb,
             # mi300x, team2): unknown to the KB says little about the topic.

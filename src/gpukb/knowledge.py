@@ -54,6 +54,8 @@ class KbDoc:
     extends: str = ""
     extensions: list["KbDoc"] = field(default_factory=list)
     lacks: list[str] = field(default_factory=list)  # front matter a team doc does not give
+    # words the doc only uses to name another system's concepts ("gres", "sbatch"): no sign of coverage
+    passing_terms: list[str] = field(default_factory=list)
 
     def reviewed_date(self) -> _dt.date | None:
         """The ``reviewed`` front matter field as a date (None if it is not a real date)."""
@@ -157,6 +159,7 @@ def load_doc(path: Path, root: Path | None = None) -> KbDoc:
         sources=list(meta["sources"]), reviewed=meta["reviewed"], applies_to=dict(meta["applies_to"]),
         aliases=list(meta.get("aliases", [])), path=shown, body=body,
         section_aliases={str(k): list(v) for k, v in (meta.get("section_aliases") or {}).items()},
+        passing_terms=[str(w) for w in meta.get("passing_terms") or []],
         sha=hashlib.sha256(raw).hexdigest(),
     )
 

@@ -75,7 +75,8 @@ def _doc_terms(sections: Iterable[dict[str, Any]]) -> set[str]:
 
     out: set[str] = set()
     for s in sections:
-        out.update(terms(f"{s['heading']} {s['text']}"))
+        # a doc's passing terms ("gres" in a Slurm-to-Kubernetes map) are no sign the KB covers them
+        out.update(set(terms(f"{s['heading']} {s['text']}")) - set(terms(" ".join(s.get("passing_terms") or []))))
     return out
 
 
