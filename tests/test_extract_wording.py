@@ -2252,3 +2252,24 @@ def test_a_value_said_not_to_be_needed_is_not_chosen():
     g = generate("mig layout a100-halves: two 3g.40gb per GPU; mixed strategy isn't needed, every slice is the same",
                  llm=False)
     assert g.params["mig_strategy"] != "mixed" and "mig_strategy" not in g.from_request, g.params
+
+
+@pytest.mark.parametrize("text, want", [
+    # ordinals order the groups; a list closing with one cue starts after another's cue word
+    ("priority expander order: gpu-l4-spot first, gpu-l4-od second, no catch-all",
+     {"preferred_groups": ["gpu-l4-spot"], "fallback_groups": ["gpu-l4-od"], "other_groups": False}),
+    # a table of tiers keeps its regular expressions' stars, and a row's label is no item of the row before
+    ("CA priority expander, tiers:\n\n| tier | groups |\n|---|---|\n| 1st | .*h200-res.*, .*h100-res.* |\n"
+     "| 2nd | .*h100-spot.* |\n", {"preferred_groups": [".*h200-res.*", ".*h100-res.*"], "fallback_groups": [".*h100-spot.*"]}),
+])
+def test_ordered_node_groups_by_ordinals_and_tier_tables(text, want):
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert {k: g.params[k] for k in want} == want, (g.recipe, g.params)
+
+
+def test_a_table_cell_loses_its_markdown_marks_not_a_regex_star():
+    from gpukb.recipes.foreign import _cell
+
+    assert [_cell(c) for c in (" **nlp** ", "`h100`", ".*a100-spot.*", "*x*")] == ["nlp", "h100", ".*a100-spot.*", "x"]

@@ -3717,7 +3717,8 @@ class _Extractor:
         regular expression (".*gpu-spot.*") when the schema takes one."""
         words = _words_alt(rule["list"])
         # an item may be quoted or in code marks ("prefer `.*p4d-spot.*`")
-        item = r"[`'\"]?(?:[.*^]*[A-Za-z0-9][\w./:@+*^$-]*[\w*$]|[A-Za-z0-9])[`'\"]?"
+        # (a word before a colon labels what follows, "2nd: x", and is no item)
+        item = r"[`'\"]?(?:[.*^]*[A-Za-z0-9][\w./:@+*^$-]*[\w*$]|[A-Za-z0-9])[`'\"]?(?![\w*$-]*[ \t]*:(?:\s|$))"
         items = rf"((?:{item})(?:\s*(?:,|\band\b|\bor\b|&)\s*(?:{item}))*)"
         # "prefer node groups a and b": the list's own noun (the last part of its name) may come first
         noun = re.escape(_singular(name.split("_")[-1]))
@@ -3725,10 +3726,13 @@ class _Extractor:
         before = rf"(?<![\w.*^$-]){items}(?:\s+{noun}(?:s|es)?)?\s+{words}(?=\s*(?:$|[,;.]))"
         others = self._cue_words(name)
         for m in (x for p in (pat, before) for x in _compile(p).finditer(self.text)):
-            if m.re.pattern == before and any(_singular(w.lower()) in others or w.lower() in _STOP
-                                              for w in re.split(r"\s*(?:,|\band\b|\bor\b|&)\s*", m.group(1)) if w):
-                continue
             parts = [p.strip("`'\"") for p in re.split(r"\s*(?:,|\band\b|\bor\b|&)\s*", m.group(1)) if p.strip("`'\"")]
+            if m.re.pattern == before:
+                # "a first, b second": the items closing with this cue follow the last word of another's
+                cut = [i for i, w in enumerate(parts) if _singular(w.lower()) in others or w.lower() in _STOP]
+                if cut and cut[-1] == len(parts) - 1:
+                    continue
+                parts = parts[cut[-1] + 1:] if cut else parts
             closes = _compile(rf"\s+{words}(?=\s*(?:$|[,;.]))").match(self.text, m.end(1))
             # "a and b, and after them c": the list ended at its own "and", no item opens the next clause
             trailing_sep = re.search(r"(?:^|[\s,])(?:and|or)$", m.group(1).strip(), re.I)

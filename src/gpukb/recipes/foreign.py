@@ -545,6 +545,14 @@ _TABLE_RULE = re.compile(r"[\s|:-]+")
 _COUNT_HEADS = frozenset({"count", "number", "qty", "quantity", "instances", "#", "amount", "n"})
 
 
+def _cell(text: str) -> str:
+    """A table cell without its Markdown marks ("**nlp**", "`h100`"), keeping a regular
+    expression's own stars (".*a100-spot.*")."""
+    cell = text.strip().strip("`")
+    m = re.fullmatch(r"(\*{1,2}|_{1,2})(\S(?:.*\S)?)\1", cell)
+    return m.group(2) if m else cell
+
+
 def _read_table(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
     """A table of settings says what a spec's lines would: a two-column row is a field line
     ("| Replicas | five |" -> "Replicas: five"), a row that counts a thing says how many
@@ -562,7 +570,7 @@ def _read_table(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int,
                 spans.pop()
                 plate.append((0, ln.end()))
             continue
-        found = [(c.group(1).strip().strip("*`"), ln.start() + c.start(1), ln.start() + c.end(1))
+        found = [(_cell(c.group(1)), ln.start() + c.start(1), ln.start() + c.end(1))
                  for c in re.finditer(r"(?<=\|)([^|]*)(?=\|)", line)]
         rows.append(([c[0] for c in found], ln.start(), ln.end()))
         spans.append([(a, b) for _c, a, b in found])
