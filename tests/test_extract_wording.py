@@ -2273,3 +2273,14 @@ def test_a_table_cell_loses_its_markdown_marks_not_a_regex_star():
     from gpukb.recipes.foreign import _cell
 
     assert [_cell(c) for c in (" **nlp** ", "`h100`", ".*a100-spot.*", "*x*")] == ["nlp", "h100", ".*a100-spot.*", "x"]
+
+
+def test_env_lines_leave_no_export_words_and_a_chosen_row_names_the_namespace():
+    from gpukb.recipes import generate
+
+    g = generate("export WORKERS=2\nexport GPUS_PER_WORKER=4\nexport JOB_NAME=vit-ft\nthese as a pytorchjob", llm=False)
+    assert (g.params["workers"], g.params["gpus"], g.params["name"]) == (2, 4, "vit-ft"), g.params
+    assert not any("export" in u for u in g.unused), g.unused
+    g = generate("GPU split:\n- vision: 32 GPUs\n- audio: 12 GPUs\nthe gpu quota for audio first, max 4 per container",
+                 llm=False)
+    assert (g.params["namespace"], g.params["gpus"]) == ("audio", 12), g.params

@@ -704,7 +704,7 @@ def _form_lines(text: str) -> str:
         end = ln.rstrip()
         if fence or not end or end.endswith((",", ";", ":", ".", "!", "?", "(", "[", "{", "\\", "`")):
             continue
-        if _FORM_LINE.match(ln) or _FORM_LINE.match(lines[i + 1]) or _TABLE_ROW.match(ln):
+        if _FORM_LINE.match(ln) or _FORM_LINE.match(lines[i + 1]) or _TABLE_ROW.match(ln) or _ENV_LINE.match(ln):
             lines[i] = end + ";"
     return "\n".join(lines)
 
@@ -2664,7 +2664,7 @@ class _Extractor:
                 raw_value = shown = value  # a name, never an amount ("300Gi")
             else:
                 continue
-            hit = _compile(rf"(?<![\w-]){re.escape(m.group('label').strip())}\s*[:=]\s*").search(self.text)
+            hit = _compile(rf"(?<![\w-])(?:export\s+)?{re.escape(m.group('label').strip())}\s*[:=]\s*").search(self.text)
             if not hit:
                 continue
             at = self.text.find(shown, hit.end())
@@ -5184,7 +5184,7 @@ def _extract(recipe: Recipe, text: str) -> Extraction:
         _prefer_wanted(full, again.run(), earlier, stated=True)
     full.covered = full.covered + labels
     if selected:  # the chosen row's name names the object, unless the request names it otherwise
-        key = next((p for p in ("tenant", "name") if p in recipe.properties), None)
+        key = next((p for p in ("tenant", "name", "namespace") if p in recipe.properties), None)
         span = _locate(ex.text, selected[1], max(0, (_locate(ex.text, text[selected[0][0]:selected[0][1]]) or (0, 0))[0]))
         if key and key not in full.values and span and _fits(recipe.properties[key], selected[1]):
             full.values[key], full.spans[key] = selected[1], span

@@ -392,13 +392,14 @@ def _as_written(ext: Extraction, start: int, end: int) -> str:
         return said
     norm = [(m.start(), m.end()) for m in _WORD.finditer(ext.text)]
     orig = [(m.start(), m.end()) for m in _WORD.finditer(ext.source)]
-    key = (id(ext), len(ext.text))
+    key = (ext.text, ext.source)
     ops = _ALIGNED.get(key)
     if ops is None:
         a = [ext.text[x:y].lower().strip(_EDGE) for x, y in norm]
         b = [ext.source[x:y].lower().strip(_EDGE) for x, y in orig]
-        ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
-        _ALIGNED.clear()
+        ops = [(str(tag), i1, i2, j1, j2) for tag, i1, i2, j1, j2 in
+               difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()]
+        _ALIGNED.clear()  # one request at a time: the last alignment is the one asked for again
         _ALIGNED[key] = ops
     inside = [i for i, (x, y) in enumerate(norm) if x < end and y > start]
     if not inside:
@@ -436,7 +437,7 @@ def _as_written(ext: Extraction, start: int, end: int) -> str:
     return written or said
 
 
-_ALIGNED: dict[tuple[int, int], list[tuple[str, int, int, int, int]]] = {}
+_ALIGNED: dict[tuple[str, str], list[tuple[str, int, int, int, int]]] = {}
 
 
 _GAP = 3  # unread runs of one clause this few words apart are one fragment
