@@ -2284,3 +2284,18 @@ def test_env_lines_leave_no_export_words_and_a_chosen_row_names_the_namespace():
     g = generate("GPU split:\n- vision: 32 GPUs\n- audio: 12 GPUs\nthe gpu quota for audio first, max 4 per container",
                  llm=False)
     assert (g.params["namespace"], g.params["gpus"]) == ("audio", 12), g.params
+
+
+@pytest.mark.parametrize("text, param, want", [
+    ("kim: clusterqueue for ns audio, 16 gpus nominal\nlee: finance approved 20 for audio\nkim: ok 20 then", "gpus", 20),
+    ("ana: time slice the T4s 2 ways\nben: 2 is too few, go 6\nana: ok 6", "replicas", 6),
+])
+def test_a_reply_settling_on_a_bare_amount_sets_the_threads_amount(text, param, want):
+    _assert_reads(text, param, want)
+
+
+def test_a_bare_settle_with_two_earlier_amounts_changes_neither():
+    from gpukb.recipes import generate
+
+    g = generate("kim: indexed job, 100 shards, 10 at a time, 1 gpu each\nlee: can we go faster?\nkim: ok 20", llm=False)
+    assert (g.params["completions"], g.params["parallelism"]) == (100, 10), g.params

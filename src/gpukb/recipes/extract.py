@@ -5086,6 +5086,30 @@ status result output error errors reason message env environment cluster region 
 from to cc date sent update step steps todo fyi ps edit""".split())
 
 
+def _thread_spans(norm: str, text: str, thread: list[tuple[tuple[int, int], tuple[int, int]]]
+                  ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """A thread's messages and speakers' labels where they stand in the normalised request ``norm``.
+    Each message runs from its label to the next one's (normalising may rewrite a message's words,
+    "ok 24 then", but not its speaker's label); the last ends where its own lines end."""
+    labels: list[tuple[int, int]] = []
+    at = 0
+    for (a, b), (la, lb) in thread:
+        sp = _locate(norm, text[la:lb].strip(" \t>-*\u2014:"), at)
+        if sp is None:
+            return [], []
+        labels.append(sp)
+        at = sp[1]
+    starts = [a for a, _ in labels]
+    last = _locate_lines(norm, text[thread[-1][0][0]:thread[-1][0][1]]) if thread else None
+    ends = starts[1:] + [max(last[1], starts[-1] + 1) if last else len(norm)] if starts else []
+    # a signed message's label follows its words: it runs from the end of the one before
+    if thread and thread[0][1][0] > thread[0][0][0]:
+        turns = [(labels[i - 1][1] if i else 0, labels[i][1]) for i in range(len(labels))]
+    else:
+        turns = list(zip(starts, ends))
+    return turns, labels
+
+
 def _prefer_wanted(full: Extraction, wanted: Extraction, inside, stated: bool = False) -> None:
     """What was said before yields to what is said after: a parameter the later part of the request
     gives a value ("kubectl get pvc shows storage: 200Gi ... regenerate it but 500Gi") takes that
@@ -5159,9 +5183,7 @@ def _extract(recipe: Recipe, text: str) -> Extraction:
     others = [sp for a, b in selected[2] if (sp := _locate(ex.text, text[a:b]))] if selected else []
     ex.blocked += others
     thread = _thread_turns(recipe, text)
-    turns = [sp for (a, b), _ in thread if (sp := _locate_lines(ex.text, text[a:b]))]
-    labels = [sp for turn, (_, (a, b)) in zip(turns, thread)
-              if (sp := _locate(ex.text, text[a:b].strip(" \t>-*\u2014:"), max(turn[0] - 2, 0)))]
+    turns, labels = _thread_spans(ex.text, text, thread)
     ex.blocked += labels  # "[10:05] bob:" names who speaks: no value of the request
     state = _state_spans(ex.text) if _STATE.search(ex.text) or _DESCRIBED.search(ex.text) else []
     quoted = [] if turns else [sp for a, b in _quoted_spans(text) if (sp := _locate(ex.text, text[a:b]))]
@@ -5183,6 +5205,8 @@ def _extract(recipe: Recipe, text: str) -> Extraction:
         again.blocked += labels + state + turns[:k] + others
         _prefer_wanted(full, again.run(), earlier, stated=True)
     full.covered = full.covered + labels
+    if len(turns) >= 2:
+        _settled_in_reply(ex, full, turns)
     if selected:  # the chosen row's name names the object, unless the request names it otherwise
         key = next((p for p in ("tenant", "name", "namespace") if p in recipe.properties), None)
         span = _locate(ex.text, selected[1], max(0, (_locate(ex.text, text[selected[0][0]:selected[0][1]]) or (0, 0))[0]))
@@ -5190,6 +5214,34 @@ def _extract(recipe: Recipe, text: str) -> Extraction:
             full.values[key], full.spans[key] = selected[1], span
             full.covered = full.covered + [span]
     return full
+
+
+# a reply settling on a bare amount ("ok 24 then", "ok 4", "fine, 4 then" read as "let's do 24")
+_BARE_SETTLE = re.compile(r"\blet's do (\d+)(?!\s*(?:[A-Za-z%]|\.\d))")
+
+
+def _settled_in_reply(ex: _Extractor, full: Extraction, turns: list[tuple[int, int]]) -> None:
+    """A thread's later message that settles on a bare amount ("priya: ok 24 then") sets the one
+    amount an earlier message gave (the 16 GPUs of "clusterqueue for ns speech, 16 gpus nominal?"):
+    the thread is about that amount. With two amounts from earlier messages it is unclear which one."""
+    def turn_of(at: int) -> int:
+        return next((i for i, (a, b) in enumerate(turns) if a <= at < b), -1)
+
+    settles = [m for m in _BARE_SETTLE.finditer(ex.text) if turn_of(m.start()) > 0]
+    if not settles:
+        return
+    m = settles[-1]
+    said = turn_of(m.start())
+    earlier = [name for name, v in full.values.items() if isinstance(v, int) and not isinstance(v, bool)
+               and name in full.spans and 0 <= turn_of(full.spans[name][0]) < said]
+    if len(earlier) != 1:
+        return
+    name = earlier[0]
+    ok, value = ex._ok(name, int(m.group(1)))
+    if ok and value != full.values[name]:
+        full.values[name], full.spans[name] = value, m.span(1)
+        full.conflicts.pop(name, None)
+        full.covered = full.covered + [m.span()]
 
 
 def _fits(spec: dict[str, Any], value: str) -> bool:
