@@ -1868,6 +1868,14 @@ def _assert_reads(text: str, param: str, want: Any) -> None:
     assert g.params[param] == want, (g.recipe, g.params)
 
 
+def _assert_reads_all(text: str, want: dict[str, Any]) -> None:
+    """The request ``text`` generates every parameter of ``want`` as given."""
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert {k: g.params[k] for k in want} == want, (g.recipe, g.params)
+
+
 @pytest.mark.parametrize("text, param, want", [
     ("karpenter gpu pool on g6e, no on-demand, cap 16 gpus", "capacity_types", ["spot"]),
     ("volcano queue cv: cap 40 gpus, 8 are always reserved for them", "guarantee_gpus", 8),
@@ -2159,10 +2167,7 @@ def test_forms_and_yaml_keys_are_not_a_thread(text):
      "rerank deployment first, image ghcr.io/acme/rerank:1.2", {"name": "rerank", "replicas": 3, "gpus": 2}),
 ])
 def test_the_row_named_again_outside_a_list_is_the_object_asked_for(text, want):
-    from gpukb.recipes import generate
-
-    g = generate(text, llm=False)
-    assert {k: g.params[k] for k in want} == want, (g.recipe, g.params)
+    _assert_reads_all(text, want)
 
 
 def test_a_pasted_files_keys_are_not_rows_of_objects():
@@ -2240,10 +2245,7 @@ def test_sentence_bound_cues_and_what_an_old_setup_ran_with(text, param, want):
     ("deployment ranker, 1 gpu each\n  - replicas: 3\n  + replicas: 6\n", {"replicas": 6}),
 ])
 def test_env_lines_rate_labels_and_diffs(text, want):
-    from gpukb.recipes import generate
-
-    g = generate(text, llm=False)
-    assert {k: g.params[k] for k in want} == want, (g.recipe, g.params)
+    _assert_reads_all(text, want)
 
 
 def test_a_value_said_not_to_be_needed_is_not_chosen():
@@ -2263,10 +2265,7 @@ def test_a_value_said_not_to_be_needed_is_not_chosen():
      "| 2nd | .*h100-spot.* |\n", {"preferred_groups": [".*h200-res.*", ".*h100-res.*"], "fallback_groups": [".*h100-spot.*"]}),
 ])
 def test_ordered_node_groups_by_ordinals_and_tier_tables(text, want):
-    from gpukb.recipes import generate
-
-    g = generate(text, llm=False)
-    assert {k: g.params[k] for k in want} == want, (g.recipe, g.params)
+    _assert_reads_all(text, want)
 
 
 def test_a_table_cell_loses_its_markdown_marks_not_a_regex_star():

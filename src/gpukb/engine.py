@@ -286,7 +286,7 @@ class Engine:
             named = set(terms(f"{best.title} {best.section} {best.text}"))
             # the words a doc only uses to name another system's concepts cover nothing ("gres" in a
             # Slurm-to-Kubernetes map does not answer how to write gres.conf)
-            named -= set(terms(" ".join(self._passing_terms(best))))
+            named -= set(terms(" ".join(self._section_passing_terms(best))))
             covered = sum(1 for t in qt if t in named) / len(qt)
         return top_vector - oov + self.coverage_weight * covered
 
@@ -304,7 +304,8 @@ class Engine:
             self._all_passing = found
         return self._all_passing
 
-    def _passing_terms(self, best: Any) -> list[str]:
+    def _section_passing_terms(self, best: Any) -> list[str]:
+        """The passing terms of the doc the section ``best`` belongs to."""
         try:
             sec = self.index.sections.get(f"{best.doc_id}#{getattr(best, 'anchor', '')}")
         except Exception:  # an index without sections: nothing to leave out

@@ -682,6 +682,8 @@ _FORM_FIELD = re.compile(r"(?m)^[ \t]*(?:[-*][ \t]+)?(?P<label>[A-Za-z][\w ./()-
 # an environment line ("GPUS_PER_WORKER=4", "export JOB_NAME=resnet-ddp"): a form's field in shell terms
 _ENV_LINE = re.compile(r"(?m)^[ \t]*(?:export[ \t]+)?(?P<label>[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)=[\"']?(?P<value>[^\s\"']+)[\"']?[ \t]*$")
 _LIMIT_WORDS = frozenset({"ceiling", "cap", "max", "maximum", "budget", "quota"})
+# a label counting something per something else ("gpus per worker", "GPUS_PER_WORKER"): head, "per", base
+_RATE_LABEL = re.compile(r"(.*?)[\s_]+(per|each|for[\s_]+each)(?:[\s_]+(.*))?$")
 _FORM_STOP = frozenset({"the", "of", "a", "an", "in", "for", "to", "is", "our", "my", "your", "their", "its", "and"})
 # a form's field line: "Replicas: 3", "GPUs per replica: 2 (A100)", "- kind: PyTorchJob"
 _FORM_LINE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?[A-Za-z][\w .()/-]{0,40}?:[ \t]+\S")
@@ -2617,6 +2619,7 @@ class _Extractor:
 
         lines = self.raw.split("\n")
         starts = list(accumulate((len(ln) + 1 for ln in lines), initial=0))
+        counted = {w for ws in names.values() for w in ws}
         for m in sorted([*_FORM_FIELD.finditer(self.raw), *_ENV_LINE.finditer(self.raw)], key=lambda x: x.start()):
             # a form's label is written for people ("GPU budget", "Team name", "CPU"); a lowercase key
             # ("replicas: 2") or a line of nested YAML is a pasted object, read by its own rules
@@ -2632,9 +2635,8 @@ class _Extractor:
                 continue
             # "GPUs per worker": what is counted stands before "per"; a base that another parameter
             # counts ("worker") names no parameter here ("Max GPUs per job" keeps its "job")
-            head, sep, base = re.split(r"[\s_]+(per|each|for[\s_]+each)(?:[\s_]+|$)", text_label.lower() + " ", 1)[0::1][:3] \
-                if re.search(r"[\s_](?:per|each)(?:[\s_]|$)", text_label.lower()) else (text_label.lower(), "", "")
-            counted = {w for ws in names.values() for w in ws}
+            rate = _RATE_LABEL.match(text_label.lower())
+            head, sep, base = rate.groups("") if rate else (text_label.lower(), "", "")
             label = [_singular(w) for w in re.findall(r"[a-z]+", f"{head} {sep}") if w not in _FORM_STOP] + [
                 _singular(w) for w in re.findall(r"[a-z]+", base) if w not in _FORM_STOP and _singular(w) not in counted]
             if not label or len(label) > 5:
@@ -5038,22 +5040,23 @@ def _thread_turns(recipe: Recipe, text: str) -> list[tuple[tuple[int, int], tupl
     the other (or its lines carry times, headers or signatures): a form's labels ("Team: x",
     "GPUs: 4") never take turns, and words of the recipe's parameters are never speakers."""
     param_words = {w for p in recipe.parameters for w in re.split(r"[_\W]+", p.lower()) if w}
-    heads: list[tuple[int, int, str]] = []
+    # (where a message starts, its speaker's label, who speaks)
+    heads: list[tuple[int, tuple[int, int], str]] = []
     marked = 0
     froms = list(_FROM_LINE.finditer(text))
     signed = list(_SIGNED_LINE.finditer(text))
     if len(froms) >= 2:
-        heads = [(m.start(), m.end(), m.group("who").split("(")[0].strip().lower()) for m in froms]
+        heads = [(m.start(), m.span(), m.group("who").split("(")[0].strip().lower()) for m in froms]
         marked = len(froms)
-    elif len(signed) >= 2:
-        heads = [(m.start(), m.end(), m.group("who").lower()) for m in signed]
+    elif len(signed) >= 2:  # a signed line's label is its signature, at the end
+        heads = [(m.start(), m.span("who"), m.group("who").lower()) for m in signed]
         marked = len(signed)
     else:
         for m in _SPEAKER_LINE.finditer(text):
             who = m.group("who").lower()
             if who in param_words or who in _FIELD_LABELS:
                 continue
-            heads.append((m.start(), m.end(), who))
+            heads.append((m.start(), m.span(), who))
             marked += bool(_TIMESTAMP.search(m.group(0)))
     speakers = [w for _, _, w in heads]
     if len(set(speakers)) < 2:
@@ -5062,19 +5065,11 @@ def _thread_turns(recipe: Recipe, text: str) -> list[tuple[tuple[int, int], tupl
                      for i in range(2, len(speakers)))
     if not took_turns and marked < 2:
         return []
-    turns = []
-    for i, (start, head_end, _) in enumerate(heads):
-        end = heads[i + 1][0] if i + 1 < len(heads) else len(text)
-        if i + 1 == len(heads):  # the last message ends at the first line no speaker leads
-            nl = text.find("\n", start)
-            while nl >= 0 and nl + 1 < len(text) and re.match(r"[ \t]*>", text[nl + 1:]) and froms:
-                nl = text.find("\n", nl + 1)
-            end = len(text) if nl < 0 or froms else nl
-        # a signed line's label is its signature at the end
-        label = (text.rfind("\u2014", start, head_end), head_end) if signed and not froms and len(signed) >= 2 \
-            else (start, head_end)
-        turns.append(((start, end), label))
-    return turns
+    # the last message ends with its own line, or with the text under a "From:" header
+    nl = text.find("\n", heads[-1][0])
+    last_end = len(text) if froms or nl < 0 else nl
+    ends = [h[0] for h in heads[1:]] + [last_end]
+    return [((start, end), label) for (start, label, _), end in zip(heads, ends)]
 
 
 # words that label a form's fields, never a speaker in a thread

@@ -126,12 +126,14 @@ _REJECTED = re.compile(r"\b(?:rejected|ruled\s+out|abandon(?:ed|ing)?|ditch(?:ed
                        r"isolat\w*|help\w*|fit\w*|scal\w*)\b", re.I)
 
 
-def _mask_rejected(text: str) -> str:
+def _blank_object(rx: re.Pattern[str], text: str) -> str:
+    """``text`` with the word each match of ``rx`` governs (its first group that matched) blanked
+    out, offsets kept: what is forbidden or turned away from is not asked for."""
     def blank(m: re.Match[str]) -> str:
-        g = 1 if m.group(1) else 2
+        g = next(i for i in range(1, (rx.groups or 0) + 1) if m.group(i) is not None)
         a, b = m.start(g) - m.start(0), m.end(g) - m.start(0)
         return m.group(0)[:a] + " " * (b - a) + m.group(0)[b:]
-    return _REJECTED.sub(blank, text)
+    return rx.sub(blank, text)
 
 
 _PASTED_WEIGHT = 6.0
@@ -272,8 +274,11 @@ class _Index:
                 for ph in kind_phrases(k):
                     kind_owner.setdefault(ph.lower(), set()).add(i)
         self.kind_owner = kind_owner
-        self.param_names = [{p.lower() for p in (r.parameters.get("properties") or {})} for r in recipes]
-        self.field_labels = {p.replace("_", " ") for names in self.param_names for p in names}
+        param_names = [{p.lower() for p in (r.parameters.get("properties") or {})} for r in recipes]
+        self.field_labels = {p.replace("_", " ") for names in param_names for p in names}
+        # fields most objects carry ("namespace"): a kind's noun among them names no object
+        self.common_fields = {p for names in param_names for p in names
+                              if sum(p in other for other in param_names) * 4 > len(param_names)}
         # kinds by their own names ("Deployment", "cluster queue"), not their short or generic nouns ("cq", "pool")
         self.kind_names = {n for r in recipes for k in r.kinds
                            for n in (k.lower(), re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", k).lower())}
@@ -476,8 +481,7 @@ class _Index:
             if named.group(0).lstrip().startswith(":") and noun in self.field_labels:
                 continue  # "local queue: inference-lq" in a form: a field of the object, not its kind
             owners = self.kind_owner.get(noun, ())
-            common = sum(noun in names for names in self.param_names) * 4 > len(self.param_names)
-            if len(owners) == 1 and noun in self.kind_names and not common:
+            if len(owners) == 1 and noun in self.kind_names and noun not in self.common_fields:
                 out |= set(owners)
         return out
 
@@ -606,8 +610,8 @@ def match_recipes(text: str, recipes: list[Recipe] | None = None, k: int = 3) ->
     if pasted is not None:  # the pasted manifest is scored by its fields, the words around it by theirs
         text = _FENCE.sub(" ", text) if _FENCE.search(text) else "\n".join(
             ln for ln in text.splitlines() if not _YAML_LINE.match(ln))
-    text = _FORBIDDEN.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + " " * len(m.group(1)),
-                          mask_values(_mask_rejected(mask_negated(correct_words(normalise_text(text), recipes)))))
+    text = _blank_object(_FORBIDDEN, mask_values(_blank_object(_REJECTED, mask_negated(
+        correct_words(normalise_text(text), recipes)))))
     idx = _index_for(recipes)
     scores = idx.scores(text)
     if pasted is not None:
@@ -626,10 +630,11 @@ def target_ids(text: str, recipes: list[Recipe]) -> set[str]:
     from .extract import normalise_text
 
     idx = _index_for(recipes)
-    named = {recipes[i].id for i in idx.named_kinds(normalise_text(text))}
+    norm = normalise_text(text)
+    named = {recipes[i].id for i in idx.named_kinds(norm)}
     if not _CHANGE.search(text):
         return named
-    return named | {recipes[i].id for i in idx.targets(mask_given_names(normalise_text(text)))}
+    return named | {recipes[i].id for i in idx.targets(mask_given_names(norm))}
 
 
 # Asking for a manifest is an intent, read from the shape of the request rather
