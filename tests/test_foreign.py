@@ -201,3 +201,33 @@ def test_a_mig_parted_config_names_the_layout_and_its_devices():
     assert g.recipe == "mig-config"
     assert (g.params["config_name"], g.params["mig_devices"]) == ("inference-split", {"2g.20gb": 3})
     assert not any("2g.20gb" in u or "mig-configs" in u for u in g.unused), g.unused
+
+
+def test_settings_files_read_key_by_key():
+    # HCL or TOML assignments, a shell environment file, a flat or nested YAML settings file, JSON over lines
+    hcl = 'values:\n```hcl\npool_name    = "gpu-h100"\nmax_gpus     = 24\nzones        = ["a", "b"]\n```'
+    assert _words(hcl) == ["pool name gpu-h100", "24 max gpus", "zones a, b"]
+    yml = "from the platform repo:\nqueueName: vision-cq\nnamespace: vision\nlimits:\n  nvidia.com/gpu: 16\n"
+    assert _words(yml) == ["queue name vision-cq", "namespace vision", "16 limits gpu"]
+    js = '{\n  "jobName": "bert-eval",\n  "gpus": 2,\n  "command": ["python", "eval.py"]\n}'
+    assert _words(js) == ["named bert-eval", "2 gpus", "command python eval.py"]
+    # a Kubernetes object, prose lines and labels written for people are no settings file
+    assert _words("apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n") == []
+    assert _words("Replicas: 3\nGPUs: 2\n") == []
+
+
+def test_a_settings_paste_fills_the_manifest_and_its_lines_count_as_understood():
+    req = ('karpenter pool from our terraform vars:\n```hcl\nnodepool_name  = "gpu-l40s"\ncluster_name   = "ml-west"\n'
+           'gpu_limit      = 40\ninstance_types = ["g6e.12xlarge", "g6e.48xlarge"]\n```')
+    g = generate(req, RECIPES, llm=False)
+    assert g.recipe == "karpenter-gpu-nodepool"
+    assert (g.params["name"], g.params["cluster_name"], g.params["gpu_limit"]) == ("gpu-l40s", "ml-west", 40)
+    assert g.params["instance_types"] == ["g6e.12xlarge", "g6e.48xlarge"]
+    assert not [u for u in g.unused if "=" in u]
+    pod = generate('gpu pod from this export:\n{"name": "nbody-check",\n "gpu": 1,\n "command": ["/bin/nbody", "-benchmark"]}',
+                   RECIPES, llm=False)
+    assert pod.params["name"] == "nbody-check" and pod.params["command"] == ["/bin/nbody", "-benchmark"]
+    env = generate("indexed job from the runner env:\n  JOB=shard-eval\n  SHARDS=40\n  PARALLEL=5\n"
+                   '  CMD=["python", "run.py"]\n', RECIPES, llm=False)
+    assert (env.params["name"], env.params["completions"], env.params["parallelism"]) == ("shard-eval", 40, 5)
+    assert env.params["command"] == ["python", "run.py"]

@@ -23,7 +23,7 @@ import yaml
 
 from ..errors import GpukbError
 from ..text import STOPWORDS
-from .foreign import key_words, translate
+from .foreign import SETTINGS_FORMATS, key_words, translate
 from .model import Recipe
 
 __all__ = ["extract_params", "Extraction", "normalise_text", "parse_number", "parse_size"]
@@ -5327,6 +5327,11 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
         if span:
             taken.append(span)
     taken += [sp for a, b in boiler if (sp := located(a, b))]
+    # a line of a settings file says one thing: when the request's words read a value from inside it,
+    # the line is understood as well
+    read = [sp for sp in full.spans.values() if sp[1] > sp[0]]
+    taken += [sp for f in facts if f.fmt in SETTINGS_FORMATS and (sp := located(f.start, f.end))
+              and any(sp[0] <= x and y <= sp[1] for x, y in read)]
     # the rest of each block is reported as written, line by line: what the new manifest leaves out
     for block in inside_block:
         full.covered.append(block)

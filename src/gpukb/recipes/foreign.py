@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import yaml
 
-__all__ = ["Fact", "Format", "FORMATS", "translate", "key_words", "GPUS_PER_INSTANCE"]
+__all__ = ["Fact", "Format", "FORMATS", "SETTINGS_FORMATS", "translate", "key_words", "GPUS_PER_INSTANCE"]
 
 
 @dataclass(frozen=True)
@@ -466,16 +466,19 @@ _NAMESPACE_KEYS = frozenset({"ns", "namespace", "k8snamespace", "kubenamespace"}
 
 
 def _find_json(text: str) -> Iterator[tuple[int, int]]:
-    """A one-level JSON object of scalars, as a scheduler UI or a script exports a job."""
-    for m in re.finditer(r"\{[^{}\[\]\n]{0,600}\}", text):
-        body = m.group(0)
-        if body.count(":") >= 2 and re.search(r"\"\w+\"\s*:", body):
-            try:
-                data = json.loads(body)
-            except ValueError:
-                continue
-            if isinstance(data, dict) and len(data) >= 2 and not {"apiVersion", "kind"} & set(data):
-                yield m.span()
+    """A JSON object of settings, as a scheduler UI, a script or a platform config exports a job (on one
+    line or several, values nested or in lists); never a Kubernetes object."""
+    decoder = json.JSONDecoder()
+    pos = 0
+    while (i := text.find("{", pos)) >= 0:
+        try:
+            data, end = decoder.raw_decode(text, i)
+        except ValueError:
+            pos = i + 1
+            continue
+        if isinstance(data, dict) and len(data) >= 2 and not {"apiVersion", "kind"} & set(data):
+            yield i, end
+        pos = max(end, i + 1)
 
 
 def key_words(key: str) -> list[str]:
@@ -484,28 +487,126 @@ def key_words(key: str) -> list[str]:
     return [w.lower() for w in re.split(r"[\s_.-]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", key)) if w]
 
 
-def _read_json(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
-    data = json.loads(block)
+def _setting_words(path: list[str], v: object) -> str | None:
+    """A setting as a request would say it: a name key names the object, a number counts what its key
+    says ("gpu_limit: 64" -> "64 gpu limit"), a word follows its key, a nested key follows its parent's
+    ("migManager: {enabled: false}" -> "mig manager enabled off"); a resource name keeps its last part
+    ("nvidia.com/gpu: 32" -> "32 gpu"); a list of words is the list, a command's its words in order."""
+    key = path[-1]
+    if isinstance(v, list):
+        if not v or not all(isinstance(x, (str, int, float)) and not isinstance(x, bool) for x in v):
+            return None
+        v = (" " if key.lower() in _COMMAND_KEYS else ", ").join(str(x) for x in v)
+    if isinstance(v, dict) or v is None or (isinstance(v, str) and not v.strip()):
+        return None
+    low = key.lower()
+    words = " ".join(w for k in path for w in key_words(k.rsplit("/", 1)[-1]))
+    if low in _NAME_KEYS and len(path) == 1:
+        return f"named {v}"
+    if low in _NAMESPACE_KEYS:
+        return f"namespace {v}"
+    if isinstance(v, bool):
+        return f"{words} {'on' if v else 'off'}"
+    if isinstance(v, (int, float)):
+        return f"{v} {words}"
+    return f"{words} {v}"
+
+
+_COMMAND_KEYS = frozenset({"command", "cmd", "args", "entrypoint", "script", "run"})
+
+
+def _settings_facts(data: dict, block: str, where: Callable[[str, object], str],
+                    path: tuple[str, ...] = (), start: int = 0) -> list[tuple[str, int, int]]:
+    """Facts of a mapping of settings, nested mappings read key by key after their parent's key;
+    ``where(key, value)`` is the pattern of a setting's text in ``block``."""
     facts: list[tuple[str, int, int]] = []
     for key, v in data.items():
-        if isinstance(v, (dict, list)) or v is None:
+        sp = _span_of(block, where(str(key), v), start)
+        if isinstance(v, dict):
+            if len(path) < 3 and sp:
+                facts += _settings_facts(v, block, where, (*path, str(key)), sp[0])
             continue
-        sp = _span_of(block, rf"\"{re.escape(key)}\"\s*:\s*[^,}}]*")
-        if not sp:
+        words = _setting_words([*path, str(key)], v)
+        if words and sp:
+            facts.append((words, *sp))
+    return facts
+
+
+def _json_setting(key: str, v: object) -> str:
+    value = r"\[[^\]]*\]" if isinstance(v, list) else r"\{" if isinstance(v, dict) else r"[^,}\n]*"
+    return rf"\"{re.escape(key)}\"\s*:\s*{value}"
+
+
+def _read_json(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
+    return _settings_facts(json.loads(block), block, _json_setting), []
+
+
+# "cluster_name = \"prod\"", "gpu_limit = 64", "export JOB_NAME=x", "instance_types = [\"p5.48xlarge\"]":
+# a line of HCL, TOML or a shell environment file
+_ASSIGNMENT = re.compile(r"[ \t]*(?:export[ \t]+)?(?P<key>[A-Za-z_][\w.-]*)[ \t]*=[ \t]*(?P<value>[^\s#][^\n#]*?)"
+                         r"[ \t]*(?:#[^\n]*)?")
+# "clusterQueue: ml-batch", "quota:", "  nvidia.com/gpu: 32": a line of a flat or nested settings file
+_YAML_SETTING = re.compile(r"[ \t]*[\"']?(?P<key>[A-Za-z_][\w./-]*)[\"']?[ \t]*:(?:[ \t]+(?P<value>\S[^\n]*))?")
+_YAML_ITEM = re.compile(r"[ \t]+-[ \t]+\S[^\n]*")
+
+
+def _runs(text: str, first: re.Pattern, more: re.Pattern | None = None) -> Iterator[tuple[int, int, list[str]]]:
+    """Runs of two or more consecutive lines that each match ``first`` (or, after the first, ``more``):
+    their span and the lines."""
+    run: list[tuple[int, int, str]] = []
+    for m in re.finditer(r"[^\n]*(?:\n|$)", text):
+        line = m.group(0).rstrip("\n")
+        fits = first.fullmatch(line) or (run and more is not None and more.fullmatch(line))
+        if fits and m.group(0):
+            run.append((m.start(), m.start() + len(line), line))
             continue
-        low = key.lower()
-        words = " ".join(key_words(key))
-        if low in _NAME_KEYS:
-            facts.append((f"named {v}", *sp))
-        elif low in _NAMESPACE_KEYS:
-            facts.append((f"namespace {v}", *sp))
-        elif isinstance(v, bool):
-            facts.append((f"{words} {'on' if v else 'off'}", *sp))
-        elif isinstance(v, (int, float)):
-            facts.append((f"{v} {words}", *sp))
-        else:
-            facts.append((f"{words} {v}", *sp))
-    return facts, []
+        if len(run) >= 2:
+            yield run[0][0], run[-1][1], [ln for _, _, ln in run]
+        run = []
+        if not m.group(0):
+            break
+
+
+def _code_key(key: str) -> bool:
+    """A key written for a program ("gpu_limit", "clusterQueue", "namespace"), not a label written for
+    people ("Replicas", "GPU")."""
+    return "_" in key or "." in key or "/" in key or key[0].islower() or bool(re.search(r"[a-z][A-Z]", key))
+
+
+def _find_assignments(text: str) -> Iterator[tuple[int, int]]:
+    for a, b, _lines in _runs(text, _ASSIGNMENT):
+        yield a, b
+
+
+def _assigned(raw: str) -> object:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw.strip().strip("\"'")
+
+
+def _read_assignments(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
+    data = {m.group("key"): _assigned(m.group("value")) for ln in block.split("\n")
+            if (m := _ASSIGNMENT.fullmatch(ln))}
+    return _settings_facts(data, block, lambda k, _v: rf"(?m)^[ \t]*(?:export[ \t]+)?{re.escape(k)}[ \t]*=[^\n]*"), []
+
+
+def _find_yaml_settings(text: str) -> Iterator[tuple[int, int]]:
+    """Lines of a settings file in YAML (a platform config, a values file): keys written for a program,
+    values that are no Kubernetes object."""
+    for a, b, lines in _runs(text, _YAML_SETTING, re.compile(f"{_YAML_SETTING.pattern}|{_YAML_ITEM.pattern}")):
+        keys = [m.group("key") for ln in lines if (m := _YAML_SETTING.fullmatch(ln))]
+        if any(_code_key(k) for k in keys) and not {"apiVersion", "kind"} & set(keys):
+            yield a, b
+
+
+def _read_yaml_settings(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
+    data = _load(block)
+    if not isinstance(data, dict):
+        return [], []
+    facts = _settings_facts(data, block, lambda k, _v: rf"(?m)^[ \t]*[\"']?{re.escape(k)}[\"']?[ \t]*:[^\n]*(?:\n[ \t]+-[^\n]*)*")
+    # a key that only opens nested settings ("quota:") says nothing by itself
+    return facts, [m.span() for m in re.finditer(r"(?m)^[ \t]*[\"']?[A-Za-z_][\w./-]*[\"']?[ \t]*:[ \t]*$", block)]
 
 
 # ---------------------------------------------------------------- MIG
@@ -603,7 +704,11 @@ FORMATS: tuple[Format, ...] = (
     Format("json", _find_json, _read_json),
     Format("mig-parted", _yaml_blocks(r"(?:version|mig-configs)"), _read_mig_parted),
     Format("table", _find_tables, _read_table),
+    Format("assignments", _find_assignments, _read_assignments),
+    Format("yaml-settings", _find_yaml_settings, _read_yaml_settings),
 )
+# formats whose every line is one setting (a key and its value)
+SETTINGS_FORMATS = frozenset({"json", "assignments", "yaml-settings"})
 
 
 def translate(text: str) -> tuple[list[Fact], list[tuple[int, int]], list[tuple[int, int]]]:
