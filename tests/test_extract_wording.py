@@ -2243,6 +2243,14 @@ def test_sentence_bound_cues_and_what_an_old_setup_ran_with(text, param, want):
     # a change written as a diff: the added line is what is wanted
     ("for our volcano queue speech:\n- capability gpus: 16\n+ capability gpus: 40\n", {"gpus": 40}),
     ("deployment ranker, 1 gpu each\n  - replicas: 3\n  + replicas: 6\n", {"replicas": 6}),
+    # a unified diff of manifest fields in a fence: context lines give the path, the added line the value
+    ("```diff\n spec:\n   capability:\n-    nvidia.com/gpu: '8'\n+    nvidia.com/gpu: '20'\n```\nthat is volcano queue "
+     "vision, keep it reclaimable", {"gpus": 20}),
+    ("```diff\n-  maxReplicaCount: 3\n+  maxReplicaCount: 12\n```\nfor the KEDA ScaledObject of deployment asr-gw",
+     {"max_replicas": 12}),
+    # a field's amount changed in place with an arrow; with no field before it an arrow is a range
+    ("kubectl edit quota -n speech: requests.nvidia.com/gpu 8 -> 12", {"gpus": 12}),
+    ("keda scaledobject for deployment summarizer, 0->6 replicas", {"min_replicas": 0, "max_replicas": 6}),
 ])
 def test_env_lines_rate_labels_and_diffs(text, want):
     _assert_reads_all(text, want)

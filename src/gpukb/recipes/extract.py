@@ -805,6 +805,11 @@ _FROM_TO = re.compile(r"\b((?:increas|rais|bump|reduc|lower|chang|grow|shrink|dr
                       r"(?:\S+\s+){0,5}?)from\s+\d[\w.]*(\s+[a-z]+)?\s+to\s+(\d[\w.]*)(?![\w.])(\s+[a-z]+)?", re.I)
 
 
+# "requests.nvidia.com/gpu 16 -> 20", "replicas: 2 → 4": a field's amount changed in place, the new one
+# wanted ("0->8 replicas" with no field before it is a range)
+_ARROW_CHANGE = re.compile(r"([A-Za-z][\w./-]*:?[ \t]+)\d[\d.,]*[ \t]*(?:[A-Za-z]{1,3}\b)?[ \t]*(?:-+>|→|=>)[ \t]*(?=\d)")
+
+
 def _from_to(m: re.Match[str]) -> str:
     unit = m.group(4) or (m.group(2) if m.group(2) and m.group(2).strip().lower() not in ("to", "and") else "") or ""
     return f"{m.group(1)}to {m.group(3)}{unit}"
@@ -884,6 +889,7 @@ def normalise_text(text: str) -> str:
     text = re.sub(r"\b(do|does)n['\u2019]t\b", r"\1 not", text, flags=re.I)  # "don't schedule": DoNotSchedule's words
     text = _SINGLE_QUANTIFIER.sub(r"\1 ", text)
     text = _FROM_TO.sub(_from_to, text)
+    text = _ARROW_CHANGE.sub(r"\1", text)
     text = _SIZED_NODES.sub(lambda m: _sized_nodes(m) if "-" in m.group(0) or m.group(1) else m.group(0), text)
     text = _SHARE_OF.sub(_share_of, text)
     text = _share_of_them(text)
@@ -1854,7 +1860,7 @@ def _pasted_docs(text: str) -> list[dict[str, Any]]:
     for block in _FENCE.findall(text)[:4]:
         if not _MANIFEST_KEYS.search(block):
             continue
-        block = _without_command_line(block)
+        block = _applied_diff(_without_command_line(block))
         try:
             out += [d for d in yaml.safe_load_all(block[:20000]) if isinstance(d, dict)]
         except yaml.YAMLError:
@@ -1874,6 +1880,19 @@ _COMMAND_LINE = re.compile(r"\A\s*(?:\$\s*)?(?:kubectl|helm|docker|podman|aws|gc
 def _without_command_line(block: str) -> str:
     """A pasted block without the command line that printed it ("$ kubectl get sc x -o yaml")."""
     return _COMMAND_LINE.sub("", block, count=1)
+
+
+def _applied_diff(block: str) -> str:
+    """A pasted block written as a unified diff ("-  replicas: 2" then "+  replicas: 6"), as the text it
+    asks for: removed lines go, an added line's mark becomes the column it stood in, context stays."""
+    if not re.search(r"(?m)^\+(?!\+\+)", block):
+        return block
+    out = []
+    for ln in block.split("\n"):
+        if ln.startswith(("---", "+++", "@@")) or (ln.startswith("-") and not re.match(r"-[ \t]+-", ln)):
+            continue
+        out.append(" " + ln[1:] if ln.startswith("+") else ln)
+    return "\n".join(out)
 
 
 def _yaml_leaves(block: str) -> list[tuple[tuple[str, ...], Any]]:
@@ -1968,7 +1987,7 @@ class _Extractor:
         self.from_paste: dict[str, tuple[str, ...]] = {}
         self.json_fields: list[tuple[tuple[int, int], list[tuple[tuple[str, ...], Any]]]] = []  # parameter -> the pasted field it came from
         self.value_blocks: list[tuple[tuple[int, int], list[tuple[tuple[str, ...], Any]]]] = []
-        raw_blocks = _FENCE.findall(text) if "```" in text else []
+        raw_blocks = [_applied_diff(b) for b in _FENCE.findall(text)] if "```" in text else []
         for k, m in enumerate(re.finditer(r"```.*?```", self.text, re.S)):
             if _MANIFEST_KEYS.search(m.group(0)):
                 self.used.append(m.span())
@@ -2449,6 +2468,8 @@ class _Extractor:
         for (a, b), leaves in self.value_blocks:
             for path, value in leaves:
                 name = self._fill_from_leaf(paths, path, value)
+                if name is None and len(path) == 1 and is_field_name(path[0]):
+                    name = self._fill_from_leaf(paths, path, value, min_keys=1)  # "maxReplicaCount: 10" alone
                 if name is None:  # "replicas: 10" in a pasted config: the key is the parameter's own name
                     name = self._fill_by_key(path, value)
                 if name is not None:  # the line of the block that said it is understood
