@@ -2306,3 +2306,16 @@ def test_a_bare_settle_with_two_earlier_amounts_changes_neither():
 
     g = generate("kim: indexed job, 100 shards, 10 at a time, 1 gpu each\nlee: can we go faster?\nkim: ok 20", llm=False)
     assert (g.params["completions"], g.params["parallelism"]) == (100, 10), g.params
+
+
+@pytest.mark.parametrize("text, param, want", [
+    # "name is x" names the object; "scheduler name is x" names the scheduler, not the object
+    ("indexed job, 40 shards, 4 at a time, 1 gpu each; its name is shard-embed", "name", "shard-embed"),
+    ("new tenant please. name is 'vision', 12 gpus, 96 cpu", "tenant", "vision"),
+    ("coscheduling gang, 4 pods x 2 gpus, scheduler name is plugin-sched, job named gang-test", "name", "gang-test"),
+    # a team asking for itself ("onboard us as x"), and a team named before the word for it
+    ("could you onboard us as `geo-ml`? 8 gpus, 64 cores", "tenant", "geo-ml"),
+    ("The new speech-rec team joins next week; give them up to 6 GPUs, no job above 2", "tenant", "speech-rec"),
+])
+def test_names_said_with_is_and_teams_naming_themselves(text, param, want):
+    _assert_reads(text, param, want)

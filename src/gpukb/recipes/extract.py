@@ -3286,7 +3286,10 @@ class _Extractor:
                 if ok and self._free(span):
                     self.result.covered.append((m.start(), span[0]))
                     return val, span
-        for tok, span in self._token_candidates(rf"(?<![\w./-])(?:named|called|name)\b\s*[:=]?\s*{_TOKEN}"):
+        # "name is x", "its name should be x": only for a name of nothing else (never "mount name is x")
+        for tok, span in self._token_candidates(rf"(?:(?<![\w./-])(?:named|called|name)|(?:(?<=[,.;:!?(])|^|\b(?:the|its|their|"
+                                                 rf"whose|our|my|your)\s+)name(?:\s+(?:is|should\s+be|will\s+be)|'s))"
+                                                 rf"\b\s*[:=]?\s*{_TOKEN}"):
             full_head = self.text[max(0, span[0] - 60):span[0]]
             if re.search(r"\bas\s+(?:the|its|their|a)\s+name\s*[:=]?\s*[\"'`]?$", full_head, re.I):
                 continue  # "use sd-xl as the name: inference deployment ...": the name came before
@@ -3308,6 +3311,10 @@ class _Extractor:
                     continue
             ok, val = self._ok(name, tok)
             if ok:
+                said = re.search(r"(?:named|called|name(?:\s+(?:is|should\s+be|will\s+be)|'s)?)\s*[:=]?\s*[\"'`]?$",
+                                 self.text[max(0, span[0] - 20):span[0]], re.I)
+                if said:  # "name is" says which words are the name
+                    self.result.covered.append((span[0] - len(said.group(0)), span[0]))
                 return val, span
         # "call it resnet-ddp", "name the pool gpu-burst"
         call = rf"\b(?:call|calling|name|naming)\s+(?:it|this|them|(?:the|this|that)\s+(?:[\w-]+\s+)?{_words_alt(mine or ['one'])})\s+{_TOKEN}"
