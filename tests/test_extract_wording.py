@@ -2319,3 +2319,8 @@ def test_a_bare_settle_with_two_earlier_amounts_changes_neither():
 ])
 def test_names_said_with_is_and_teams_naming_themselves(text, param, want):
     _assert_reads(text, param, want)
+
+
+def test_a_take_back_in_brackets_before_a_dash_replaces_the_amount():
+    _assert_reads("80 shards, run eight of them at a time (actually ten - the quota allows ten), one gpu per shard, "
+                  "indexed job named ocr-run", "parallelism", 10)

@@ -532,7 +532,7 @@ _COUNTED_NOUNS = frozenset({"gpu", "node", "pod", "job", "worker", "replica", "s
 
 
 _BACK_BARE = re.compile(rf"[\s,.:;-]*(?:(?:no|make\s+it|it'?s)[\s,.:;-]+)?(?:([A-Za-z][\w-]*)\s+)?(\d+(?:\.\d+)?|{_SIMPLE_WORD})"
-                        r"(?=\s*(?:$|[.,;!?)]|:\s))", re.I)
+                        r"(?=\s*(?:$|[.,;!?)]|:\s|[-\u2013\u2014]+\s))", re.I)
 
 
 def _take_back_bare(text: str, t: re.Match) -> str | None:
