@@ -2324,3 +2324,19 @@ def test_names_said_with_is_and_teams_naming_themselves(text, param, want):
 def test_a_take_back_in_brackets_before_a_dash_replaces_the_amount():
     _assert_reads("80 shards, run eight of them at a time (actually ten - the quota allows ten), one gpu per shard, "
                   "indexed job named ocr-run", "parallelism", 10)
+
+
+@pytest.mark.parametrize("text", [
+    # prose wrapped at the line's width after a colon is one sentence, not a form's field line
+    "volcano gang job with the mpi plugin: a launcher task with 1 pod and no gpu, a worker task with\n"
+    "3 pods of 4 gpus. name hvd-gang",
+    # a task's pods in number words
+    "Volcano gang: a launcher task with one pod and no GPU (it only starts ranks)\nand a worker task with "
+    "three pods of 4 GPUs each. Job name hvd-gang.",
+])
+def test_tasks_over_a_wrapped_line_and_in_number_words(text):
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert g.recipe == "volcano-job"
+    assert [(t["name"], t["replicas"], t["gpus"]) for t in g.params["tasks"]] == [("launcher", 1, 0), ("worker", 3, 4)]

@@ -691,6 +691,10 @@ _FORM_LINE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?[A-Za-z][\w .()/-]{0,40}?:[ \t]+
 _TABLE_ROW = re.compile(r"^[ \t]*[A-Za-z][\w.-]*[ \t]+-?\d[\d,]*[ \t]*(?:(?:<-|#|--).*)?$")
 
 
+# a line ending on a word no phrase ends with goes on in the next one
+_WRAPPED = re.compile(r"\s(?:with|of|and|or|the|a|an|to|for|in|on|at|by|from|per|into|than|each|every|is|are|be)$", re.I)
+
+
 def _form_lines(text: str) -> str:
     """``text`` with the end of a form's field line (and of a name-and-amount table row) marked (";"), so
     that a value never runs into the next field once lines are joined ("Replicas: 3\nGPUs per replica: 2"
@@ -706,6 +710,9 @@ def _form_lines(text: str) -> str:
         end = ln.rstrip()
         if fence or not end or end.endswith((",", ";", ":", ".", "!", "?", "(", "[", "{", "\\", "`")):
             continue
+        if _WRAPPED.search(end) or (len(end.split(":", 1)[-1].split()) >= 8 and re.match(r"[ \t]*[a-z0-9]", lines[i + 1])
+                                    and not _FORM_LINE.match(lines[i + 1])):
+            continue  # prose wrapped at the line's width: "... a worker task with" / "4 pods of 8 gpus"
         if _FORM_LINE.match(ln) or _FORM_LINE.match(lines[i + 1]) or _TABLE_ROW.match(ln) or _ENV_LINE.match(ln):
             lines[i] = end + ";"
     return "\n".join(lines)
