@@ -2340,3 +2340,10 @@ def test_tasks_over_a_wrapped_line_and_in_number_words(text):
     g = generate(text, llm=False)
     assert g.recipe == "volcano-job"
     assert [(t["name"], t["replicas"], t["gpus"]) for t in g.params["tasks"]] == [("launcher", 1, 0), ("worker", 3, 4)]
+
+
+def test_an_amount_another_parameter_took_raises_nothing():
+    # wrapped prose: "8 more GPUs" is the borrowing limit, not 8 added to the nominal quota
+    _assert_reads_all("Each team gets a ClusterQueue. Team geo (namespace `geo`) gets a nominal quota of\n12 GPUs. "
+                      "It sits in cohort \"earth\" and may borrow up to 4 more GPUs\nwhen the others are idle.",
+                      {"gpus": 12, "borrowing_limit": 4})

@@ -2572,6 +2572,9 @@ class _Extractor:
         for m in _compile(r"\b(double|triple|quadruple|halve|half(?=\s+(?:the|of|its|our|their)\b)|"
                           r"(\d+(?:\.\d+)?)\s*(?:x|times)(?=\s+(?:the\s+)?[a-z])|"
                           r"(\d+)\s+(?:more|extra|additional)(?=\s+[a-z]))\b([^.;,\n$`|]{0,60})").finditer(self.text):
+            # "may borrow up to 8 more GPUs": an amount some parameter took raises no other one
+            took = {n for n, sp in self.result.spans.items() if m.group(3) and sp[0] <= m.start(3) < sp[1]
+                    and n in self.result.values}
             if m.group(2):
                 factor: float = float(m.group(2))
             elif m.group(3):
@@ -2590,6 +2593,8 @@ class _Extractor:
                 parts = [w for w in name.split("_") if w not in ("size", "count", "value", "name", "gib")]
                 units = {_singular(u.lower()) for r in self.recipe.extract.get(name) or [] for u in r.get("count") or []
                          if isinstance(u, str)}
+                if took - {name}:
+                    continue
                 if m.group(3):  # "2 more GPUs": the noun is one the parameter counts
                     noun = re.match(r"\s*([a-z]+)", clause)
                     if not noun or not ({_singular(noun.group(1))} & units or parts == [noun.group(1)]):
