@@ -2347,3 +2347,15 @@ def test_an_amount_another_parameter_took_raises_nothing():
     _assert_reads_all("Each team gets a ClusterQueue. Team geo (namespace `geo`) gets a nominal quota of\n12 GPUs. "
                       "It sits in cohort \"earth\" and may borrow up to 4 more GPUs\nwhen the others are idle.",
                       {"gpus": 12, "borrowing_limit": 4})
+
+
+@pytest.mark.parametrize("text, want", [
+    ("debug pod, 1 gpu, name probe-1; the nodes carry a `reserved-ml` taint (NoExecute) too", "reserved-ml"),
+    ("mpijob hvd-x, 2 workers x 4 gpus, and it must tolerate our hpc taint", "hpc"),
+    ("gpu deployment asr, 2 replicas, 1 gpu each; pods must tolerate the 'inference-only' taint", "inference-only"),
+])
+def test_a_taint_named_before_the_word_taint(text, want):
+    from gpukb.recipes import generate
+
+    g = generate(text, llm=False)
+    assert g.params.get("extra_toleration") == want, (g.recipe, g.params)
