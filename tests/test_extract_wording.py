@@ -2359,3 +2359,13 @@ def test_a_taint_named_before_the_word_taint(text, want):
 
     g = generate(text, llm=False)
     assert g.params.get("extra_toleration") == want, (g.recipe, g.params)
+
+
+@pytest.mark.parametrize("text, want", [
+    ("quota on ns vision: 12 GPUs, 1Ti memory; containers without requests default to 1 CPU and 6Gi",
+     {"default_memory": "6Gi", "memory": "1Ti"}),
+    ("resourcequota for speech, 8 gpus, 64 cpu; defaults: cpu 2 / memory 3Gi",
+     {"default_memory": "3Gi", "default_cpu": "2"}),
+])
+def test_a_default_memory_said_with_the_default_cpu(text, want):
+    _assert_reads_all(text, want)
