@@ -2369,3 +2369,18 @@ def test_a_taint_named_before_the_word_taint(text, want):
 ])
 def test_a_default_memory_said_with_the_default_cpu(text, want):
     _assert_reads_all(text, want)
+
+
+@pytest.mark.parametrize("text, want", [
+    # a checklist's items end where the next one starts: "3 workers" / "- 8 x A100" is no range
+    ("Launch checklist:\n- Master + 2 workers\n- 4 x H100 per pod\n- image: ghcr.io/acme/train:1.0\npytorchjob please",
+     {"workers": 2, "gpus": 4}),
+    # a settings line with a range counts like the words
+    ("keda scaledobject, values:\n  deployment: asr\n  threshold: 3\n  replicas: 1-5\n",
+     {"min_replicas": 1, "max_replicas": 5, "threshold": "3"}),
+    # a whole PromQL expression after its cue is taken as written, its metric inside it too
+    ("keda for deployment ocr in ns docs, query `sum(rate(ocr_pages_total{tier=\"gpu\"}[5m]))`, threshold 8",
+     {"query": 'sum(rate(ocr_pages_total{tier="gpu"}[5m]))'}),
+])
+def test_checklist_items_settings_ranges_and_whole_queries(text, want):
+    _assert_reads_all(text, want)

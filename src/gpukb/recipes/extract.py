@@ -691,6 +691,8 @@ _FORM_LINE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?[A-Za-z][\w .()/-]{0,40}?:[ \t]+
 _TABLE_ROW = re.compile(r"^[ \t]*[A-Za-z][\w.-]*[ \t]+-?\d[\d,]*[ \t]*(?:(?:<-|#|--).*)?$")
 
 
+# an item of a bulleted or numbered list
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*\u2022]|\d{1,2}[.)])[ \t]+\S")
 # a line ending on a word no phrase ends with goes on in the next one
 _WRAPPED = re.compile(r"\s(?:with|of|and|or|the|a|an|to|for|in|on|at|by|from|per|into|than|each|every|is|are|be)$", re.I)
 
@@ -713,8 +715,9 @@ def _form_lines(text: str) -> str:
         if _WRAPPED.search(end) or (len(end.split(":", 1)[-1].split()) >= 8 and re.match(r"[ \t]*[a-z0-9]", lines[i + 1])
                                     and not _FORM_LINE.match(lines[i + 1])):
             continue  # prose wrapped at the line's width: "... a worker task with" / "4 pods of 8 gpus"
-        if _FORM_LINE.match(ln) or _FORM_LINE.match(lines[i + 1]) or _TABLE_ROW.match(ln) or _ENV_LINE.match(ln):
-            lines[i] = end + ";"
+        if _FORM_LINE.match(ln) or _FORM_LINE.match(lines[i + 1]) or _TABLE_ROW.match(ln) or _ENV_LINE.match(ln) or \
+                (_LIST_ITEM.match(ln) and _LIST_ITEM.match(lines[i + 1])):
+            lines[i] = end + ";"  # ... and a list's item ends where the next one starts ("- 3 workers" / "- 8 x A100")
     return "\n".join(lines)
 
 

@@ -507,8 +507,8 @@ def _setting_words(path: list[str], v: object) -> str | None:
         return f"namespace {v}"
     if isinstance(v, bool):
         return f"{words} {'on' if v else 'off'}"
-    if isinstance(v, (int, float)):
-        return f"{v} {words}"
+    if isinstance(v, (int, float)) or (isinstance(v, str) and re.fullmatch(r"\d+\s*(?:-|to|\.\.)\s*\d+", v)):
+        return f"{v} {words}"  # "replicas: 0-8" counts like "0-8 replicas"
     return f"{words} {v}"
 
 
