@@ -2384,3 +2384,9 @@ def test_a_default_memory_said_with_the_default_cpu(text, want):
 ])
 def test_checklist_items_settings_ranges_and_whole_queries(text, want):
     _assert_reads_all(text, want)
+
+
+def test_node_group_tiers_name_the_priorities():
+    _assert_reads_all("priority expander for CA in ns kube-system\n- tier 1: gpu-l4-spot, gpu-l40s-spot\n"
+                      "- tier 2: gpu-l4-od\n", {"preferred_groups": ["gpu-l4-spot", "gpu-l40s-spot"],
+                                               "fallback_groups": ["gpu-l4-od"]})
