@@ -2390,3 +2390,11 @@ def test_node_group_tiers_name_the_priorities():
     _assert_reads_all("priority expander for CA in ns kube-system\n- tier 1: gpu-l4-spot, gpu-l40s-spot\n"
                       "- tier 2: gpu-l4-od\n", {"preferred_groups": ["gpu-l4-spot", "gpu-l40s-spot"],
                                                "fallback_groups": ["gpu-l4-od"]})
+
+
+@pytest.mark.parametrize("text, param, want", [
+    ("indexed job, 30 shards, 1 gpu each; retry every failed shard twice, then give up on it", "backoff_limit_per_index", 2),
+    ("volcano gang job, 3 pods x 4 gpus, queue batch; retry the entire job at most once", "max_retry", 1),
+])
+def test_tries_counted_in_words(text, param, want):
+    _assert_reads(text, param, want)

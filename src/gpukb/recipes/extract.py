@@ -820,6 +820,11 @@ _FROM_TO = re.compile(r"\b((?:increas|rais|bump|reduc|lower|chang|grow|shrink|dr
 _ARROW_CHANGE = re.compile(r"([A-Za-z][\w./-]*:?[ \t]+)\d[\d.,]*[ \t]*(?:[A-Za-z]{1,3}\b)?[ \t]*(?:-+>|→|=>)[ \t]*(?=\d)")
 
 
+# "retry each shard once", "restart it at most twice": a count of tries in words
+_ONCE = re.compile(r"(\b(?:retr(?:y|ies|ied)|restart(?:s|ed)?|re-?run|re-?tr(?:y|ies)|attempts?)\b[^.;,\n]{0,40}?)\b(once|twice|thrice)\b",
+                   re.I)
+
+
 def _from_to(m: re.Match[str]) -> str:
     unit = m.group(4) or (m.group(2) if m.group(2) and m.group(2).strip().lower() not in ("to", "and") else "") or ""
     return f"{m.group(1)}to {m.group(3)}{unit}"
@@ -900,6 +905,7 @@ def normalise_text(text: str) -> str:
     text = _SINGLE_QUANTIFIER.sub(r"\1 ", text)
     text = _FROM_TO.sub(_from_to, text)
     text = _ARROW_CHANGE.sub(r"\1", text)
+    text = _ONCE.sub(lambda m: m.group(1) + {"once": "1 time", "twice": "2 times", "thrice": "3 times"}[m.group(2).lower()], text)
     text = _SIZED_NODES.sub(lambda m: _sized_nodes(m) if "-" in m.group(0) or m.group(1) else m.group(0), text)
     text = _SHARE_OF.sub(_share_of, text)
     text = _share_of_them(text)
