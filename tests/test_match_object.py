@@ -205,3 +205,24 @@ def test_a_kind_given_with_its_name_is_the_object_asked_for(text, want):
     from gpukb.recipes import generate
 
     assert generate(text, llm=False).recipe == want
+
+
+@pytest.mark.parametrize("text", [
+    "split every A100 into two 3g.40gb halves for the interns",
+    "cut each H100 into seven 1g.10gb pieces; the driver is preinstalled (DGX OS)",
+    "three 2g.20gb instances per GPU on the A100 80GB nodes",
+])
+def test_a_gpu_divided_by_a_mig_profile_asks_for_the_layout(text):
+    from gpukb.recipes import generate
+
+    assert generate(text, llm=False).recipe == "mig-config"
+
+
+@pytest.mark.parametrize("text", [
+    "pod on one of the 3g.40gb slices of our MIG-partitioned A100s, image nvcr.io/nvidia/pytorch:24.05-py3",
+    "a debug pod with a 1g.10gb slice on the partitioned cards",
+])
+def test_a_pod_on_an_already_partitioned_gpu_is_a_pod(text):
+    from gpukb.recipes import generate
+
+    assert generate(text, llm=False).recipe == "gpu-pod"

@@ -199,6 +199,12 @@ _CHANGE = re.compile(r"\b(?:move|moving|moved|migrate|migrating|switch|switching
 _PREPOSITIONS = frozenset("across over on per in into between onto".split())
 _MIG_PROFILE = re.compile(r"(?<![\w.])[1-7]g\.\d{1,3}gb(?![\w.])", re.I)
 _MIG_BONUS = 3.0
+# "cut every H100 into two 3g.40gb halves", "two 3g.40gb per GPU", "instances per GPU: three": with a MIG
+# profile, a GPU divided is a partition layout, not a pod asking for a slice
+_DIVIDE = re.compile(r"\b(?:cut|cutting|split|splitting|chop|chopping|carve|carving|divide|dividing|partition|partitioning)\s+(?:up\s+)?(?:(?:each|every|all|one|an?)"
+                     r"\s+(?:of\s+)?)?(?:(?:the|our|their)\s+)?(?:[\w-]+\s+){0,2}?(?:gpus?|cards?|[ah]\d{2,3}s?|devices?)\b|"
+                     r"\b(?:halves|in\s+half|(?:instances?|slices?|partitions?)?\s*per\s+(?:gpu|card)|layout)\b", re.I)
+_DIVIDE_BONUS = 10.0
 _SAME_WITH = re.compile(r"\b(?:the\s+)?same\s+(?:thing|one|setup|config(?:uration)?|again)?\s*,?\s*(?:but\s+)?"
                         r"(?:with|in|using|as|via)\s+(?:an?\s+|the\s+)?", re.I)
 # "autoscale my deployment with KEDA", "share the cards using MPS", "slice them via MIG": after a verb
@@ -295,6 +301,8 @@ class _Index:
         # recipes that take a MIG profile ("3g.40gb"): a profile in a request names MIG, whatever else it says
         self.mig_aware = [bool(_MIG_PROFILE.search(str(r.properties) + str(r.extract) + str(r.examples)))
                           for r in recipes]
+        # recipes that lay out how a GPU is partitioned (a keyword of partitioning)
+        self.partitions = [any(re.search(r"\bpartition", k, re.I) for k in r.keywords) for r in recipes]
         models = "|".join(_GPU_MODELS)
         self.literals: list[list[str]] = []
         for r in recipes:
@@ -356,6 +364,7 @@ class _Index:
         text = mask_given_names(text)  # a keyword inside a given name names no recipe
         out = []
         has_mig = bool(_MIG_PROFILE.search(text))
+        divided = has_mig and bool(_DIVIDE.search(text))
         first: dict[int, int] = {}  # recipe -> where its first distinctive, unmodified keyword starts
         first_end: dict[int, int] = {}
         named: dict[int, int] = {}  # recipe -> where its first distinctive keyword starts, modified or not
@@ -379,7 +388,8 @@ class _Index:
                         first[i], first_end[i] = m.start(), m.end()
                     if self.distinctive[i][j] and len(m.group(0)) >= 4 and m.start() < named.get(i, len(text) + 1):
                         named[i] = m.start()
-            out.append(float(base[i]) + 1.5 * min(bonus, 6.0) + (_MIG_BONUS if self.mig_aware[i] and has_mig else 0.0))
+            out.append(float(base[i]) + 1.5 * min(bonus, 6.0) + (_MIG_BONUS if self.mig_aware[i] and has_mig else 0.0)
+                       + (_DIVIDE_BONUS if divided and self.partitions[i] else 0.0))
         opening = _OPENING.match(text)
         if first:
             head = min(first.values())
@@ -632,6 +642,9 @@ def target_ids(text: str, recipes: list[Recipe]) -> set[str]:
     idx = _index_for(recipes)
     norm = normalise_text(text)
     named = {recipes[i].id for i in idx.named_kinds(norm)}
+    # "cut every H100 into two 3g.40gb halves": a GPU divided by a MIG profile asks for the partition layout
+    if _MIG_PROFILE.search(norm) and _DIVIDE.search(norm):
+        named |= {recipes[i].id for i, p in enumerate(idx.partitions) if p}
     if not _CHANGE.search(text):
         return named
     return named | {recipes[i].id for i in idx.targets(mask_given_names(norm))}
