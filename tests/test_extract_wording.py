@@ -2398,3 +2398,12 @@ def test_node_group_tiers_name_the_priorities():
 ])
 def test_tries_counted_in_words(text, param, want):
     _assert_reads(text, param, want)
+
+
+@pytest.mark.parametrize("text, param, want", [
+    ("HPA for deployment ranker on vllm:num_requests_waiting, aiming for an average of 4 waiting requests per pod, "
+     "2 to 8 replicas", "target_value", "4"),
+    ("keda scaledobject for deployment ocr-api, scale to zero when idle, 6 queued per replica, max 5", "threshold", "6"),
+])
+def test_a_per_pod_target_said_as_an_aim(text, param, want):
+    _assert_reads(text, param, want)
