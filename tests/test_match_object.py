@@ -226,3 +226,13 @@ def test_a_pod_on_an_already_partitioned_gpu_is_a_pod(text):
     from gpukb.recipes import generate
 
     assert generate(text, llm=False).recipe == "gpu-pod"
+
+
+@pytest.mark.parametrize("text", [
+    "6 training pods with 4 gpus each, allow a skew of 1 between zones",
+    "make sure the 3 parts of the training job land on 3 different machines, 8 GPUs each",
+])
+def test_spreading_said_plainly_asks_for_topology_spread(text):
+    from gpukb.recipes import generate
+
+    assert generate(text, llm=False).recipe == "topology-spread-training"
