@@ -2407,3 +2407,8 @@ def test_tries_counted_in_words(text, param, want):
 ])
 def test_a_per_pod_target_said_as_an_aim(text, param, want):
     _assert_reads(text, param, want)
+
+
+def test_a_difference_between_zones_is_the_skew():
+    _assert_reads_all("6 training pods, 2 gpus each, spread over zones; a difference of up to 2 pods between zones is fine",
+                      {"workers": 6, "max_skew": 2})
