@@ -2140,7 +2140,9 @@ class _Extractor:
             pats = [
                 # "gpus=4 replicas=2": 4 is the gpus' value; "one gpu pod": one pod, not one GPU
                 rf"(?<![\w.=:]){_DIG}\s*(?:x\s*)?-?\s*(?:of\s+(?:the|these|those|our|their)\s+)?{u_after_number}"
-                r"(?!\s+(?:of\s+)?(?:difference|diff|imbalance|skew)\b)" + (
+                r"(?!\s+(?:of\s+)?(?:difference|diff|imbalance|skew)\b)"
+                # "a difference of 2 pods between zones" counts no pods of the job
+                r"(?!\s+(?:between|among)\s+(?:the\s+)?(?:zones?|nodes?|hosts?|racks?|machines?)\b)" + (
                     r"(?!\s+(?:pod|node|job|box|server|machine|host|vm|worker|replica|instance|task|rank)s?\b)"
                     if "gpu" in u.lower() else ""),
                 rf"{u}\s*(?:[:=]|of|count(?:\s+(?:to|of|at|is|=|:|should\s+be|will\s+be|goes\s+to))?|set to|(?:stays?|remains?|staying|kept)\s+at|(?:max(?:imum)?|at\s+most)(?:\s+of)?|(?:to|should|must|will|shall)\s+be|is|are)?"
