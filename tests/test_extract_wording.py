@@ -2364,8 +2364,11 @@ def test_a_taint_named_before_the_word_taint(text, want):
 @pytest.mark.parametrize("text, want", [
     ("quota on ns vision: 12 GPUs, 1Ti memory; containers without requests default to 1 CPU and 6Gi",
      {"default_memory": "6Gi", "memory": "1Ti"}),
-    ("resourcequota for speech, 8 gpus, 64 cpu; defaults: cpu 2 / memory 3Gi",
+    ("resourcequota for speech, 8 gpus, 64 cpu; containers default to cpu 2 / memory 3Gi",
      {"default_memory": "3Gi", "default_cpu": "2"}),
+    # a cap on pods after a per-container cap is no default
+    ("quota for sandbox 4 gpus, nobody gets more than 1 gpu per container, no more than 20 pods there total",
+     {"default_cpu": "1"}),
 ])
 def test_a_default_memory_said_with_the_default_cpu(text, want):
     _assert_reads_all(text, want)

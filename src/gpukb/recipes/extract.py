@@ -76,7 +76,7 @@ _SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z])|\n\s*\n")
 _NEVER_NAMES = frozenset("""back ever never again already still always anyway instead rather even too away around
 later earlier soon maybe perhaps probably actually really basically please thanks either neither whatever whichever
 someone anyone everyone nobody somebody everybody nothing something anything everything yes okay renamed named
-able next last volume volumes
+able next last volume volumes whole entire same other another
 called titled labelled labeled tagged annotations labels selectors settings permissions defaults options""".split())
 
 
