@@ -817,7 +817,8 @@ _FROM_TO = re.compile(r"\b((?:increas|rais|bump|reduc|lower|chang|grow|shrink|dr
 
 # "requests.nvidia.com/gpu 16 -> 20", "replicas: 2 → 4": a field's amount changed in place, the new one
 # wanted ("0->8 replicas" with no field before it is a range)
-_ARROW_CHANGE = re.compile(r"([A-Za-z][\w./-]*:?[ \t]+)\d[\d.,]*[ \t]*(?:[A-Za-z]{1,3}\b)?[ \t]*(?:-+>|→|=>)[ \t]*(?=\d)")
+_ARROW_CHANGE = re.compile(r"([A-Za-z][\w./-]*:?[ \t]+)\d[\d.,]*[ \t]*(?:[A-Za-z]{1,3}\b)?[ \t]*(?:-+>|→|=>)[ \t]*"
+                           r"(?=\d+(?:[.,]\d+)*[A-Za-z]{0,3}(?!\w)(?![ \t]+[A-Za-z]))")
 
 
 # "retry each shard once", "restart it at most twice": a count of tries in words
@@ -5350,6 +5351,20 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
         start = next((w[0] for (x, y), w in zip(blocks, where) if w and x <= a < y), 0)
         return _locate(full.text, text[a:b], start)
 
+    # each fact where it stands: searched after the one before it in its block ("enabled: false" twice)
+    placed: dict[int, tuple[int, int] | None] = {}
+    cursor: dict[int, int] = {}
+    for f in sorted(facts, key=lambda x: x.start):
+        k = next((i for i, (x, y) in enumerate(blocks) if x <= f.start < y), -1)
+        at = cursor.get(k, where[k][0] if k >= 0 and where[k] else 0)
+        sp = _locate(full.text, text[f.start:f.end], at)
+        placed[id(f)] = sp
+        if sp:
+            cursor[k] = sp[1]
+
+    def fact_span(f: Any) -> tuple[int, int] | None:
+        return placed.get(id(f))
+
     def inside(span: tuple[int, int] | None) -> bool:
         return span is not None and any(a <= span[0] and span[1] <= b for a, b in inside_block)
 
@@ -5359,11 +5374,11 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
         fact = next((f for a, b, f in clauses if a <= sa < b + 1), None)
         if fact is None:
             continue
-        span = located(fact.start, fact.end)
+        span = fact_span(fact)
         if isinstance(value, (dict, list)):  # a value gathered over several lines ("| 1g.10gb | 2 |" a row each)
             items = [str(k) for k in (value if isinstance(value, dict) else value) if not isinstance(k, (dict, list))]
             taken += [sp for f in facts if f is not fact and any(i and i in f.words for i in items)
-                      and (sp := located(f.start, f.end))]
+                      and (sp := fact_span(f))]
         if name in full.values:
             if span:
                 taken.append(span)  # said in words too, or changed by them: understood either way
@@ -5381,8 +5396,9 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
     # a line of a settings file says one thing: when the request's words read a value from inside it,
     # the line is understood as well
     read = [sp for sp in full.spans.values() if sp[1] > sp[0]]
-    taken += [sp for f in facts if f.fmt in SETTINGS_FORMATS and (sp := located(f.start, f.end))
-              and any(sp[0] <= x and y <= sp[1] for x, y in read)]
+    lines = [sp for sp in full.covered if 0 < sp[1] - sp[0] <= 120]  # a pasted key's line the words understood
+    taken += [sp for f in facts if f.fmt in SETTINGS_FORMATS and (sp := fact_span(f))
+              and (any(sp[0] <= x and y <= sp[1] for x, y in read) or any(x < sp[1] and sp[0] < y for x, y in lines))]
     # the rest of each block is reported as written, line by line: what the new manifest leaves out
     for block in inside_block:
         full.covered.append(block)
