@@ -231,3 +231,9 @@ def test_a_settings_paste_fills_the_manifest_and_its_lines_count_as_understood()
                    '  CMD=["python", "run.py"]\n', RECIPES, llm=False)
     assert (env.params["name"], env.params["completions"], env.params["parallelism"]) == ("shard-eval", 40, 5)
     assert env.params["command"] == ["python", "run.py"]
+
+
+def test_a_document_held_as_text_in_a_setting_is_no_setting():
+    # a values file whose key holds a whole config as a block scalar: its lines are no setting of the key
+    words = _words("values:\nconfig:\n  map:\n    default: |-\n      version: v1\n      sharing: {}\n  name: ts-cfg\n")
+    assert not [w for w in words if "version" in w or "v1" in w], words

@@ -497,8 +497,8 @@ def _setting_words(path: list[str], v: object) -> str | None:
         if not v or not all(isinstance(x, (str, int, float)) and not isinstance(x, bool) for x in v):
             return None
         v = (" " if key.lower() in _COMMAND_KEYS else ", ").join(str(x) for x in v)
-    if isinstance(v, dict) or v is None or (isinstance(v, str) and not v.strip()):
-        return None
+    if isinstance(v, dict) or v is None or (isinstance(v, str) and (not v.strip() or "\n" in v.strip())):
+        return None  # nothing, or a whole document held as text (a block scalar): no one setting
     low = key.lower()
     words = " ".join(w for k in path for w in key_words(k.rsplit("/", 1)[-1]))
     if low in _NAME_KEYS and len(path) == 1:
