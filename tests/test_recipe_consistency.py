@@ -181,3 +181,16 @@ def test_keda_namespace_label_follows_the_pod_label():
                "deployment": "llm"})
     assert q == 'sum(DCGM_FI_DEV_GPU_UTIL{exported_namespace="ml",exported_pod=~"llm-.*"})'
     assert query({}) == 'sum(vllm:num_requests_waiting{namespace="default",pod=~"llm-server-.*"})'
+
+
+def test_a_vllm_replica_with_several_gpus_shards_the_model_over_them():
+    from gpukb.recipes.render import render_recipe
+
+    lib = {r.id: r for r in load_recipes(ROOT / "recipes")}
+    docs = render_recipe(lib["gpu-inference-deployment"], {"model": "Qwen/Qwen2.5-32B-Instruct", "gpus": 2}).documents
+    dep = next(d for d in docs if d["kind"] == "Deployment")
+    args = dep["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert args[args.index("--tensor-parallel-size") + 1] == "2"
+    one = render_recipe(lib["gpu-inference-deployment"], {"model": "Qwen/Qwen2.5-7B-Instruct", "gpus": 1}).documents
+    dep1 = next(d for d in one if d["kind"] == "Deployment")
+    assert "--tensor-parallel-size" not in dep1["spec"]["template"]["spec"]["containers"][0]["args"]
