@@ -194,3 +194,13 @@ def test_a_vllm_replica_with_several_gpus_shards_the_model_over_them():
     one = render_recipe(lib["gpu-inference-deployment"], {"model": "Qwen/Qwen2.5-7B-Instruct", "gpus": 1}).documents
     dep1 = next(d for d in one if d["kind"] == "Deployment")
     assert "--tensor-parallel-size" not in dep1["spec"]["template"]["spec"]["containers"][0]["args"]
+
+
+def test_a_model_cache_pod_without_gpus_stays_off_the_gpu_nodes():
+    from gpukb.recipes.render import render_recipe
+
+    lib = {r.id: r for r in load_recipes(ROOT / "recipes")}
+    pod = render_recipe(lib["model-cache-ephemeral"], {"gpus": 0}).documents[0]
+    spec = pod["spec"]
+    assert "affinity" not in spec and "tolerations" not in spec
+    assert "nvidia.com/gpu" not in spec["containers"][0]["resources"]["limits"]
