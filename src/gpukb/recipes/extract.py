@@ -5356,7 +5356,8 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
     cursor: dict[int, int] = {}
     for f in sorted(facts, key=lambda x: x.start):
         k = next((i for i, (x, y) in enumerate(blocks) if x <= f.start < y), -1)
-        at = cursor.get(k, where[k][0] if k >= 0 and where[k] else 0)
+        home = where[k] if k >= 0 else None
+        at = cursor.get(k, home[0] if home else 0)
         sp = _locate(full.text, text[f.start:f.end], at)
         placed[id(f)] = sp
         if sp:
