@@ -2415,3 +2415,12 @@ def test_a_per_pod_target_said_as_an_aim(text, param, want):
 def test_a_difference_between_zones_is_the_skew():
     _assert_reads_all("6 training pods, 2 gpus each, spread over zones; a difference of up to 2 pods between zones is fine",
                       {"workers": 6, "max_skew": 2})
+
+
+@pytest.mark.parametrize("text, param, want", [
+    ("[PLAT-9] Onboard team geo-ml. AC: namespace geo-ml exists; GPU quota 16; no pod over 4 GPUs", "gpus", 16),
+    ("Onboarding checklist for team asr: * quota: 12 GPUs * per-container GPU cap of 4", "gpus", 12),
+    ("keda scaledobject for deployment asr-gw, scale to zero when idle, at most 6 copies", "max_replicas", 6),
+])
+def test_limits_said_after_their_words(text, param, want):
+    _assert_reads(text, param, want)
