@@ -693,6 +693,8 @@ _TABLE_ROW = re.compile(r"^[ \t]*[A-Za-z][\w.-]*[ \t]+-?\d[\d,]*[ \t]*(?:(?:<-|#
 
 # an item of a bulleted or numbered list
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*\u2022]|\d{1,2}[.)])[ \t]+\S")
+# what follows "name" when it states the name ("name is x", "the name should be x", "its name's x")
+_NAME_IS = r"(?:\s+(?:is|should\s+be|will\s+be)|'s)"
 # a line ending on a word no phrase ends with goes on in the next one
 _WRAPPED = re.compile(r"\s(?:with|of|and|or|the|a|an|to|for|in|on|at|by|from|per|into|than|each|every|is|are|be)$", re.I)
 
@@ -3312,8 +3314,7 @@ class _Extractor:
                     return val, span
         # "name is x", "its name should be x": only for a name of nothing else (never "mount name is x")
         for tok, span in self._token_candidates(rf"(?:(?<![\w./-])(?:named|called|name)|(?:(?<=[,.;:!?(])|^|\b(?:the|its|their|"
-                                                 rf"whose|our|my|your)\s+)name(?:\s+(?:is|should\s+be|will\s+be)|'s))"
-                                                 rf"\b\s*[:=]?\s*{_TOKEN}"):
+                                                 rf"whose|our|my|your)\s+)name{_NAME_IS})\b\s*[:=]?\s*{_TOKEN}"):
             full_head = self.text[max(0, span[0] - 60):span[0]]
             if re.search(r"\bas\s+(?:the|its|their|a)\s+name\s*[:=]?\s*[\"'`]?$", full_head, re.I):
                 continue  # "use sd-xl as the name: inference deployment ...": the name came before
@@ -3335,7 +3336,7 @@ class _Extractor:
                     continue
             ok, val = self._ok(name, tok)
             if ok:
-                said = re.search(r"(?:named|called|name(?:\s+(?:is|should\s+be|will\s+be)|'s)?)\s*[:=]?\s*[\"'`]?$",
+                said = re.search(rf"(?:named|called|name(?:{_NAME_IS})?)\s*[:=]?\s*[\"'`]?$",
                                  self.text[max(0, span[0] - 20):span[0]], re.I)
                 if said:  # "name is" says which words are the name
                     self.result.covered.append((span[0] - len(said.group(0)), span[0]))
@@ -5363,9 +5364,6 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
         if sp:
             cursor[k] = sp[1]
 
-    def fact_span(f: Any) -> tuple[int, int] | None:
-        return placed.get(id(f))
-
     def inside(span: tuple[int, int] | None) -> bool:
         return span is not None and any(a <= span[0] and span[1] <= b for a, b in inside_block)
 
@@ -5375,11 +5373,11 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
         fact = next((f for a, b, f in clauses if a <= sa < b + 1), None)
         if fact is None:
             continue
-        span = fact_span(fact)
+        span = placed.get(id(fact))
         if isinstance(value, (dict, list)):  # a value gathered over several lines ("| 1g.10gb | 2 |" a row each)
             items = [str(k) for k in (value if isinstance(value, dict) else value) if not isinstance(k, (dict, list))]
             taken += [sp for f in facts if f is not fact and any(i and i in f.words for i in items)
-                      and (sp := fact_span(f))]
+                      and (sp := placed.get(id(f)))]
         if name in full.values:
             if span:
                 taken.append(span)  # said in words too, or changed by them: understood either way
@@ -5398,7 +5396,7 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
     # the line is understood as well
     read = [sp for sp in full.spans.values() if sp[1] > sp[0]]
     lines = [sp for sp in full.covered if 0 < sp[1] - sp[0] <= 120]  # a pasted key's line the words understood
-    taken += [sp for f in facts if f.fmt in SETTINGS_FORMATS and (sp := fact_span(f))
+    taken += [sp for f in facts if f.fmt in SETTINGS_FORMATS and (sp := placed.get(id(f)))
               and (any(sp[0] <= x and y <= sp[1] for x, y in read) or any(x < sp[1] and sp[0] < y for x, y in lines))]
     # the rest of each block is reported as written, line by line: what the new manifest leaves out
     for block in inside_block:

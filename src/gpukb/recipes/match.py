@@ -205,6 +205,11 @@ _DIVIDE = re.compile(r"\b(?:cut|cutting|split|splitting|chop|chopping|carve|carv
                      r"\s+(?:of\s+)?)?(?:(?:the|our|their)\s+)?(?:[\w-]+\s+){0,2}?(?:gpus?|cards?|[ah]\d{2,3}s?|devices?)\b|"
                      r"\b(?:halves|in\s+half|(?:instances?|slices?|partitions?)?\s*per\s+(?:gpu|card)|layout)\b", re.I)
 _DIVIDE_BONUS = 10.0
+
+
+def _divides_gpu(text: str) -> bool:
+    """Does ``text`` divide a GPU by a MIG profile (a partition layout is asked for)?"""
+    return bool(_MIG_PROFILE.search(text) and _DIVIDE.search(text))
 _SAME_WITH = re.compile(r"\b(?:the\s+)?same\s+(?:thing|one|setup|config(?:uration)?|again)?\s*,?\s*(?:but\s+)?"
                         r"(?:with|in|using|as|via)\s+(?:an?\s+|the\s+)?", re.I)
 # "autoscale my deployment with KEDA", "share the cards using MPS", "slice them via MIG": after a verb
@@ -364,7 +369,7 @@ class _Index:
         text = mask_given_names(text)  # a keyword inside a given name names no recipe
         out = []
         has_mig = bool(_MIG_PROFILE.search(text))
-        divided = has_mig and bool(_DIVIDE.search(text))
+        divided = _divides_gpu(text)
         first: dict[int, int] = {}  # recipe -> where its first distinctive, unmodified keyword starts
         first_end: dict[int, int] = {}
         named: dict[int, int] = {}  # recipe -> where its first distinctive keyword starts, modified or not
@@ -643,7 +648,7 @@ def target_ids(text: str, recipes: list[Recipe]) -> set[str]:
     norm = normalise_text(text)
     named = {recipes[i].id for i in idx.named_kinds(norm)}
     # "cut every H100 into two 3g.40gb halves": a GPU divided by a MIG profile asks for the partition layout
-    if _MIG_PROFILE.search(norm) and _DIVIDE.search(norm):
+    if _divides_gpu(norm):
         named |= {recipes[i].id for i, p in enumerate(idx.partitions) if p}
     if not _CHANGE.search(text):
         return named
