@@ -823,6 +823,21 @@ _ARROW_CHANGE = re.compile(r"([A-Za-z][\w./-]*:?[ \t]+)\d[\d.,]*[ \t]*(?:[A-Za-z
                            r"(?=\d+(?:[.,]\d+)*[A-Za-z]{0,3}(?!\w)(?![ \t]+[A-Za-z]))")
 
 
+# "double the limit", "2x   the GPUs" ("twice", padded), "3 times that", "halve it": a change relative to an
+# amount stated before; the target is the first word after an optional determiner
+_RELATIVE_PROSE = re.compile(r"\b(?:(double|triple|quadruple|halve|twice|thrice|cut)(?![\w-])|"
+                             r"(\d+(?:\.\d+)?|two|three|four|five|ten)(?:x|\s+times)(?![\w-])|(\d+)\s+(?:more|extra|additional))\s+"
+                             r"(?:(?:the|our|its|their|this\s+(?=[a-z]+s\b)|those|these)\s+)?"
+                             r"(?!(?:amount|number|count|ones?)\b)([a-z][a-z-]*)\b(\s+in\s+half\b)?", re.I)
+
+
+# "no two pods", "I don't want 3 nodes idle", "not 3": a number under a negation sets no count
+_NEGATED_COUNT = re.compile(r"(?:\bno|\bnot|\bdon'?t\s+want|\bdo\s+not\s+want|\bwithout)\s+$", re.I)
+
+_RELATIVE_WORDS = {"cut": 0.5, "double": 2, "twice": 2, "triple": 3, "thrice": 3, "quadruple": 4, "two": 2, "three": 3, "four": 4,
+                   "five": 5, "ten": 10}
+
+
 # "retry each shard once", "restart it at most twice": a count of tries in words
 _ONCE = re.compile(r"(\b(?:retr(?:y|ies|ied)|restart(?:s|ed)?|re-?run|re-?tr(?:y|ies)|attempts?)\b[^.;,\n]{0,40}?)\b(once|twice|thrice)\b",
                    re.I)
@@ -983,6 +998,7 @@ _PRONOUN_ONE_BEFORE = re.compile(r"\b(?:the|this|that|which|other|another|each|a
 # after "one <noun>": a verb saying what any one of them does ("one replica handles ~40 QPS")
 _GENERIC_ONE = re.compile(r"\s+(?:handles?|serves?|can|could|does|takes|needs|gets|uses|is|has|will|would|should|"
                           r"manages?|sustains?|processes|fits?|holds?)\b", re.I)
+_DATE = re.compile(r"(?<![\w.-])\d{4}[-/]\d{1,2}[-/]\d{1,2}(?![\w.-])|(?<![\w.-])\d{1,2}/\d{1,2}/\d{2,4}(?![\w./-])")
 _IDENT_DIGITS = re.compile(r"(?<=[A-Za-z]-)\d+(?=$|[^\w.]|\.(?!\d))")
 
 
@@ -998,6 +1014,8 @@ def digits_view(text: str) -> str:
                             _PRONOUN_ONE_BEFORE.search(text, 0, m.start()) else sub(m), text)
     # "FIN-771", "gpu-node-17", "ip-10-0-12-33": digits after a word and a dash are part of a name, never an amount
     text = _IDENT_DIGITS.sub(lambda m: "#" * len(m.group(0)), text)
+    # "the 2024-07-08 batch failure", "due 2025/03/14": a date is no amount
+    text = _DATE.sub(lambda m: "#" * len(m.group(0)), text)
     # "retried twice": so many times ("once" is as often "as soon as")
     return re.sub(r"(?<![\w-])(twice|thrice)(?![\w-])", lambda m: ("2x" if m.group(1).lower() == "twice" else "3x").ljust(
         len(m.group(1))), text, flags=re.I)
@@ -1251,6 +1269,12 @@ def _verb_forms(verbs: list[str]) -> str:
 
 
 _KEEP = _verb_forms(_KEEP_VERBS)
+# "the toolkit should stay on", "it remains enabled": a state kept
+_STAYS = r"(?:(?:should|must|can|will|shall|has\s+to|needs\s+to)\s+)?(?:stays?|remains?|be|is|are|kept|staying|remaining)\s+"
+# who does it, when not the operator: the node image or the platform ("the EKS AMI already ships", "AKS installs")
+_HOST_SUBJECT = re.compile(r"\b(?:amis?|images?|os|hosts?|nodes?|node\s+pools?|aks|gke|eks|openshift|ocp|rke2?|k3s|"
+                           r"provider|cloud|platform|distro|distribution|vendor|dgx(?:\s+os)?|bottlerocket|al2023|"
+                           r"ubuntu|rhel|cos)\s+(?:(?:already|itself|also|always|by\s+default|now)\s+)*$", re.I)
 _DROP = _verb_forms(_DROP_VERBS)
 _NEG_BEFORE = (r"(?:don'?t|do\s+not|does\s+not|doesn'?t|should\s+not|shouldn'?t|must\s+not|mustn'?t|never|"
                r"no\s+need\s+(?:to|for)|not|won'?t|will\s+not|cannot|can'?t|can\s+not|need\s+not|needn'?t|"
@@ -1880,6 +1904,8 @@ def _pasted_docs(text: str) -> list[dict[str, Any]]:
         if not _MANIFEST_KEYS.search(block):
             continue
         block = _applied_diff(_without_command_line(block))
+        # "      ..." standing for the lines left out ends a YAML document: it is no part of the paste
+        block = re.sub(r"(?m)^[ \t]*(?:#\s*)?(?:\.\.\.|\u2026)[ \t]*$", "", block)
         try:
             out += [d for d in yaml.safe_load_all(block[:20000]) if isinstance(d, dict)]
         except yaml.YAMLError:
@@ -2640,6 +2666,84 @@ class _Extractor:
             if done:
                 self.result.covered.append(m.span())
 
+    def _relative_in_prose(self) -> None:
+        """"capped at 16 GPUs ... please double the limit", "4 at a time; double the parallelism",
+        "(2 GPUs) but with twice the GPUs", "2 replicas; for prod three times that": an amount the
+        request stated before is scaled as the later words say. The words name the parameter by its
+        head word ("limit", "parallelism") or the things it counts ("GPUs"); "that"/"it" is the amount
+        stated last before them."""
+        for m in _RELATIVE_PROSE.finditer(self.text):
+            if any(c[0] <= m.start() < c[1] for c in self.result.covered):
+                continue  # already read as scaling a pasted amount
+            more = int(m.group(3)) if m.group(3) else 0
+            if more and any(sp[0] <= m.start(3) < sp[1] for n, sp in self.result.spans.items() if n in self.result.values):
+                continue  # "may borrow up to 8 more GPUs": an amount some parameter took raises no other one
+            if (m.group(1) or "").lower() == "cut" and not m.group(5):
+                continue  # "cut" only as "cut that in half"
+            if m.group(2):
+                factor: float = float(_RELATIVE_WORDS.get(m.group(2).lower(), m.group(2)))
+            else:
+                factor = _RELATIVE_WORDS.get((m.group(1) or "").lower(), 0.5)
+            target = m.group(4).lower()
+            often = target == "as" and re.match(r"\s+(?:often|frequently)\b", self.text[m.end(4):])
+            if target == "as" and not often:
+                continue
+            if often:  # "scrape twice as often": an interval divided
+                factor = 1 / factor
+            stated = {n: self.result.spans[n] for n, v in self.result.values.items()
+                      if n in self.result.spans and self.result.spans[n][1] <= m.start()
+                      and self.result.spans[n][0] < self.result.spans[n][1] and not isinstance(v, bool)
+                      and (isinstance(v, int) or re.fullmatch(r"\d+(?:\.\d+)?[KMGTP]i", str(v)))}
+            if not stated:
+                continue
+            if often:
+                chosen = [n for n in stated if re.search(r"interval|period|every|seconds", n)][:1]
+            elif target in ("that", "it", "this") and not more:
+                chosen = [max(stated, key=lambda n: stated[n][1])]
+            else:
+                word = _singular(target.split()[0])
+                heads, counts = [], []
+                for name in stated:
+                    parts = [w for w in name.split("_") if w not in ("size", "count", "value", "name", "gib")]
+                    units = {_singular(u.lower()) for r in self.recipe.extract.get(name) or []
+                             for u in r.get("count") or [] if isinstance(u, str)}
+                    if (parts and _singular(parts[-1]) == word) or (not parts and name.split("_")[-1] == word):
+                        heads.append(name)
+                    elif word in units or (len(parts) == 1 and _singular(parts[0]) == word):
+                        counts.append(name)
+                chosen = heads or counts
+                if len(chosen) > 1 and word in ("size",):  # "the size": the amount of bytes stated last
+                    chosen = [max(chosen, key=lambda n: stated[n][1])]
+            done = False
+            for name in chosen:
+                value = self.result.values[name]
+                if _overlaps(self.result.spans.get(name), m.span()):
+                    # "2x the GPUs" read as 2 GPUs: the amount is the one counted before ("(2 GPUs, ...)")
+                    units = [u for r in self.recipe.extract.get(name) or [] for u in r.get("count") or []
+                             if isinstance(u, str)]
+                    before = list(re.finditer(rf"(?<![\w.])(\d+)\s*{_words_alt(units)}s?\b", self.text[:m.start()],
+                                              re.I)) if units else []
+                    if not before:
+                        continue
+                    value = int(before[-1].group(1))
+                if more:
+                    new: Any = value + more if isinstance(value, int) else None
+                elif isinstance(value, int):
+                    new = int(value * factor) if (value * factor) == int(value * factor) else None
+                else:
+                    q = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([KMGTP]i?)", str(value))
+                    new = _quantity(parse_size(q.group(1), q.group(2)[0]) * factor) if q else None
+                if new is None:
+                    continue
+                ok, val = self._ok(name, new)
+                if ok:
+                    self.result.values[name] = val
+                    done = True
+            if done:
+                tail = re.match(r"(?:\s+(?:often|frequently)\b)?(?:\s+(?:per|for|on|of|in)\s+(?:the\s+|each\s+)?[a-z]+)?",
+                                self.text[m.end():])
+                self.result.covered.append((m.start(), m.end() + (tail.end() if tail else 0)))
+
     def _form_fields(self) -> None:
         """A form's field line ("GPU budget: 24", "Team name: genomics", "Max GPUs per job: 4") fills the
         one parameter its label names best: by the parameter's name words and its cue words, less half a
@@ -3207,8 +3311,9 @@ class _Extractor:
         kw = self._keyword_spans()
         # "cm name ts-config", "cm=a100-layouts", "the config map should be called mps-inference"; not
         # "job: thirty-two shards", where the colon opens the details
+        # "job (whisper-nightly, namespace audio)": the name opening a bracket right after the noun
         link = (r"(?:\s*=\s*|\s+name\s*(?:is\s+|[:=]\s*)?|\s+(?:(?:should|will|must|can)\s+be\s+|is\s+|gets\s+)?"
-                r"(?:named|called)\s+|\s+)")
+                r"(?:named|called)\s+|\s*\((?=\s*[\w.-]+\s*[,;)])\s*|\s+)")
         for tok, span in self._token_candidates(rf"(?<![\w-]){_words_alt(mine)}{link}{_TOKEN}"):
             if not re.fullmatch(r"[A-Za-z][\w.]*[-_][\w.-]*[A-Za-z0-9]", tok) or _SIZE_RE.match(tok) or _CLOUD_ID.fullmatch(tok):
                 continue  # "fsx volume fs-00aa11...": a cloud resource id names no object
@@ -3267,7 +3372,9 @@ class _Extractor:
         if name == "name":
             for tok, span in self._token_candidates(
                     rf"\b(?:renam(?:e|ed|ing)\s+(?:it|this|that|(?:the|our|my)\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:to|as|into)|"
-                    rf"(?:re-?)?(?:deploy|create|build|make|launch|submit|run)\s+(?:it|this|that)\s+as|"
+                    rf"(?:re-?)?(?:deploy|create|build|make|launch|submit|run|mount|expose)\s+(?:it|this|that)\s+as|"
+                    # "the file system ... that I want to mount as shared-scratch"
+                    rf"\b(?:want|need|like)\s+to\s+(?:mount|deploy|run|expose)\s+(?:it\s+)?as|"
                     # "deploy vllm/vllm-openai:v0.6.3 as llama3-chat": an image deployed under a name
                     rf"(?:re-?)?(?:deploy|launch|run|serve|ship|start)\s+(?:the\s+)?(?:image\s+|container\s+)?[\w.@-]*[/:][\w./:@-]*\s+as|"
                     # "need a probe pod, hopper-probe, 1 gpu": a hyphenated name set off by commas after its kind
@@ -3778,7 +3885,10 @@ class _Extractor:
         # "prefer node groups a and b": the list's own noun (the last part of its name) may come first
         noun = re.escape(_singular(name.split("_")[-1]))
         pat = rf"{words}\s*[:=]?\s*(?:(?:the|a|an|our|my)\s+)?(?:(?:[a-z]+\s+)?{noun}(?:s|es)?\s*[:=]?\s+)?{items}"
-        before = rf"(?<![\w.*^$-]){items}(?:\s+{noun}(?:s|es)?)?\s+{words}(?=\s*(?:$|[,;.]))"
+        # "a and b groups come first and c is the fallback": a verb may stand between the list and its cue
+        before = (rf"(?<![\w.*^$-]){items}(?:\s+{noun}(?:s|es)?)?\s+(?:(?:should|must|will|can)\s+)?"
+                  rf"(?:(?:come|comes|go|goes|get|gets|be|is|are)\s+(?:tried\s+|used\s+|picked\s+)?(?:the\s+)?)?"
+                  rf"{words}(?=\s*(?:$|[,;.)]|\band\b|\bthen\b))")
         others = self._cue_words(name)
         for m in (x for p in (pat, before) for x in _compile(p).finditer(self.text)):
             parts = [p.strip("`'\"") for p in re.split(r"\s*(?:,|\band\b|\bor\b|&)\s*", m.group(1)) if p.strip("`'\"")]
@@ -3820,6 +3930,8 @@ class _Extractor:
             if good and self._free(m.span(1)):
                 ok, val = self._ok(name, good if spec.get("type") == "array" else good[0])
                 if ok:
+                    if m.re.pattern == before:
+                        self.result.covered.append((m.end(1), m.end()))  # "... groups come first"
                     return val, m.span(1)
         return None
 
@@ -3875,10 +3987,10 @@ class _Extractor:
         for value, pat in ((False, rf"{keyed}\s*:\s*enabled\s*[:=]\s*(?:false|no|off)\b|"  # "driver: enabled: false"
                                    rf"\b(?:{_NEGATION}|isn'?t|aren'?t)\s+(?:be\s+|being\s+|get\s+|have\s+|has\s+|"
                                    rf"need\s+|carry\s+|include\s+|add\s+)?(?:the\s+|a\s+|an\s+|any\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:false|no|off|disabled?)\b"
-                                   rf"|{words}\s+[a-z]+\s+(?:off|disabled)\b"),
+                                   rf"|{words}\s+[a-z]+\s+(?:off|disabled)\b|{words}\s+{_STAYS}(?:off|disabled)\b"),
                            (True, rf"{keyed}\s*:\s*enabled\s*[:=]\s*(?:true|yes|on)\b|"
                                   rf"\b{_AFFIRM}\s+(?:the\s+|a\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:true|yes|on|enabled?)\b(?!\s*[:=])"
-                   rf"|\b{_MODAL}{words}")):
+                   rf"|\b{_MODAL}{words}|{words}\s+{_STAYS}(?:on|enabled)\b")):
             for m in _compile(pat).finditer(self.text):
                 if re.match(r"\s*[:=]", self.text[m.end():]) and re.match(r"(?:false|off|true|on)\s", m.group(0), re.I):
                     continue  # "enabled: false toolkit: enabled: true": a pasted key's value, then the next key
@@ -4010,7 +4122,8 @@ class _Extractor:
         fam = _words_alt(family)
         # (a word's dots are inside it, "nvidia.com": "the driver. Toolkit" is two sentences)
         obj = (rf"(?:(?:the|a|an|any|its|our|their|that)\s+)?(?:(?!(?:and|or|but|so|then)\b)[\w-]+(?:\.[\w-]+)*\s+){{0,2}}?"
-               rf"(?:{fam}\s*(?:,|and|or|&)\s*(?:the\s+)?)*(?P<obj>{noun}|{_PRONOUN})(?![\w-])")
+               rf"(?:{fam}\s*(?:,|and|or|&)\s*(?:the\s+)?(?:(?!(?:and|or|but|so|then)\b)[\w-]+\s+)?)*"
+               rf"(?P<obj>{noun}|{_PRONOUN})(?![\w-])")
         pats = [
             (False, rf"\b{_NEG_BEFORE}\s+(?:(?!(?:and|or|but|so)\b)[\w'-]+\s+){{0,3}}?(?<![\w-]){_KEEP}\s+{obj}"),
             (False, rf"(?<![\w-]){_DROP}\s+(?:{_KEEP}\s+)?{obj}"),
@@ -4026,6 +4139,16 @@ class _Extractor:
                     continue
                 if value and re.search(r"\b(?:our|my|their|your)\s+own\b", m.group(0), re.I):
                     continue  # "we ship our own exporter": the user's own one, not the operator's
+                if value and _HOST_SUBJECT.search(self.text, max(0, m.start() - 40), m.start()):
+                    # "the AMI already ships the driver", "AKS installs the driver itself": the host has it,
+                    # which is the state the parameter's description names ("false when pre-installed")
+                    st = _stated_rule(name, self.recipe.properties[name], list(self.recipe.properties))
+                    if st is None:
+                        continue
+                    ok, val = self._ok(name, st["stated"]["value"])
+                    if ok:
+                        return val, m.span()
+                    continue
                 if what is not None and re.fullmatch(_PRONOUN, what, re.I):
                     ante = self._antecedent(m.start("obj"), family)
                     if ante is None or not re.fullmatch(noun, ante, re.I):
@@ -4563,6 +4686,7 @@ class _Extractor:
         self._min_max_pairs()
         self._pasted_fields()
         self._relative_to_paste()
+        self._relative_in_prose()
         self._qualified_siblings()
         self._second_readings()
         self._retractions()
@@ -4670,6 +4794,8 @@ class _Extractor:
                     continue  # "master 1 pod + 4 workers", "master x1 (1 gpu)": the count of another role
                 if _ESTIMATE.search(self.text, max(0, span[0] - 16), span[0]):
                     continue  # "about 2,000 files ... 200 chunks": an estimate describes, it sets nothing
+                if _NEGATED_COUNT.search(self.text, max(0, span[0] - 40), span[0]):
+                    continue  # "no two pods on one node", "I don't want 3 nodes sitting idle": no count is set
                 if self._said_of_another(name, span):
                     continue  # "can borrow maximum 8 GPUs", "8 GPUs must always be reserved": another parameter's
                 if re.search(r"\b(?:than|at\s+most|up\s+to|max(?:imum)?|limit(?:ed)?(?:\s+to)?|cap(?:ped)?(?:\s+at)?)\s+"

@@ -1,0 +1,152 @@
+"""Amounts stated as a change of an amount said before ("double the limit", "twice the GPUs",
+"three times that", "cut that in half", "scrape twice as often", "2 more workers"), numbers under a
+negation that set no count, and objects whose host already has them ("the AMI ships the driver")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpukb.recipes.extract import extract_params
+from gpukb.recipes.model import Recipe
+
+INT = {"type": "integer", "minimum": 0, "maximum": 100000}
+SIZE = {"type": "string", "pattern": r"^[0-9]+(Mi|Gi|Ti)$"}
+
+
+def _recipe(props: dict[str, Any], extract: dict[str, Any] | None = None) -> Recipe:
+    return Recipe(id="fixture", title="fixture", area="test", description="", docs=[],
+                  parameters={"type": "object", "properties": props}, templates=[], examples=[],
+                  path=Path("fixture.yaml"), extract=extract or {})
+
+
+_POOL = _recipe({"gpu_limit": INT, "parallelism": INT, "gpus": INT, "replicas": INT, "workers": INT},
+                {"gpu_limit": [{"regex": r"\bcapped\s+at\s+(\d+)\s+gpus\b"}],
+                 "parallelism": [{"regex": r"\b(\d+)\s+at\s+a\s+time\b"}],
+                 "gpus": [{"count": ["gpu", "gpus"]}],
+                 "replicas": [{"count": ["replica", "replicas"]}],
+                 "workers": [{"count": ["worker", "workers"]}]})
+
+
+@pytest.mark.parametrize("text,name,want", [
+    ("the pool is capped at 16 GPUs and we keep hitting it, please double the limit", "gpu_limit", 32),
+    ("it runs 4 at a time; can you double the parallelism?", "parallelism", 8),
+    ("same as my old pod (2 GPUs) but with twice the GPUs", "gpus", 4),
+    ("staging runs 2 replicas; for prod we need three times that", "replicas", 6),
+    ("we have 3 workers with 8 GPUs, add 2 more workers", "workers", 5),
+    ("the pool is capped at 16 GPUs, cut that in half", "gpu_limit", 8),
+])
+def test_a_change_scales_the_amount_stated_before(text, name, want):
+    assert extract_params(_POOL, text).values[name] == want
+
+
+@pytest.mark.parametrize("text", [
+    "please double-check: 2 GPUs per pod",  # no change asked
+    "3 workers; double the memory",  # the named amount was never stated
+])
+def test_no_change_without_a_stated_amount_it_names(text):
+    got = extract_params(_POOL, text).values
+    assert got.get("gpus", 2) == 2 and got.get("workers", 3) == 3
+
+
+def test_an_amount_stated_after_the_change_is_not_scaled():
+    assert extract_params(_POOL, "double the GPUs, 4 GPUs per pod").values["gpus"] == 4
+
+
+def test_twice_as_often_halves_an_interval():
+    r = _recipe({"scrape_interval_seconds": INT},
+                {"scrape_interval_seconds": [{"regex": r"\bevery\s+(\d+)\s*s\b"}]})
+    assert extract_params(r, "it scrapes every 60s and misses spikes; scrape twice as often").values == {
+        "scrape_interval_seconds": 30}
+
+
+def test_a_size_scales_as_a_quantity():
+    r = _recipe({"size": SIZE}, {"size": [{"size": "quantity", "near": ["pvc", "is"]}]})
+    assert extract_params(r, "our PVC is 800Gi and full; make a new one 1.5x the size").values == {"size": "1200Gi"}
+
+
+@pytest.mark.parametrize("text", [
+    "6 workers x 8 GPUs where no two workers share a node",
+    "4 workers, all-or-nothing: I don't want 3 workers sitting idle",
+])
+def test_a_number_under_a_negation_is_no_second_count(text):
+    got = extract_params(_POOL, text)
+    assert "workers" not in got.conflicts and got.values["workers"] in (4, 6)
+
+
+def test_bounds_that_disagree_still_conflict():
+    got = extract_params(_POOL, "never drops below 10 workers but never grows past 4 workers")
+    assert "workers" in got.conflicts
+
+
+_OPERATOR = _recipe({
+    "driver_enabled": {"type": "boolean", "default": True,
+                       "description": "Let the operator install the driver (false when the driver is pre-installed)."},
+    "toolkit_enabled": {"type": "boolean", "default": True,
+                        "description": "Let the operator install the toolkit (false when it is pre-installed)."},
+}, {"driver_enabled": [{"acted": ["driver"]}], "toolkit_enabled": [{"acted": ["toolkit", "container toolkit"]}]})
+
+
+@pytest.mark.parametrize("text,want", [
+    ("the EKS AMI already ships the driver and the container toolkit", {"driver_enabled": False,
+                                                                        "toolkit_enabled": False}),
+    ("AKS installs the driver itself", {"driver_enabled": False}),
+    ("the operator should install the driver", {"driver_enabled": True}),
+])
+def test_what_the_host_already_has_is_not_the_operators(text, want):
+    got = extract_params(_OPERATOR, text).values
+    assert {k: got.get(k) for k in want} == want
+
+
+def test_a_state_kept_reads_as_on():
+    r = _recipe({"toolkit_enabled": {"type": "boolean"}}, {"toolkit_enabled": [{"boolean": ["toolkit"]}]})
+    assert extract_params(r, "driver off; toolkit should stay on").values == {"toolkit_enabled": True}
+    assert extract_params(r, "the toolkit must remain disabled").values == {"toolkit_enabled": False}
+
+
+# ------------------------------------------------------------ on the bundled recipes
+@pytest.fixture(scope="module")
+def recipes():
+    from gpukb.recipes import load_recipes
+
+    return {r.id: r for r in load_recipes(Path(__file__).resolve().parents[1] / "recipes")}
+
+
+def test_a_name_in_brackets_after_the_objects_noun(recipes):
+    got = extract_params(recipes["indexed-job"], "our nightly job (whisper-nightly, namespace audio) runs 48 chunks").values
+    assert got["name"] == "whisper-nightly" and got["namespace"] == "audio"
+
+
+def test_mount_as_names_the_volume(recipes):
+    got = extract_params(recipes["fsx-lustre-static"],
+                         "fsx file system fs-0123abcd4567ef890 in us-east-1 that I want to mount as shared-scratch").values
+    assert got["name"] == "shared-scratch"
+
+
+def test_the_exporters_namespace_and_the_monitors_are_told_apart(recipes):
+    got = extract_params(recipes["dcgm-servicemonitor-alerts"],
+                         "svc in ns dcgm, port name metrics; put SM+rules in ns monitoring").values
+    assert got["exporter_namespace"] == "dcgm" and got["namespace"] == "monitoring"
+
+
+def test_a_list_before_its_cue_with_a_verb_between(recipes):
+    got = extract_params(recipes["cluster-autoscaler-priority-expander"],
+                         "the gpu-a10g-spot and gpu-l4-spot groups come first and gpu-a10g-od is the fallback").values
+    assert got["preferred_groups"] == ["gpu-a10g-spot", "gpu-l4-spot"] and got["fallback_groups"] == ["gpu-a10g-od"]
+
+
+def test_a_date_is_no_amount(recipes):
+    got = extract_params(recipes["indexed-job"], "postmortem for the 2024-07-08 failure: an Indexed Job over 1200 "
+                                                 "shards where each shard is retried 4 times on its own").values
+    assert got["backoff_limit_per_index"] == 4 and got["completions"] == 1200
+
+
+def test_an_ellipsis_line_in_a_pasted_manifest_keeps_the_rest(recipes):
+    paste = ("```yaml\napiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata:\n  name: bert-ft\nspec:\n"
+             "  pytorchReplicaSpecs:\n    Master:\n      replicas: 1\n      template:\n        spec:\n"
+             "          containers:\n          - name: pytorch\n            image: ghcr.io/acme/bert-ft:0.9\n"
+             "    Worker:\n      replicas: 3\n      ...\n```\nRedo this with 4 GPUs per pod, same name and image.")
+    got = extract_params(recipes["pytorchjob"], paste).values
+    assert got["name"] == "bert-ft" and got["image"] == "ghcr.io/acme/bert-ft:0.9" and got["gpus"] == 4
