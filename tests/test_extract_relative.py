@@ -150,3 +150,24 @@ def test_an_ellipsis_line_in_a_pasted_manifest_keeps_the_rest(recipes):
              "    Worker:\n      replicas: 3\n      ...\n```\nRedo this with 4 GPUs per pod, same name and image.")
     got = extract_params(recipes["pytorchjob"], paste).values
     assert got["name"] == "bert-ft" and got["image"] == "ghcr.io/acme/bert-ft:0.9" and got["gpus"] == 4
+
+
+def test_never_below_or_above_bounds_a_min_max_pair():
+    r = _recipe({"min_replicas": INT, "max_replicas": INT})
+    got = extract_params(r, "keep it around 60%, never below 2 replicas or above 10").values
+    assert got["min_replicas"] == 2 and got["max_replicas"] == 10
+
+
+def test_a_cue_followed_by_equals_keys_the_value_after_it():
+    r = _recipe({"namespace": {"type": "string", "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"}},
+                {"namespace": [{"after": ["namespace", "ns"]}, {"before": ["namespace", "ns"]}]})
+    assert extract_params(r, "hpa ns=chat").values.get("namespace") in (None, "chat")
+    assert extract_params(r, "the ml-serving namespace").values == {"namespace": "ml-serving"}
+
+
+def test_a_change_verb_followed_by_more_sentences_still_names_the_target(recipes):
+    from gpukb.recipes import generate
+
+    g = generate("switch the notebook nodes from time-slicing to MPS, 3 clients per GPU. ConfigMap name mps-notebooks.",
+                 list(recipes.values()), llm=False)
+    assert g.recipe == "mps-sharing" and g.params["replicas"] == 3

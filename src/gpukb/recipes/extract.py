@@ -2261,6 +2261,10 @@ class _Extractor:
             for pattern in (rf"\b(?:never|no|not)\s+(?:fewer|less)\s+than\s+(\d+){other}(?:\s+{noun})?\s*(?:,|or|and|but|nor)?\s*"
                             rf"(?:(?:never|no|not)\s+)?more\s+than\s+(\d+){other}(?:\s+{noun})?",
                             rf"\bat\s+least\s+(\d+){other}(?:\s+{noun})?\s*(?:,|and|but)?\s*at\s+most\s+(\d+){other}(?:\s+{noun})?",
+                            # "never below 2 replicas or above 10", "not under 1 and never over 6 pods"
+                            rf"\b(?:never|not|no)\s+(?:(?:go|goes|drop|drops|scale|scales|fall|falls)\s+)?(?:below|under|lower\s+than)\s+"
+                            rf"(\d+){other}(?:\s+{noun})?\s*(?:,|or|and|but|nor)?\s*(?:(?:never|not|no)\s+)?(?:(?:go|goes|grow|grows|"
+                            rf"scale|scales|rise|rises)\s+)?(?:above|over|past|beyond|higher\s+than)\s+(\d+){other}(?:\s+{noun})?",
                             rf"\b(?:between|from)\s+(\d+)\s+(?:and|(?:up\s+)?to)\s+(\d+)\s+{noun}",
                             # "scale deployment x in ns y from 0 up to 5": after a verb of scaling, replicas
                             *([rf"\bscal(?:e|es|ed|ing)\s+(?:[\w.-]+\s+){{0,8}}?from\s+(\d+)\s+(?:up\s+)?to\s+(\d+)"
@@ -3249,7 +3253,8 @@ class _Extractor:
 
     def rule_before(self, name: str, rule: dict[str, Any]):
         words = _words_alt(rule["before"])
-        pat = rf"(?<![\w./:-])([A-Za-z0-9][\w./:@+-]*[\w])[\"'`]?\s+{words}"
+        # (never "hpa ns=chat": a cue with "=" after it, or ":" and no space, keys the value that follows)
+        pat = rf"(?<![\w./:-])([A-Za-z0-9][\w./:@+-]*[\w])[\"'`]?\s+{words}(?!\s*=|:[\w\"'`])"
         # "tolerate taint gpu-pool": a word that cues this parameter itself is not its value
         own = {str(w).lower() for r in self.recipe.extract.get(name) or [] for k in ("after", "before")
                for w in r.get(k) or [] if isinstance(w, str)}

@@ -193,8 +193,9 @@ _JOINED_PREFIX = re.compile(r"(?:\d+|one|two|three|four|five|six|seven|eight|nin
 
 
 _INTO_AT = re.compile(r"\b(?:to|into|as|onto|over\s+to)\s+(?:an?\s+|the\s+|our\s+|using\s+)?", re.I)
-_CHANGE = re.compile(r"\b(?:move|moving|moved|migrate|migrating|switch|switching|port|porting|translate|translating|"
-                     r"convert|converting|turn|turning|rewrite|rewriting)\b(?![^.!?]*[.!?]\s)",
+# (a change told in the past, "we moved to Karpenter last year. Now ...", leads only in the last sentence)
+_CHANGE = re.compile(r"\b(?:move|moving|migrate|migrating|switch|switching|port|porting|translate|translating|"
+                     r"convert|converting|turn|turning|rewrite|rewriting)\b|\bmoved\b(?![^.!?]*[.!?]\s)",
                      re.I)
 _PREPOSITIONS = frozenset("across over on per in into between onto".split())
 _MIG_PROFILE = re.compile(r"(?<![\w.])[1-7]g\.\d{1,3}gb(?![\w.])", re.I)
