@@ -171,3 +171,22 @@ def test_a_change_verb_followed_by_more_sentences_still_names_the_target(recipes
     g = generate("switch the notebook nodes from time-slicing to MPS, 3 clients per GPU. ConfigMap name mps-notebooks.",
                  list(recipes.values()), llm=False)
     assert g.recipe == "mps-sharing" and g.params["replicas"] == 3
+
+
+def test_a_regex_rule_with_a_value_selects_it():
+    r = _recipe({"policy": {"type": "string", "enum": ["Never", "LowerPriority", "Any"]}},
+                {"policy": [{"regex": r"\breclaim\w*\b[^.]{0,40}?\blower[\s-]?prio\w*", "value": "LowerPriority"}]})
+    assert extract_params(r, "reclaim from borrowers only when they are lower-priority").values == {"policy": "LowerPriority"}
+    assert extract_params(r, "reclaim from anyone").values == {}
+
+
+@pytest.mark.parametrize("text,want", [
+    ("cohort shared-h100, 24 GPUs nominal, borrow at most 8 more, and reclaim from borrowers only when those are "
+     "lower priority", {"reclaim_within_cohort": "LowerPriority"}),
+    ("cohort university, 16 GPUs; happy to lend them while idle but we want them back", {"reclaim_within_cohort": "Any"}),
+    ("kueue clusterqueue for all namespaces, 64 gpu, the high priority job can kick out the lower one inside the same queue",
+     {"within_cluster_queue": "LowerPriority"}),
+])
+def test_kueue_preemption_policies_in_plain_words(recipes, text, want):
+    got = extract_params(recipes["kueue-cluster-queue"], text).values
+    assert {k: got.get(k) for k in want} == want

@@ -3802,6 +3802,14 @@ class _Extractor:
             span = m.span(1) if m.groups() else m.span()
             if g is None or (not self._free(span) and not rule.get("shared")):
                 continue
+            if "value" in rule:
+                # a phrase that selects a value ("reclaim from borrowers only when they are lower priority"):
+                # the rule's value, its own words (or its capture) understood; it uses up no text
+                ok, val = self._ok(name, rule["value"])
+                if ok:
+                    self.result.covered.append(m.span(1) if m.groups() else m.span())
+                    return val, (span[0], span[0])
+                continue
             if numeric and spec.get("type") == "string" and \
                     re.match(r"(?:zero|one|a|an|single)\b", self.text[span[0]:span[1] + 6], re.I):
                 continue  # "scale to zero", "one replica": no number a string field holds
