@@ -190,3 +190,15 @@ def test_a_regex_rule_with_a_value_selects_it():
 def test_kueue_preemption_policies_in_plain_words(recipes, text, want):
     got = extract_params(recipes["kueue-cluster-queue"], text).values
     assert {k: got.get(k) for k in want} == want
+
+
+def test_half_of_that_is_a_share_of_the_gpus_counted_before(recipes):
+    got = extract_params(recipes["volcano-queue"], "queue research: never more than 32 of the GPUs; when the cluster is "
+                                                   "busy they're entitled to half of that").values
+    assert got["gpus"] == 32 and got["deserved_gpus"] == 16
+
+
+def test_a_namespace_closing_its_sentence(recipes):
+    got = extract_params(recipes["dcgm-servicemonitor-alerts"],
+                         "need the ServiceMonitor + rules in ns monitoring. our exporter is standalone, in ns dcgm").values
+    assert got["namespace"] == "monitoring" and got["exporter_namespace"] == "dcgm"

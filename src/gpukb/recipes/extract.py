@@ -782,7 +782,7 @@ def _share_of(m: re.Match[str]) -> str:
 
 # "we have 48 A100s ... no more than half of them": a share of the amount just counted
 _SHARE_OF_THEM = re.compile(r"\b(half|a\s+third|a\s+quarter)\s+of\s+(?:them|those|these|it|that)\b", re.I)
-_COUNTED_THINGS = re.compile(r"(?<![\w.])(\d+)\s*((?:gpus?|cards?|accelerators?|" + "|".join(_GPU_MODELS) +
+_COUNTED_THINGS = re.compile(r"(?<![\w.])(\d+)\s*(?:of\s+(?:the|our|their|its)\s+)?((?:gpus?|cards?|accelerators?|" + "|".join(_GPU_MODELS) +
                              r")s?)\b", re.I)
 
 
