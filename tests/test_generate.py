@@ -190,6 +190,10 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     # held out once (0.581 and 0.734; 0.570 and 0.691 on the code they were written against), tuned on since
     "fresh32.yaml": (0.58, 5, 16),
     "fresh33.yaml": (0.73, 4, 9),
+    # held out, never tuned on: the levels measured now (fresh34 0.606 and fresh35 0.585; 0.574 and 0.564 on the
+    # code they were written against)
+    "fresh34.yaml": (0.60, 1, 15),
+    "fresh35.yaml": (0.58, 2, 21),
     "tune-classes.yaml": (0.95, None, None),
 }
 # tuned sets whose drops and changed values are held by their floors above, not at zero
