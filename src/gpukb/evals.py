@@ -358,13 +358,13 @@ def summarize(results: list[QuestionResult]) -> EvalReport:
                       retrieval_modes=modes, results=results)
 
 
-def calibrate_refusal(results: list[QuestionResult], max_false_refusal: float = 0.02) -> dict[str, float]:
+def calibrate_refusal(results: list[QuestionResult], max_false_refusal: float = 0.01) -> dict[str, float]:
     """Choose the confidence threshold below which the engine refuses.
 
     Maximises refusal accuracy over out-of-scope questions of the tune part
     while keeping its false refusals of answerable questions at or below
-    ``max_false_refusal`` (2 %, a point below the 3 % target for questions
-    worded by others), then reports what that threshold does on the test part. Without
+    ``max_false_refusal`` (1 %, which leaves room for the test part's 3 %
+    target), then reports what that threshold does on the test part. Without
     a split every result counts as tune.
     """
     tune = [r for r in results if r.split != "test"] or list(results)
