@@ -2723,10 +2723,10 @@ class _Extractor:
                 value = self.result.values[name]
                 if _overlaps(self.result.spans.get(name), m.span()):
                     # "2x the GPUs" read as 2 GPUs: the amount is the one counted before ("(2 GPUs, ...)")
-                    units = [u for r in self.recipe.extract.get(name) or [] for u in r.get("count") or []
-                             if isinstance(u, str)]
-                    before = list(re.finditer(rf"(?<![\w.])(\d+)\s*{_words_alt(units)}s?\b", self.text[:m.start()],
-                                              re.I)) if units else []
+                    counted = [u for r in self.recipe.extract.get(name) or [] for u in r.get("count") or []
+                               if isinstance(u, str)]
+                    before = list(re.finditer(rf"(?<![\w.])(\d+)\s*{_words_alt(counted)}s?\b", self.text[:m.start()],
+                                              re.I)) if counted else []
                     if not before:
                         continue
                     value = int(before[-1].group(1))
