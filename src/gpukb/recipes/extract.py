@@ -2654,21 +2654,26 @@ class _Extractor:
                     value = self._pasted_amount(units, parts)  # "2 more GPUs" read as the count itself
                 if isinstance(value, bool) or value is None:
                     continue
-                if m.group(3):
-                    new: Any = value + int(m.group(3)) if isinstance(value, int) else None
-                elif isinstance(value, int):
-                    new = int(value * factor) if (value * factor) == int(value * factor) else None
-                else:
-                    q = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([KMGTP]i?)", str(value))
-                    new = _quantity(parse_size(q.group(1), q.group(2)[0]) * factor) if q else None
-                if new is None:
-                    continue
-                ok, val = self._ok(name, new)
-                if ok:
-                    self.result.values[name] = val
-                    done = True
+                done = self._set_scaled(name, value, factor, int(m.group(3) or 0)) or done
             if done:
                 self.result.covered.append(m.span())
+
+    def _set_scaled(self, name: str, value: Any, factor: float, more: int = 0) -> bool:
+        """Set ``name`` to ``value`` raised by ``more`` or else scaled by ``factor`` (a count stays whole,
+        a size stays a quantity), when the schema takes the result."""
+        if more:
+            new: Any = value + more if isinstance(value, int) else None
+        elif isinstance(value, int):
+            new = int(value * factor) if (value * factor) == int(value * factor) else None
+        else:
+            q = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([KMGTP]i?)", str(value))
+            new = _quantity(parse_size(q.group(1), q.group(2)[0]) * factor) if q else None
+        if new is None:
+            return False
+        ok, val = self._ok(name, new)
+        if ok:
+            self.result.values[name] = val
+        return ok
 
     def _relative_in_prose(self) -> None:
         """"capped at 16 GPUs ... please double the limit", "4 at a time; double the parallelism",
@@ -2716,7 +2721,7 @@ class _Extractor:
                     elif word in units or (len(parts) == 1 and _singular(parts[0]) == word):
                         counts.append(name)
                 chosen = heads or counts
-                if len(chosen) > 1 and word in ("size",):  # "the size": the amount of bytes stated last
+                if len(chosen) > 1 and word == "size":  # "the size": the amount of bytes stated last
                     chosen = [max(chosen, key=lambda n: stated[n][1])]
             done = False
             for name in chosen:
@@ -2730,19 +2735,7 @@ class _Extractor:
                     if not before:
                         continue
                     value = int(before[-1].group(1))
-                if more:
-                    new: Any = value + more if isinstance(value, int) else None
-                elif isinstance(value, int):
-                    new = int(value * factor) if (value * factor) == int(value * factor) else None
-                else:
-                    q = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([KMGTP]i?)", str(value))
-                    new = _quantity(parse_size(q.group(1), q.group(2)[0]) * factor) if q else None
-                if new is None:
-                    continue
-                ok, val = self._ok(name, new)
-                if ok:
-                    self.result.values[name] = val
-                    done = True
+                done = self._set_scaled(name, value, factor, more) or done
             if done:
                 tail = re.match(r"(?:\s+(?:often|frequently)\b)?(?:\s+(?:per|for|on|of|in)\s+(?:the\s+|each\s+)?[a-z]+)?",
                                 self.text[m.end():])
