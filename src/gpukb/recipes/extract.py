@@ -5654,12 +5654,146 @@ def _per_unit_from_total(recipe: Recipe, full: Extraction) -> Extraction:
     return full
 
 
+# A value taken back in words the rewrite of :data:`_CORRECTION` does not reach: "4 GPUs max... make it 6,
+# two more interns start Monday", "sixteen GPUs max. hmm, actually Priya says we agreed on twelve",
+# "cooldown 30 min. ok but that's too long, make it 10 minutes", "a 1g.10gb... wait no, make it a 2g.20gb".
+# After a word that takes something back, the first amount no parameter read replaces the closest value
+# read before it that is an amount of the same kind (a bare number keeps the first one's unit).
+_BACK_MARK = re.compile(r"(?:\b(?:no\s+wait|wait(?:\s+no)?(?=\s*[,.!:;\u2026-])|actually|hmm+|sorry|oops|i\s+mean|"
+                        r"scratch\s+that|correction|on\s+second\s+thoughts?|make\s+(?:it|that)|change\s+(?:it|that)\s+to|"
+                        r"edit\s*:)|(?<=[.,;\u2026]\s)no(?=\s*[,.]\s)|\u2192)", re.I)
+_BACK_TIME = r"s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|weeks?"
+_BACK_SIZE = r"[kmgtp]i?b?|gigs?|[kmgtp]ib|terabytes?|gigabytes?"
+_LOOSE_AMOUNT = re.compile(
+    r"(?<![\w.-])(?:(\d+g\.\d+gb)|(\d+(?:\.\d+)?)(?:\s*(%|percent\b|(?:" + _BACK_SIZE + "|" + _BACK_TIME + r")(?![\w-])))?|"
+    r"(" + _NUM[1:-1].split("|", 1)[1] + r"|an?)(?:\s+(percent|(?:seconds?|minutes?|hours?|days?|weeks?|gigs?|"
+    r"gigabytes?|terabytes?)(?![\w-])))?)(?![\w-]|\.\w)", re.I)
+_BACK_DIRECT = re.compile(r"make|change|edit|\u2192", re.I)  # take-backs the new amount follows at once
+_BACK_JUDGED = re.compile(r"\s+(?:is|was|were|are|would\s+be|sounds?|seems?|feels?)\b", re.I)
+_BACK_NOUN = re.compile(r"\s+([a-z0-9][\w.-]*[a-z][\w.-]*)", re.I)
+
+
+def _noun_after(text: str, at: int) -> str | None:
+    """The word that names what an amount counts ("seven 1g.10gb", "one node"), if any."""
+    m = _BACK_NOUN.match(text, at)
+    if not m or m.group(1).lower() in _STOP - {"gpu", "gpus", "node", "nodes", "pod", "pods", "worker", "workers"}:
+        return None
+    return _singular(m.group(1).lower())
+
+
+_BACK_REACH = 200  # how far before the take-back the value it corrects may stand
+_BACK_AHEAD = 120  # how far after it the new amount may stand
+
+
+def _amount_kind(m: re.Match) -> str | None:
+    if m.group(1):
+        return "profile"
+    unit = (m.group(3) or m.group(5) or "").lower()
+    if not unit:
+        return None if (m.group(4) or "").lower() in ("a", "an") else "count"
+    if unit in ("%", "percent"):
+        return "percent"
+    return "time" if _TIME_UNITS.fullmatch(unit) else "size"
+
+
+def _amount_number(m: re.Match) -> str:
+    return (m.group(1) or m.group(2) or m.group(4) or "").lower()
+
+
+def _rewritten_at(text: str, source: str, mark: re.Match, new: re.Match) -> bool:
+    """Did the rewrite of :data:`_CORRECTION` take the amount that followed ``mark`` as the request has
+    it ("6 replicas, no, make it 9 so it's 3 per zone" reads "9 replicas, no, so it's 3 per zone")?"""
+    word = re.compile(r"(?<!\w)" + re.escape(mark.group(0)).replace(r"\ ", r"\s+") + r"(?!\w)", re.I)
+    nth = sum(1 for _ in word.finditer(text, 0, mark.start()))
+    at = next(itertools.islice(word.finditer(source), nth, None), None)
+    if at is None:
+        return False
+    first = next((n for n in _LOOSE_AMOUNT.finditer(source, at.end(), at.end() + _BACK_AHEAD)
+                  if _amount_kind(n) is not None), None)
+    if first is None:
+        return False
+
+    def value(m: re.Match) -> Any:
+        n = _amount_number(m)
+        return parse_number(n) if parse_number(n) is not None else n
+    return value(first) != value(new)
+
+
+def _taken_back(recipe: Recipe, ext: Extraction, source: str, read) -> Extraction:
+    marks = list(_BACK_MARK.finditer(ext.text))
+    if not marks or not ext.spans:
+        return ext
+    covered = ext.covered
+
+    def read_at(a: int, b: int) -> bool:
+        return any(x < b and y > a for x, y in covered)
+
+    edits: dict[str, tuple[tuple[int, int], str, tuple[int, int]]] = {}
+    for mark in marks:
+        new = next((n for n in _LOOSE_AMOUNT.finditer(ext.text, mark.end(), min(len(ext.text), mark.end() + _BACK_AHEAD))
+                    if _amount_kind(n) is not None), None)
+        if new is None or read_at(*new.span()):
+            continue  # the first amount after the take-back is read already (or there is none)
+        if _rewritten_at(ext.text, source, mark, new):
+            continue  # the words after this take-back were read already (its amount put where the first was)
+        if _BACK_JUDGED.match(ext.text, new.end()):
+            continue  # "hmm, four hours; two is too aggressive": an amount judged is the one taken back
+        if _BACK_DIRECT.match(mark.group(0)) and not re.fullmatch(r"\W*(?:(?:a|an|to)\s+)?", ext.text[mark.end():new.start()]):
+            continue  # "make it scale down to 0": what "make it" leads to is no amount
+        kind = _amount_kind(new)
+        noun = _noun_after(ext.text, new.end())
+        best = None
+        for name, (a, b) in ext.spans.items():
+            if b > mark.start() or mark.start() - b > _BACK_REACH or name in edits:
+                continue
+            old = _LOOSE_AMOUNT.match(ext.text, a)
+            if not old or old.end() > b + 12:
+                continue
+            okind = _amount_kind(old)
+            if okind is None or (kind != okind and not (kind == "count" and okind in ("size", "time", "percent"))):
+                continue
+            if _amount_number(old) == _amount_number(new):
+                continue  # "40 GPUs, no wait, 40 is the budget for both": the same amount again
+            if kind == okind == "count" and noun and _noun_after(ext.text, old.end()) not in (None, noun):
+                continue  # "seven 1g.10gb ... correction: roll it out one node at a time": two quantities
+            if best is None or b > best[1][1]:
+                best = (name, (a, b), old, okind)
+        if best is None:
+            continue
+        name, _, old, okind = best
+        unit_at = old.end(2) if old.group(2) else old.end(4)
+        said = new.group(0) if kind != "count" or okind == "count" else \
+            _amount_number(new) + ext.text[unit_at:old.end()]
+        edits[name] = (old.span(), said, new.span())
+    if not edits:
+        return ext
+    text, shift = ext.text, 0
+    moved: dict[str, tuple[int, int]] = {}
+    for name, ((a, b), said, (na, nb)) in sorted(edits.items(), key=lambda e: e[1][0][0]):
+        text = text[:a + shift] + said + text[b + shift:]
+        shift += len(said) - (b - a)
+        moved[name] = (na, nb)
+    again = read(recipe, text)
+    if any(again.values.get(n) == ext.values.get(n) for n in edits) or \
+            any(again.values.get(k) != v for k, v in ext.values.items() if k not in edits):
+        return ext  # the new amount did not land where the old one was, or moved another value
+    for name, (na, nb) in moved.items():
+        d = len(text) - len(ext.text)
+        again.spans[name] = (na + d, nb + d)  # the words of the correction, after every edit
+        again.covered.append((na + d, nb + d))
+    return again
+
+
+def _read(recipe: Recipe, text: str) -> Extraction:
+    return _per_unit_from_total(recipe, _named_row(recipe, text, _with_foreign(recipe, text, _extract(recipe, text))))
+
+
 def extract_params(recipe: Recipe, text: str) -> Extraction:
     """Parameter values found in ``text`` for ``recipe`` (only those found)."""
     text = fence_pastes(text)
     token = _FLAGGED.set(bool(_HAS_FLAG.search(text)))
     try:
-        ext = _per_unit_from_total(recipe, _named_row(recipe, text, _with_foreign(recipe, text, _extract(recipe, text))))
+        ext = _taken_back(recipe, _read(recipe, text), text, lambda r, t: _read(r, fence_pastes(t)))
         ext.source = text
         return ext
     finally:

@@ -1,0 +1,55 @@
+"""Amounts taken back in words the writer puts anywhere after them: "4 GPUs max... make it 6",
+"sixteen in total. hmm, actually we agreed on twelve", "cooldown 30 min ... too long, make it 10 minutes",
+"a 1g.10gb... wait no, make it a 2g.20gb". The first amount no parameter read after the take-back
+replaces the closest amount of the same kind before it; other amounts are never touched."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpukb.recipes.extract import extract_params
+from gpukb.recipes.model import find_recipe, load_recipes
+
+RECIPES = load_recipes()
+
+
+def _read(recipe_id: str, text: str):
+    return extract_params(find_recipe(recipe_id, RECIPES), text)
+
+
+@pytest.mark.parametrize("recipe_id,text,name,want", [
+    ("volcano-queue", "volcano queue 'labs' capped at 8 GPUs... make it 10, the new hires start soon", "gpus", 10),
+    ("gpu-quota", "namespace vision gets twenty GPUs in total. hmm, actually the budget review said fourteen.",
+     "gpus", 14),
+    ("keda-gpu-scaledobject", "KEDA for the asr deployment, 1 to 5 replicas, cooldown 20 min. on reflection 20 min is "
+     "far too long for a demo, make it 5 minutes", "cooldown_period", 300),
+    ("dra-gpu-claim-pod", "a MIG slice through DRA, 1g.10gb... wait no, the tokenizer alone needs more, make it a "
+     "3g.40gb", "mig_profile", "3g.40gb"),
+    ("time-slicing", "time-slicing on the lab nodes:\n- 2 replicas per GPU \u2192 edit: 3 after the review\n"
+     "- configmap ts-lab", "replicas", 3),
+    ("pytorchjob", "pytorchjob with 4 GPUs per node... no, our nodes are the small ones with 2. so 2 per node, 3 nodes",
+     "gpus", 2),
+])
+def test_taken_back_amount_replaces_the_first(recipe_id, text, name, want):
+    assert _read(recipe_id, text).values[name] == want
+
+
+@pytest.mark.parametrize("recipe_id,text,name,want", [
+    # what "make it" leads to is no amount: the memory stays
+    ("gpu-inference-deployment", "serving deployment qa-bot with 2 replicas, 1 GPU each, 48 gigs of RAM, and make it "
+     "scale down to 0 at night", "memory", "48Gi"),
+    # an amount judged after the take-back is the one taken back, not the new one
+    ("dcgm-servicemonitor-alerts", "idle-GPU alert when utilization is under 5 percent over one hour, hmm, let's say "
+     "three hours, one is too noisy", "idle_window_seconds", 10800),
+    # another quantity after "correction": "one node at a time" is no MIG device count
+    ("mig-config", "seven 1g.10gb per A100, config name a100-sevens. Small correction from me: roll it out one node "
+     "at a time", "mig_devices", {"1g.10gb": 7}),
+])
+def test_other_amounts_after_a_take_back_change_nothing(recipe_id, text, name, want):
+    assert _read(recipe_id, text).values[name] == want
+
+
+def test_the_correction_is_what_the_value_came_from():
+    ext = _read("volcano-queue", "volcano queue 'labs' capped at 8 GPUs... make it 10, the new hires start soon")
+    a, b = ext.spans["gpus"]
+    assert ext.text[a:b] == "10"
