@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import InputError, ParameterError, RecipeError, UsageError
 from ..text import STOPWORDS
 from .extract import Extraction, extract_params, name_variants
-from .match import match_recipes, target_ids
+from .match import change_target_ids, match_recipes, target_ids
 from .model import Recipe, load_recipes
 from .render import render_recipe
 
@@ -109,9 +109,18 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
     if not ranked or ranked[0][1] < MIN_SCORE:
         raise RecipeError("no recipe matches the request (see gpukb recipe list)")
     recipe, score = ranked[0]
+    targets = target_ids(request, recipes)
+    changed_to = change_target_ids(request, recipes) if recipe.id not in targets else set()
+    if changed_to:
+        # "docker run ... vllm serve ... Convert to a Deployment + Service": what a verb of change leads
+        # to wins over the recipe whose details the request describes from before
+        named = next(((r, s) for r, s in ranked[1:] if r.id in changed_to and s >= _FAR * score), None)
+        if named is not None:
+            recipe, score = named
+            ranked = [named, *[(r, s) for r, s in ranked if r is not named[0]]]
     ext = extract_params(recipe, request)
     # "port this into Volcano": what a verb of change leads to is asked for, however much the other reads
-    if len(ranked) > 1 and ranked[1][1] >= _CLOSE * score and recipe.id not in target_ids(request, recipes):
+    if len(ranked) > 1 and ranked[1][1] >= _CLOSE * score and recipe.id not in targets:
         # two recipes match about equally: the one that understands more of the request wins; when
         # the second is further behind, it must understand clearly more ("mps x2, driver and toolkit
         # preinstalled": the MPS recipe reads the toggles too, the ClusterPolicy one not the sharing)
@@ -121,7 +130,7 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
         if _not_understood(alt, alt_ext) + margin < _not_understood(recipe, ext):
             recipe, score, ext = alt, alt_score, alt_ext
             ranked = [ranked[1], ranked[0], *ranked[2:]]
-    if recipe.id not in target_ids(request, recipes):
+    if recipe.id not in targets:
         # a recipe further behind that reads clearly more of the request (more of its details
         # fill parameters, fewer words left unread) is what the request describes: "operator
         # v26.3.3, CRI-O, driver pinned to X, enable the dcgm servicemonitor" names one

@@ -119,11 +119,15 @@ _FORBIDDEN = re.compile(r"\b(?:forbid|disallow|prohibit|ban|block|deny|prevent)(
 # a tool the request turns away from: "the review rejected time-slicing", "moving away from volcano",
 # "time-slicing isn't giving us isolation", "MIG didn't work for us": what it was, not what it asks for
 _REJECTED = re.compile(r"\b(?:rejected|ruled\s+out|abandon(?:ed|ing)?|ditch(?:ed|ing)?|got\s+rid\s+of|"
-                       r"(?:moving|move|moved|migrating|migrate)\s+(?:away\s+)?(?:off|away\s+from)|retir(?:e|ed|ing))\s+"
+                       r"(?:moving|move|moved|migrating|migrate)\s+(?:away\s+)?(?:off|away\s+from)|retir(?:e|ed|ing)|"
+                       # "I'd prefer MPS over time-slicing", "MPS rather than time-slicing": what is passed over
+                       r"prefer(?:s|red|ring)?\s+[\w./-]+\s+(?:over|to)|rather\s+than|instead\s+of)\s+"
                        r"(?:the\s+|our\s+|plain\s+)?([\w./-]+)"
                        r"|\b([\w./-]+)\s+(?:(?:is|was|has)\s*n['\u2019]?t|(?:is|was|does|did|has)\s+not|(?:does|did)n['\u2019]t)\s+"
                        r"(?:been\s+)?(?:giving|give|working|work|cutting\s+it|enough|good\s+enough|an\s+option|acceptable|"
-                       r"isolat\w*|help\w*|fit\w*|scal\w*)\b", re.I)
+                       r"isolat\w*|help\w*|fit\w*|scal\w*)\b"
+                       # "time-slicing gives no memory isolation": what a tool lacks is why it is not asked for
+                       r"|\b([\w./-]+)\s+(?:gives|offers|provides|has)\s+(?:no|zero)\b", re.I)
 
 
 def _blank_object(rx: re.Pattern[str], text: str) -> str:
@@ -204,7 +208,9 @@ _MIG_BONUS = 3.0
 # profile, a GPU divided is a partition layout, not a pod asking for a slice
 _DIVIDE = re.compile(r"\b(?:cut|cutting|split|splitting|chop|chopping|carve|carving|divide|dividing|partition|partitioning)\s+(?:up\s+)?(?:(?:each|every|all|one|an?)"
                      r"\s+(?:of\s+)?)?(?:(?:the|our|their)\s+)?(?:[\w-]+\s+){0,2}?(?:gpus?|cards?|[ah]\d{2,3}s?|devices?)\b|"
-                     r"\b(?:halves|in\s+half|(?:instances?|slices?|partitions?)?\s*per\s+(?:gpu|card)|layout)\b", re.I)
+                     r"\b(?:halves|in\s+half|(?:instances?|slices?|partitions?)?\s*per\s+(?:gpu|card)|layout)\b|"
+                     # "can each card be cut into seven of the smallest pieces (1g.10gb)": the GPU said before
+                     r"\b(?:cut|split|carved|divided|chopped|partitioned|sliced)\s+(?:up\s+)?into\b", re.I)
 _DIVIDE_BONUS = 10.0
 
 
@@ -499,6 +505,19 @@ class _Index:
             owners = self.kind_owner.get(noun, ())
             if len(owners) == 1 and noun in self.kind_names and noun not in self.common_fields:
                 out |= set(owners)
+        # "kubectl get hpa chat-queue -n chat should show ...": a command on one object of a kind names it
+        from .extract import _KUBECTL_GET, _KUBECTL_SHORT
+
+        # (looked at, not acted on: "kubectl autoscale deployment x" is about the deployment an HPA scales;
+        # a kind that recipes take as a parameter, like the deployment an autoscaler targets, says too little)
+        for m in _KUBECTL_GET.finditer(text):
+            if not re.match(r"kubectl\s+(?:-n\s+\S+\s+)?(?:get|describe)\b", m.group(0), re.I):
+                continue
+            res = m.group("res").lower()
+            kind = _KUBECTL_SHORT.get(res, res[:-1] if res.endswith("s") and res[:-1] in self.kind_owner else res)
+            owners = self.kind_owner.get(kind, ())
+            if len(owners) == 1 and kind not in self.field_labels and kind.replace(" ", "") not in self.field_labels:
+                out |= set(owners)
         return out
 
     def means(self, text: str) -> set[int]:
@@ -651,9 +670,16 @@ def target_ids(text: str, recipes: list[Recipe]) -> set[str]:
     # "cut every H100 into two 3g.40gb halves": a GPU divided by a MIG profile asks for the partition layout
     if _divides_gpu(norm):
         named |= {recipes[i].id for i, p in enumerate(idx.partitions) if p}
+    return named | change_target_ids(text, recipes)
+
+
+def change_target_ids(text: str, recipes: list[Recipe]) -> set[str]:
+    """Ids of the recipes a verb of change leads to ("move to MPS", "convert to a Deployment + Service")."""
+    from .extract import normalise_text
+
     if not _CHANGE.search(text):
-        return named
-    return named | {recipes[i].id for i in idx.targets(mask_given_names(norm))}
+        return set()
+    return {recipes[i].id for i in _index_for(recipes).targets(mask_given_names(normalise_text(text)))}
 
 
 # Asking for a manifest is an intent, read from the shape of the request rather

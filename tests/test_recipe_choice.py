@@ -1,0 +1,41 @@
+"""Which recipe a request asks for, told by the shape of its words rather than its vocabulary: a tool
+preferred over another, a GPU cut into MIG pieces said in the passive, an object a kubectl command looks
+at, and the object a verb of change leads to over the one a paste describes from before."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpukb.recipes import generate, load_recipes
+
+RECIPES = load_recipes()
+
+
+@pytest.mark.parametrize("text,want", [
+    # what is passed over is not asked for
+    ("we'd prefer MPS over time-slicing on the notebook pool, 3 clients per GPU", "mps-sharing"),
+    ("time-slicing rather than MPS for the dev nodes please, 4 replicas per GPU", "time-slicing"),
+    ("MPS instead of time-slicing for the inference nodes, since time-slicing gives no memory limits; 5 per GPU",
+     "mps-sharing"),
+    # a GPU cut into MIG pieces, the GPU said first
+    ("our H100s are too big for the interns. can every card be split into seven small pieces (1g.10gb)?",
+     "mig-config"),
+    # the object a kubectl command looks at
+    ("afterwards `kubectl describe hpa whisper-scale -n audio` should show it scaling the whisper deployment "
+     "between 1 and 4 pods on vllm:num_requests_waiting", "hpa-gpu-metric"),
+    # what a verb of change leads to, over the recipe the paste reads like
+    ("this is how it runs on the box today:\n\ndocker run --gpus 4 -p 8000:8000 vllm/vllm-openai:v0.6.4 "
+     "--model meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 4\n\nconvert it to a Deployment + Service "
+     "in namespace llm", "gpu-inference-deployment"),
+])
+def test_recipe_chosen(text, want):
+    assert generate(text, RECIPES, llm=False).recipe == want
+
+
+@pytest.mark.parametrize("text,want", [
+    # a command acting on a deployment is about the deployment another object scales, not a new one
+    ("kubectl autoscale deployment sdxl --min=1 --max=5 -n images scales on CPU; redo it as an HPA on the "
+     "custom metric vllm:num_requests_waiting, target 4 per pod", "hpa-gpu-metric"),
+])
+def test_a_kind_acted_on_names_no_recipe(text, want):
+    assert generate(text, RECIPES, llm=False).recipe == want
