@@ -5523,6 +5523,20 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
         full.out_of_range.pop(name, None)
         if span:
             taken.append(span)
+    # a setting no rule read, keyed by the parameter it sets in other words ("disk_size = 300",
+    # "max_imbalance: 2", "per_unit_storage_throughput = 500"): the parameter whose name and
+    # description share the most of its key's words takes its value, when the schema accepts it
+    consumed = {id(f) for name in syn.values for a, b, f in clauses if a <= syn.spans.get(name, (-9, 0))[0] < b + 1}
+    for f in facts:
+        if f.fmt not in SETTINGS_FORMATS or id(f) in consumed or not (span := placed.get(id(f))):
+            continue
+        got = _setting_by_key(recipe, f.words, set(full.values))
+        if got is not None:
+            full.values[got[0]] = got[1]
+            full.spans[got[0]] = span
+            full.cues[got[0]] = []
+            full.covered.append(span)
+            taken.append(span)
     taken += [sp for a, b in boiler if (sp := located(a, b))]
     # a line of a settings file says one thing: when the request's words read a value from inside it,
     # the line is understood as well
@@ -5545,6 +5559,77 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
                             full.unread.append(piece)
                 pos = max(pos, y)
     return full
+
+
+# the words settings files use for what a parameter's name or description calls otherwise
+_KEY_SYNONYMS = {"disk": "volume", "imbalance": "skew", "scale": "replicas", "instances": "replicas",
+                 "size": "size", "capacity": "size", "storage": "storage", "throughput": "throughput"}
+_KEY_GENERIC = frozenset({"spec", "config", "settings", "value", "values", "default", "the", "of", "for", "per", "in",
+                          "enabled", "type", "name", "mode", "policy"})
+
+
+@lru_cache(maxsize=64)
+def _param_words(recipe_id: str, path: str, props: str) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    out = {}
+    for name, spec in json.loads(props).items():
+        own = frozenset(w for w in name.lower().split("_") if w)
+        desc = frozenset(w for w in re.findall(r"[a-z][a-z0-9]+", str(spec.get("description", "")).lower())
+                         if len(w) > 2 and w not in _STOP)
+        out[name] = (own, desc)
+    return out
+
+
+def _setting_value(spec: dict[str, Any], raw: str) -> Any:
+    """``raw`` as a value of a parameter with ``spec``, or None: "300" is 300, or "300Gi" for a size;
+    "on"/"off" a boolean; "20m" seconds for an integer of seconds."""
+    t = spec.get("type")
+    low = raw.strip().lower()
+    if t == "boolean":
+        return {"on": True, "off": False, "true": True, "false": False}.get(low)
+    if t == "integer":
+        if re.fullmatch(r"-?\d+", low):
+            return int(low)
+        m = re.fullmatch(r"(\d+)\s*(s|m|h)", low)
+        return int(m.group(1)) * {"s": 1, "m": 60, "h": 3600}[m.group(2)] if m else None
+    if t == "string":
+        if "enum" in spec:
+            return next((e for e in spec["enum"] if str(e).lower() == low), None)
+        if re.fullmatch(r"\d+(?:\.\d+)?", low) and "Gi" in str(spec.get("pattern", "")):
+            return f"{low}Gi"  # "disk_size = 300": GiB, as cloud settings count disk sizes
+        return raw.strip()
+    return None
+
+
+def _setting_by_key(recipe: Recipe, words: str, taken: set[str]) -> tuple[str, Any] | None:
+    """The parameter a pasted setting ("300 disk size", "spread max imbalance 2") sets, and its value."""
+    toks = words.split()
+    if len(toks) < 2:
+        return None
+    if re.fullmatch(r"-?\d+(?:\.\d+)?\w*", toks[0]):
+        raw, key = toks[0], toks[1:]
+    else:
+        raw, key = toks[-1], toks[:-1]
+    keys = {_KEY_SYNONYMS.get(w, w) for w in key if w not in _KEY_GENERIC}
+    if not keys:
+        return None
+    props = recipe.properties
+    table = _param_words(recipe.id, str(recipe.path), json.dumps(props, sort_keys=True, default=str))
+    scored = []
+    for name, (own, desc) in table.items():
+        score = 2 * len(keys & own) + len(keys & (desc - own))
+        if score:
+            scored.append((score, name))
+    scored.sort(reverse=True)
+    if not scored or scored[0][0] < 2 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+        return None
+    name = scored[0][1]
+    if name in taken:
+        return None
+    spec = props[name]
+    value = _setting_value(spec, raw)
+    if value is None or not _prop_validator(json.dumps(spec, sort_keys=True)).is_valid(value):
+        return None
+    return name, value
 
 
 def _trimmed(piece: str) -> str:
