@@ -2424,3 +2424,15 @@ def test_a_difference_between_zones_is_the_skew():
 ])
 def test_limits_said_after_their_words(text, param, want):
     _assert_reads(text, param, want)
+
+
+@pytest.mark.parametrize("text, param, want", [
+    # a ticket's context section says what runs today; the criteria say what is wanted
+    ("OPS-12 Autoscale reranker on GPU utilization\n\nContext: at peak the 3 fixed replicas are pegged at 97%.\n\n"
+     "Acceptance criteria:\n- HPA on deployment reranker\n- 3 to 9 replicas\n- target 70% average GPU utilization",
+     "target_value", "70"),
+    ("the reranker replicas are hovering at 90% GPU all afternoon. HPA for deployment reranker, 2 to 6 replicas, "
+     "aim for 65% utilization", "target_value", "65"),
+])
+def test_what_runs_today_in_a_ticket_yields(text, param, want):
+    _assert_reads(text, param, want)

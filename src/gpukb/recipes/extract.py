@@ -5144,8 +5144,10 @@ _STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:current|curre
                     r"last\s+(?:week|month|quarter|year|night|sprint|time)|yesterday|ago|previously|previous|"  # what happened
                     r"ran\s+with|(?:was|were|has\s+been|have\s+been)\s+running\s+(?:with|on|at)|"  # "the old job ran with 16 workers"
                     r"used\s+to|(?:we|i)\s+(?:have|had|run|ran|launch|launched|use|used|installed|deployed|configured|set\s+up)|"
-                    r"existing|(?:sits?|sitting|is\s+pinned|pinned|stuck|idles?|idling)\s+(?:on|at)|"  # "sits on 6 replicas"
-                    r"is\s+how\s+we|this\s+is\s+(?:what|how)\s+we)\b", re.I)
+                    r"existing|(?:sits?|sitting|is\s+pinned|pinned|pegged|hovers?|hovering|stuck|idles?|idling)\s+(?:on|at)|"  # "sits on 6 replicas"
+                    r"is\s+how\s+we|this\s+is\s+(?:what|how)\s+we)\b"
+                    # a ticket's section on why: "Context: the 2 replicas are pegged at 95% by 10am."
+                    r"|(?<![\w-])(?:context|background|motivation|problem|current\s+(?:state|setup)|as-is)\s*:(?=\s)", re.I)
 # "The shared-dataset PVC is 1Ti on efs-sc and it's full. Please create a new one, ...": a sentence that
 # describes an object, before a request for a new one, is what runs today
 _DESCRIBED = re.compile(r"(?:^|(?<=[.!?]\s))(?:the|our|my)\s+(?!new\b)(?:[\w'-]+\s+){0,2}?(?:pvc|claim|deployment|pod|job|queue|"
