@@ -1,6 +1,6 @@
 """Amounts taken back in words the writer puts anywhere after them: "4 GPUs max... make it 6",
 "sixteen in total. hmm, actually we agreed on twelve", "cooldown 30 min ... too long, make it 10 minutes",
-"a 1g.10gb... wait no, make it a 2g.20gb". The first amount no parameter read after the take-back
+"a 1g.10gb... wait no, make it a 2g.20gb", "(8 GPUs, 64 CPUs) ... raise the cap to twelve GPUs". The first amount no parameter read after the take-back
 replaces the closest amount of the same kind before it; other amounts are never touched."""
 
 from __future__ import annotations
@@ -29,6 +29,11 @@ def _read(recipe_id: str, text: str):
      "- configmap ts-lab", "replicas", 3),
     ("pytorchjob", "pytorchjob with 4 GPUs per node... no, our nodes are the small ones with 2. so 2 per node, 3 nodes",
      "gpus", 2),
+    # a verb of change leading to the new amount
+    ("gpu-quota", "re: the quota for namespace speech (6 GPUs, 48 CPUs). could you raise the cap to ten GPUs, the rest "
+     "stays", "gpus", 10),
+    ("keda-gpu-scaledobject", "keda for deployment tts, 0 to 4 replicas, cooldown 900s. please lower it to 300s",
+     "cooldown_period", 300),
 ])
 def test_taken_back_amount_replaces_the_first(recipe_id, text, name, want):
     assert _read(recipe_id, text).values[name] == want
@@ -44,6 +49,9 @@ def test_taken_back_amount_replaces_the_first(recipe_id, text, name, want):
     # another quantity after "correction": "one node at a time" is no MIG device count
     ("mig-config", "seven 1g.10gb per A100, config name a100-sevens. Small correction from me: roll it out one node "
      "at a time", "mig_devices", {"1g.10gb": 7}),
+    # what the verb of change governs is another setting
+    ("mps-sharing", "MPS, four replicas per card. also set CUDA_MPS_PINNED_DEVICE_MEM_LIMIT to 20 for each client",
+     "replicas", 4),
 ])
 def test_other_amounts_after_a_take_back_change_nothing(recipe_id, text, name, want):
     assert _read(recipe_id, text).values[name] == want

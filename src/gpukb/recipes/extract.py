@@ -5748,16 +5748,32 @@ def _per_unit_from_total(recipe: Recipe, full: Extraction) -> Extraction:
 # read before it that is an amount of the same kind (a bare number keeps the first one's unit).
 _BACK_MARK = re.compile(r"(?:\b(?:no\s+wait|wait(?:\s+no)?(?=\s*[,.!:;\u2026-])|actually|hmm+|sorry|oops|i\s+mean|"
                         r"scratch\s+that|correction|on\s+second\s+thoughts?|make\s+(?:it|that)|change\s+(?:it|that)\s+to|"
-                        r"edit\s*:)|(?<=[.,;\u2026]\s)no(?=\s*[,.]\s)|\u2192)", re.I)
+                        r"edit\s*:)|(?<=[.,;\u2026]\s)no(?=\s*[,.]\s)|\u2192|"
+                        # "(8 GPUs, 64 CPUs) ... please raise the cap to twelve GPUs": a change to an amount
+                        r"\b(?:raise|increase|bump|lower|reduce|decrease|change|set|grow|shrink|drop|cut)(?:s|d|ed|ing)?"
+                        r"(?P<object>(?:\s+(?!to\b)[\w/.-]+){0,4}?)\s+(?:up\s+|down\s+)?to(?=\s))", re.I)
 _BACK_TIME = r"s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|weeks?"
 _BACK_SIZE = r"[kmgtp]i?b?|gigs?|[kmgtp]ib|terabytes?|gigabytes?"
 _LOOSE_AMOUNT = re.compile(
     r"(?<![\w.-])(?:(\d+g\.\d+gb)|(\d+(?:\.\d+)?)(?:\s*(%|percent\b|(?:" + _BACK_SIZE + "|" + _BACK_TIME + r")(?![\w-])))?|"
     r"(" + _NUM[1:-1].split("|", 1)[1] + r"|an?)(?:\s+(percent|(?:seconds?|minutes?|hours?|days?|weeks?|gigs?|"
     r"gigabytes?|terabytes?)(?![\w-])))?)(?![\w-]|\.\w)", re.I)
-_BACK_DIRECT = re.compile(r"make|change|edit|\u2192", re.I)  # take-backs the new amount follows at once
+_BACK_DIRECT = re.compile(r"make|change|edit|\u2192|raise|increase|bump|lower|reduce|decrease|set|grow|shrink|drop|cut",
+                          re.I)  # take-backs the new amount follows at once
 _BACK_JUDGED = re.compile(r"\s+(?:is|was|were|are|would\s+be|sounds?|seems?|feels?)\b", re.I)
 _BACK_NOUN = re.compile(r"\s+([a-z0-9][\w.-]*[a-z][\w.-]*)", re.I)
+
+
+_CHANGED_GENERIC = frozenset({"it", "that", "this", "them", "the", "our", "my", "cap", "limit", "number", "count",
+                              "value", "amount", "size", "total", "quota", "max", "maximum", "min", "minimum"})
+
+
+def _changes(obj: str, name: str, noun: str | None) -> bool:
+    """Do the words a verb of change governs ("the cap", "the gpu count") name parameter ``name``
+    (or the things its amount counts)?"""
+    words = [_singular(w.lower()) for w in obj.split()]
+    own = {_singular(w) for w in name.lower().split("_")} | ({noun} if noun else set())
+    return all(w in _CHANGED_GENERIC for w in words) or bool(own & set(words))
 
 
 def _noun_after(text: str, at: int) -> str | None:
@@ -5843,6 +5859,8 @@ def _taken_back(recipe: Recipe, ext: Extraction, source: str, read) -> Extractio
                 continue  # "40 GPUs, no wait, 40 is the budget for both": the same amount again
             if kind == okind == "count" and noun and _noun_after(ext.text, old.end()) not in (None, noun):
                 continue  # "seven 1g.10gb ... correction: roll it out one node at a time": two quantities
+            if mark.group("object") and not _changes(mark.group("object"), name, _noun_after(ext.text, old.end())):
+                continue  # "three replicas ... set CUDA_MPS_ACTIVE_THREAD_PERCENTAGE to 33": another setting
             if best is None or b > best[1][1]:
                 best = (name, (a, b), old, okind)
         if best is None:
