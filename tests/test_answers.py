@@ -182,6 +182,19 @@ def test_a_second_section_answers_what_the_first_leaves_open():
     assert one.cited == [0]
 
 
+def test_a_pasted_log_asks_for_no_second_section():
+    quota = ev(0, "Quota", "Cap a namespace's GPUs with a ResourceQuota on requests.nvidia.com/gpu.")
+    prio = ev(1, "Priority", "A PriorityClass with a higher value lets production pods preempt research pods; the "
+              "kubelet reports eviction events and image pull progress.", "doc-b")
+    log = ("  I0412 09:13:02.118 kubelet.go:88] preempting research pods, eviction of production images pulled\n"
+           "  Warning  Evicted   2m   kubelet   priority preemption research production\n")
+    q = "how do I cap gpus per namespace with a quota? we saw this in the logs:\n" + log
+    assert ExtractiveGenerator().compose(q, [quota, prio]).cited == [0]
+    # the same words asked in prose do ask for the second section
+    asked = "cap team-a gpus with a namespace quota and let production preempt research pods"
+    assert ExtractiveGenerator().compose(asked, [quota, prio]).cited == [0, 1]
+
+
 def test_with_a_manifest_the_lead_is_the_next_section_with_something_to_say():
     # every sentence of the top section quotes another example's numbers
     example = ev(0, "Example", "Run 1 master and 3 workers with 8 GPUs each for 32 GPUs.")

@@ -157,6 +157,17 @@ def prose_words(text: str) -> int:
     return len(re.sub(r"```.*?```", " ", text, flags=re.S).split())
 
 
+# a line pasted from a terminal, a log or a manifest: indented, a log record, or a table of kubectl
+# output (columns apart by runs of spaces)
+_PASTED_LINE = re.compile(r"^(?:[ \t]+\S|\S*\s*(?:\d{4}-\d\d-\d\d|[IEWF]\d{4}\s)|[^\n]*\S\s{3,}\S)")
+
+
+def _asked_words(question: str) -> str:
+    """The question without what it pastes (fenced blocks, indented or log-shaped lines)."""
+    text = re.sub(r"```.*?(?:```|$)", " ", question, flags=re.S)
+    return "\n".join(ln for ln in text.splitlines() if not _PASTED_LINE.match(ln))
+
+
 class ExtractiveGenerator:
     """Composes an answer from the best section: its direct answer first, then the
     steps, command or YAML from the same section; a second section only when the
@@ -304,8 +315,10 @@ class ExtractiveGenerator:
 
         # A second section only when the question needs it.
         covered = set().union(*(set(terms(u.text)) | set(terms(pool[lead].section)) for u in first)) if first else set()
-        missing = {t for t in q if t not in covered}
-        if len(pool) > 1 and (not parts or _COMPARE.search(question) or len(missing) >= max(2, int(len(q) * SECOND_SECTION_SHARE))):
+        # what the question asks in its own words: a pasted log or command output adds terms no answer covers
+        asked = set(terms(_asked_words(question))) or set(q)
+        missing = {t for t in asked if t not in covered}
+        if len(pool) > 1 and (not parts or _COMPARE.search(question) or len(missing) >= max(2, int(len(asked) * SECOND_SECTION_SHARE))):
             best, gain = None, 0
             for si in range(1, len(pool)):
                 if parts and si == lead:
