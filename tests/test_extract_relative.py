@@ -202,3 +202,31 @@ def test_a_namespace_closing_its_sentence(recipes):
     got = extract_params(recipes["dcgm-servicemonitor-alerts"],
                          "need the ServiceMonitor + rules in ns monitoring. our exporter is standalone, in ns dcgm").values
     assert got["namespace"] == "monitoring" and got["exporter_namespace"] == "dcgm"
+
+
+# ---------------------------------------------------------------- amounts relative to another parameter
+
+def _real(recipe_id: str, text: str):
+    from gpukb.recipes.model import find_recipe, load_recipes
+
+    return extract_params(find_recipe(recipe_id, load_recipes()), text).values
+
+
+@pytest.mark.parametrize("recipe_id,text,want", [
+    # per GPU: that many times the GPUs of the same object (a quota's total, a replica's own)
+    ("gpu-quota", "quota for namespace optics: 10 GPUs, 6 CPUs per GPU and 48Gi of RAM per GPU",
+     {"gpus": 10, "cpu": 60, "memory": "480Gi"}),
+    ("gpu-inference-deployment", "deployment ranker, 3 replicas with 2 GPUs each, 10 cores per GPU",
+     {"replicas": 3, "gpus": 2, "cpu": 20}),
+    # a parameter named right before a factor of another amount
+    ("tenant-onboarding", "onboard team geo: 8 GPUs, CPU four times the GPU count, 512Gi of memory",
+     {"gpus": 8, "cpu": 32}),
+    ("volcano-queue", "volcano queue labs, capability 12 GPUs, deserved at half of the GPU cap", {"gpus": 12, "deserved_gpus": 6}),
+])
+def test_amount_relative_to_another_parameter(recipe_id, text, want):
+    got = _real(recipe_id, text)
+    assert {k: got.get(k) for k in want} == want
+
+
+def test_half_of_the_gpus_with_nothing_named_before_sets_nothing():
+    assert _real("volcano-queue", "volcano queue labs with 12 GPUs; half of the GPUs are idle at night").get("gpus") == 12

@@ -825,7 +825,7 @@ _ARROW_CHANGE = re.compile(r"([A-Za-z][\w./-]*:?[ \t]+)\d[\d.,]*[ \t]*(?:[A-Za-z
 
 # "double the limit", "2x   the GPUs" ("twice", padded), "3 times that", "halve it": a change relative to an
 # amount stated before; the target is the first word after an optional determiner
-_RELATIVE_PROSE = re.compile(r"\b(?:(double|triple|quadruple|halve|twice|thrice|cut)(?![\w-])|"
+_RELATIVE_PROSE = re.compile(r"\b(?:(double|triple|quadruple|halve|twice|thrice|cut|half(?=\s+of\s+the\b))(?![\w-])(?:\s+of)?|"
                              r"(\d+(?:\.\d+)?|two|three|four|five|ten)(?:x|\s+times)(?![\w-])|(\d+)\s+(?:more|extra|additional))\s+"
                              r"(?:(?:the|our|its|their|this\s+(?=[a-z]+s\b)|those|these)\s+)?"
                              r"(?!(?:amount|number|count|ones?)\b)([a-z][a-z-]*)\b(\s+in\s+half\b)?", re.I)
@@ -834,7 +834,7 @@ _RELATIVE_PROSE = re.compile(r"\b(?:(double|triple|quadruple|halve|twice|thrice|
 # "no two pods", "I don't want 3 nodes idle", "not 3": a number under a negation sets no count
 _NEGATED_COUNT = re.compile(r"(?:\bno|\bnot|\bdon'?t\s+want|\bdo\s+not\s+want|\bwithout)\s+$", re.I)
 
-_RELATIVE_WORDS = {"cut": 0.5, "double": 2, "twice": 2, "triple": 3, "thrice": 3, "quadruple": 4, "two": 2, "three": 3, "four": 4,
+_RELATIVE_WORDS = {"cut": 0.5, "half": 0.5, "double": 2, "twice": 2, "triple": 3, "thrice": 3, "quadruple": 4, "two": 2, "three": 3, "four": 4,
                    "five": 5, "ten": 10}
 
 
@@ -2675,6 +2675,38 @@ class _Extractor:
             self.result.values[name] = val
         return ok
 
+    def _relative_to_other(self, m: re.Match, factor: float, target: str) -> bool:
+        """"CPU five times the GPU count", "deserved at half of the GPU cap": the parameter named right
+        before the factor is that multiple of the amount the words after it name (here the GPUs)."""
+        if m.group(3) or target in ("that", "it", "this", "as"):
+            return False
+        before = re.search(r"([a-z][\w-]*)\s+(?:(?:at|is|=|of|to|should\s+be|must\s+be)\s+)?$",
+                           self.text[max(0, m.start() - 40):m.start()], re.I)
+        if not before:
+            return False
+        word = _singular(before.group(1).lower())
+        word = {"core": "cpu", "vcpu": "cpu", "ram": "memory", "mem": "memory"}.get(word, word)
+        referent = next((n for n in self.result.values if n in self.result.spans and self.result.spans[n][1] <= m.start()
+                         and isinstance(self.result.values[n], int) and _singular(n.split("_")[-1]) == _singular(target)),
+                        None)
+        if referent is None:
+            return False
+        owners = [n for n in self.recipe.properties if n != referent and word in n.lower().split("_")]
+        if len(owners) > 1:
+            owners = [n for n in owners if n.lower().split("_")[0] == word] or owners
+        if len(owners) != 1:
+            return False
+        span = self.result.spans[referent]
+        value = self.result.values[referent]
+        if _overlaps(span, m.span()):
+            return False
+        if not self._set_scaled(owners[0], value, factor):
+            return False
+        tail = re.match(r"\s+(?:count|number|cap|limit|total|quota|budget)\b", self.text[m.end():])
+        self.result.spans[owners[0]] = (m.start(), m.end() + (tail.end() if tail else 0))
+        self.result.covered.append(self.result.spans[owners[0]])
+        return True
+
     def _relative_in_prose(self) -> None:
         """"capped at 16 GPUs ... please double the limit", "4 at a time; double the parallelism",
         "(2 GPUs) but with twice the GPUs", "2 replicas; for prod three times that": an amount the
@@ -2694,6 +2726,10 @@ class _Extractor:
             else:
                 factor = _RELATIVE_WORDS.get((m.group(1) or "").lower(), 0.5)
             target = m.group(4).lower()
+            if self._relative_to_other(m, factor, target):
+                continue
+            if (m.group(1) or "").lower() == "half":
+                continue  # "half of the GPUs" with nothing named before it sets no amount
             often = target == "as" and re.match(r"\s+(?:often|frequently)\b", self.text[m.end(4):])
             if target == "as" and not often:
                 continue
@@ -5889,8 +5925,40 @@ def _taken_back(recipe: Recipe, ext: Extraction, source: str, read) -> Extractio
     return again
 
 
+# "24 GPUs total, 192 cores, and 8Gi of memory per GPU", "2 GPUs each, 12 cores per GPU": an amount of CPU or
+# memory per GPU is that many times the GPUs of the same object (the quota's total, the replica's own)
+_PER_GPU_AFTER = re.compile(r"\s*(?:of\s+)?(?:memory|ram|mem|cpus?|cores?|vcpus?|cpu\s+cores?)?\s*"
+                            r"(?:per|for\s+each|for\s+every|/|a)\s*(?:gpu|card|nvidia\.com/gpu)(?![\w.-])", re.I)
+
+
+def _per_gpu(recipe: Recipe, ext: Extraction) -> Extraction:
+    gpus = ext.values.get("gpus")
+    if not isinstance(gpus, int) or isinstance(gpus, bool) or gpus < 1:
+        return ext
+    for name in ("cpu", "memory"):
+        if name not in ext.values or name not in ext.spans or name not in recipe.properties:
+            continue
+        a, b = ext.spans[name]
+        per = _PER_GPU_AFTER.match(ext.text, b)
+        if not per:
+            continue
+        value = ext.values[name]
+        if isinstance(value, int) and not isinstance(value, bool):
+            new: Any = value * gpus
+        else:
+            q = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([KMGTP]i?)", str(value))
+            new = _quantity(parse_size(q.group(1), q.group(2)[0]) * gpus) if q else None
+        if new is None or not _prop_validator(json.dumps(recipe.properties[name], sort_keys=True)).is_valid(new):
+            continue
+        ext.values[name] = new
+        ext.spans[name] = (a, per.end())
+        ext.covered.append((a, per.end()))
+    return ext
+
+
 def _read(recipe: Recipe, text: str) -> Extraction:
-    return _per_unit_from_total(recipe, _named_row(recipe, text, _with_foreign(recipe, text, _extract(recipe, text))))
+    return _per_gpu(recipe, _per_unit_from_total(recipe, _named_row(recipe, text, _with_foreign(recipe, text,
+                                                                                              _extract(recipe, text)))))
 
 
 def extract_params(recipe: Recipe, text: str) -> Extraction:
