@@ -2436,3 +2436,20 @@ def test_limits_said_after_their_words(text, param, want):
 ])
 def test_what_runs_today_in_a_ticket_yields(text, param, want):
     _assert_reads(text, param, want)
+
+
+def test_a_total_given_as_the_reason_bounds_nothing():
+    from gpukb.recipes import generate
+
+    g = generate("This PR adds the Volcano job for the speech run.\n\nChanges:\n- `asr-large` in `speech`\n"
+                 "- 1 master (1 GPU) + 2 workers (8 GPUs each), pytorch plugin\n\nWhy: the run needs 17 GPUs for a week.",
+                 llm=False)
+    assert g.recipe == "volcano-job" and g.params["tasks"][1]["replicas"] == 2
+
+
+def test_an_amount_beyond_its_bounds_outside_a_reason_is_still_an_error():
+    from gpukb.errors import ParameterError
+    from gpukb.recipes import generate
+
+    with pytest.raises(ParameterError):
+        generate("time slice every gpu 300 ways, we have lots of tiny notebook pods", llm=False)

@@ -5176,6 +5176,8 @@ class _Extractor:
 
 # Words that say a sentence describes what runs today, not what is asked for: "kubectl get pvc x shows
 # storage: 200Gi", "currently 3 workers", "this is how we launch today".
+# the labels of a ticket's sections on why and on what runs today
+_STATE_LABEL_WORDS = r"(?:context|background|motivation|problem|why|reason|rationale|current\s+(?:state|setup)|as-is)"
 _STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:current|currently|today|right\s+now|at\s+the\s+moment|at\s+present|"
                     r"last\s+(?:week|month|quarter|year|night|sprint|time)|yesterday|ago|previously|previous|"  # what happened
                     r"ran\s+with|(?:was|were|has\s+been|have\s+been)\s+running\s+(?:with|on|at)|"  # "the old job ran with 16 workers"
@@ -5183,7 +5185,8 @@ _STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:current|curre
                     r"existing|(?:sits?|sitting|is\s+pinned|pinned|pegged|hovers?|hovering|stuck|idles?|idling)\s+(?:on|at)|"  # "sits on 6 replicas"
                     r"is\s+how\s+we|this\s+is\s+(?:what|how)\s+we)\b"
                     # a ticket's section on why: "Context: the 2 replicas are pegged at 95% by 10am."
-                    r"|(?<![\w-])(?:context|background|motivation|problem|current\s+(?:state|setup)|as-is)\s*:(?=\s)", re.I)
+                    r"|(?<![\w-])" + _STATE_LABEL_WORDS + r"\s*:(?=\s)", re.I)
+_STATE_LABEL = re.compile(_STATE_LABEL_WORDS + r"\s*:", re.I)
 # "The shared-dataset PVC is 1Ti on efs-sc and it's full. Please create a new one, ...": a sentence that
 # describes an object, before a request for a new one, is what runs today
 _DESCRIBED = re.compile(r"(?:^|(?<=[.!?]\s))(?:the|our|my)\s+(?!new\b)(?:[\w'-]+\s+){0,2}?(?:pvc|claim|deployment|pod|job|queue|"
@@ -5209,9 +5212,18 @@ def _state_spans(text: str) -> list[tuple[int, int]]:
                     text.rfind("; ", 0, m.start()) + 2 if "; " in text[:m.start()] else 0,
                     text.rfind("```", 0, m.start()) + 3 if "```" in text[:m.start()] and
                     text[:m.start()].count("```") % 2 == 0 else 0)
+        if m.group(0).endswith(":"):
+            # a ticket's labelled section ("Why: ...") runs from its label to the next label
+            # ("Acceptance criteria:") or the end
+            label = _NEXT_LABEL.search(text, m.end())
+            out.append((m.start(), label.start() if label else len(text)))
+            continue
         end = _STATE_END.search(text, m.end())
         out.append((start, end.start() if end else len(text)))
     return out
+
+
+_NEXT_LABEL = re.compile(r"(?:(?<=[.!?]\s)|(?<=\s-\s))[A-Z][A-Za-z]*(?:\s[A-Za-z]+){0,3}\s*:(?=\s)")
 
 
 # a line quoted from an earlier message in a reply ("> proposal: 1 replica" then "+1, but make it 3")
@@ -5408,11 +5420,15 @@ def _extract(recipe: Recipe, text: str) -> Extraction:
     state = sorted(state + quoted + [m.span() for m in _CAPACITY.finditer(ex.text)])
     full = ex.run()
     inside = _within(state)
-    if state and (any(inside(sp) for sp in full.spans.values()) or any(inside(c[1]) for c in full.conflicts.values())):
+    if state and (any(inside(sp) for sp in full.spans.values()) or any(inside(c[1]) for c in full.conflicts.values())
+                  or any(inside(o[1]) for o in full.out_of_range.values())):
         # What runs today yields to what is asked for (nothing read from it: nothing to read again)
         again = _Extractor(recipe, text)
         again.blocked += labels + state + others
         _prefer_wanted(full, again.run(), inside)
+        in_section = _within([sp for sp in state if _STATE_LABEL.match(ex.text, sp[0])])
+        for k in [k for k, o in full.out_of_range.items() if in_section(o[1])]:
+            full.out_of_range.pop(k)  # "Why: 33 GPUs for ~6 days": a total said as a reason bounds nothing
     # A thread's later message overrides an earlier one ("raj: 3 pods x 2 gpus" ... "raj: ok 12 pods"):
     # each message in turn is read with the ones before it set aside.
     for k in range(1, len(turns)):
