@@ -5427,8 +5427,8 @@ def _extract(recipe: Recipe, text: str) -> Extraction:
         again.blocked += labels + state + others
         _prefer_wanted(full, again.run(), inside)
         in_section = _within([sp for sp in state if _STATE_LABEL.match(ex.text, sp[0])])
-        for k in [k for k, o in full.out_of_range.items() if in_section(o[1])]:
-            full.out_of_range.pop(k)  # "Why: 33 GPUs for ~6 days": a total said as a reason bounds nothing
+        for bounded in [n for n, o in full.out_of_range.items() if in_section(o[1])]:
+            full.out_of_range.pop(bounded)  # "Why: 33 GPUs for ~6 days": a total said as a reason bounds nothing
     # A thread's later message overrides an earlier one ("raj: 3 pods x 2 gpus" ... "raj: ok 12 pods"):
     # each message in turn is read with the ones before it set aside.
     for k in range(1, len(turns)):
