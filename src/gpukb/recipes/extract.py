@@ -765,6 +765,9 @@ def _components(text: str) -> str:
 
 # "no single pod may take more than 8", "any single job": a quantifier, not a count of one
 _SINGLE_QUANTIFIER = re.compile(r"\b(no|any|every|each)\s+single\s+", re.I)
+# "each task embeds one shard", "each tile gets a pod": one thing per unit, no count of them ("one shard per task")
+_EACH_ONE = re.compile(r"\beach\s+([a-z][a-z-]*)\s+(?:(?:gets|has|is|embeds|handles|processes|renders|runs|takes|uses|"
+                       r"reads|writes|owns|holds|needs|=|:|->|\u2192)\s+)?(one|a\s+single|1)\s+([a-z][a-z-]*)\b", re.I)
 
 
 # "half of robotics' 24 GPUs", "a quarter of the 64 cards", "twice the 8 GPUs": a share of an amount
@@ -921,6 +924,8 @@ def normalise_text(text: str) -> str:
     text = _OK_THEN.sub(r"let's do \1", text)
     text = re.sub(r"\b(do|does)n['\u2019]t\b", r"\1 not", text, flags=re.I)  # "don't schedule": DoNotSchedule's words
     text = _SINGLE_QUANTIFIER.sub(r"\1 ", text)
+    text = _EACH_ONE.sub(lambda m: f"one {m.group(3)} per {m.group(1)}"
+                         if m.group(3).lower() not in ("of", "more", "other", "another", "at") else m.group(0), text)
     text = _FROM_TO.sub(_from_to, text)
     text = _ARROW_CHANGE.sub(r"\1", text)
     text = _ONCE.sub(lambda m: m.group(1) + {"once": "1 time", "twice": "2 times", "thrice": "3 times"}[m.group(2).lower()], text)
