@@ -2457,8 +2457,8 @@ def test_an_amount_beyond_its_bounds_outside_a_reason_is_still_an_error():
 
 @pytest.mark.parametrize("text, param, want", [
     # one thing per unit is no count of the things
-    ("indexed job, 300 array tasks, 20 at a time, 1 gpu. each task reads one file of the dataset", "completions", 300),
-    ("indexed job with 64 completions, 8 in parallel; each worker gets a single GPU", "completions", 64),
+    ("indexed job, 300 array tasks, 20 at a time, 1 gpu. each task processes one shard of the data", "completions", 300),
+    ("indexed job, 64 array tasks, 8 in parallel; each task handles a single shard", "completions", 64),
 ])
 def test_one_thing_per_unit_is_no_count(text, param, want):
     _assert_reads(text, param, want)
