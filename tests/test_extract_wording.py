@@ -2462,3 +2462,14 @@ def test_an_amount_beyond_its_bounds_outside_a_reason_is_still_an_error():
 ])
 def test_one_thing_per_unit_is_no_count(text, param, want):
     _assert_reads(text, param, want)
+
+
+@pytest.mark.parametrize("text, param, want", [
+    # a gang's minimum said as a part of the whole
+    ("coscheduling podgroup for job asr, 10 pods with 2 gpus; it is fine if 7 of the 10 pods start together",
+     "min_member", 7),
+    ("podgroup 'sweep': 6 pods total, minimum 4 of them must be scheduled together, 1 gpu each", "min_member", 4),
+    ("volcano job, 8 workers x 1 gpu; 5 of the 8 workers can start together", "min_available", 5),
+])
+def test_a_gang_minimum_said_as_a_part(text, param, want):
+    _assert_reads(text, param, want)
