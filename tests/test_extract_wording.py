@@ -2473,3 +2473,29 @@ def test_one_thing_per_unit_is_no_count(text, param, want):
 ])
 def test_a_gang_minimum_said_as_a_part(text, param, want):
     _assert_reads(text, param, want)
+
+
+_NAMED = Recipe(id="fixture", title="fixture", area="test", description="", docs=[],
+                parameters={"type": "object", "properties": {
+                    "namespace": {"type": "string", "pattern": r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"},
+                    "tenant": {"type": "string", "pattern": r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"},
+                    "toleration": {"type": "boolean", "default": True}}},
+                templates=[], examples=[], path=Path("fixture.yaml"),
+                extract={"namespace": [{"after": ["namespace"]}, {"before": ["namespace"]}],
+                         "tenant": [{"after": ["onboarding", "team"]}],
+                         "toleration": [{"flag": ["no toleration"], "value": False}]})
+
+
+@pytest.mark.parametrize("text,name,want", [
+    # a cue that ends a phrase names no value after its colon
+    ("scaler for chat in the serving namespace: go to zero at night", "namespace", "serving"),
+    ("put it in our batch namespace: nothing else runs there", "namespace", "batch"),
+    # the message a request came in is no name
+    ("Onboarding ticket OPS-12, team vision", "tenant", "vision"),
+    # a negated flag with words that describe its noun between
+    ("no GPU taint toleration on this one", "toleration", False),
+    ("without any toleration please", "toleration", False),
+])
+def test_phrase_heads_tickets_and_negated_flags(text, name, want):
+    assert extract_params(_NAMED, text).values.get(name) == want
+

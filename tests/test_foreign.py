@@ -160,7 +160,7 @@ def test_each_batch_directive_is_located_on_its_own_line():
 
 def test_table_rows_read_as_field_lines_counts_and_named_objects():
     assert _words("| Setting | Value |\n|---|---|\n| Replicas | five |\n| GPUs / replica | 1 |") == [
-        "Replicas: five", "GPUs per replica: 1"]
+        "Replicas: five", "1 GPUs per replica"]
     assert _words("| profile | count |\n|--|--|\n| 3g.40gb | 1 |\n| 1g.10gb | 2 |") == ["1 3g.40gb", "2 1g.10gb"]
     assert _words("| Object | Name | Notes |\n|-|-|-|\n| ClusterQueue | ml-cq | quota 8 GPUs |") == [
         "ClusterQueue: ml-cq", "quota 8 GPUs"]
@@ -237,3 +237,39 @@ def test_a_document_held_as_text_in_a_setting_is_no_setting():
     # a values file whose key holds a whole config as a block scalar: its lines are no setting of the key
     words = _words("values:\nconfig:\n  map:\n    default: |-\n      version: v1\n      sharing: {}\n  name: ts-cfg\n")
     assert not [w for w in words if "version" in w or "v1" in w], words
+
+
+def test_a_settings_table_wins_over_the_words_leading_into_it_and_its_own_raw_text():
+    # the intro names a team ("speech"), the table the namespace; a quoted word in a key cell is no name
+    quota = generate("Quota for the audio team:\n\n| namespace | GPUs | CPU |\n|---|---|---|\n| audio-tts | 6 | 48 |\n",
+                     RECIPES)
+    assert quota.recipe == "gpu-quota"
+    assert quota.params["namespace"] == "audio-tts" and quota.params["gpus"] == 6 and quota.params["cpu"] == 48
+    alerts = generate("DCGM alerts, please:\n\n| setting | value |\n|---|---|\n| name | fleet-gpu |\n"
+                      "| \"busy\" means util above | ninety percent |\n", RECIPES)
+    assert alerts.params["name"] == "fleet-gpu"
+
+
+def test_a_table_row_of_one_setting_keyed_in_other_words():
+    # "GPU cap" names the queue's cap (gpus), not its deserved share; the number is written out
+    got = generate("Volcano queue for the robotics group:\n\n| name | GPU cap | CPU cap | weight |\n"
+                   "|---|---|---|---|\n| robo | twenty-four | 192 | 3 |\n", RECIPES)
+    assert got.recipe == "volcano-queue"
+    assert (got.params["name"], got.params["gpus"], got.params["cpu"], got.params["weight"]) == ("robo", 24, 192, 3)
+    assert not any("24" in u or "twenty" in u or "192" in u for u in got.unused)
+
+
+def test_a_table_cell_saying_none_or_no_turns_the_setting_off():
+    pool = generate("Karpenter NodePool:\n\n| setting | value |\n|---|---|\n| families | g6e |\n| taint | none |\n",
+                    RECIPES)
+    assert pool.params.get("taint") is False
+    queue = generate("Kueue queue:\n\n| ClusterQueue | namespace | GPUs | GPU taint toleration |\n|---|---|---|---|\n"
+                     "| batch-cq | batch | 8 | no |\n", RECIPES)
+    assert queue.params["gpu_toleration"] is False and queue.params["gpus"] == 8
+
+
+def test_a_column_per_amount_per_unit_reads_as_per_unit():
+    got = generate("Triton for the ranker:\n\n| field | value |\n|---|---|\n| GPUs/replica | 2 |\n"
+                   "| replicas | 3 |\n| ready endpoint | /v2/health/ready |\n", RECIPES)
+    assert (got.params["gpus"], got.params["replicas"]) == (2, 3)
+    assert got.params["health_path"] == "/v2/health/ready"

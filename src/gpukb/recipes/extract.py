@@ -95,7 +95,9 @@ _RELATION_WORDS = frozenset({"contains", "contain", "containing", "includes", "i
                              "ending", "equals", "like", "resembles", "mentions", "has", "having"})
 _FRAME_WORDS = frozenset({"called", "named", "existing", "current", "same", "own", "is", "are", "was", "were",
                           "today", "tomorrow", "yesterday", "now", "tonight", "currently", "later", "soon",
-                          "this", "that", "these", "those", "them", "it"})
+                          "this", "that", "these", "those", "them", "it",
+                          # the message the request came in: "Onboarding ticket ONB-311, team genomics"
+                          "ticket", "tickets", "jira", "form", "email", "e-mail", "thread", "message"})
 
 _GPU_MODELS = ["h100", "h200", "a100", "a10g", "a10", "l40s", "l40", "l4", "t4", "v100", "b200", "gb200", "a6000", "rtx"]
 
@@ -1149,6 +1151,9 @@ def _phrase_re(phrase: str, left_boundary: bool = True, flags: bool = False) -> 
     never matching inside a longer word or a hyphenated name."""
     parts = [p for p in re.split(r"[\s-]+", phrase.strip()) if p]
     body = r"[\s_-]?".join(_word_re(p) for p in parts)
+    if len(parts) == 2 and parts[0].lower() in ("no", "without") and parts[1].isalpha():
+        # "no toleration" is also "no GPU taint toleration": up to two words that describe the noun
+        body = rf"{_word_re(parts[0])}\s+(?:(?!(?:more|less|than|longer|other|one|matter|need)\b)[A-Za-z][\w.-]*\s+){{0,2}}?{_word_re(parts[1])}"
     if len(parts) == 2 and parts[0].isalpha() and parts[1].isdigit():
         # "scratch 1" is also "scratch type 1", "persistent version 2"
         body = (rf"{_word_re(parts[0])}(?:[\s_-]?|\s+(?:type|version|gen|generation|tier|class|mode|level)\s+)"
@@ -3091,7 +3096,11 @@ class _Extractor:
                     return val, span
         # "Onboarding request: tenant: recsys": the cue written as a field label goes first
         labelled = rf"{words}\s*[:=]\s*" + value_pat
-        candidates = [*self._token_candidates(labelled), *self._token_candidates(pat)]
+        # "in the inference namespace: scale to zero": a cue that ends a phrase ("the inference namespace")
+        # names no value after its colon; the phrase already said it
+        phrase_end = _compile(rf"\b(?:the|our|their|its|my|your|this|that)\s+[\w-]+\s+{words}\s*:\s*[\"'`]?$")
+        candidates = [c for c in [*self._token_candidates(labelled), *self._token_candidates(pat)]
+                      if not phrase_end.search(self.text[max(0, c[1][0] - 80):c[1][0]])]
         if spec.get("type") == "string" and not spec.get("enum") and not is_command:
             # "use a10g as the key", "with gpu-burst as its pool": the value before "as the <cue>"
             candidates[:0] = list(self._token_candidates(
@@ -5498,6 +5507,15 @@ def _locate_lines(text: str, block: str) -> tuple[int, int] | None:
     return (min(a for a, _ in spans), max(b for _, b in spans)) if spans else None
 
 
+def _locate_block(text: str, block: str) -> tuple[int, int] | None:
+    """Where a pasted block stands in the normalised ``text``: as a whole, or from its first line
+    found to its last when normalising rewrote words inside it ("three percent" in a table)."""
+    got = _locate(text, block)
+    if got is None or got[1] - got[0] < len(block.strip()) // 2:
+        got = _locate_lines(text, block) or got
+    return got
+
+
 def _locate(text: str, piece: str, start: int = 0) -> tuple[int, int] | None:
     """Where ``piece`` of the request as written stands in its normalised ``text``."""
     piece = piece.strip()
@@ -5511,9 +5529,15 @@ def _locate(text: str, piece: str, start: int = 0) -> tuple[int, int] | None:
         m = re.compile(r"\s*".join(re.escape(w) for w in words), re.I).search(text, start)
         if m:
             return m.span()
-    if at < 0:  # normalising rewrote part of it: anchor on its first and last words
+    if at < 0:  # normalising rewrote part of it: anchor on its first and last words (not a table's pipes)
+        words = [w for w in words if re.search(r"\w", w)] or words
         a = text.find(words[0], start)
         b = text.find(words[-1], a) if a >= 0 else -1
+        if a >= 0 and b < 0 and "\n" not in piece:  # its last words rewritten ("three percent" -> "3%"): to its line's end
+            end = text.find("\n", a)
+            end = len(text) if end < 0 else end
+            if end - a <= 2 * len(piece) + 20:
+                return a, len(text[:end].rstrip())
         if a < 0 or b < 0 or b - a > 2 * len(piece) + 20:
             return None
         return a, b + len(words[-1])
@@ -5534,7 +5558,7 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
         pos += len(f.words) + 2
     # one fact a line, so that a fact written as a field ("Replicas: five") reads as a form's line
     syn = _Extractor(recipe, ",\n".join(f.words for f in facts)).run()
-    where = [_locate(full.text, text[a:b]) for a, b in blocks]
+    where = [_locate_block(full.text, text[a:b]) for a, b in blocks]
     inside_block = [w for w in where if w]
 
     def located(a: int, b: int) -> tuple[int, int] | None:
@@ -5569,10 +5593,15 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
             items = [str(k) for k in (value if isinstance(value, dict) else value) if not isinstance(k, (dict, list))]
             taken += [sp for f in facts if f is not fact and any(i and i in f.words for i in items)
                       and (sp := placed.get(id(f)))]
+        # a Markdown table is the request's own settings, keyed: it wins over a reading of its raw text
+        # and of the words that lead into it ("quota for the speech team:"), not over words after it
+        table_end = next((b for a, b in inside_block if span and a <= span[0] < b), None) \
+            if fact.fmt == "table" else None
         if name in full.values:
             if span:
                 taken.append(span)  # said in words too, or changed by them: understood either way
-            if not _paste_misread(full.values[name], value, inside(full.spans.get(name)), facts):
+            keyed = table_end is not None and full.spans.get(name, (0, 0))[0] < table_end
+            if not keyed and not _paste_misread(full.values[name], value, inside(full.spans.get(name)), facts):
                 continue  # the request's words win over what runs today, and so does a change they make to it
         full.values[name] = value
         full.spans[name] = span or (0, 0)
@@ -5587,9 +5616,11 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
     # description share the most of its key's words takes its value, when the schema accepts it
     consumed = {id(f) for name in syn.values for a, b, f in clauses if a <= syn.spans.get(name, (-9, 0))[0] < b + 1}
     for f in facts:
-        if f.fmt not in SETTINGS_FORMATS or id(f) in consumed or not (span := placed.get(id(f))):
+        # ... and so does a table's row of one setting ("| GPU cap | forty |")
+        setting = f.fmt in SETTINGS_FORMATS or (f.fmt == "table" and ", " not in f.words)
+        if not setting or id(f) in consumed or not (span := placed.get(id(f))):
             continue
-        got = _setting_by_key(recipe, f.words, set(full.values))
+        got = _setting_by_key(recipe, digits_view(f.words.replace(": ", " ")), set(full.values))
         if got is not None:
             full.values[got[0]] = got[1]
             full.spans[got[0]] = span
@@ -5631,8 +5662,8 @@ _KEY_GENERIC = frozenset({"spec", "config", "settings", "value", "values", "defa
 def _param_words(recipe_id: str, path: str, props: str) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
     out = {}
     for name, spec in json.loads(props).items():
-        own = frozenset(w for w in name.lower().split("_") if w)
-        desc = frozenset(w for w in re.findall(r"[a-z][a-z0-9]+", str(spec.get("description", "")).lower())
+        own = frozenset(_singular(w) for w in name.lower().split("_") if w)
+        desc = frozenset(_singular(w) for w in re.findall(r"[a-z][a-z0-9]+", str(spec.get("description", "")).lower())
                          if len(w) > 2 and w not in _STOP)
         out[name] = (own, desc)
     return out
@@ -5668,7 +5699,7 @@ def _setting_by_key(recipe: Recipe, words: str, taken: set[str]) -> tuple[str, A
         raw, key = toks[0], toks[1:]
     else:
         raw, key = toks[-1], toks[:-1]
-    keys = {_KEY_SYNONYMS.get(w, w) for w in key if w not in _KEY_GENERIC}
+    keys = {_singular(_KEY_SYNONYMS.get(w, w)) for w in (k.lower() for k in key) if w not in _KEY_GENERIC}
     if not keys:
         return None
     props = recipe.properties
@@ -5677,11 +5708,12 @@ def _setting_by_key(recipe: Recipe, words: str, taken: set[str]) -> tuple[str, A
     for name, (own, desc) in table.items():
         score = 2 * len(keys & own) + len(keys & (desc - own))
         if score:
-            scored.append((score, name))
+            # on a tie, the parameter whose own name the key says whole ("GPU cap": gpus, not deserved_gpus)
+            scored.append((score, len(keys & own) / max(1, len(own)), name))
     scored.sort(reverse=True)
-    if not scored or scored[0][0] < 2 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+    if not scored or scored[0][0] < 2 or (len(scored) > 1 and scored[1][:2] == scored[0][:2]):
         return None
-    name = scored[0][1]
+    name = scored[0][2]
     if name in taken:
         return None
     spec = props[name]

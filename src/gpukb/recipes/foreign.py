@@ -643,6 +643,9 @@ def _find_tables(text: str) -> Iterator[tuple[int, int]]:
 
 
 _TABLE_RULE = re.compile(r"[\s|:-]+")
+# a cell that says a thing is absent or off
+_NO_CELL = re.compile(r"(?i)no|none|off|false|disabled?|n/?a|-+|—")
+_PER_SLASH = re.compile(r"(?<=[A-Za-z])\s*/\s*(?=[A-Za-z])")
 _COUNT_HEADS = frozenset({"count", "number", "qty", "quantity", "instances", "#", "amount", "n"})
 
 
@@ -682,13 +685,22 @@ def _read_table(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int,
             key, value = cells
             if counted or (re.search(r"\d", key) and re.fullmatch(r"\d+|[a-z]+", value, re.I)):
                 facts.append((f"{value} {key}", a, b))
+            elif _NO_CELL.fullmatch(value):
+                facts.append((f"no {_PER_SLASH.sub(' per ', key)}", a, b))  # "| taint | none |": there is none
             else:
-                facts.append((f"{key.replace(' / ', ' per ')}: {value}", a, b))
+                # "GPUs / replica", "GPUs/replica": an amount per unit, said as one ("2 GPUs per replica")
+                key = _PER_SLASH.sub(" per ", key)
+                per = re.search(r"\sper\s", key) and re.fullmatch(r"\d+(?:\.\d+)?|[a-z]+", value, re.I)
+                facts.append((f"{value} {key}" if per else f"{key}: {value}", a, b))
         elif header is not None and len(cells) == len(header) and "name" in header[1:]:
             i = header.index("name", 1)
             facts.append((f"{cells[0]}: {cells[i]}", where[0][0], where[i][1]))
             # each other cell says something of its own, and is reported on its own when nothing reads it
             facts += [(c, *where[j]) for j, c in enumerate(cells) if j not in (0, i) and c]
+        elif header is not None and len(cells) == len(header) and len(rows) == 1:
+            # the one row of a table with a column per setting: each cell a setting of its own, under its column
+            facts += [(f"no {_PER_SLASH.sub(' per ', h)}" if _NO_CELL.fullmatch(c) else f"{_PER_SLASH.sub(' per ', h)} {c}",
+                       *where[j]) for j, (h, c) in enumerate(zip(header, cells)) if c and h]
         elif header is not None and len(cells) == len(header):
             facts.append((", ".join(f"{h} {c}" for h, c in zip(header, cells) if c), a, b))
     return facts, plate
