@@ -2499,3 +2499,35 @@ _NAMED = Recipe(id="fixture", title="fixture", area="test", description="", docs
 def test_phrase_heads_tickets_and_negated_flags(text, name, want):
     assert extract_params(_NAMED, text).values.get(name) == want
 
+
+
+def test_parts_of_a_core_and_hyphenated_durations_are_normalised():
+    assert "500m CPU" in normalise_text("give them half a core each")
+    assert "250m CPU" in normalise_text("a quarter of a vCPU is enough")
+    assert "15 minute" in normalise_text("a 15-minute scale-down window")
+    assert "5-10 minutes" in normalise_text("wait 5-10 minutes")  # a range keeps its hyphen
+
+
+_POOL_TYPES = Recipe(id="fixture", title="fixture", area="test", description="", docs=[],
+                     parameters={"type": "object", "properties": {
+                         "capacity": {"type": "string", "enum": ["spot", "on-demand"]},
+                         "types": {"type": "array", "items": {"type": "string", "enum": ["spot", "on-demand", "reserved"]}},
+                         "max_pods": {"type": "integer", "minimum": 1, "maximum": 1000,
+                                      "description": "Most pods the namespace may run."},
+                         "default_cpu": {"type": "string", "pattern": r"^[0-9]+m?$",
+                                         "description": "Default CPU for containers that set none."}}},
+                     templates=[], examples=[], path=Path("fixture.yaml"),
+                     extract={"capacity": [{"enum": {"spot": ["spot"], "on-demand": ["on-demand"]}}],
+                              "types": [{"enum": {"spot": ["spot"], "on-demand": ["on-demand"], "reserved": ["reserved"]}}],
+                              "max_pods": [{"count": ["pods", "pod"]}]})
+
+
+def test_a_value_after_except_is_ruled_out():
+    got = extract_params(_POOL_TYPES, "any capacity except spot, please").values
+    assert got.get("capacity") != "spot" and "spot" not in (got.get("types") or [])
+    assert extract_params(_POOL_TYPES, "capacity spot please").values.get("capacity") == "spot"
+
+
+def test_an_amount_before_another_parameters_counted_noun_is_not_read_by_a_description_cue():
+    got = extract_params(_POOL_TYPES, "one gpu per container, and no more than 20 pods there").values
+    assert got.get("max_pods") == 20 and "default_cpu" not in got

@@ -273,3 +273,9 @@ def test_a_column_per_amount_per_unit_reads_as_per_unit():
                    "| replicas | 3 |\n| ready endpoint | /v2/health/ready |\n", RECIPES)
     assert (got.params["gpus"], got.params["replicas"]) == (2, 3)
     assert got.params["health_path"] == "/v2/health/ready"
+
+
+def test_a_product_label_written_out_beats_the_short_name_beside_it():
+    got = generate("pod `bench` with 2 GPUs on the A100 40GB PCIe cards (node label NVIDIA-A100-PCIE-40GB)", RECIPES)
+    assert got.params["gpu_product"] == "NVIDIA-A100-PCIE-40GB"
+    assert generate("pod `bench` with 1 GPU on an A100 40GB", RECIPES).params["gpu_product"] == "NVIDIA-A100-SXM4-40GB"

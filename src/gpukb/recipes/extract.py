@@ -167,7 +167,11 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
     "gpus": [{"count": ["gpus", "gpu", "nvidia.com/gpu", "gpus each", "gpus per pod"]}],
     "cpu": [{"count": ["cpus", "cpu", "vcpus", "vcpu", "cores", "core"]}],
     "memory": [{"size": "quantity", "near": ["memory", "mem", "ram"]}],
-    "gpu_product": [{"enum": {
+    # a product label value written out ("NVIDIA-A100-PCIE-40GB") says more than a short name beside it
+    # ("two A100 40GB PCIe cards (node label NVIDIA-A100-PCIE-40GB)"), and goes first; GKE's
+    # lower-case accelerator names ("nvidia-a100-80gb") are no product labels
+    "gpu_product": [{"regex": r"(?<![\w./-])((?-i:NVIDIA|Tesla)-(?=[\w.-]*\d)[A-Za-z0-9][-A-Za-z0-9_.]*[A-Za-z0-9])(?![\w-])"},
+                    {"enum": {
         "NVIDIA-H100-80GB-HBM3": ["h100", "h100 80gb", "h100-80gb", "h100 sxm"],
         "NVIDIA-H200": ["h200"],
         "NVIDIA-A100-SXM4-80GB": ["a100 80gb", "a100-80gb", "a100 80g", "a100"],
@@ -177,9 +181,7 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
         "NVIDIA-A10G": ["a10g", "a10"],
         "Tesla-T4": ["t4"],
         "Tesla-V100-SXM2-16GB": ["v100"],
-    }},
-        # a product label value written out that the table above does not list ("NVIDIA-A100-PCIE-40GB")
-        {"regex": r"(?<![\w./-])((?:NVIDIA|Tesla)-(?=[\w.-]*\d)[A-Za-z0-9][-A-Za-z0-9_.]*[A-Za-z0-9])(?![\w-])"}],
+    }}],
     "driver_enabled": [{"flag": ["pre-installed driver", "preinstalled driver", "driver pre-installed",
                                  "driver preinstalled", "driver already installed", "drivers already installed",
                                  "existing driver", "without driver", "no driver", "driver disabled"], "value": False}],
@@ -256,6 +258,9 @@ _SCALED = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?|one|two|three|four|five|six|seve
                      r"|(?<![\w.$])(\d+(?:\.\d+)?)(k)(?=\s+[a-z]{3,})(?!\s+(?:tokens?|context|ctx)\b)", re.I)
 _SCALE = {"hundred": 100, "thousand": 10 ** 3, "million": 10 ** 6, "billion": 10 ** 9, "dozen": 12}
 _HALF_UNIT = re.compile(r"(?<![\w.])half\s+an?\s+(?=(?:[KMGTP]i?B|[kmgtp]ib|[kmgtp]b|tera|giga|mega|gig|tebi|gibi|mebi)\w*\b)", re.I)
+_HYPHEN_UNIT = re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)-(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)\b", re.I)
+# "half a core", "a quarter of a vCPU": a part of a CPU in millicores, as Kubernetes writes it
+_PART_CORE = re.compile(r"(?<![\w.])(half|(?:a\s+|one\s+)?quarter|three\s+quarters)\s+(?:of\s+)?an?\s+(?:v?cpu|core)\b", re.I)
 _WHOLE_UNIT = re.compile(r"(?<![\w.])(?:an?|one)\s+(?:full|whole|entire|complete)\s+(?=(?:second|minute|hour|day)s?\b)", re.I)
 
 
@@ -959,6 +964,8 @@ def normalise_text(text: str) -> str:
     text = _GO_COMPOUND.sub(_go_compound, text)
     text = _SCALED.sub(_scaled, text)
     text = _HALF_UNIT.sub("0.5 ", text)
+    text = _HYPHEN_UNIT.sub(r"\1 \2", text)  # "a 15-minute window", "a 2-hour grace period"
+    text = _PART_CORE.sub(lambda m: {"h": "500m", "t": "750m"}.get(m.group(1)[0].lower(), "250m") + " CPU", text)
     text = _WHOLE_UNIT.sub("1 ", text)
     t = text.replace("\u00d7", " x ").replace("\u2013", "-")
     t = re.sub(r"(?<=\d)\s*(?:\u2192|\u27f6|=>)\s*(?=\d)", " to ", t)  # "scaling 2\u219210 replicas": a range
@@ -1223,6 +1230,9 @@ def _name_variants(name: str) -> tuple[str, ...]:
     return tuple(sorted((v for v in out if v), key=len, reverse=True))
 
 
+# "anything except spot", "any class but not the A10s", "other than", "apart from": what follows is ruled out
+_EXCEPT_BEFORE = re.compile(r"\b(?:except(?:\s+for)?|but\s+not|other\s+than|apart\s+from|excluding|"
+                            r"(?:anything|everything|any\w*)\s+but)\s+(?:(?:the|a|an|our)\s+)?$", re.I)
 _NEGATION = (r"(?:no|not|without|disable[sd]?|disabling|skip|skipping|don'?t|do not|never|off|false|turn off|"
              r"can'?t|cannot|won'?t|must not|mustn'?t|shouldn'?t|may not)")
 # "no retries", "never retry", "zero restarts": nothing of a counted thing ("no more than 4" is a bound)
@@ -3631,7 +3641,8 @@ class _Extractor:
         found: list[tuple[int, int, str]] = []
         for value, ps in phrases.items():
             for m in _compile(_words_alt(ps)).finditer(self.text):
-                if re.search(rf"\b{_NEGATION}\s+(?:\w+\s+)?$", self.text[max(0, m.start() - 30):m.start()], re.I):
+                if re.search(rf"\b{_NEGATION}\s+(?:\w+\s+)?$", self.text[max(0, m.start() - 30):m.start()], re.I) \
+                        or _EXCEPT_BEFORE.search(self.text[max(0, m.start() - 30):m.start()]):
                     continue
                 if any(m.start() < y and x < m.end() for x, y in self.blocked):
                     continue  # "our current pool runs on-demand ... the new one on spot": today's value yields
@@ -3747,6 +3758,8 @@ class _Extractor:
                     if _NOT_NEEDED_AFTER.match(self.text, m.end()):
                         continue  # "mixed strategy isn't needed since all slices are identical"
                     chosen = value
+                    if spec.get("type") != "boolean" and _EXCEPT_BEFORE.search(self.text[max(0, m.start() - 30):m.start()]):
+                        continue  # "anything except spot", "any zone other than 1a": the value ruled out
                     if spec.get("type") != "boolean" and (self._negated_before(m.start()) is not None or re.search(
                             rf"\b{_NEGATION}\s+$", self.text[max(0, m.start() - 20):m.start()], re.I)):
                         # "we don't want spot at all": a value ruled out is not chosen; of two
@@ -3898,6 +3911,7 @@ class _Extractor:
 
     def _claimed_by_other(self, name: str, span: tuple[int, int]) -> bool:
         """Does a recipe rule of another parameter, still open, read its value at ``span``?"""
+        mine = {_singular(w) for w in re.findall(r"[a-z]+", str(self.recipe.properties[name].get("description", "")).lower())}
         for other, rules in self.recipe.extract.items():
             if other == name or other in self.result.values or other not in self.recipe.properties:
                 continue
@@ -3908,6 +3922,12 @@ class _Extractor:
                     for m in _compile(r["regex"]).finditer(view):
                         if m.start(1) < span[1] and span[0] < m.end(1):
                             return True
+                # "no more than 20 pods": the amount its counted noun follows is that parameter's, unless
+                # this one counts the same noun ("a minimum of 8 pods" for the gang's minimum of pods)
+                if isinstance(r, dict) and r.get("count") and (got := _compile(
+                        rf"\s*{_words_alt(list(r['count']))}").match(self.text, span[1])) and \
+                        _singular(got.group(0).split()[0].lower()) not in mine:
+                    return True
         return False
 
     def _named_for_other(self, name: str, span: tuple[int, int]) -> bool:
