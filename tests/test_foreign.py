@@ -279,3 +279,9 @@ def test_a_product_label_written_out_beats_the_short_name_beside_it():
     got = generate("pod `bench` with 2 GPUs on the A100 40GB PCIe cards (node label NVIDIA-A100-PCIE-40GB)", RECIPES)
     assert got.params["gpu_product"] == "NVIDIA-A100-PCIE-40GB"
     assert generate("pod `bench` with 1 GPU on an A100 40GB", RECIPES).params["gpu_product"] == "NVIDIA-A100-SXM4-40GB"
+
+
+def test_nodes_named_by_their_gpu_are_nodes_and_fine_tuning_on_nodes_is_a_training_job():
+    got = generate("Fine-tune on 2 L40S nodes with all 4 GPUs of each, priority class batch-low", RECIPES)
+    assert got.recipe == "pytorchjob"
+    assert (got.params["nodes"], got.params["gpus"]) == (2, 4)

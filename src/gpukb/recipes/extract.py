@@ -100,6 +100,7 @@ _FRAME_WORDS = frozenset({"called", "named", "existing", "current", "same", "own
                           "ticket", "tickets", "jira", "form", "email", "e-mail", "thread", "message"})
 
 _GPU_MODELS = ["h100", "h200", "a100", "a10g", "a10", "l40s", "l40", "l4", "t4", "v100", "b200", "gb200", "a6000", "rtx"]
+_GPU_UNITS = frozenset([*_GPU_MODELS, "card", "cards", "accelerator", "accelerators"])
 
 _TOKEN = r"[\"'`]?([A-Za-z0-9](?:[\w./:@+-]*[\w])?)[\"'`]?"
 _IMAGE_RE = (
@@ -2193,7 +2194,8 @@ class _Extractor:
                 # "a difference of 2 pods between zones" counts no pods of the job
                 r"(?!\s+(?:between|among)\s+(?:the\s+)?(?:zones?|nodes?|hosts?|racks?|machines?)\b)" + (
                     r"(?!\s+(?:pod|node|job|box|server|machine|host|vm|worker|replica|instance|task|rank)s?\b)"
-                    if "gpu" in u.lower() else ""),
+                    # "4 H100 nodes", "2 A100 boxes": nodes of that GPU, not GPUs
+                    if "gpu" in u.lower() or any(x.lower() in _GPU_UNITS for x in units) else ""),
                 rf"{u}\s*(?:[:=]|of|count(?:\s+(?:to|of|at|is|=|:|should\s+be|will\s+be|goes\s+to))?|set to|(?:stays?|remains?|staying|kept)\s+at|(?:max(?:imum)?|at\s+most)(?:\s+of)?|(?:to|should|must|will|shall)\s+be|is|are)?"
                 rf"\s*{_DIG}(?!\w|\.\w)(?!\s+times\b)",  # "retry every shard at most 3 times" counts retries
                 rf"(?<![\w.]){_DIG}(?:\s*x\s*|\s*-\s*|\s+)(?!(?:{_RATE_ALT})\b)[A-Za-z][\w.-]*\s+{u_word}",
