@@ -285,3 +285,31 @@ def test_nodes_named_by_their_gpu_are_nodes_and_fine_tuning_on_nodes_is_a_traini
     got = generate("Fine-tune on 2 L40S nodes with all 4 GPUs of each, priority class batch-low", RECIPES)
     assert got.recipe == "pytorchjob"
     assert (got.params["nodes"], got.params["gpus"]) == (2, 4)
+
+
+def test_an_object_excerpt_pasted_without_fences_yields_to_the_change_asked_after_it():
+    from gpukb.recipes.extract import extract_params
+    from gpukb.recipes.model import find_recipe
+
+    got = extract_params(find_recipe("gpu-operator-clusterpolicy", RECIPES),
+                         "our ClusterPolicy today (excerpt):\n  mig:\n    strategy: mixed\n  dcgmExporter:\n"
+                         "    enabled: true\n\nnobody uses MIG here any more, so strategy none please")
+    assert got.values["mig_strategy"] == "none"
+    spread = generate("spread job `ft-spread`:\n\nspec:\n  parallelism: 4\n  template:\n    spec:\n"
+                      "      topologySpreadConstraints:\n      - maxSkew: 1\n        topologyKey: kubernetes.io/hostname\n\n"
+                      "make the skew 3 and run 9 pods", RECIPES)
+    assert (spread.params["max_skew"], spread.params["workers"]) == (3, 9)
+
+
+def test_settings_without_a_change_after_them_stay_the_requests_own():
+    got = generate("topology spread job:\nspec:\n  parallelism: 6\n  template:\n    spec:\n"
+                   "      topologySpreadConstraints:\n      - maxSkew: 2\n", RECIPES)
+    assert got.params.get("max_skew") == 2
+
+
+def test_a_setting_taken_away_and_another_settings_value_as_a_word():
+    pool = generate("current NodePool (excerpt):\n  template:\n    spec:\n      taints:\n      - key: gpu\n"
+                    "        effect: NoSchedule\n\nremove the taint, families g6 only", RECIPES)
+    assert pool.params.get("taint") is False
+    pvc = generate("PVC `corpus` in ns nlp on efs-sc, 1Ti; recreate it as ReadWriteMany", RECIPES)
+    assert pvc.params["name"] == "corpus" and pvc.params["access_mode"] == "ReadWriteMany"

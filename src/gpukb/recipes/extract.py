@@ -1161,7 +1161,10 @@ def _phrase_re(phrase: str, left_boundary: bool = True, flags: bool = False) -> 
     body = r"[\s_-]?".join(_word_re(p) for p in parts)
     if len(parts) == 2 and parts[0].lower() in ("no", "without") and parts[1].isalpha():
         # "no toleration" is also "no GPU taint toleration": up to two words that describe the noun
-        body = rf"{_word_re(parts[0])}\s+(?:(?!(?:more|less|than|longer|other|one|matter|need)\b)[A-Za-z][\w.-]*\s+){{0,2}}?{_word_re(parts[1])}"
+        body = (rf"(?:{_word_re(parts[0])}\s+(?:(?!(?:more|less|than|longer|other|one|matter|need)\b)[A-Za-z][\w.-]*\s+){{0,2}}?|"
+                # "drop the taint", "remove its toleration": what is taken away is no more there
+                rf"(?:drop|remove|delete|strip|get\s+rid\s+of)\s+(?:(?:the|its|their|that|this|any|all)\s+)?)"
+                rf"{_word_re(parts[1])}")
     if len(parts) == 2 and parts[0].isalpha() and parts[1].isdigit():
         # "scratch 1" is also "scratch type 1", "persistent version 2"
         body = (rf"{_word_re(parts[0])}(?:[\s_-]?|\s+(?:type|version|gen|generation|tier|class|mode|level)\s+)"
@@ -1897,6 +1900,14 @@ def fence_pastes(text: str) -> str:
             i += 1
             continue
         j = _table_end(lines, i)
+        if j == i:
+            j, whole = _object_yaml_end(lines, i)
+            if whole or (j > i and not _CHANGE_CUE.search("\n".join(lines[j:]))):
+                # a whole manifest is read by its fields where it stands; YAML with no change asked
+                # after it is the request's own settings
+                out += lines[i:j]
+                i = j
+                continue
         if j > i:
             out += ["```", *lines[i:j], "```"]
             i = j
@@ -1904,6 +1915,33 @@ def fence_pastes(text: str) -> str:
             out.append(ln)
             i += 1
     return "\n".join(out)
+
+
+_YAML_LINE = re.compile(r"^(\s*)(?:-\s+)?(?:[\w./-]+|'[^']*'|\"[^\"]*\"):(?:\s+\S.*)?\s*$|^(\s*)-\s+\S.*$|^\s*\.\.\.\s*$")
+# the keys of a Kubernetes object as kubectl prints it
+_OBJECT_KEYS = re.compile(r"^\s*(?:-\s+)?(?:apiVersion|kind|metadata|spec|template|containers|resources|limits|requests|"
+                          r"taints|triggers|data|volumes|tasks|policies|leaderWorkerTemplate|topologySpreadConstraints|"
+                          r"[a-z]+[A-Z]\w*):", re.M)
+# words that ask for a change to what was pasted ("make the skew 2", "drop the taint", "same but ...")
+_CHANGE_CUE = re.compile(r"\b(?:make|change|drop|remove|replace|instead|switch|move|recreate|regenerate|bump|raise|"
+                         r"increase|lower|reduce|cut|same|add|turn|swap|rather|now|should|want|need)\b", re.I)
+
+
+def _object_yaml_end(lines: list[str], i: int) -> tuple[int, bool]:
+    """The end (exclusive) of an excerpt of a Kubernetes object's YAML pasted without fences from line
+    ``i`` (nested keys, an object's field names, no apiVersion or kind), or ``i`` when none starts there."""
+    n, j = len(lines), i
+    while j < n and lines[j].strip() and _YAML_LINE.match(lines[j]) and not lines[j].lstrip().startswith("```"):
+        j += 1
+    block = lines[i:j]
+    if any(re.match(r"\s*(?:apiVersion|kind):", ln) for ln in block):
+        return j, True  # a whole manifest: (its end, and that it is one)
+    if len(block) < 3:
+        return i, False
+    indents = {len(ln) - len(ln.lstrip()) for ln in block}
+    if len(indents) < 2 or not _OBJECT_KEYS.search("\n".join(block)):
+        return i, False
+    return j, False
 
 
 def _table_end(lines: list[str], i: int) -> int:
@@ -2099,12 +2137,26 @@ class _Extractor:
             return False, None  # "the selector wants release=x": a verb is no name
         if name.endswith("image") and isinstance(value, str) and not re.search(r"[A-Za-z]", value):
             return False, None  # "at 02:00" is a time, no image
+        if isinstance(value, str) and "enum" not in spec and value in self._camel_values():
+            return False, None  # "recreate it as ReadWriteMany": another setting's value, no name
         v = _prop_validator(json.dumps(spec, sort_keys=True))
         if v.is_valid(value):
             return True, value
         if isinstance(value, str) and value.lower() != value and v.is_valid(value.lower()):
             return True, value.lower()
         return False, value
+
+    def _camel_values(self) -> frozenset[str]:
+        """The recipe's CamelCase enum values ("ReadWriteMany", "DoNotSchedule"), as written."""
+        got = getattr(self, "_camel", None)
+        if got is None:
+            vals = set()
+            for spec in self.recipe.properties.values():
+                for v in list(spec.get("enum") or []) + list((spec.get("items") or {}).get("enum") or []):
+                    if isinstance(v, str) and re.fullmatch(r"[A-Z][a-z]+(?:[A-Z][a-z]+)+", v):
+                        vals.add(v)
+            got = self._camel = frozenset(vals)
+        return got
 
     @staticmethod
     def _coerce(spec: dict[str, Any], value: Any) -> Any:
@@ -5862,7 +5914,9 @@ _BACK_MARK = re.compile(r"(?:\b(?:no\s+wait|wait(?:\s+no)?(?=\s*[,.!:;\u2026-])|
                         r"edit\s*:)|(?<=[.,;\u2026]\s)no(?=\s*[,.]\s)|\u2192|"
                         # "(8 GPUs, 64 CPUs) ... please raise the cap to twelve GPUs": a change to an amount
                         r"\b(?:raise|increase|bump|lower|reduce|decrease|change|set|grow|shrink|drop|cut)(?:s|d|ed|ing)?"
-                        r"(?P<object>(?:\s+(?!to\b)[\w/.-]+){0,4}?)\s+(?:up\s+|down\s+)?to(?=\s))", re.I)
+                        r"(?P<object>(?:\s+(?!to\b)[\w/.-]+){0,4}?)\s+(?:up\s+|down\s+)?to(?=\s)|"
+                        # "maxSkew: 1 ... make the skew 2": "make" and what it changes, then the amount
+                        r"\bmake\s+(?P<mobject>(?:the|our|its|their)(?:\s+(?!\d)[\w/.-]+){1,3}?)(?=\s+\d))", re.I)
 _BACK_TIME = r"s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|weeks?"
 _BACK_SIZE = r"[kmgtp]i?b?|gigs?|[kmgtp]ib|terabytes?|gigabytes?"
 _LOOSE_AMOUNT = re.compile(
@@ -5970,7 +6024,8 @@ def _taken_back(recipe: Recipe, ext: Extraction, source: str, read) -> Extractio
                 continue  # "40 GPUs, no wait, 40 is the budget for both": the same amount again
             if kind == okind == "count" and noun and _noun_after(ext.text, old.end()) not in (None, noun):
                 continue  # "seven 1g.10gb ... correction: roll it out one node at a time": two quantities
-            if mark.group("object") and not _changes(mark.group("object"), name, _noun_after(ext.text, old.end())):
+            obj = mark.group("object") or mark.group("mobject")
+            if obj and not _changes(obj, name, _noun_after(ext.text, old.end())):
                 continue  # "three replicas ... set CUDA_MPS_ACTIVE_THREAD_PERCENTAGE to 33": another setting
             if best is None or b > best[1][1]:
                 best = (name, (a, b), old, okind)
