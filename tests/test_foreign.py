@@ -313,3 +313,14 @@ def test_a_setting_taken_away_and_another_settings_value_as_a_word():
     assert pool.params.get("taint") is False
     pvc = generate("PVC `corpus` in ns nlp on efs-sc, 1Ti; recreate it as ReadWriteMany", RECIPES)
     assert pvc.params["name"] == "corpus" and pvc.params["access_mode"] == "ReadWriteMany"
+
+
+def test_shorthand_counts_classes_before_their_noun_and_a_namespace_at_a_sentence_end():
+    dep = generate("vllm deploy for mistralai/Mistral-7B-Instruct-v0.3 x4 replicas 1 gpu each ns chat", RECIPES)
+    assert dep.params["replicas"] == 4
+    mig = generate("MIG layout a100-halves: two 3g.40gb per GPU. The operator runs in nvidia-ops.", RECIPES)
+    assert mig.params["namespace"] == "nvidia-ops"
+    cache = generate("pod w 1 gpu + 200gi ephemeral model cache on fast-ssd sc", RECIPES)
+    assert cache.params["storage_class"] == "fast-ssd"
+    queue = generate("Volcano queue vision: guarantee them 4 GPUs, cap them at 24, weight 2", RECIPES)
+    assert (queue.params["guarantee_gpus"], queue.params["gpus"]) == (4, 24)

@@ -116,7 +116,7 @@ _NO_PLACE = "the|a|an|our|my|parallel|total|order|place|front|case|one|each|addi
 
 _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
     # "#SBATCH --job-name=llama-ft", "#SBATCH -J vit": a batch script's job name
-    "name": [{"regex": r"(?<![\w-])(?:--job-name(?:=|\s+)|(?-i:-J)\s*)([A-Za-z0-9][\w.-]*[A-Za-z0-9])(?![\w.-])"},
+    "name": [{"regex": r"(?<![\w-])(?:--job-name(?:=|\s+)|(?-i:-J)\s*)([A-Za-z0-9][\w.-]*[A-Za-z0-9])(?![\w-]|\.\w)"},
              {"name": True}],
     "namespace": [{"regex": r"(?<![\w-])(?:(?-i:-n)|--namespace)(?:\s+|=)([a-z0-9][-a-z0-9]*[a-z0-9])(?![\w-])"},  # kubectl's
                   {"after": ["namespace", "ns"]}, {"before": ["namespace", "ns"]},
@@ -136,23 +136,23 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
                             r"(?=\s*(?:[.,;:!?\n]|$))"},
                   # "the llama deployment in inference-prod", "everything in serving": a place after "in"
                   # is the namespace when it is hyphenated or follows the object the request is about
-                  {"regex": r"\bin\s+(?:the\s+)?(?!(?:[a-z]{2}(?:-gov)?-[a-z]+-\d)(?![\w-]))([a-z][a-z0-9]*-[-a-z0-9]*[a-z0-9])(?![\w.-])"},
+                  {"regex": r"\bin\s+(?:the\s+)?(?!(?:[a-z]{2}(?:-gov)?-[a-z]+-\d)(?![\w-]))([a-z][a-z0-9]*-[-a-z0-9]*[a-z0-9])(?![\w-]|\.\w)"},
                   {"regex": r"\b(?:deployment|deployments|pods?|jobs?|services?|servicemonitors?|service\s+monitors?|alerts?|"
                             r"alert\s+rules|prometheusrules?|scaledobjects?|hpas?|pvcs?|claims?|quotas?|everything|"
                             r"all\s+of\s+it|it|them)\s+in\s+"
                             rf"(?!(?:{_NO_PLACE})\b)"
-                            r"([a-z][a-z0-9]*)(?![\w.-])(?!\s+(?:[a-z]+\s+)?(?:cluster|region|zone|mode|parallel)\b)"},
+                            r"([a-z][a-z0-9]*)(?![\w-]|\.\w)(?!\s+(?:[a-z]+\s+)?(?:cluster|region|zone|mode|parallel)\b)"},
                   # "deployment whisper-api in asr", "keda scaledobject for tgi-llama in serving": an object named,
                   # then where it is
                   {"regex": r"\b(?:deployment|statefulset|pod|job|pvc|service|scaledobject|hpa|(?:scaledobject|hpa|"
                             r"autoscaler|scaler|keda)\s+(?:for|on))\s+[`'\"]?[a-z0-9][-a-z0-9.]*"
                             rf"[`'\"]?\s+in\s+(?!(?:{_NO_PLACE}|prod|production)\b)"
-                            r"[`'\"]?([a-z][a-z0-9]*(?:-[a-z0-9]+)*)[`'\"]?(?![\w.-])(?!\s+(?:cluster|region|zone|mode|"
+                            r"[`'\"]?([a-z][a-z0-9]*(?:-[a-z0-9]+)*)[`'\"]?(?![\w-]|\.\w)(?!\s+(?:cluster|region|zone|mode|"
                             r"parallel|queue|pool|namespace)\b)"},
                   # "put the SM + rules in monitoring", "deploy both into ml-serving": a place things are put
                   {"regex": r"\b(?:put|place|deploy|create|install)\s+(?:[\w+&/-]+\s+){1,5}?in(?:to)?\s+"
                             rf"(?!(?:{_NO_PLACE}|kubernetes|k8s|prod|production)\b)"
-                            r"([a-z][a-z0-9-]*[a-z0-9])(?![\w.-])(?!\s+(?:cluster|region|zone|mode|parallel|queue|pool)\b)"},
+                            r"([a-z][a-z0-9-]*[a-z0-9])(?![\w-]|\.\w)(?!\s+(?:cluster|region|zone|mode|parallel|queue|pool)\b)"},
                   # "deployment `chat-gw` in `chat`": a quoted word after "in" is a place
                   {"regex": r"\bin(?:to)?\s+[`'\"]([a-z0-9][-a-z0-9]*)[`'\"](?!\s+(?:queue|cluster|region|zone|pool|"
                             r"cohort|flavou?r|partition|class|storage\s*class|node\s*pool|nodepool|group)\b)"}],
@@ -164,7 +164,8 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
               {"regex": r"(?<![\w./-])(?:q|vq)\s*=\s*[\"'`]?([a-z0-9][-a-z0-9.]*[a-z0-9])"}],  # "q=research"
     "replicas": [{"count": ["replicas", "replica", "copies", "instances"]}],
     "priority_class": [{"after": ["priorityclass", "priority class", "priority"]}],
-    "storage_class": [{"after": ["storageclass", "storage class", "sc"]}],
+    # "on gp3-fast sc", "the efs-rwx storage class": the class named before its noun, too
+    "storage_class": [{"after": ["storageclass", "storage class", "sc"]}, {"before": ["storageclass", "storage class", "sc"]}],
     "gpus": [{"count": ["gpus", "gpu", "nvidia.com/gpu", "gpus each", "gpus per pod"]}],
     "cpu": [{"count": ["cpus", "cpu", "vcpus", "vcpu", "cores", "core"]}],
     "memory": [{"size": "quantity", "near": ["memory", "mem", "ram"]}],
@@ -259,6 +260,7 @@ _SCALED = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?|one|two|three|four|five|six|seve
                      r"|(?<![\w.$])(\d+(?:\.\d+)?)(k)(?=\s+[a-z]{3,})(?!\s+(?:tokens?|context|ctx)\b)", re.I)
 _SCALE = {"hundred": 100, "thousand": 10 ** 3, "million": 10 ** 6, "billion": 10 ** 9, "dozen": 12}
 _HALF_UNIT = re.compile(r"(?<![\w.])half\s+an?\s+(?=(?:[KMGTP]i?B|[kmgtp]ib|[kmgtp]b|tera|giga|mega|gig|tebi|gibi|mebi)\w*\b)", re.I)
+_X_COUNT = re.compile(r"(?<![\w.])x(\d+)\b(?=\s+(?:replicas?|pods?|workers?|nodes?|copies|instances?|gpus?|cards?)\b)", re.I)
 _HYPHEN_UNIT = re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)-(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)\b", re.I)
 # "half a core", "a quarter of a vCPU": a part of a CPU in millicores, as Kubernetes writes it
 _PART_CORE = re.compile(r"(?<![\w.])(half|(?:a\s+|one\s+)?quarter|three\s+quarters)\s+(?:of\s+)?an?\s+(?:v?cpu|core)\b", re.I)
@@ -966,6 +968,7 @@ def normalise_text(text: str) -> str:
     text = _SCALED.sub(_scaled, text)
     text = _HALF_UNIT.sub("0.5 ", text)
     text = _HYPHEN_UNIT.sub(r"\1 \2", text)  # "a 15-minute window", "a 2-hour grace period"
+    text = _X_COUNT.sub(r"\1", text)  # "x3 replicas": three replicas
     text = _PART_CORE.sub(lambda m: {"h": "500m", "t": "750m"}.get(m.group(1)[0].lower(), "250m") + " CPU", text)
     text = _WHOLE_UNIT.sub("1 ", text)
     t = text.replace("\u00d7", " x ").replace("\u2013", "-")
