@@ -324,3 +324,11 @@ def test_shorthand_counts_classes_before_their_noun_and_a_namespace_at_a_sentenc
     assert cache.params["storage_class"] == "fast-ssd"
     queue = generate("Volcano queue vision: guarantee them 4 GPUs, cap them at 24, weight 2", RECIPES)
     assert (queue.params["guarantee_gpus"], queue.params["gpus"]) == (4, 24)
+
+
+def test_a_setup_copied_from_another_team_yields_to_the_changes_after_but():
+    got = generate("onboard `vision`: same bundle as team-b (16 GPUs, 128 CPU, 1Ti, priority 500), but with 24 GPUs",
+                   RECIPES)
+    assert got.recipe == "tenant-onboarding"
+    assert (got.params["tenant"], got.params["gpus"], got.params["cpu"], got.params["priority_value"]) == (
+        "vision", 24, 128, 500)

@@ -5274,7 +5274,9 @@ _STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:current|curre
                     r"ran\s+with|(?:was|were|has\s+been|have\s+been)\s+running\s+(?:with|on|at)|"  # "the old job ran with 16 workers"
                     r"used\s+to|(?:we|i)\s+(?:have|had|run|ran|launch|launched|use|used|installed|deployed|configured|set\s+up)|"
                     r"existing|(?:sits?|sitting|is\s+pinned|pinned|pegged|hovers?|hovering|stuck|idles?|idling)\s+(?:on|at)|"  # "sits on 6 replicas"
-                    r"is\s+how\s+we|this\s+is\s+(?:what|how)\s+we)\b"
+                    r"is\s+how\s+we|this\s+is\s+(?:what|how)\s+we|"
+                    # "same bundle as we gave team-a (8 GPUs, ...), but with 12 GPUs": the setup copied from
+                    r"same\s+(?:[\w-]+\s+){0,2}?as)\b"
                     # a ticket's section on why: "Context: the 2 replicas are pegged at 95% by 10am."
                     r"|(?<![\w-])" + _STATE_LABEL_WORDS + r"\s*:(?=\s)", re.I)
 _STATE_LABEL = re.compile(_STATE_LABEL_WORDS + r"\s*:", re.I)
