@@ -332,3 +332,10 @@ def test_a_setup_copied_from_another_team_yields_to_the_changes_after_but():
     assert got.recipe == "tenant-onboarding"
     assert (got.params["tenant"], got.params["gpus"], got.params["cpu"], got.params["priority_value"]) == (
         "vision", 24, 128, 500)
+
+
+def test_a_plain_word_after_a_list_cue_yields_to_the_patterns_written_later():
+    got = generate("We are 20% over budget. Cluster Autoscaler priority expander: prefer `.*l4-spot.*` and "
+                   "fall back to `.*l4-od.*` only when spot is gone", RECIPES)
+    assert got.recipe == "cluster-autoscaler-priority-expander"
+    assert got.params["preferred_groups"] == [".*l4-spot.*"] and got.params["fallback_groups"] == [".*l4-od.*"]

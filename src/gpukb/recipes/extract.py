@@ -4058,6 +4058,10 @@ class _Extractor:
                 # the schema takes regular expressions, those the clause holds are the items, not a
                 # plain word next to the cue
                 good = [t.group(0) for t in _REGEX_TOKEN.finditer(clause) if iv.is_valid(t.group(0))]
+            if good and regexy and not any(re.search(r"[*^$+]", g) for g in good) and \
+                    all(re.fullmatch(r"[A-Za-z]+", g) for g in good) and \
+                    _REGEX_TOKEN.search(self.text, m.end()):
+                continue  # "$410k over plan ... fall back to `.*p4d-od.*`": a plain word where patterns follow
             if spec.get("type") == "array":
                 good = self._pasted_named(m, good)
             if good and self._free(m.span(1)):
