@@ -5280,7 +5280,8 @@ _STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:current|curre
                     r"existing|(?:sits?|sitting|is\s+pinned|pinned|pegged|hovers?|hovering|stuck|idles?|idling)\s+(?:on|at)|"  # "sits on 6 replicas"
                     r"is\s+how\s+we|this\s+is\s+(?:what|how)\s+we|"
                     # "same bundle as we gave team-a (8 GPUs, ...), but with 12 GPUs": the setup copied from
-                    r"same\s+(?:[\w-]+\s+){0,2}?as)\b"
+                    # (unless the change is relative to it: "same as my old pod (2 GPUs) but with twice the GPUs")
+                    r"same\s+(?:[\w-]+\s+){0,2}?as(?![^.;\n]*\b(?:twice|double|triple|halve|half|times|more|fewer|less)\b))\b"
                     # a ticket's section on why: "Context: the 2 replicas are pegged at 95% by 10am."
                     r"|(?<![\w-])" + _STATE_LABEL_WORDS + r"\s*:(?=\s)", re.I)
 _STATE_LABEL = re.compile(_STATE_LABEL_WORDS + r"\s*:", re.I)
