@@ -2078,6 +2078,7 @@ class _Extractor:
         self.digits = digits_view(self.text)
         self.used: list[tuple[int, int]] = []
         self.result = Extraction(text=self.text)
+        self._camel: frozenset[str] | None = None  # the recipe's CamelCase enum values (:meth:`_camel_values`)
         # pasted cluster output describes the symptom; its numbers and names are no spec
         for m in _PASTED_OUTPUT.finditer(self.text):
             self.used.append(m.span())
@@ -2151,15 +2152,12 @@ class _Extractor:
 
     def _camel_values(self) -> frozenset[str]:
         """The recipe's CamelCase enum values ("ReadWriteMany", "DoNotSchedule"), as written."""
-        got = getattr(self, "_camel", None)
-        if got is None:
-            vals = set()
-            for spec in self.recipe.properties.values():
-                for v in list(spec.get("enum") or []) + list((spec.get("items") or {}).get("enum") or []):
-                    if isinstance(v, str) and re.fullmatch(r"[A-Z][a-z]+(?:[A-Z][a-z]+)+", v):
-                        vals.add(v)
-            got = self._camel = frozenset(vals)
-        return got
+        if self._camel is None:
+            self._camel = frozenset(
+                v for spec in self.recipe.properties.values()
+                for v in [*(spec.get("enum") or []), *((spec.get("items") or {}).get("enum") or [])]
+                if isinstance(v, str) and re.fullmatch(r"[A-Z][a-z]+(?:[A-Z][a-z]+)+", v))
+        return self._camel
 
     @staticmethod
     def _coerce(spec: dict[str, Any], value: Any) -> Any:
@@ -3699,7 +3697,7 @@ class _Extractor:
         for value, ps in phrases.items():
             for m in _compile(_words_alt(ps)).finditer(self.text):
                 if re.search(rf"\b{_NEGATION}\s+(?:\w+\s+)?$", self.text[max(0, m.start() - 30):m.start()], re.I) \
-                        or _EXCEPT_BEFORE.search(self.text[max(0, m.start() - 30):m.start()]):
+                        or self._excepted(m.start()):
                     continue
                 if any(m.start() < y and x < m.end() for x, y in self.blocked):
                     continue  # "our current pool runs on-demand ... the new one on spot": today's value yields
@@ -3815,7 +3813,7 @@ class _Extractor:
                     if _NOT_NEEDED_AFTER.match(self.text, m.end()):
                         continue  # "mixed strategy isn't needed since all slices are identical"
                     chosen = value
-                    if spec.get("type") != "boolean" and _EXCEPT_BEFORE.search(self.text[max(0, m.start() - 30):m.start()]):
+                    if spec.get("type") != "boolean" and self._excepted(m.start()):
                         continue  # "anything except spot", "any zone other than 1a": the value ruled out
                     if spec.get("type") != "boolean" and (self._negated_before(m.start()) is not None or re.search(
                             rf"\b{_NEGATION}\s+$", self.text[max(0, m.start() - 20):m.start()], re.I)):
@@ -3854,6 +3852,10 @@ class _Extractor:
                     self.result.covered.append(negated_cover)
                 return val, (best[2][0], best[2][0])
         return None
+
+    def _excepted(self, at: int) -> bool:
+        """Is the phrase at ``at`` ruled out ("anything except spot", "any zone other than 1a")?"""
+        return _EXCEPT_BEFORE.search(self.text[max(0, at - 30):at]) is not None
 
     def _negated_before(self, at: int) -> int | None:
         """Where the negation of the phrase at ``at`` starts ("do not rename it", "never expire"),

@@ -657,6 +657,12 @@ def _cell(text: str) -> str:
     return m.group(2) if m else cell
 
 
+def _cell_words(key: str, value: str) -> str:
+    """A table cell under its key as words: "no taint" for a cell saying none, else "GPUs per pod 2"."""
+    key = _PER_SLASH.sub(" per ", key)
+    return f"no {key}" if _NO_CELL.fullmatch(value) else f"{key} {value}"
+
+
 def _read_table(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
     """A table of settings says what a spec's lines would: a two-column row is a field line
     ("| Replicas | five |" -> "Replicas: five"), a row that counts a thing says how many
@@ -686,7 +692,7 @@ def _read_table(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int,
             if counted or (re.search(r"\d", key) and re.fullmatch(r"\d+|[a-z]+", value, re.I)):
                 facts.append((f"{value} {key}", a, b))
             elif _NO_CELL.fullmatch(value):
-                facts.append((f"no {_PER_SLASH.sub(' per ', key)}", a, b))  # "| taint | none |": there is none
+                facts.append((_cell_words(key, value), a, b))  # "| taint | none |": there is none
             else:
                 # "GPUs / replica", "GPUs/replica": an amount per unit, said as one ("2 GPUs per replica")
                 key = _PER_SLASH.sub(" per ", key)
@@ -699,8 +705,7 @@ def _read_table(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int,
             facts += [(c, *where[j]) for j, c in enumerate(cells) if j not in (0, i) and c]
         elif header is not None and len(cells) == len(header) and len(rows) == 1:
             # the one row of a table with a column per setting: each cell a setting of its own, under its column
-            facts += [(f"no {_PER_SLASH.sub(' per ', h)}" if _NO_CELL.fullmatch(c) else f"{_PER_SLASH.sub(' per ', h)} {c}",
-                       *where[j]) for j, (h, c) in enumerate(zip(header, cells)) if c and h]
+            facts += [(_cell_words(h, c), *where[j]) for j, (h, c) in enumerate(zip(header, cells)) if c and h]
         elif header is not None and len(cells) == len(header):
             facts.append((", ".join(f"{h} {c}" for h, c in zip(header, cells) if c), a, b))
     return facts, plate
