@@ -793,21 +793,99 @@ def _share_of(m: re.Match[str]) -> str:
     return str(n // den) if n % den == 0 else m.group(0)
 
 
-# "we have 48 A100s ... no more than half of them": a share of the amount just counted
-_SHARE_OF_THEM = re.compile(r"\b(half|a\s+third|a\s+quarter)\s+of\s+(?:them|those|these|it|that)\b", re.I)
-_COUNTED_THINGS = re.compile(r"(?<![\w.])(\d+)\s*(?:of\s+(?:the|our|their|its)\s+)?((?:gpus?|cards?|accelerators?|" + "|".join(_GPU_MODELS) +
-                             r")s?)\b", re.I)
+# A share of a total stated before it: "the cluster has 64 GPUs and research is funded for three eighths
+# of it", "we pay for 16 A100s; research's own share should be a quarter of them", "six L4 nodes ... two
+# thirds of that fleet", "they are funded for one sixth.", "75% of our 64-GPU cluster". The share is the
+# amount asked for; the total is what exists (marked "altogether", which :data:`_CAPACITY` reads as such).
+_DENOMINATORS = {"half": 2, "halves": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5, "sixth": 6,
+                 "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "twelfth": 12, "sixteenth": 16}
+_COUNTED_NOUN = r"(?:gpus?|cards?|accelerators?|(?:" + "|".join(_GPU_MODELS) + r")s?|nodes?|box(?:es)?|machines?|instances?|servers?|hosts?)"
+_SHARE_WORDS = re.compile(
+    r"(?<![\w.-])(?<!\band\s)(?:(?P<num>an?(?!\s+half)|one|two|three|four|five|six|seven|eight|nine|\d+)[\s-]+"
+    r"(?P<den>(?:half|halves|third|quarter|fourth|fifth|sixth|seventh|eighth|ninth|tenth|twelfth|sixteenth)s?)|"
+    r"(?P<half>half)|(?P<pnum>\d+)\s*/\s*(?P<pden>\d+)(?=\s+of\b)|(?P<pct>\d+(?:\.\d+)?)\s*(?:%|percent\b|per\s+cent\b))"
+    r"(?P<ref>\s+of\s+(?:(?:it|them|those|these|that|this)(?:\s+(?:fleet|cluster|pool|lot|capacity|total|budget|" + _COUNTED_NOUN + r"))?"
+    r"|(?:the|our|their|this|that)\s+(?:whole\s+|entire\s+|total\s+)?(?:cluster|fleet|pool|capacity|total|budget)"
+    r"|(?P<xlead>(?:the|our|their|its|that|those|these)\s+)?(?P<xnum>\d+)(?:-(?P<xnoun>gpu|card|node)\s+(?:cluster|fleet|pool|estate)|"
+    r"\s+(?P<xcount>" + _COUNTED_NOUN + r")))\b"
+    r"|\s+(?:the|our|their|those|these)\s+(?:gpus|cards|accelerators|(?:" + "|".join(_GPU_MODELS) + r")s)\b"
+    r"|(?=\s*(?:[.;,)\n]|$|\s+and\b|\s+but\b)))", re.I)
+_COUNTED_BEFORE = re.compile(r"(?<![\w.$-])(?P<n>\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                             r"sixteen|twenty|thirty-two|forty-eight|sixty-four)\s+(?P<noun>(?:[\w.-]+\s+)?" + _COUNTED_NOUN + r")\b",
+                             re.I)
 
 
-def _share_of_them(text: str) -> str:
-    for m in reversed(list(_SHARE_OF_THEM.finditer(text))):
-        counted = list(_COUNTED_THINGS.finditer(text, max(0, m.start() - 200), m.start()))
-        if not counted:
+def _share_value(m: re.Match[str]) -> tuple[int, int] | None:
+    """The share as a fraction (numerator, denominator)."""
+    if m.group("den"):
+        num = m.group("num").lower()
+        n = 1 if num in ("a", "an") else parse_number(num)
+        den = m.group("den").lower()
+        d = _DENOMINATORS.get(den[:-1] if den.endswith("s") and den[:-1] in _DENOMINATORS else den)
+        return (n, d) if n and d and n < d else None
+    if m.group("half"):
+        return 1, 2
+    if m.group("pnum"):
+        n, d = int(m.group("pnum")), int(m.group("pden"))
+        return (n, d) if 0 < n < d else None
+    pct = float(m.group("pct"))
+    return (int(pct * 10), 1000) if 0 < pct < 100 else None
+
+
+def _shares_of_totals(text: str) -> str:
+    out, last = [], 0
+    for m in _SHARE_WORDS.finditer(text):
+        frac = _share_value(m)
+        ref = m.group("ref") or ""
+        bare = not ref.strip()
+        if frac is None or (bare and not m.group("den")):
+            continue  # "half" or "75%" alone shares nothing stated
+        if m.group("xnum"):  # the total is named in the phrase: "75% of our 64-GPU cluster"
+            total, noun = int(m.group("xnum")), (m.group("xcount") or (m.group("xnoun") + "s"))
+            base = None
+        else:
+            before = [c for c in _COUNTED_BEFORE.finditer(text, max(last, m.start() - 300), m.start())
+                      if (parse_number(c.group("n")) or 0) > 1 and not re.search(r"\n\s*\n", text[c.end():m.start()])
+                      and not re.match(r"\s*(?:each|apiece|per)\b", text[c.end():])]  # "one GPU each" is a rate
+            if not before:
+                continue
+            base = before[-1]
+            total, noun = parse_number(base.group("n")) or 0, base.group("noun")
+            if re.match(r"\s+(?:the|our|their|those|these)\s", ref) and not re.search(
+                    r"(?:gpus?|cards?|accelerators?|" + "|".join(_GPU_MODELS) + r")s?$", noun, re.I):
+                continue  # "half the GPUs" after a count of nodes shares something else
+        value = total * frac[0]
+        if value % frac[1]:
             continue
-        num, den = _SHARE[re.sub(r"\s+", " ", m.group(1).lower())]
-        n = int(counted[-1].group(1)) * num
-        if n % den == 0:
-            text = text[:m.start()] + f"{n // den} {counted[-1].group(2)}" + text[m.end():]
+        if base is not None:
+            out.append(text[last:base.start()] + f"{total} {noun} altogether")
+            last = base.end()
+        out.append(text[last:m.start()] + f"{value // frac[1]} {noun}")
+        last = m.end()
+    return "".join(out) + text[last:] if out else text
+
+
+# "16 L4 cards for 80 students, every student gets an equal share of one card": the share of a card
+# is a count of sharers per GPU ("5 per GPU"), when the sharers divide the cards evenly
+_EQUAL_SHARE = re.compile(r"\b(?:an?\s+)?(?:equal|even|same|fair)\s+(?:[\w-]+\s+){0,2}?(?:share|slice|part|fraction)\s+of\s+"
+                          r"(?:an?|one|the|a\s+single)\s+(?:gpu|card|device|accelerator|" + "|".join(_GPU_MODELS) + r")\b", re.I)
+_SHARERS = re.compile(r"(?<![\w.-])(\d+)\s+(?:[\w-]+\s+)?(?:users|students|people|researchers|developers|engineers|"
+                      r"notebooks|pods|clients|learners|participants|seats)\b", re.I)
+_CARDS = re.compile(r"(?<![\w.-])(\d+)\s+(?:[\w-]+\s+)?(?:gpus|cards|accelerators|(?:" + "|".join(_GPU_MODELS) + r")s)\b"
+                    r"(?!\s+altogether)", re.I)
+
+
+def _equal_shares(text: str) -> str:
+    for m in reversed(list(_EQUAL_SHARE.finditer(text))):
+        start = max(text.rfind(". ", 0, m.start()), text.rfind("\n\n", 0, m.start()), 0)
+        sharers = list(_SHARERS.finditer(text, start, m.start()))
+        cards = list(_CARDS.finditer(text, start, m.start()))
+        if len(sharers) != 1 or len(cards) != 1:
+            continue
+        n, k = int(sharers[0].group(1)), int(cards[0].group(1))
+        if k and n > k and n % k == 0:
+            said = re.sub(r"\s+of\s+\S+(?:\s+single)?\s+\S+$", "", m.group(0))  # "equal MPS share" keeps its kind
+            text = text[:m.start()] + f"{said}, {n // k} per GPU" + text[m.end():]
     return text
 
 
@@ -941,7 +1019,8 @@ def normalise_text(text: str) -> str:
     text = _ONCE.sub(lambda m: m.group(1) + {"once": "1 time", "twice": "2 times", "thrice": "3 times"}[m.group(2).lower()], text)
     text = _SIZED_NODES.sub(lambda m: _sized_nodes(m) if "-" in m.group(0) or m.group(1) else m.group(0), text)
     text = _SHARE_OF.sub(_share_of, text)
-    text = _share_of_them(text)
+    text = _shares_of_totals(text)
+    text = _equal_shares(text)
     text = _form_lines(text)
     text = _components(text)
     text = re.sub(r"\s*\u2014\s*", ", ", text)  # an em dash breaks the clause: "twelve — no, make it ten — and"
@@ -2310,7 +2389,7 @@ class _Extractor:
             if not lo.startswith("min_") or "max_" + lo[4:] not in props:
                 continue
             hi = "max_" + lo[4:]
-            if lo in self.result.values:
+            if lo in self.result.values and hi in self.result.values:
                 continue
             base = lo[4:]
             nouns = {base, _singular(base)} | {u for r in self.recipe.extract.get(base) or [] for u in r.get("count") or []
@@ -2324,7 +2403,8 @@ class _Extractor:
                     self._take(lo, a[1], m.span(1))
                     self._take(hi, b[1], m.span(2))
                 continue
-            # "never fewer than 2 or more than 10 pods", "at least 2 and at most 10 replicas", "between
+            # "never fewer than 2 or more than 10 pods", "never below 2 replicas or above 10", "no fewer than 2
+            # workers, never past 8", "at least 2 and at most 10 replicas", "between
             # two and eight workers", "anywhere from 2 up to 8 workers": both bounds in one phrase, of the
             # pair's noun (or a word people count it by); said of no other noun when the noun is left out
             words = set(nouns)
@@ -2333,13 +2413,12 @@ class _Extractor:
                     words |= group | {w + "s" for w in group}
             noun = _words_alt(sorted(words))
             other = r"(?!\s*(?:%|percent|gpus?\b|cards?\b|gi|gb|mi|ti|[smhd]\b|sec|min|hour|day|cpus?\b|cores?\b))"
-            for pattern in (rf"\b(?:never|no|not)\s+(?:fewer|less)\s+than\s+(\d+){other}(?:\s+{noun})?\s*(?:,|or|and|but|nor)?\s*"
-                            rf"(?:(?:never|no|not)\s+)?more\s+than\s+(\d+){other}(?:\s+{noun})?",
+            low = (r"(?:(?:never|no|not)\s+(?:fewer|less)\s+than|(?:never|not|no)\s+(?:(?:go|goes|drop|drops|scale|scales|"
+                   r"fall|falls)\s+)?(?:below|under|lower\s+than))")
+            high = (r"(?:(?:never|no|not)\s+)?(?:(?:go|goes|grow|grows|scale|scales|rise|rises)\s+)?(?:more\s+than|above|over|"
+                    r"past|beyond|higher\s+than)")
+            for pattern in (rf"\b{low}\s+(\d+){other}(?:\s+{noun})?\s*(?:,|or|and|but|nor)?\s*{high}\s+(\d+){other}(?:\s+{noun})?",
                             rf"\bat\s+least\s+(\d+){other}(?:\s+{noun})?\s*(?:,|and|but)?\s*at\s+most\s+(\d+){other}(?:\s+{noun})?",
-                            # "never below 2 replicas or above 10", "not under 1 and never over 6 pods"
-                            rf"\b(?:never|not|no)\s+(?:(?:go|goes|drop|drops|scale|scales|fall|falls)\s+)?(?:below|under|lower\s+than)\s+"
-                            rf"(\d+){other}(?:\s+{noun})?\s*(?:,|or|and|but|nor)?\s*(?:(?:never|not|no)\s+)?(?:(?:go|goes|grow|grows|"
-                            rf"scale|scales|rise|rises)\s+)?(?:above|over|past|beyond|higher\s+than)\s+(\d+){other}(?:\s+{noun})?",
                             rf"\b(?:between|from)\s+(\d+)\s+(?:and|(?:up\s+)?to)\s+(\d+)\s+{noun}",
                             # "scale deployment x in ns y from 0 up to 5": after a verb of scaling, replicas
                             *([rf"\bscal(?:e|es|ed|ing)\s+(?:[\w.-]+\s+){{0,8}}?from\s+(\d+)\s+(?:up\s+)?to\s+(\d+)"
@@ -5048,8 +5127,13 @@ class _Extractor:
             if _singular(base) in counted:
                 continue  # "at least 2 workers" counts the recipe's own workers, not a bound
             after = rf"(?:\s*{unit}|(?=\s*(?:$|[,.;)]|and\b|or\b|but\b|on\b|when\b|with\b|based\b)))"
-            for pname, lead in ((lo_name, r"at\s+least|no\s+fewer\s+than|no\s+less\s+than|min(?:imum)?(?:\s+of)?"),
-                                (hi_name, r"at\s+most|up\s+to|no\s+more\s+than|never\s+more\s+than|max(?:imum)?(?:\s+of)?")):
+            # "never below 2", "not under 1 replica", "a floor of 2"; "never past 8", "no higher than 10"
+            for pname, lead in ((lo_name, r"at\s+least|(?:no|never)\s+(?:fewer|less)\s+than|min(?:imum)?(?:\s+of)?|"
+                                          r"(?:never|not|no)\s+(?:(?:go(?:es)?|drop(?:s)?|scal(?:e|es)|fall(?:s)?)\s+)?"
+                                          r"(?:below|under|lower\s+than)|(?:a\s+)?floor\s+of"),
+                                (hi_name, r"at\s+most|up\s+to|(?:no|never)\s+more\s+than|max(?:imum)?(?:\s+of)?|"
+                                          r"(?:never|not|no)\s+(?:(?:go(?:es)?|grow(?:s)?|scal(?:e|es)|rise(?:s)?)\s+)?"
+                                          r"(?:above|over|past|beyond|higher\s+than)|(?:a\s+)?ceiling\s+of")):
                 bound = _compile(rf"\b(?:{lead})\s+{_NUM}{after}").search(self.text)
                 if bound and pname not in self.result.values:
                     n = parse_number(bound.group(1))
@@ -5331,7 +5415,8 @@ _QUOTED_LINE = re.compile(r"(?m)^[ \t]*>[^\n]*")
 
 
 # "our 64-GPU cluster", "the whole 128-card fleet": what exists, not an amount asked for
-_CAPACITY = re.compile(r"\b(?:our|the|a|an|this|whole|entire|all)\s+(?:whole\s+|entire\s+)?\d+[-\s]?(?:gpus?|cards?|nodes?)\s+"
+_CAPACITY = re.compile(r"(?<![\w.])\d+\s+(?:[\w.-]+\s+)?" + _COUNTED_NOUN + r"\s+altogether\b"
+                       r"|\b(?:our|the|a|an|this|whole|entire|all)\s+(?:whole\s+|entire\s+)?\d+[-\s]?(?:gpus?|cards?|nodes?)\s+"
                        r"(?:cluster|fleet|estate|farm|datacenter|data\s+center|site|pool)s?\b"
                        # "we have 48 A100s in the cluster", "there are 64 GPUs in total on the cluster": what exists
                        r"|\b(?:we\s+have|we've\s+got|there\s+are|the\s+cluster\s+has)\s+(?:only\s+)?\d+\s*"

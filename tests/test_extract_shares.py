@@ -1,0 +1,80 @@
+"""Amounts stated as a share of a total said before them ("the cluster has 64 GPUs and research is
+funded for three eighths of it"), sharers per card ("16 cards for 80 students, an equal share of
+one"), and bounds said as "never below" / "never past"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpukb.recipes.extract import extract_params, normalise_text
+from gpukb.recipes.model import Recipe
+
+INT = {"type": "integer", "minimum": 0, "maximum": 100000}
+
+
+def _recipe(props: dict[str, Any], extract: dict[str, Any] | None = None) -> Recipe:
+    return Recipe(id="fixture", title="fixture", area="test", description="", docs=[],
+                  parameters={"type": "object", "properties": props}, templates=[], examples=[],
+                  path=Path("fixture.yaml"), extract=extract or {})
+
+
+_QUOTA = _recipe({"gpus": INT, "cpu": INT}, {"gpus": [{"count": ["gpu", "gpus", "a100", "a100s"]}],
+                                            "cpu": [{"count": ["cpu", "cores"]}]})
+
+
+@pytest.mark.parametrize("text,want", [
+    ("the shared cluster has 64 GPUs and ml-research is funded for three eighths of it. 96 cores", 24),
+    ("The cluster has 48 GPUs and they are funded for one sixth. CPU 96 cores", 8),
+    ("We pay for 16 A100s. Research's own share should be a quarter of them.", 4),
+    ("namespace cv-prod gets 75% of our 64-GPU cluster", 48),
+    ("we rent 32 GPUs; the team gets two thirds of them", None),  # not a whole number: nothing computed
+])
+def test_share_of_a_stated_total(text, want):
+    ext = extract_params(_QUOTA, text)
+    if want is None:
+        assert ext.values.get("gpus") != 21
+    else:
+        assert ext.values.get("gpus") == want, (normalise_text(text), ext.values)
+
+
+def test_a_rate_is_no_total_and_and_a_half_is_no_share():
+    # "one GPU each" is a rate: the share is of the six nodes
+    assert "4 L4 nodes" in normalise_text("we pay for six L4 nodes (one GPU each). Use two thirds of that fleet.")
+    # "an hour and a half" is a duration, not half of the GPUs said before it
+    assert "2 GPUs" not in normalise_text("a server with 4 GPUs; model load can take an hour and a half.")
+
+
+_SHARING = _recipe({"replicas": {"type": "integer", "minimum": 2, "maximum": 48}},
+                   {"replicas": [{"count": ["replicas", "per gpu"]}]})
+
+
+@pytest.mark.parametrize("text,want", [
+    ("Course lab: 16 L4 cards for 80 students, every student gets an equal time-sliced share of one card.", 5),
+    ("We have 12 T4s for the notebook platform and 96 users; every user should get an equal MPS share of a card.", 8),
+])
+def test_sharers_per_card(text, want):
+    assert extract_params(_SHARING, text).values.get("replicas") == want
+
+
+def test_uneven_sharers_compute_nothing():
+    assert "per GPU" not in normalise_text("10 cards for 25 users, each an equal share of a card")
+
+
+_SCALE = _recipe({"min_replicas": INT, "max_replicas": INT})
+_ELASTIC = _recipe({"min_workers": INT, "max_workers": INT},
+                   {"min_workers": [{"regex": r"\bno\s+fewer\s+than\s+(\d+)\s+workers\b"}]})
+
+
+@pytest.mark.parametrize("text,want", [
+    ("never below 1 replica, at most 6 replicas", {"min_replicas": 1, "max_replicas": 6}),
+    ("never below 2 replicas or above 10", {"min_replicas": 2, "max_replicas": 10}),
+    ("keep a floor of 3 replicas", {"min_replicas": 3}),
+    # one bound read by the recipe's own rule, the other in the same phrase
+    ("no fewer than 2 workers, never past 8", {"min_workers": 2, "max_workers": 8}),
+])
+def test_bounds_in_words(text, want):
+    got = extract_params(_ELASTIC if "workers" in text else _SCALE, text).values
+    assert {k: got.get(k) for k in want} == want, got
