@@ -811,7 +811,7 @@ _SHARE_WORDS = re.compile(
     r"|\s+(?:the|our|their|those|these)\s+(?:gpus|cards|accelerators|(?:" + "|".join(_GPU_MODELS) + r")s)\b"
     r"|(?=\s*(?:[.;,)\n]|$|\s+and\b|\s+but\b)))", re.I)
 _COUNTED_BEFORE = re.compile(r"(?<![\w.$-])(?P<n>\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-                             r"sixteen|twenty|thirty-two|forty-eight|sixty-four)\s+(?P<noun>(?:[\w.-]+\s+)?" + _COUNTED_NOUN + r")\b",
+                             r"sixteen|twenty|thirty-two|forty-eight|sixty-four)\s+(?:of\s+(?:the|our|their|its)\s+)?(?P<noun>(?:[\w.-]+\s+)?" + _COUNTED_NOUN + r")\b",
                              re.I)
 
 
