@@ -78,3 +78,31 @@ _ELASTIC = _recipe({"min_workers": INT, "max_workers": INT},
 def test_bounds_in_words(text, want):
     got = extract_params(_ELASTIC if "workers" in text else _SCALE, text).values
     assert {k: got.get(k) for k in want} == want, got
+
+
+@pytest.fixture(scope="module")
+def recipes():
+    from gpukb.recipes import load_recipes
+
+    return {r.id: r for r in load_recipes(Path(__file__).resolve().parents[1] / "recipes")}
+
+
+_POOL = _recipe({"gpu_limit": INT}, {"gpu_limit": [{"count": ["gpus", "gpu"]}]})
+
+
+@pytest.mark.parametrize("text,want", [
+    ("the pool must never cost more than eight p4d.24xlarge at a time", 64),
+    ("cap it at 4 p5.48xlarge", 32),
+    ("cap it at 4 x9.bigxlarge", None),  # an instance type of unknown size computes nothing
+])
+def test_cap_counted_in_machines_of_a_known_type(text, want):
+    assert extract_params(_POOL, text).values.get("gpu_limit") == want
+
+
+def test_an_incident_told_is_no_value(recipes):
+    text = ("INC-4410 post-mortem: a runaway sweep in team-recsys grabbed 40 GPUs and starved the canaries.\n"
+            "AI-1: hard cap team-recsys at 12 GPUs in total, no single container above 4 GPUs.")
+    got = extract_params(recipes["gpu-quota"], text).values
+    assert got["gpus"] == 12 and got["max_gpus_per_pod"] == 4
+    # the 12 is read once: not also as a CPU default while the told 40 held the GPU count
+    assert "default_cpu" not in got

@@ -23,7 +23,7 @@ import yaml
 
 from ..errors import GpukbError
 from ..text import STOPWORDS
-from .foreign import SETTINGS_FORMATS, key_words, translate
+from .foreign import GPUS_PER_INSTANCE, SETTINGS_FORMATS, key_words, translate
 from .model import Recipe
 
 __all__ = ["extract_params", "Extraction", "normalise_text", "parse_number", "parse_size"]
@@ -889,6 +889,20 @@ def _equal_shares(text: str) -> str:
     return text
 
 
+# "never more than eight p4d.24xlarge at a time", "cap it at 4 p5.48xlarge": a cap counted in machines of a
+# known type is a cap on their GPUs ("more than 64 GPUs of p4d.24xlarge")
+_CAP_IN_MACHINES = re.compile(r"\b((?:more\s+than|at\s+most|up\s+to|cap(?:ped)?\s+(?:\w+\s+)?at|limit(?:ed)?\s+(?:\w+\s+)?to|"
+                              r"max(?:imum)?(?:\s+of)?)\s+)(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|"
+                              r"sixteen|twenty|thirty-two)\s*(?:x\s*)?(?:ml\.)?([a-z]\d[a-z]*\.\d*x?large|g4dn\.metal)s?(?![\w.-])", re.I)
+
+
+def _cap_in_machines(m: re.Match[str]) -> str:
+    n, per = parse_number(m.group(2)), GPUS_PER_INSTANCE.get(m.group(3).lower())
+    if not n or not per:
+        return m.group(0)
+    return f"{m.group(1)}{n * per} GPUs of {m.group(3)}"
+
+
 # "4 8-GPU nodes", "an 8-GPU box": nodes counted with their size
 _SIZED_NODES = re.compile(r"(?:\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen)\s+)?"
                           r"(\d+)[-\s]?(?:gpus?|cards?|x\s*gpus?)\s+(nodes?|box(?:es)?|machines?|hosts?|servers?|instances?|vms?)\b",
@@ -1021,6 +1035,7 @@ def normalise_text(text: str) -> str:
     text = _SHARE_OF.sub(_share_of, text)
     text = _shares_of_totals(text)
     text = _equal_shares(text)
+    text = _CAP_IN_MACHINES.sub(_cap_in_machines, text)
     text = _form_lines(text)
     text = _components(text)
     text = re.sub(r"\s*\u2014\s*", ", ", text)  # an em dash breaks the clause: "twelve — no, make it ten — and"
@@ -5361,6 +5376,8 @@ class _Extractor:
 _STATE_LABEL_WORDS = r"(?:context|background|motivation|problem|why|reason|rationale|current\s+(?:state|setup)|as-is)"
 _STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:current|currently|today|right\s+now|at\s+the\s+moment|at\s+present|"
                     r"last\s+(?:week|month|quarter|year|night|sprint|time)|yesterday|ago|previously|previous|"  # what happened
+                    # an incident told: "a runaway sweep grabbed 40 GPUs and starved the canaries"
+                    r"grabbed|hogged|ate\s+up|took\s+up|starved|exhausted|swallowed|"
                     r"ran\s+with|(?:was|were|has\s+been|have\s+been)\s+running\s+(?:with|on|at)|"  # "the old job ran with 16 workers"
                     r"used\s+to|(?:we|i)\s+(?:have|had|run|ran|launch|launched|use|used|installed|deployed|configured|set\s+up)|"
                     r"existing|(?:sits?|sitting|is\s+pinned|pinned|pegged|hovers?|hovering|stuck|idles?|idling)\s+(?:on|at)|"  # "sits on 6 replicas"
@@ -5542,6 +5559,13 @@ def _prefer_wanted(full: Extraction, wanted: Extraction, inside, stated: bool = 
                 name in full.conflicts and inside(full.conflicts[name][1])):
             full.values[name], full.spans[name] = value, wanted.spans[name]
             full.conflicts.pop(name, None)
+            a, b = wanted.spans[name]
+            for other in [o for o, sp in full.spans.items() if o != name and sp and a <= sp[0] and sp[1] <= b
+                          and o not in wanted.values]:
+                # the words now read as this value were read as another while the earlier part held this
+                # one ("grabbed 40 GPUs ... cap at 12 GPUs" left the 12 to a CPU default)
+                full.values.pop(other, None)
+                full.spans.pop(other, None)
             full.cues[name] = wanted.cues.get(name, [])
             full.covered = full.covered + [wanted.spans[name], *full.cues[name]]
 
