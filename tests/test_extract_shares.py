@@ -106,3 +106,30 @@ def test_an_incident_told_is_no_value(recipes):
     assert got["gpus"] == 12 and got["max_gpus_per_pod"] == 4
     # the 12 is read once: not also as a CPU default while the told 40 held the GPU count
     assert "default_cpu" not in got
+
+
+def test_decimal_comma_before_a_unit():
+    assert "9.6 TiB" in normalise_text("PERSISTENT_2, 9,6 TiB, throughput 500")
+    assert "1,200 GiB" not in normalise_text("1,200 GiB")  # a thousands separator stays one
+
+
+def test_cue_verbs_in_other_forms(recipes):
+    got = extract_params(recipes["rwx-dataset-pvc"], "shared PVC for the dataset, 3 TiB, only reading for all the pods").values
+    assert got["access_mode"] == "ReadOnlyMany"
+    # "shared" is no form of a count word "share": the 8 replicas stay the only count
+    got = extract_params(recipes["time-slicing"], "each GPU advertises 8 replicas; someone will ask for 2 shared GPUs, "
+                                                 "let that through").values
+    assert got["replicas"] == 8
+
+
+def test_a_minimum_the_recipe_rejects_rises_to_the_next_value_it_takes():
+    from gpukb.recipes import generate, load_recipes
+
+    rs = load_recipes(Path(__file__).resolve().parents[1] / "recipes")
+    g = generate("FSx Lustre dynamic, SCRATCH_2, at least 4 TiB, subnet subnet-0a1b2c3d4e5f60718, "
+                 "security group sg-0123abcd4567ef890", rs)
+    assert g.params["storage_gib"] == 4800 and any("at least 4000" in n for n in g.notices)
+    # stated as an exact amount, it is an error that names the value, never another size
+    with pytest.raises(Exception, match="storage_gib"):
+        generate("FSx Lustre dynamic, SCRATCH_2, 4 TiB, subnet subnet-0a1b2c3d4e5f60718, "
+                 "security group sg-0123abcd4567ef890", rs)

@@ -242,6 +242,8 @@ _UNIT_WORDS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:(gig|tera|mega)(?:s|ab
                          re.I)
 # Digit grouping: "1,000,000" -> "1000000" (a list "1,2" keeps its commas: groups have three digits).
 _GROUPED = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+)(?![\w]|,\S|\.\d)")
+# "9,6 TiB", "1,5 GB": a decimal comma (as much of Europe writes it) before a unit of size
+_DECIMAL_COMMA = re.compile(r"(?<![\w.,])(\d+),(\d{1,2})(?=\s?(?:[KMGTP]i?B|[KMGTP]i|[kmgtp]ib|[kmgtp]b|tera|giga|gig)\b)")
 # "10k shards", "training = 10k", "2M": thousands and (below a hundred, where "512M" is memory) millions
 _SUFFIXED = re.compile(r"(?<![\w.,-])(\d+(?:\.\d+)?)\s?(?:([kK])|(M))(?![\w/-])")
 
@@ -1069,6 +1071,7 @@ def normalise_text(text: str) -> str:
     t = re.sub(r"(?<=\d)\s*(?:\u2192|\u27f6|=>)\s*(?=\d)", " to ", t)  # "scaling 2\u219210 replicas": a range
     t = t.replace("\u201c", '"').replace("\u201d", '"').replace("\u2018", "'").replace("\u2019", "'")
     t = _GROUPED.sub(lambda m: m.group(1).replace(",", ""), t)
+    t = _DECIMAL_COMMA.sub(r"\1.\2", t)
     t = _SUFFIXED.sub(_suffixed, t)
     t = _paragraph_ends(t)
     t = _UNIT_WORDS.sub(lambda m: m.group(1) + {"g": "GB", "t": "TB", "m": "MB"}[(m.group(2) or m.group(3))[0].lower()]
@@ -1232,6 +1235,12 @@ def _word_re(w: str) -> str:
     if len(w) > 3 and w.endswith("s") and not w.endswith("ss") and w.isalpha():
         w = w[:-1]
     tail = r"(?:s|es)?" if re.search(r"[A-Za-z0-9]$", w) else ""
+    if w.isalpha() and w.islower() and len(w) >= 4 and w in _VERB_FORMS:
+        # a verb of a cue phrase in its other forms: "only read" is also "only reading", "never write"
+        # also "never writing"
+        if w.endswith("e"):
+            return re.escape(w[:-1]) + r"(?:e|es|ed|ing)"
+        tail = r"(?:s|es|ing|ed)?"
     low = w.lower()
     split = next((k for k in range(3, len(low) - 2) if low[:k] in _HALVES and low[k:] in _HALVES), None) \
         if w.isalpha() and len(w) >= 7 else None
@@ -1240,6 +1249,8 @@ def _word_re(w: str) -> str:
     return re.escape(w) + tail
 
 
+# verbs whose -ing and -ed forms say the same in a cue phrase ("only reading", "never writing")
+_VERB_FORMS = frozenset("read write mount pack spread borrow lend reclaim evict preempt drain schedule".split())
 _FLAG_PREFIX = r"(?:--?(?=\w))?"  # a command-line flag is its words too: "--shm-size=16g", "--nproc_per_node 8"
 # whether the request being read has command-line flags (cues then also match after "-" or "--")
 _FLAGGED = ContextVar("_FLAGGED", default=False)

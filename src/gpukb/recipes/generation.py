@@ -11,7 +11,7 @@ from ..errors import InputError, ParameterError, RecipeError, UsageError
 from ..text import STOPWORDS
 from .extract import Extraction, extract_params, name_variants
 from .match import change_target_ids, match_recipes, target_ids
-from .model import Recipe, load_recipes
+from .model import Recipe, load_recipes, resolve_params
 from .render import render_recipe
 
 __all__ = ["Generated", "generate", "MIN_SCORE", "understood", "KEY_PARAMETERS"]
@@ -160,14 +160,30 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
         if found.get(k) is not None and found[k] != other:
             raise ParameterError(f"the request gives {k} two values: {found[k]!r} (\"{used.get(k, found[k])}\") and "
                                  f"{other!r} (\"{ext.text[a:b]}\"); say which one", parameter=k)
+    raised: list[str] = []
     for k, (value, (a, b), why) in ext.out_of_range.items():
-        if k not in found:  # a value the request states is never dropped for a default
+        if k in found:
+            continue
+        least = _smallest_above(recipe, found, k, value) if _AT_LEAST.search(ext.text, max(0, a - 40), a) or \
+            _OR_MORE.match(ext.text, b) else None
+        if least is None:  # a value the request states is never dropped for a default
             raise ParameterError(f"the request's {k}={value!r} (\"{ext.text[a:b]}\") cannot be used: {why}", parameter=k)
+        # "at least 4 TiB, as small as FSx allows": the smallest value the recipe takes from there on
+        found[k] = least
+        used[k] = _as_written(ext, a, b)
+        raised.append(_least_notice(k, value, least))
     for k in found:
         used.setdefault(k, "(read by the language model)")
     notes: list[dict[str, Any]] = []
     try:
-        rendered = render_recipe(recipe, found)
+        try:
+            rendered = render_recipe(recipe, found)
+        except ParameterError as exc:
+            least = _raised_to_least(recipe, ext, found, exc)
+            if least is None:
+                raise
+            raised.append(least)
+            rendered = render_recipe(recipe, found)
     except ParameterError as exc:
         # A value the request gave is never changed or dropped: say what conflicts.
         bad = exc.parameter or ""
@@ -197,8 +213,70 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
         unused=understood(recipe, ext),
         missing=_missing(recipe, found, rendered.params),
         llm_filled={k: v for k, v in (reading.llm_filled if reading else {}).items() if k in found},
-        notices=(list(reading.notices) if reading else []) + list(rendered.notices),
+        notices=(list(reading.notices) if reading else []) + raised + list(rendered.notices),
     )
+
+
+# "at least 4 TiB", "a minimum of 3", "no less than 10"; "4 TiB or more"
+_AT_LEAST = re.compile(r"\b(?:at\s+least|(?:a\s+)?minimum(?:\s+of)?|min\.?|no\s+(?:less|fewer)\s+than|not\s+less\s+than)\s*$",
+                       re.I)
+_OR_MORE = re.compile(r"\s*(?:[A-Za-z]{1,5}\s+)?(?:or\s+(?:more|larger|bigger|above)|and\s+up|\+)(?![\w])", re.I)
+
+
+def _least_notice(name: str, value: Any, least: int) -> str:
+    return f"{name}: the request asks for at least {value}; {least} is the smallest value the recipe accepts from there"
+
+
+def _raised_to_least(recipe: Recipe, ext: Extraction, found: dict[str, Any], exc: ParameterError) -> str | None:
+    """A value stated as a minimum that the recipe rejects ("at least 4 TiB" where FSx takes 4800 GiB)
+    becomes the smallest value it takes above it (``found`` changes); the notice says so."""
+    name = exc.parameter or ""
+    span = ext.spans.get(name)
+    if name not in found or span is None or len(exc.involved) > 1:
+        return None
+    a, b = span
+    if not (_AT_LEAST.search(ext.text, max(0, a - 40), a) or _OR_MORE.match(ext.text, b)):
+        return None
+    least = _smallest_above(recipe, found, name, found[name])
+    if least is None:
+        return None
+    value, found[name] = found[name], least
+    return _least_notice(name, value, least)
+
+
+def _smallest_above(recipe: Recipe, found: dict[str, Any], name: str, value: Any) -> int | None:
+    """The smallest value of an integer parameter above ``value`` that the recipe accepts along with the
+    other values found, from the values its schema names (constants, enums, multiples, minimums)."""
+    if not isinstance(value, int):
+        return None
+    candidates: set[int] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            spec = (node.get("properties") or {}).get(name)
+            for s in ([spec] if isinstance(spec, dict) else []):
+                for sub in [s, *[x for key in ("anyOf", "oneOf", "allOf") for x in s.get(key) or []]]:
+                    if not isinstance(sub, dict):
+                        continue
+                    candidates.update(v for v in [sub.get("const"), sub.get("minimum"), *(sub.get("enum") or [])]
+                                      if isinstance(v, int) and v > value)
+                    m = sub.get("multipleOf")
+                    if isinstance(m, int) and m > 0:
+                        candidates.add(-(-value // m) * m if value % m else value + m)
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(recipe.parameters)
+    for c in sorted(candidates)[:20]:
+        try:
+            resolve_params(recipe, {**found, name: c})
+        except ParameterError:
+            continue
+        return c
+    return None
 
 
 _NEAR_TIE = 0.95  # a second recipe scoring this close to the best is compared by what it understands
