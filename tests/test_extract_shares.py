@@ -133,3 +133,16 @@ def test_a_minimum_the_recipe_rejects_rises_to_the_next_value_it_takes():
     with pytest.raises(Exception, match="storage_gib"):
         generate("FSx Lustre dynamic, SCRATCH_2, 4 TiB, subnet subnet-0a1b2c3d4e5f60718, "
                  "security group sg-0123abcd4567ef890", rs)
+
+
+@pytest.mark.parametrize("text,want", [
+    ("the autoscaler should prefer anything matching `p4d-spot-.*`, and only when those can't scale fall back to "
+     "`p4d-ondemand`.", (["p4d-spot-.*"], ["p4d-ondemand"])),
+    ("the top tier should be `gpu-spot-p3-.*`, with `gpu-od-p3-.*` as the fallback.", (["gpu-spot-p3-.*"], ["gpu-od-p3-.*"])),
+    ("priority expander that tries the reserved groups (^gpu-ri-.*) first and then spot (^gpu-spot-.*)",
+     (["^gpu-ri-.*"], ["^gpu-spot-.*"])),
+    ("expand cheap-gpu-.* groups before anything else, fall back to premium-gpu-.*", (["cheap-gpu-.*"], ["premium-gpu-.*"])),
+])
+def test_group_patterns_after_pronouns_in_marks_and_brackets(recipes, text, want):
+    got = extract_params(recipes["cluster-autoscaler-priority-expander"], text).values
+    assert (got.get("preferred_groups"), got.get("fallback_groups")) == want

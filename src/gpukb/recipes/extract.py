@@ -4126,8 +4126,10 @@ class _Extractor:
         noun = re.escape(_singular(name.split("_")[-1]))
         pat = rf"{words}\s*[:=]?\s*(?:(?:the|a|an|our|my)\s+)?(?:(?:[a-z]+\s+)?{noun}(?:s|es)?\s*[:=]?\s+)?{items}"
         # "a and b groups come first and c is the fallback": a verb may stand between the list and its cue
-        before = (rf"(?<![\w.*^$-]){items}(?:\s+{noun}(?:s|es)?)?\s+(?:(?:should|must|will|can)\s+)?"
-                  rf"(?:(?:come|comes|go|goes|get|gets|be|is|are)\s+(?:tried\s+|used\s+|picked\s+)?(?:the\s+)?)?"
+        # ("`x-.*` as the fallback", "the reserved groups (^ri-.*) first": "as the" and brackets too)
+        before = (rf"(?<![\w.*^$-])\(?{items}\)?(?:\s+{noun}(?:s|es)?)?\s+(?:(?:should|must|will|can)\s+)?"
+                  rf"(?:(?:come|comes|go|goes|get|gets|be|is|are)\s+(?:tried\s+|used\s+|picked\s+)?(?:the\s+)?|"
+                  rf"as\s+(?:the|a|an|our)\s+)?"
                   rf"{words}(?=\s*(?:$|[,;.)]|\band\b|\bthen\b))")
         others = self._cue_words(name)
         for m in (x for p in (pat, before) for x in _compile(p).finditer(self.text)):
@@ -4145,7 +4147,8 @@ class _Extractor:
                     and not closes and not trailing_sep and not re.search(r"[*^$]", parts[-1]) \
                     and not re.match(rf"\s+{noun}(?:s|es)?\b", self.text[m.end(1):], re.I):
                 parts = parts[:-1]  # ", CA runs in ...": the last word opens the next clause
-            # "before anything else": a pronoun is no item
+            # "before anything else": a pronoun is no item ("prefer anything matching x-.*" reads the pattern)
+            raw_parts = parts
             parts = [p for p in parts if p.lower() not in _STOP and p.lower() not in _PRONOUN_ITEMS]
             spec = self.recipe.properties[name]
             items_spec = spec.get("items", {}) if spec.get("type") == "array" else spec
@@ -4159,12 +4162,14 @@ class _Extractor:
                     good.append(p.lower())
                 else:
                     break
-            if good and regexy and not any(re.search(r"[*^$+]", g) for g in good) and _REGEX_TOKEN.search(clause := (
-                    self._regex_clause(name, m))):
+            marked = bool(good) and all(re.search(rf"[`'\"]{re.escape(g)}[`'\"]", m.group(1)) for g in good)
+            if (good or len(parts) < len(raw_parts)) and regexy and not marked \
+                    and not any(re.search(r"[*^$+]", g) for g in good) \
+                    and _REGEX_TOKEN.search(clause := (self._regex_clause(name, m, after_only=not good))):
                 # "the p4d groups (regex .*p4d.*) get tried first", "prefer groups matching x-.*": where
                 # the schema takes regular expressions, those the clause holds are the items, not a
                 # plain word next to the cue
-                good = [t.group(0) for t in _REGEX_TOKEN.finditer(clause) if iv.is_valid(t.group(0))]
+                good = [x for t in _REGEX_TOKEN.finditer(clause) if iv.is_valid(x := t.group(0).strip("`'\""))]
             if good and regexy and not any(re.search(r"[*^$+]", g) for g in good) and \
                     all(re.fullmatch(r"[A-Za-z]+", g) for g in good) and \
                     _REGEX_TOKEN.search(self.text, m.end()):
@@ -4203,12 +4208,13 @@ class _Extractor:
             self.result.covered.append((m.start(1), end.start() if end else len(self.text)))
         return picked or good
 
-    def _regex_clause(self, name: str, m: re.Match[str]) -> str:
+    def _regex_clause(self, name: str, m: re.Match[str], after_only: bool = False) -> str:
         """The clause around a list's cue where its regular expressions are written: after the cue
-        when any are there, else before it, and never past another list's cue."""
+        when any are there, else before it, and never past another list's cue. After a pronoun ("prefer
+        anything matching x-.*", "before anything else") only what follows the cue."""
         others = self._other_list_cues(name)
         after = others.split(re.split(r"[,;!?]|\.\s|\.$", self.text[m.start(1):m.start(1) + 160])[0])[0]
-        if _REGEX_TOKEN.search(after):
+        if _REGEX_TOKEN.search(after) or after_only:
             return after
         return others.split(re.split(r"[;!?]|\.\s", self.text[max(0, m.start() - 120):m.start(1)])[-1])[-1] + after
 
