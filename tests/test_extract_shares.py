@@ -146,3 +146,14 @@ def test_a_minimum_the_recipe_rejects_rises_to_the_next_value_it_takes():
 def test_group_patterns_after_pronouns_in_marks_and_brackets(recipes, text, want):
     got = extract_params(recipes["cluster-autoscaler-priority-expander"], text).values
     assert (got.get("preferred_groups"), got.get("fallback_groups")) == want
+
+
+def test_a_count_served_by_each_gpu(recipes):
+    got = extract_params(recipes["mps-sharing"], "set up MPS so each GPU serves 6 small inference pods").values
+    assert got["replicas"] == 6
+
+
+def test_the_cluster_size_in_brackets_is_what_exists(recipes):
+    got = extract_params(recipes["volcano-queue"], "GPU allocation (64 GPUs in the cluster): the `vision` queue is "
+                                                   "capped at 24 GPUs, is entitled to 16, has 8 reserved even when idle").values
+    assert (got["gpus"], got["deserved_gpus"], got["guarantee_gpus"]) == (24, 16, 8)

@@ -905,6 +905,13 @@ def _cap_in_machines(m: re.Match[str]) -> str:
     return f"{m.group(1)}{n * per} GPUs of {m.group(3)}"
 
 
+# "each GPU serves 6 small inference pods", "every card is shared by 4 notebooks": a count per GPU
+_EACH_GPU_SERVES = re.compile(r"\b(?:each|every)\s+(?:gpu|card|device)\s+(?:(?:should|can|will|must|may)\s+)?"
+                              r"(?:serves?|hosts?|runs?|holds?|carries|carry|fits?|is\s+shared\s+by|be\s+shared\s+by|shared\s+by)\s+"
+                              r"(?:up\s+to\s+)?(\d+)\s+((?:[a-z-]+\s+){0,2}?(?:pods|containers|notebooks|users|clients|jobs|"
+                              r"processes|workloads|models|replicas|tenants))\b", re.I)
+
+
 # "4 8-GPU nodes", "an 8-GPU box": nodes counted with their size
 _SIZED_NODES = re.compile(r"(?:\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen)\s+)?"
                           r"(\d+)[-\s]?(?:gpus?|cards?|x\s*gpus?)\s+(nodes?|box(?:es)?|machines?|hosts?|servers?|instances?|vms?)\b",
@@ -1037,6 +1044,7 @@ def normalise_text(text: str) -> str:
     text = _SHARE_OF.sub(_share_of, text)
     text = _shares_of_totals(text)
     text = _equal_shares(text)
+    text = _EACH_GPU_SERVES.sub(r"\2, \1 per GPU", text)
     text = _CAP_IN_MACHINES.sub(_cap_in_machines, text)
     text = _form_lines(text)
     text = _components(text)
@@ -5450,6 +5458,9 @@ _QUOTED_LINE = re.compile(r"(?m)^[ \t]*>[^\n]*")
 
 # "our 64-GPU cluster", "the whole 128-card fleet": what exists, not an amount asked for
 _CAPACITY = re.compile(r"(?<![\w.])\d+\s+(?:[\w.-]+\s+)?" + _COUNTED_NOUN + r"\s+altogether\b"
+                       # "(64 GPUs in the cluster)", "128 cards across the fleet": what exists
+                       r"|(?<![\w.])\d+\s+(?:[\w.-]+\s+)?(?:gpus?|cards?|accelerators?|(?:" + "|".join(_GPU_MODELS) + r")s?)"
+                       r"\s+(?:in\s+total\s+)?(?:in|on|across)\s+(?:the|our|this)\s+(?:whole\s+|entire\s+)?(?:cluster|fleet)\b"
                        r"|\b(?:our|the|a|an|this|whole|entire|all)\s+(?:whole\s+|entire\s+)?\d+[-\s]?(?:gpus?|cards?|nodes?)\s+"
                        r"(?:cluster|fleet|estate|farm|datacenter|data\s+center|site|pool)s?\b"
                        # "we have 48 A100s in the cluster", "there are 64 GPUs in total on the cluster": what exists
