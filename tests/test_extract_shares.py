@@ -157,3 +157,13 @@ def test_the_cluster_size_in_brackets_is_what_exists(recipes):
     got = extract_params(recipes["volcano-queue"], "GPU allocation (64 GPUs in the cluster): the `vision` queue is "
                                                    "capped at 24 GPUs, is entitled to 16, has 8 reserved even when idle").values
     assert (got["gpus"], got["deserved_gpus"], got["guarantee_gpus"]) == (24, 16, 8)
+
+
+@pytest.mark.parametrize("text,want", [
+    ("the team reads the 900 GB imagenet copy from many pods at once. Request 1200Gi on cephfs", "1200Gi"),
+    ("we keep the 2 TB tokenized set there; provision 3Ti with storage class nfs-rwx", "3Ti"),
+    ("a 2Ti RWX volume for the 1.5 TB corpus", "2Ti"),  # no size asked for: the first one stands
+])
+def test_the_size_asked_for_beats_a_size_that_describes_the_data(recipes, text, want):
+    got = extract_params(recipes["rwx-dataset-pvc"], text).values
+    assert got["size"] == want

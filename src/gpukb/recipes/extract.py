@@ -1203,6 +1203,10 @@ def _inflected(words: tuple[str, ...]) -> list[str]:
 
 
 # a size is not part of a longer token: "1g.10gb" names a MIG profile, "mig-2g-claim" an object
+# a size asked for: "request 2Ti", "provision 500 GB", "make it 1Ti", "give us 3 TiB"
+_ASKED_SIZE = re.compile(r"\b(?:request|provision|allocate|reserve|make\s+(?:it|that|the\s+\w+)|size\s+it\s+(?:at|to)|"
+                         r"give\s+(?:it|us|me|them)|ask\s+for|bump\s+(?:it\s+)?to|resize\s+(?:it\s+)?to)\s+(?:(?:a|an|about|"
+                         r"roughly|at\s+least)\s+)?$", re.I)
 _SIZE_RE = re.compile(r"(?<![\w.])(?<!\w-)(\d+(?:\.\d+)?)\s*(k|m|g|t|p)(ib|i|b)?(?![a-z0-9]|\.\d|-\w)", re.I)
 _POW = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
 _DURATION_RE = re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?|{_NUM[1:-1]}|an?|half an?|every|each)\s*"
@@ -3757,6 +3761,7 @@ class _Extractor:
         # the recipe's only size parameter needs no cue word: "32 cores, 256Gi" is its memory
         sole = rule.get("near") and self._size_params() == [name]
         estimate = None  # "the weights are about 150 GB, so a 250 gig cache": an estimate describes; a plain size sets
+        first: tuple[Any, tuple[int, int]] | None = None
         for m in _SIZE_RE.finditer(self.text):
             if not self._free(m.span()) or not (sole or self._near(m.span(), rule.get("near"))):
                 continue
@@ -3770,7 +3775,21 @@ class _Extractor:
                 continue  # "4m" is more likely minutes than megabytes, "250m" millicores
             ok, val = self._size_value(name, rule, m)
             if ok:
-                return val, m.span()
+                if first is None:
+                    first = (val, m.span())
+                if _ASKED_SIZE.search(self.text, max(0, m.start() - 24), m.start()):
+                    return val, m.span()
+        if first is not None:
+            # "pods read the 1.5 TB subset. Request 2Ti so there's headroom": the size asked for wins
+            # over one that describes the data; else the first
+            asked = next((mm for mm in _SIZE_RE.finditer(self.text, first[1][1]) if self._free(mm.span())
+                          and _ASKED_SIZE.search(self.text, max(0, mm.start() - 24), mm.start())
+                          and (sole or self._near(mm.span(), rule.get("near")))), None)
+            if asked is not None and not _ASKED_SIZE.search(self.text, max(0, first[1][0] - 24), first[1][0]):
+                ok, val = self._size_value(name, rule, asked)
+                if ok:
+                    return val, asked.span()
+            return first
         if estimate is not None:  # the only size there is
             ok, val = self._size_value(name, rule, estimate)
             if ok:
