@@ -167,3 +167,30 @@ def test_the_cluster_size_in_brackets_is_what_exists(recipes):
 def test_the_size_asked_for_beats_a_size_that_describes_the_data(recipes, text, want):
     got = extract_params(recipes["rwx-dataset-pvc"], text).values
     assert got["size"] == want
+
+
+@pytest.mark.parametrize("text,want", [
+    ("clusterpolicy, driver preinstalled, no need the dcgm exporter", {"dcgm_exporter": False}),
+    ("clusterpolicy: no need for the toolkit, the AMI has it", {"toolkit_enabled": False}),
+    ("clusterpolicy, we need the dcgm exporter", {"dcgm_exporter": True}),
+    ("gpu operator clusterpolicy, driver 580.95.05, and don't use MIG at all.", {"mig_strategy": "none"}),
+    ("clusterpolicy where we never want mig", {"mig_strategy": "none"}),
+    ("clusterpolicy with the mig mixed strategy", {"mig_strategy": "mixed"}),
+])
+def test_a_thing_not_needed_or_not_used_is_turned_off(recipes, text, want):
+    got = extract_params(recipes["gpu-operator-clusterpolicy"], text).values
+    assert {k: got.get(k) for k in want} == want
+
+
+def test_the_identifier_after_a_role_is_the_role_not_the_word_before_it(recipes):
+    got = extract_params(recipes["karpenter-gpu-nodepool"],
+                         "karpenter nodepool for p5, the nodes use the IAM role KarpenterNodeRole-ml-train").values
+    assert got["node_role"] == "KarpenterNodeRole-ml-train"
+
+
+def test_a_form_field_fills_the_parameter_its_label_describes(recipes):
+    text = "Workload: sim\nPods: 16\nMinimum that must start together: 12\nGPUs per pod: 1\nOffice: building 3"
+    ext = extract_params(recipes["volcano-job"], text)
+    assert ext.values["min_available"] == 12
+    # a label that describes no parameter fills nothing
+    assert not any("building" in str(v) for v in ext.values.values())

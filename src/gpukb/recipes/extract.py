@@ -1421,7 +1421,7 @@ _HOST_SUBJECT = re.compile(r"\b(?:amis?|images?|os|hosts?|nodes?|node\s+pools?|a
                            r"ubuntu|rhel|cos)\s+(?:(?:already|itself|also|always|by\s+default|now)\s+)*$", re.I)
 _DROP = _verb_forms(_DROP_VERBS)
 _NEG_BEFORE = (r"(?:don'?t|do\s+not|does\s+not|doesn'?t|should\s+not|shouldn'?t|must\s+not|mustn'?t|never|"
-               r"no\s+need\s+(?:to|for)|not|won'?t|will\s+not|cannot|can'?t|can\s+not|need\s+not|needn'?t|"
+               r"no\s+need(?:\s+(?:to|for|of))?|not|won'?t|will\s+not|cannot|can'?t|can\s+not|need\s+not|needn'?t|"
                r"without|nobody|no\s+one|no-one|noone|none\s+of\s+(?:the\s+)?\w+|no\s+other\s+\w+|"
                # "refuse to schedule rather than double up": what is turned down
                r"rather\s+than|instead\s+of)")
@@ -3935,6 +3935,12 @@ class _Extractor:
                                 + r"(?![\w-])")
                 if compound and re.search(r"\w$", ph):
                     pats.append(_phrase_re(ph)[:-len(r"(?![\w-])")] + compound)
+                absent = re.fullmatch(r"(?:no|without)\s+(\S.*)", str(ph), re.I)
+                if absent:
+                    # "no mig" also reads "don't use MIG at all", "we never need mig": the thing itself
+                    # ruled out, where it ends the phrase (not "don't use MIG mixed")
+                    pats.append(rf"\b{_NEG_BEFORE}\s+(?:(?:want|use|enable|run|need|have)\s+)?(?:(?:the|any)\s+)?"
+                                + _phrase_re(absent.group(1)) + _NONE_END)
                 for m in (x for p in pats for x in _compile(p).finditer(self.text)):
                     if rule.get("near") and not self._beside(m.span(), rule["near"]):
                         continue
@@ -4369,6 +4375,9 @@ class _Extractor:
                     if ok:
                         return val, span
         for p in (rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?{b}\s*(?:[:=]\s*|(?:of|to|at|is)\s+)?{tok}",
+                  # "nodes use the IAM role KarpenterNodeRole-ml": an identifier right after the second part
+                  # is the value, not the word that qualifies it
+                  rf"\b{a}\s+(?:[\w-]+\s+){{0,3}}?{b}\s+[\"'`]?(?=[\w.-]*?(?:[0-9_-]|[a-z][A-Z]))([A-Za-z0-9][\w./:@+-]*[\w])",
                   rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?{tok}\s+{b}(?![\w-])",
                   # "default to 500m cpu and 1Gi memory": the first part reaches over a list of value-noun pairs
                   rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?(?:\d[\w.]*\s+[a-z]+\s*(?:,|and)\s+){{1,3}}{tok}\s+{b}(?![\w-])") + (
@@ -4404,6 +4413,8 @@ class _Extractor:
         pats = [
             (False, rf"\b{_NEG_BEFORE}\s+(?:(?!(?:and|or|but|so)\b)[\w'-]+\s+){{0,3}}?(?<![\w-]){_KEEP}\s+{obj}"),
             (False, rf"(?<![\w-]){_DROP}\s+(?:{_KEEP}\s+)?{obj}"),
+            # "no need for the exporter", "no need the toolkit": a thing not needed
+            (False, rf"\bno\s+need(?:\s+(?:for|of))?\s+{obj}"),
             (False, rf"\b(?:leave|leaves|leaving|left)\s+{obj}\s+(?:alone|be|untouched|as\s+it\s+is)\b"),
             (False, rf"(?<![\w-])(?P<obj2>{noun})\s+(?:is|are)\s+(?:not\s+(?:needed|required|wanted|necessary)|unnecessary|unneeded)"),
             (True, rf"(?<![\w-]){_KEEP}\s+{obj}"),
@@ -6254,9 +6265,82 @@ def _per_gpu(recipe: Recipe, ext: Extraction) -> Extraction:
     return ext
 
 
+# a form's field on a line of its own: "Minimum that must start together: 12", "- Permit wait = 120s"
+# (a normalised request joins a form's lines with "; ")
+_DESCRIBED_FIELD = re.compile(r"(?:^|(?<=[;\n]))[ \t]*(?:[-*\u2022]\s*)?(?P<label>[A-Za-z][A-Za-z /'()-]{2,60}?)\s*[:=][ \t]*"
+                         r"(?P<value>[^\s:=;][^\n;]*?)[ \t]*(?=$|[;\n])", re.M)
+# the words of a label that say nothing of what it labels
+_LABEL_STOP = frozenset("""a an the of to in on for per with and or that which is are be must should can will it its
+our their we they this these those each every any all how what when where who""".split())
+
+
+def _stem(word: str) -> str:
+    w = word.lower()
+    for suffix in ("ing", "es", "s", "able", "ed"):
+        if len(w) > len(suffix) + 3 and w.endswith(suffix):
+            return w[:-len(suffix)]
+    return w
+
+
+def _same_word(a: str, b: str) -> bool:
+    """"minimum" and "min", "members" and "member", "waiting" and "wait": one word, written two ways."""
+    a, b = _stem(a), _stem(b)
+    return a == b or (min(len(a), len(b)) >= 3 and (a.startswith(b) or b.startswith(a)))
+
+
+def _fields_by_description(recipe: Recipe, text: str, full: Extraction) -> Extraction:
+    """A form field whose label no rule knows ("Minimum that must start together: 12") fills the
+    parameter its label describes: the label shares a word with the parameter's name and at least one
+    more with its name or description, and no other parameter fits as well."""
+    ex: _Extractor | None = None
+    taken = [*full.spans.values(), *full.covered]
+    for m in _DESCRIBED_FIELD.finditer(full.text):
+        va, vb = m.span("value")
+        if any(a < vb and va < b for a, b in taken):
+            continue
+        label = [w for w in re.findall(r"[a-z]+", m.group("label").lower()) if w not in _LABEL_STOP]
+        if not label:
+            continue
+        scored = []
+        for name, spec in recipe.properties.items():
+            if name in full.values or name in full.conflicts:
+                continue
+            own = [w for w in name.split("_") if w]
+            about = [w for w in re.findall(r"[a-z]+", str(spec.get("description", "")).lower()) if w not in _LABEL_STOP]
+            named = sum(any(_same_word(w, o) for o in own) for w in label)
+            score = sum(any(_same_word(w, o) for o in own + about) for w in label)
+            if named and score >= 2:
+                scored.append((score, name))
+        scored.sort(reverse=True)
+        if not scored or (len(scored) > 1 and scored[0][0] == scored[1][0]):
+            continue
+        name = scored[0][1]
+        ex = ex or _Extractor(recipe, full.text)
+        spec = recipe.properties[name]
+        got: tuple[bool, Any] = (False, None)
+        span = (va, vb)
+        dur = _DURATION_RE.match(full.text, va)
+        if spec.get("type") in ("integer", "string") and dur and re.search(r"seconds|after|timeout|duration",
+                                                                           name + " " + str(spec.get("description"))):
+            got, span = ex._duration_value(name, dur), dur.span()
+        elif spec.get("type") == "integer":
+            num = re.match(_NUM + r"(?![\w.])", full.text[va:vb], re.I)
+            if num:
+                got, span = ex._ok(name, parse_number(num.group(1))), (va, va + num.end())
+        elif spec.get("type") == "string" and not spec.get("enum"):
+            tok = re.fullmatch(r"[\"'`]?([A-Za-z0-9][\w./:@+-]*[\w])[\"'`]?", full.text[va:vb])
+            if tok:
+                got = ex._ok(name, tok.group(1))
+        if got[0]:
+            full.values[name], full.spans[name] = got[1], span
+            full.covered = full.covered + [m.span("label"), span]
+            taken.append(span)
+    return full
+
+
 def _read(recipe: Recipe, text: str) -> Extraction:
-    return _per_gpu(recipe, _per_unit_from_total(recipe, _named_row(recipe, text, _with_foreign(recipe, text,
-                                                                                              _extract(recipe, text)))))
+    return _per_gpu(recipe, _per_unit_from_total(recipe, _named_row(recipe, text, _fields_by_description(
+        recipe, text, _with_foreign(recipe, text, _extract(recipe, text))))))
 
 
 def extract_params(recipe: Recipe, text: str) -> Extraction:
