@@ -194,3 +194,23 @@ def test_a_form_field_fills_the_parameter_its_label_describes(recipes):
     assert ext.values["min_available"] == 12
     # a label that describes no parameter fills nothing
     assert not any("building" in str(v) for v in ext.values.values())
+
+
+@pytest.mark.parametrize("text,want", [
+    ("rename the two classes to `tier-hi` and `tier-lo`, with values 750000 and 5.",
+     ("tier-hi", 750000, "tier-lo", 5)),
+    ("two priority classes, serve-critical and batch-scavenger, values 2000000 and 10 respectively",
+     ("serve-critical", 2000000, "batch-scavenger", 10)),
+])
+def test_a_pair_named_and_valued_in_order(recipes, text, want):
+    got = extract_params(recipes["priority-classes"], text).values
+    assert (got["production_name"], got["production_value"], got["research_name"], got["research_value"]) == want
+
+
+@pytest.mark.parametrize("text,want", [
+    ("priority classes. Post-mortem: the research class can't preempt anything. "
+     "AI: research pods may preempt lower-priority pods.", True),
+    ("priority classes; the research pods can never preempt anything", False),
+])
+def test_a_flag_said_of_the_objects_subject(recipes, text, want):
+    assert extract_params(recipes["priority-classes"], text).values.get("research_preempts") is want

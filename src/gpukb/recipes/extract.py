@@ -1433,6 +1433,21 @@ _PRONOUN = r"(?:it|them|that|those|this)"
 _NOT_BETWEEN = r"(?!(?:and|or|but|so|then|while|is|are|was|were|not|no|keep|keeps|stay|stays)\b)"
 
 
+# "research may preempt" also reads "research pods may preempt", "research jobs can preempt"
+_SUBJECT_NOUNS = ("pods", "pod", "jobs", "job", "workloads", "class", "team", "tier", "queue", "ones", "users")
+_MODAL_WORDS = frozenset("can may should will must could might".split())
+
+
+@lru_cache(maxsize=1024)
+def _with_subject_nouns(phrases: tuple[str, ...]) -> list[str]:
+    out = list(phrases)
+    for ph in phrases:
+        words = str(ph).split()
+        if len(words) >= 3 and words[1] in _MODAL_WORDS:
+            out += [" ".join([words[0], noun, *words[1:]]) for noun in _SUBJECT_NOUNS]
+    return out
+
+
 def distinctive_cues(name: str, all_names: list[str]) -> list[str]:
     return list(_distinctive_cues(name, tuple(all_names)))
 
@@ -4007,7 +4022,7 @@ class _Extractor:
 
     def rule_flag(self, name: str, rule: dict[str, Any]):
         spec = self.recipe.properties[name]
-        for m in _compile(_words_alt(rule["flag"])).finditer(self.text):
+        for m in _compile(_words_alt(_with_subject_nouns(tuple(rule["flag"])))).finditer(self.text):
             value = rule.get("value", True)
             neg = self._negated_before(m.start())
             if neg is not None and not re.match(_NEGATION, m.group(0), re.I):
@@ -5393,7 +5408,7 @@ class _Extractor:
             for key in ("count", "after", "before", "near", "flag", "list", "boolean"):
                 v = rule.get(key)
                 if isinstance(v, list):
-                    out += [str(x) for x in v]
+                    out += _with_subject_nouns(tuple(str(x) for x in v)) if key == "flag" else [str(x) for x in v]
             if isinstance(rule.get("count"), list):
                 out += self._synonym_units(name, [str(x) for x in rule["count"]])
             if isinstance(rule.get("enum"), dict):
@@ -6338,9 +6353,42 @@ def _fields_by_description(recipe: Recipe, text: str, full: Extraction) -> Extra
     return full
 
 
+_PAIR_NAME = r"[\"'`]?([a-z][a-z0-9]*(?:[-.][a-z0-9]+)+)[\"'`]?"
+# "rename them to `prod-critical` and `research-low`", "two classes, prod-inference and batch-research"
+_PAIRED_NAMES = re.compile(rf"(?:\b(?:renam\w*|call|name)\s+)?\b(?:them|both|two|pair|classes|ones)\b[^.;\n]{{0,40}}?(?<![\w.-])"
+                           rf"{_PAIR_NAME}\s*(?:,\s*and|,|and|&|/)\s*{_PAIR_NAME}(?![\w.-])(?:\s*,?\s+respectively\b)?", re.I)
+# "with values 500000 and 100", "values 1000000 and 1000 respectively"
+_PAIRED_VALUES = re.compile(r"\bvalues?\s*(?:of\s+|[:=]\s*)?(-?\d+)\s*(?:,\s*and|,|and|&|/)\s*(-?\d+)(?!\w|\.\d)"
+                            r"(?:\s*,?\s+respectively\b)?", re.I)
+
+
+def _respective_pair(recipe: Recipe, full: Extraction) -> Extraction:
+    """Two objects a recipe makes as a pair (``<a>_name``/``<a>_value`` and ``<b>_name``/``<b>_value``),
+    named and valued in lists, in order: "rename them to x-hi and x-lo, with values 500000 and 100"."""
+    props = recipe.properties
+    pair = [p[:-len("_name")] for p in props if p.endswith("_name") and p[:-len("_name")] + "_value" in props]
+    if len(pair) != 2:
+        return full
+    ex: _Extractor | None = None
+    for rx, suffix in ((_PAIRED_NAMES, "_name"), (_PAIRED_VALUES, "_value")):
+        keys = [p + suffix for p in pair]
+        if any(k in full.values for k in keys):
+            continue
+        m = rx.search(full.text)
+        if m is None or any(a < m.end() and m.start() < b for a, b in full.spans.values()):
+            continue
+        ex = ex or _Extractor(recipe, full.text)
+        got = [ex._ok(k, m.group(i + 1) if suffix == "_name" else int(m.group(i + 1))) for i, k in enumerate(keys)]
+        if all(ok for ok, _ in got):
+            for i, (k, (_, val)) in enumerate(zip(keys, got)):
+                full.values[k], full.spans[k] = val, m.span(i + 1)
+            full.covered = full.covered + [m.span()]
+    return full
+
+
 def _read(recipe: Recipe, text: str) -> Extraction:
-    return _per_gpu(recipe, _per_unit_from_total(recipe, _named_row(recipe, text, _fields_by_description(
-        recipe, text, _with_foreign(recipe, text, _extract(recipe, text))))))
+    return _per_gpu(recipe, _per_unit_from_total(recipe, _named_row(recipe, text, _respective_pair(
+        recipe, _fields_by_description(recipe, text, _with_foreign(recipe, text, _extract(recipe, text)))))))
 
 
 def extract_params(recipe: Recipe, text: str) -> Extraction:
