@@ -214,3 +214,9 @@ def test_a_pair_named_and_valued_in_order(recipes, text, want):
 ])
 def test_a_flag_said_of_the_objects_subject(recipes, text, want):
     assert extract_params(recipes["priority-classes"], text).values.get("research_preempts") is want
+
+
+@pytest.mark.parametrize("text", ["Namespace: research-dra\nDevices: 2x A100-SXM4-80GB", "DRA claim pod, 2 x A100-SXM4-80GB"])
+def test_a_count_before_a_full_product_name_counts_gpus(recipes, text):
+    got = extract_params(recipes["dra-gpu-claim-pod"], text).values
+    assert got["count"] == 2 and "device_class" not in got  # "2x" is a multiplier, no device class

@@ -2273,6 +2273,8 @@ class _Extractor:
             return False, None  # "the selector wants release=x": a verb is no name
         if name.endswith("image") and isinstance(value, str) and not re.search(r"[A-Za-z]", value):
             return False, None  # "at 02:00" is a time, no image
+        if isinstance(value, str) and "enum" not in spec and re.fullmatch(r"\d+\s*[x\u00d7]", value, re.I):
+            return False, None  # "Devices: 2x A100": a multiplier, no name
         if isinstance(value, str) and "enum" not in spec and value in self._camel_values():
             return False, None  # "recreate it as ReadWriteMany": another setting's value, no name
         v = _prop_validator(json.dumps(spec, sort_keys=True))
@@ -2393,6 +2395,11 @@ class _Extractor:
                 rf"\b(?:bump|raise|increase|set|change|reduce|lower|decrease|drop|scale|grow|move|take|put)\w*\s+"
                 rf"(?:(?:the|our|its|their|his|her)\s+)?(?:[a-z]+\s+)?{u}\s+(?:(?:up|down)\s+)?to\s+{_DIG}(?!\w|\.\w)",
             ]
+            if "gpu" in u.lower() or any(x.lower() in _GPU_UNITS for x in units):
+                # "2x A100-SXM4-80GB", "4 H100-80GB-HBM3": a GPU's full product name counts GPUs too
+                # (the match ends before the name, which another parameter may read)
+                pats.append(rf"(?<![\w.=:]){_DIG}\s*(?:x\s*)?(?=(?:{'|'.join(_GPU_MODELS)})-[\w-]*\w(?![\w-])"
+                            r"(?!\s+(?:pod|node|job|box|server|machine|host|vm|worker|replica|instance|task|rank|gpu|card)s?\b))")
             for i, p in enumerate(pats):
                 for m in _compile(p).finditer(self.digits):
                     span = self._whole_word(m.span(1))
