@@ -220,3 +220,10 @@ def test_a_flag_said_of_the_objects_subject(recipes, text, want):
 def test_a_count_before_a_full_product_name_counts_gpus(recipes, text):
     got = extract_params(recipes["dra-gpu-claim-pod"], text).values
     assert got["count"] == 2 and "device_class" not in got  # "2x" is a multiplier, no device class
+
+
+def test_a_duration_its_topic_governs_from_further_off_in_the_sentence(recipes):
+    text = ("karpenter pool for g6e. Consolidation: packing underutilized nodes is fine, but only once they have "
+            "stayed that way for 45 minutes. Nodes expire after 7 days.")
+    got = extract_params(recipes["karpenter-gpu-nodepool"], text).values
+    assert (got["consolidate_after"], got["expire_after"]) == ("45m", "168h")

@@ -6393,9 +6393,49 @@ def _respective_pair(recipe: Recipe, full: Extraction) -> Extraction:
     return full
 
 
+# words of a duration parameter's name that say nothing of what it times
+_TIMING_WORDS = frozenset("after before seconds second secs minutes time timeout window period delay duration wait".split())
+
+
+def _duration_in_sentence(recipe: Recipe, full: Extraction) -> Extraction:
+    """A duration its parameter's topic governs from further off in one sentence: "Consolidation: it's
+    fine to also pack underutilized nodes, but only after they've been like that for 30 minutes". The
+    sentence names the parameter's topic (a word of its name, "consolidate" for consolidate_after),
+    holds one free duration, and names no other duration parameter's topic."""
+    timed = [n for n, rules in recipe.extract.items() if any(r.get("duration") for r in rules)]
+    topics = {n: [w for w in n.split("_") if len(w) >= 5 and w not in _TIMING_WORDS] for n in timed}
+    todo = [n for n in timed if n not in full.values and n not in full.conflicts and topics[n]]
+    if not todo:
+        return full
+    taken = list(full.spans.values())
+    ex: _Extractor | None = None
+    bounds = [0, *(m.end() for m in re.finditer(r"[.!?](?=\s)|\n|;\s", full.text)), len(full.text)]
+    for lo, hi in zip(bounds, bounds[1:]):
+        sentence = full.text[lo:hi]
+        durations = [m for m in _DURATION_RE.finditer(full.text, lo, hi) if m.group(1)[0].isdigit()
+                     or m.group(1).lower() in ("a", "an", "half an", "half a")]
+        if len(durations) != 1 or any(a < durations[0].end() and durations[0].start() < b for a, b in taken):
+            continue
+
+        def named(n: str) -> bool:
+            return any(re.search(rf"\b{re.escape(w[:6])}\w*", sentence, re.I) for w in topics[n])
+
+        here = [n for n in timed if topics[n] and named(n)]
+        if len(here) != 1 or here[0] not in todo:
+            continue
+        ex = ex or _Extractor(recipe, full.text)
+        ok, val = ex._duration_value(here[0], durations[0])
+        if ok:
+            full.values[here[0]], full.spans[here[0]] = val, durations[0].span()
+            full.covered = full.covered + [(lo, hi)]
+            todo.remove(here[0])
+    return full
+
+
 def _read(recipe: Recipe, text: str) -> Extraction:
-    return _per_gpu(recipe, _per_unit_from_total(recipe, _named_row(recipe, text, _respective_pair(
-        recipe, _fields_by_description(recipe, text, _with_foreign(recipe, text, _extract(recipe, text)))))))
+    return _per_gpu(recipe, _per_unit_from_total(recipe, _named_row(recipe, text, _duration_in_sentence(
+        recipe, _respective_pair(recipe, _fields_by_description(recipe, text, _with_foreign(
+            recipe, text, _extract(recipe, text))))))))
 
 
 def extract_params(recipe: Recipe, text: str) -> Extraction:
