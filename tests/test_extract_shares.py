@@ -227,3 +227,12 @@ def test_a_duration_its_topic_governs_from_further_off_in_the_sentence(recipes):
             "stayed that way for 45 minutes. Nodes expire after 7 days.")
     got = extract_params(recipes["karpenter-gpu-nodepool"], text).values
     assert (got["consolidate_after"], got["expire_after"]) == ("45m", "168h")
+
+
+@pytest.mark.parametrize("recipe,text,want", [
+    ("pytorchjob", "pytorchjob, 8 GPUs per pod, 64 GPUs in total", {"gpus": 8, "nodes": 8}),
+    ("gpu-inference-deployment", "inference deployment, 2 GPUs per replica, 12 GPUs budget", {"gpus": 2, "replicas": 6}),
+])
+def test_the_pods_are_the_total_over_what_each_takes(recipes, recipe, text, want):
+    got = extract_params(recipes[recipe], text).values
+    assert {k: got.get(k) for k in want} == want

@@ -6063,7 +6063,7 @@ def _paste_misread(said: Any, pasted: Any, from_paste: bool, facts: list[Any]) -
 
 # "a budget of 32 GPUs", "32 GPUs in total": an amount of GPUs for the whole job
 _TOTAL_GPUS = re.compile(r"\b(?:total|budget|overall|altogether)\s+(?:is\s+|of\s+|[:=]\s*)?(\d+)\s*(?:gpus?|cards?)\b|"
-                         r"\b(\d+)\s*(?:gpus?|cards?)\s+(?:in\s+total|total|overall|altogether|in\s+all)\b", re.I)
+                         r"\b(\d+)\s*(?:gpus?|cards?)\s+(?:in\s+total|total|overall|altogether|in\s+all|budget)\b", re.I)
 # the parameters that count the pods a per-pod amount is given to
 _POD_COUNTS = ("nodes", "workers", "replicas", "members")
 
@@ -6083,6 +6083,23 @@ def _per_unit_from_total(recipe: Recipe, full: Extraction) -> Extraction:
     rejected = full.out_of_range.get("gpus")
     if units and said is not None and said * units == total:
         full.covered.append(m.span())  # "4 nodes with 8 gpus each, 32 in total": the total agrees
+        return full
+    conf = full.conflicts.get("gpus")
+    if units is None and conf is not None and isinstance(said, int) and isinstance(conf[0], int) \
+            and total in (said, conf[0]) and 0 < min(said, conf[0]) < total:
+        # "2 GPUs per replica, 12 GPUs budget": of the two amounts, the total is the total
+        if said == total:
+            said = full.values["gpus"] = conf[0]
+            full.spans["gpus"] = conf[1]
+        full.conflicts.pop("gpus")
+    if units is None and isinstance(said, int) and 0 < said < total and "gpus" not in full.conflicts:
+        # "32 GPUs in total, 8 per pod": the pods are the total over what each one takes
+        count = next((p for p in _POD_COUNTS if p in recipe.properties), None)
+        if count and total % said == 0 and _prop_validator(json.dumps(recipe.properties[count], sort_keys=True)) \
+                .is_valid(total // said):
+            full.values[count], full.spans[count] = total // said, m.span()
+            full.covered.append(m.span())
+            full.notes.append(f"{count}: {total // said}, {total} GPUs in total at {said} per pod")
         return full
     if not (said is None or said == total or (rejected is not None and str(rejected[0]) == str(total))):
         return full
