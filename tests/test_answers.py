@@ -258,3 +258,30 @@ def test_a_sentence_ending_in_a_colon_never_stays_for_items_that_drop():
              "- `quota insufficient`: the queue is full (next section).\n- `overused`: see below.")
     c = ExtractiveGenerator().compose("podgroup pending: reason quota insufficient or overused?", [sec])
     assert "for the reason:" not in c.text and answer_defects(c.text) == []
+
+
+SEC_ANTI = """Each replica of this Deployment refuses nodes that already run a pod labeled `app: web`, so no two replicas share a node. A node failure then takes out only one replica.
+
+```yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  template:
+    spec:
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - topologyKey: kubernetes.io/hostname
+            labelSelector: {matchLabels: {app: web}}
+```"""
+
+
+def test_a_lead_that_describes_this_manifest_brings_it_or_goes():
+    c = ExtractiveGenerator().compose("keep two web replicas off the same node, how", [ev(0, "Anti", SEC_ANTI)])
+    assert c.text.startswith("Each replica of this Deployment") and "podAntiAffinity" in c.text
+    # with no room for the block, the sentence that names it goes too
+    c = ExtractiveGenerator(max_code_lines=5).compose("keep two web replicas off the same node, how",
+                                                      [ev(0, "Anti", SEC_ANTI)])
+    assert "this Deployment" not in c.text and "A node failure" in c.text
+    assert answer_defects(c.text) == []

@@ -130,6 +130,9 @@ def resolve_links(text: str, doc_path: str) -> str:
 _POINTS_ON = re.compile(
     r"(:\s*$|\b(?:" + POINTS_BELOW + r"|the following|as follows|follows:|this (?:block|snippet|example|table|manifest|file|yaml)|"
     r"these (?:blocks|lines|fields|settings)|as shown|shown here|for example:|e\.g\.:)\b)", re.I)
+# "Each replica of this Deployment ...": a manifest's kind, named as the one at hand, leans on the
+# section's block wherever it follows
+_THIS_KIND = re.compile(r"\b[Tt]his (?:[A-Z][a-z]+){1,3}\b(?!\s+(?:is|are)\s+(?:a|an|the)\b)")
 _POINTS_BACK = re.compile(r"^(?:this|these|that|those|such|it|they|both|here|then|also|otherwise|instead)\b", re.I)
 _POINTS_AWAY = re.compile(r"\b(?:" + POINTS_ABOVE + r"|more in|see (?:also )?(?:below|above)|described (?:below|above)|"
                           r"(?:the )?(?:next|previous|following|last) (?:section|step|example)s?)\b", re.I)
@@ -176,7 +179,7 @@ class ExtractiveGenerator:
 
     name = "extractive"
 
-    def __init__(self, max_words: int = 110, max_sections: int = 4, max_code_lines: int = 30,
+    def __init__(self, max_words: int = 110, max_sections: int = 4, max_code_lines: int = 40,
                  second_words: int = SECOND_SECTION_WORDS, **_):
         self.second_words = int(second_words)
         self.max_words = int(max_words)
@@ -223,11 +226,17 @@ class ExtractiveGenerator:
             return all(n in numbers_ok for n in _NUMBER.findall(u.text) if int(n) > 1)
 
         lead = next((u for u in units if u.kind != "code"), None)
+        code_taken = False
         if lead is not None and fits_numbers(lead):
             chosen[lead.pos] = lead
             words += lead.words
+            if _THIS_KIND.search(lead.text) and allow_code:
+                # "Each replica of this Deployment ...": the lead describes the section's manifest
+                block = next((x for x in units if x.pos > lead.pos and x.kind == "code"), None)
+                if block is not None and block.text.count("\n") + 1 <= code_lines:
+                    chosen[block.pos] = block
+                    code_taken = True
         ranked = sorted(units, key=lambda u: -scores.get(u.pos, 0.0))
-        code_taken = False
         for u in ranked:
             if u.pos in chosen or scores.get(u.pos, 0.0) <= MIN_UNIT_SCORE or not fits_numbers(u):
                 continue
@@ -272,6 +281,10 @@ class ExtractiveGenerator:
                     continue
                 if _POINTS_AWAY.search(u.text):
                     continue
+                if _THIS_KIND.search(u.text) and any(u.text.strip().endswith(x) for x in (".", "!")) and not any(
+                        p > pos and c.kind == "code" for p, c in chosen.items()) and any(
+                        x.kind == "code" for x in units if x.pos > pos):
+                    continue  # "this Deployment" with its manifest left out
                 if u.kind == "sent" and pos > 0 and _POINTS_BACK.match(u.text) and (pos - 1) not in chosen:
                     continue
                 if u.text.count("`") % 2:
