@@ -236,3 +236,13 @@ def test_a_duration_its_topic_governs_from_further_off_in_the_sentence(recipes):
 def test_the_pods_are_the_total_over_what_each_takes(recipes, recipe, text, want):
     got = extract_params(recipes[recipe], text).values
     assert {k: got.get(k) for k in want} == want
+
+
+def test_the_noun_a_list_value_names_is_understood(recipes):
+    ext = extract_params(recipes["karpenter-gpu-nodepool"], "karpenter gpu nodepool, node role is MyNodeRole, g6e family")
+    assert ext.values["instance_families"] == ["g6e"]
+    from gpukb.recipes import generate, load_recipes
+
+    g = generate("karpenter gpu nodepool, node role is MyNodeRole, g6e family",
+                 load_recipes(Path(__file__).resolve().parents[1] / "recipes"))
+    assert "family" not in " ".join(g.unused)

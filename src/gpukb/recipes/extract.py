@@ -5410,6 +5410,8 @@ class _Extractor:
     def _phrases_of(self, name: str) -> list[str]:
         """Words that introduce or qualify a parameter: its name, units, cue words, enum phrases."""
         out = list(name_variants(name))
+        # "g5 family" for instance_families
+        out += [w[:-3] + "y" if w.endswith("ies") else _singular(w) for w in name.split("_") if len(w) >= 4 and w.endswith("s")]
         rules = list(self.recipe.extract.get(name) or _DEFAULT_RULES.get(name, []))
         for rule in rules:
             for key in ("count", "after", "before", "near", "flag", "list", "boolean"):
