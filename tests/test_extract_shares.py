@@ -246,3 +246,28 @@ def test_the_noun_a_list_value_names_is_understood(recipes):
     g = generate("karpenter gpu nodepool, node role is MyNodeRole, g6e family",
                  load_recipes(Path(__file__).resolve().parents[1] / "recipes"))
     assert "family" not in " ".join(g.unused)
+
+
+def test_memory_per_core_is_times_the_cores(recipes):
+    got = extract_params(recipes["gpu-quota"], "quota for ns vision: 24 GPUs, 192 CPU cores and 4 GiB of memory "
+                                               "per core").values
+    assert (got["cpu"], got["memory"]) == (192, "768Gi")
+    got = extract_params(recipes["gpu-quota"], "quota for ns vision: 8 GPUs, 16Gi memory per GPU").values
+    assert got["memory"] == "128Gi"
+
+
+def test_a_single_place_a_bound_is_per_is_no_count(recipes):
+    got = extract_params(recipes["gpu-quota"], "Namespace: speech\nGPUs: 12\nMax GPUs in a single pod: 4").values
+    assert got["max_gpus_per_pod"] == 4 and "max_pods" not in got
+
+
+def test_a_bundle_yields_to_the_smaller_recipe_when_nothing_else_is_asked():
+    from gpukb.recipes import generate, load_recipes
+
+    rs = load_recipes(Path(__file__).resolve().parents[1] / "recipes")
+    assert generate("Namespace: speech-lab\nGPUs: 12\nCPU: 96\nMemory: 768Gi", rs).recipe == "gpu-quota"
+    # the bundle's own words or objects keep the bundle
+    assert generate("onboard the speech team: namespace speech-lab, 12 GPUs, 96 CPUs, 768Gi", rs).recipe == \
+        "tenant-onboarding"
+    assert generate("new team speech: namespace speech-lab with a quota of 12 GPUs and its own PriorityClass",
+                    rs).recipe == "tenant-onboarding"

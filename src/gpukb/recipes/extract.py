@@ -2410,6 +2410,11 @@ class _Extractor:
                     if self.text[span[0]:span[1]].lower() == "single" and re.match(
                             r"\s+[a-z]+s\b", self.text[span[1]:span[1] + 30], re.I):
                         continue  # "allow single pods up to 8": "single" before a plural is no count
+                    if self.text[span[0]:span[1]].lower() in ("single", "one") and not any(
+                            "gpu" in x.lower() or x.lower() in _GPU_UNITS for x in units) and re.search(
+                            r"\b(?:in|on|per|for|within|inside|into)\s+(?:a\s+|any\s+)?$", self.text[max(0, span[0] - 12):span[0]],
+                            re.I):
+                        continue  # "Max GPUs in a single pod: 4", "fits on a single node": a place, no count
                     if self._per_item_bound(name, span):
                         continue  # "no single task may take more than 4 GPUs": the per-pod parameter's
                     if i == 4 and not any(_singular(x.lower()) in _ACTION_UNITS for x in units):
@@ -6451,7 +6456,38 @@ def _duration_in_sentence(recipe: Recipe, full: Extraction) -> Extraction:
     return full
 
 
+_PER_CORE = re.compile(r"\s*(?:of\s+)?(?:memory|ram|mem)?\s*(?:per|a|each|for\s+each|/)\s*(?:cpu\s+)?"
+                       r"(?P<base>cores?|cpus?|vcpus?|gpus?)\b", re.I)
+
+
+def _memory_per_unit(recipe: Recipe, full: Extraction) -> Extraction:
+    """Memory given per core or per GPU ("4 GiB of memory per core" with 192 cores) is that amount times
+    the cores or GPUs the request gives: 768Gi."""
+    if "memory" not in full.values or "memory" not in full.spans:
+        return full
+    m = _PER_CORE.match(full.text, full.spans["memory"][1])
+    if m is None:
+        return full
+    base = "gpus" if m.group("base").lower().startswith("gpu") else "cpu"
+    count = full.values.get(base)
+    amount = re.fullmatch(r"(\d+(?:\.\d+)?)([KMGTP]i)", str(full.values["memory"]))
+    if not isinstance(count, int) or count <= 1 or amount is None:
+        return full
+    total = float(amount.group(1)) * count
+    value = f"{int(total) if total == int(total) else total}{amount.group(2)}"
+    if _prop_validator(json.dumps(recipe.properties["memory"], sort_keys=True)).is_valid(value):
+        full.values["memory"] = value
+        full.spans["memory"] = (full.spans["memory"][0], m.end())
+        full.covered.append(full.spans["memory"])
+        full.notes.append(f"memory: {value}, {full.text[full.spans['memory'][0]:m.end()]} for {count}")
+    return full
+
+
 def _read(recipe: Recipe, text: str) -> Extraction:
+    return _memory_per_unit(recipe, _read_values(recipe, text))
+
+
+def _read_values(recipe: Recipe, text: str) -> Extraction:
     return _per_gpu(recipe, _per_unit_from_total(recipe, _named_row(recipe, text, _duration_in_sentence(
         recipe, _respective_pair(recipe, _fields_by_description(recipe, text, _with_foreign(
             recipe, text, _extract(recipe, text))))))))

@@ -144,6 +144,8 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
                 recipe, score, ext = alt, alt_score, alt_ext
                 ranked = [(alt, alt_score), *[(r, s) for r, s in ranked if r is not alt]]
                 break
+    if recipe.id not in targets:
+        recipe, score, ext, ranked = _smallest_that_covers(request, recipe, score, ext, ranked)
     found = dict(ext.values)
     reading = None
     if llm is not False:
@@ -282,9 +284,32 @@ def _smallest_above(recipe: Recipe, found: dict[str, Any], name: str, value: Any
 _NEAR_TIE = 0.95  # a second recipe scoring this close to the best is compared by what it understands
 _CLOSE = 0.7  # ... and one this close when it leaves at least _CLOSE_MARGIN fewer content words unread
 _CLOSE_MARGIN = 2
+_HALF = 0.5  # a smaller recipe this close takes over from a bundle the request asks nothing more of
 _FAR = 0.25  # ... and one further behind when it fills _MORE_PARAMS more parameters and leaves
 _MORE_PARAMS = 2  # _FEWER_UNREAD fewer content words unread
 _FEWER_UNREAD = 3
+
+
+def _smallest_that_covers(request: str, recipe: Recipe, score: float, ext: Extraction,
+                          ranked: list[tuple[Recipe, float]]):
+    """Of a bundle and a close recipe that renders part of it, the smaller one when the request asks
+    nothing of the rest: a namespace's GPU, CPU and memory caps are a quota, not a tenant onboarding
+    bundle, unless the request names the bundle's own objects or words ("onboard", "queue") or gives
+    a value only the bundle reads."""
+    for alt, alt_score in ranked[1:3]:
+        if alt_score < _HALF * score or not set(alt.kinds) < set(recipe.kinds):
+            continue
+        own = {k.lower() for k in recipe.keywords} - {k.lower() for k in alt.keywords}
+        low = request.lower()
+        if any(re.search(rf"(?<![\w-]){re.escape(k)}(?![\w-])", low) for k in own):
+            continue
+        alt_ext = extract_params(alt, request)
+        said = {str(v) for v in alt_ext.values.values()}
+        if any(str(v) not in said for v in ext.values.values()):
+            continue  # the bundle reads something the smaller recipe cannot
+        if _not_understood(alt, alt_ext) <= _not_understood(recipe, ext):
+            return alt, alt_score, alt_ext, [(alt, alt_score), *[(r, s) for r, s in ranked if r is not alt]]
+    return recipe, score, ext, ranked
 
 
 def _evidenced(ext: Extraction) -> int:
