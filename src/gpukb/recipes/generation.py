@@ -181,10 +181,10 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
         try:
             rendered = render_recipe(recipe, found)
         except ParameterError as exc:
-            least = _raised_to_least(recipe, ext, found, exc)
-            if least is None:
+            notice = _raised_to_least(recipe, ext, found, exc)
+            if notice is None:
                 raise
-            raised.append(least)
+            raised.append(notice)
             rendered = render_recipe(recipe, found)
     except ParameterError as exc:
         # A value the request gave is never changed or dropped: say what conflicts.
