@@ -280,8 +280,10 @@ spec:
 def test_a_lead_that_describes_this_manifest_brings_it_or_goes():
     c = ExtractiveGenerator().compose("keep two web replicas off the same node, how", [ev(0, "Anti", SEC_ANTI)])
     assert c.text.startswith("Each replica of this Deployment") and "podAntiAffinity" in c.text
-    # with no room for the block, the sentence that names it goes too
+    # with no room for the block, a section that describes its manifest yields to the next one
+    other = ("Required pod anti-affinity on `kubernetes.io/hostname` keeps two replicas off one node. "
+             "Extra replicas stay Pending when every node already runs one.")
     c = ExtractiveGenerator(max_code_lines=5).compose("keep two web replicas off the same node, how",
-                                                      [ev(0, "Anti", SEC_ANTI)])
-    assert "this Deployment" not in c.text and "A node failure" in c.text
+                                                      [ev(0, "Anti", SEC_ANTI), ev(1, "Rule", other, "doc-b")])
+    assert "this Deployment" not in c.text and c.text.startswith("Required pod anti-affinity")
     assert answer_defects(c.text) == []

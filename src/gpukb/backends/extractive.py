@@ -132,6 +132,8 @@ _POINTS_ON = re.compile(
     r"these (?:blocks|lines|fields|settings)|as shown|shown here|for example:|e\.g\.:)\b)", re.I)
 # "Each replica of this Deployment ...": a manifest's kind, named as the one at hand, leans on the
 # section's block wherever it follows
+# an edit the reader is to make to the example at hand
+_ON_THE_EXAMPLE = re.compile(r"(?:Replace|Change|Adjust|Edit|Swap|Update|Substitute|Fill in|Point|Rename)\b")
 _THIS_KIND = re.compile(r"\b[Tt]his (?:[A-Z][a-z]+){1,3}\b(?!\s+(?:is|are)\s+(?:a|an|the)\b)")
 _POINTS_BACK = re.compile(r"^(?:this|these|that|those|such|it|they|both|here|then|also|otherwise|instead)\b", re.I)
 _POINTS_AWAY = re.compile(r"\b(?:" + POINTS_ABOVE + r"|more in|see (?:also )?(?:below|above)|described (?:below|above)|"
@@ -272,8 +274,12 @@ class ExtractiveGenerator:
         chosen = {pos: u for pos, u in chosen.items()
                   if not (u.kind in ("sent", "item") and (_POINTS_AWAY.search(u.text) or u.text.count("`") % 2))}
         out: list[Unit] = []
+        shown_without = -2  # where a sentence naming "this <Kind>" went because its manifest is not shown
         for pos in sorted(chosen):
             u = chosen[pos]
+            if u.kind == "sent" and pos == shown_without + 1 and _ON_THE_EXAMPLE.match(u.text):
+                shown_without = pos
+                continue  # "Replace the image ... with your server's": an edit of the manifest left out
             if u.kind in ("sent", "item"):
                 nxt = by_pos.get(pos + 1)
                 if _POINTS_ON.search(u.text) and not (nxt is not None and nxt.pos in chosen
@@ -284,6 +290,9 @@ class ExtractiveGenerator:
                 if _THIS_KIND.search(u.text) and any(u.text.strip().endswith(x) for x in (".", "!")) and not any(
                         p > pos and c.kind == "code" for p, c in chosen.items()) and any(
                         x.kind == "code" for x in units if x.pos > pos):
+                    if pos == next((x.pos for x in units if x.kind != "code"), -1):
+                        return []  # the section describes a manifest it cannot show: another section answers
+                    shown_without = pos
                     continue  # "this Deployment" with its manifest left out
                 if u.kind == "sent" and pos > 0 and _POINTS_BACK.match(u.text) and (pos - 1) not in chosen:
                     continue
