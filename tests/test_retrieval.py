@@ -206,3 +206,78 @@ def test_a_heading_that_quotes_the_pasted_error_moves_up():
     # scattered shared words are no quoted phrase: the better-scored section stays first
     q2 = "what does an xid mean, is the gpu bus fine?"
     assert [h.key for h in heading_rerank(hits, q2, sections, 0.4)][0] == "x#overview"
+
+
+def test_a_heading_that_quotes_a_message_quoted_in_a_one_line_question_moves_up():
+    from gpukb.retrieval import SectionHit, heading_rerank
+
+    sections = {
+        "n#which": {"title": "No GPU in the container", "section": "Which error do you see: what each message tells you"},
+        "n#nvml": {"title": "GPU Operator problems",
+                   "section": "Failed to initialize NVML: Unknown Error days after the pod started"},
+    }
+    hits = [SectionHit("n#which", 1.0), SectionHit("n#nvml", 0.7)]
+    q = 'nvidia-smi in the container says "Failed to initialize NVML: Unknown Error" after some hours. why?'
+    assert [h.key for h in heading_rerank(hits, q, sections, 0.4)] == ["n#nvml", "n#which"]
+    # the same words without quote marks are prose, not a pasted message
+    q2 = "nvidia-smi failed to initialize, nvml unknown error after some hours. why?"
+    assert [h.key for h in heading_rerank(hits, q2, sections, 0.4)][0] == "n#which"
+    # two short quotes never join into one run
+    q3 = 'it says "failed to initialize" and then "nvml unknown error" in the log'
+    assert [h.key for h in heading_rerank(hits, q3, sections, 0.4)][0] == "n#which"
+
+
+def test_a_message_that_asks_two_things_is_split_into_its_asked_parts():
+    from gpukb.retrieval import question_parts
+
+    parts = question_parts("We run Karpenter on EKS. How do I make a NodePool only for GPU instances, "
+                           "and make sure idle GPU nodes get removed quickly?")
+    assert len(parts) == 2
+    assert parts[0].startswith("How do I make a NodePool") and "idle GPU nodes" not in parts[0]
+    assert parts[1].startswith("make sure idle GPU nodes")
+    # the context sentence goes with each part: it says what the parts are about
+    assert all("Karpenter on EKS" in p for p in parts)
+    parts = question_parts("How do I spread replicas across zones? Also, should GPU requests equal limits?")
+    assert parts[1].startswith("should GPU requests equal limits")
+
+
+def test_one_question_context_or_a_paste_is_not_split():
+    from gpukb.retrieval import question_parts
+
+    assert question_parts("how do i limit gpus per namespace and per user?") == []
+    assert question_parts("Our cluster has 8 A100 nodes. How do I cap a namespace at 4 GPUs?") == []
+    # a message over lines carries a paste: its lines are not separate questions
+    assert question_parts("why is this pending?\nEvents: 0/3 nodes are available. How do I fix it?") == []
+    # a second "question" too short to retrieve on is no part
+    assert question_parts("What is DRA and how does it differ from the device plugin? Is it GA?") == []
+
+
+def test_the_second_asked_part_brings_its_own_section_after_the_lead(tiny_settings):
+    root = tiny_settings.root
+    for i in range(4):
+        write_doc(root, "autoscaling", f"np{i}", id=f"nodepool-{i}", title=f"GPU NodePool instances {i}",
+                  intro=f"A NodePool for GPU instances {i}.",
+                  body=f"## NodePool requirements for GPU instances {i}\n\nA NodePool selects GPU instance families "
+                       f"and GPU instance types for the NodePool {i}; GPU instances only.\n")
+    write_doc(root, "autoscaling", "consolidation", id="consolidation", title="Removing idle nodes",
+              intro="Consolidation removes idle nodes.",
+              body="## Consolidation of idle nodes\n\nconsolidationPolicy WhenEmpty deletes idle empty nodes after "
+                   "consolidateAfter.\n")
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    eng = Engine(tiny_settings, embedder=emb)
+    q = ("How do I make a NodePool that selects GPU instance families and GPU instance types, "
+         "and make sure idle nodes get removed?")
+    r = eng.retriever
+    r.part_slots = 0
+    whole = [e.doc_id for e in r.retrieve(q, k=5).evidence]
+    r.part_slots = 1
+    parted = [e.doc_id for e in r.retrieve(q, k=5).evidence]
+    assert whole[0].startswith("nodepool-") and "consolidation" not in whole[:2], whole
+    assert parted[0] == whole[0] and parted[1] == "consolidation"
+    # the llama-index path ranks the same
+    qb = r.query_bundle(q)
+    nodes = r.for_mode("hybrid").retrieve(qb)
+    for post in r.postprocessors("hybrid", 5):
+        nodes = post.postprocess_nodes(nodes, qb)
+    assert [n.node.metadata["key"].split("#")[0] for n in nodes[:5]] == parted

@@ -332,6 +332,26 @@ def _phrase_run(question: list[str], heading: list[str]) -> int:
         0, len(question), 0, len(heading)).size
 
 
+# A message quoted in a one-line question ("says \"Failed to initialize NVML: Unknown Error\" after ...")
+# is pasted output too: QUOTED_MIN_WORDS or more words between quote marks.
+QUOTED_MIN_WORDS = 3
+_QUOTED = re.compile(r"\"([^\"\n]{6,400})\"|\u201c([^\u201d\n]{6,400})\u201d|(?<![\w])'([^'\n]{6,400})'(?![\w])")
+
+
+def _pasted_tokens(question: str) -> list[str]:
+    """The words of what the question pastes: the whole question when it runs over lines or has code
+    marks, else the spans it quotes (a message or log line in quote marks); none for plain prose,
+    whose scattered words a heading shares by chance."""
+    if "\n" in question.strip() or "`" in question:
+        return _PHRASE_TOKEN.findall(question.lower()[:4000])
+    out: list[str] = []
+    for m in _QUOTED.finditer(question[:4000]):
+        span = _PHRASE_TOKEN.findall(next(g for g in m.groups() if g).lower())
+        if len(span) >= QUOTED_MIN_WORDS:
+            out += [*span, "\x00"]  # a stop between spans: a run never joins two quotes
+    return out
+
+
 def heading_rerank(hits: list[SectionHit], question: str, sections: Mapping[str, Any],
                    weight: float) -> list[SectionHit]:
     """Field boost: sections whose heading path names the question's terms move up, and more so
@@ -340,9 +360,7 @@ def heading_rerank(hits: list[SectionHit], question: str, sections: Mapping[str,
     if not q or not hits or not weight:
         return hits
     top = max(h.score for h in hits) or 1.0
-    # only a pasted line (a question over lines, or with code marks) quotes what a heading quotes
-    pasted = "\n" in question.strip() or "`" in question
-    q_tokens = _PHRASE_TOKEN.findall(question.lower()[:4000]) if pasted else []
+    q_tokens = _pasted_tokens(question)
 
     def boosted(h: SectionHit) -> float:
         s = sections[h.key]
@@ -354,6 +372,37 @@ def heading_rerank(hits: list[SectionHit], question: str, sections: Mapping[str,
     return sorted(hits, key=boosted, reverse=True)
 
 
+# -- asked parts ----------------------------------------------------------------
+
+# Where a message asks a second thing: a new sentence, or a clause joined by "also" or by "and" before
+# a question word or a want ("..., and make sure it doesn't keep idle nodes").
+_PART_SPLIT = re.compile(
+    r"(?<=[?!])\s+|(?<=[a-z0-9)\]`'\"][.])\s+(?=\S)|;\s+|\s+(?:and\s+)?also[,:]?\s+|"
+    r",?\s+(?:and|but)\s+(?=(?:how|what|why|which|where|when|can|could|should|do|does|is|are|will|would|"
+    r"make\s+sure|ensure|i\s+(?:also\s+)?(?:want|need)|we\s+(?:also\s+)?(?:want|need))\b)", re.I)
+# An asked part, not context: a question, or a want.
+_ASKING = re.compile(
+    r"\?\s*$|^\W*(?:how|what|why|which|where|when|can|could|should|do|does|is|are|will|would|make\s+sure|"
+    r"ensure|i\s+(?:also\s+)?(?:want|need)|we\s+(?:also\s+)?(?:want|need)|any\s+way|is\s+there)\b", re.I)
+PART_MIN_TERMS = 3
+_LEAD_ALSO = re.compile(r"^(?:and\s+)?also[,:]?\s+", re.I)
+
+
+def question_parts(question: str) -> list[str]:
+    """The things a message asks, each on its own: its questions and wants, not its context or a
+    pasted log (a message over several lines is one paste-bearing question)."""
+    q = question.strip()
+    if "\n" in q or "`" in q or len(q) > 600:
+        return []
+    parts = [_LEAD_ALSO.sub("", p.strip(" ,.;:")) for p in _PART_SPLIT.split(q) if p and p.strip(" ,.;:")]
+    asked = [p for p in parts if _ASKING.search(p) and len(set(terms(p))) >= PART_MIN_TERMS]
+    if len(asked) < 2:
+        return []
+    # context ("We use Karpenter on EKS.") goes with every part: it says what "it" is
+    context = " ".join(p for p in parts if p not in asked)
+    return [f"{p} {context}".strip() for p in asked]
+
+
 # -- the retriever -------------------------------------------------------------
 
 
@@ -362,12 +411,14 @@ class Retriever:
 
     def __init__(self, index: IndexHandle, embedder: Any, candidates: int = 20,
                  fusion: str = "dist_based_full", weights: tuple[float, float] = (0.5, 0.5),
-                 heading_weight: float = 0.0, rerank_depth: int = DEFAULT_RERANK_DEPTH):
+                 heading_weight: float = 0.0, rerank_depth: int = DEFAULT_RERANK_DEPTH,
+                 part_slots: int = 0):
         from .errors import IndexMismatchError
 
         self.index = index
         self.embedder = embedder
         self.heading_weight = float(heading_weight)
+        self.part_slots = int(part_slots)
         self.rerank_depth = int(rerank_depth)
         self.candidates = candidates
         self.fusion_mode = fusion
@@ -451,6 +502,8 @@ class Retriever:
         found: list[SectionHit] = collapse(hits, sections, self._stand_in, area, depth, sources=sources)
         if rerank:
             found = heading_rerank(found, question, sections, self.heading_weight)
+        if mode == "hybrid" and self.part_slots:
+            found = self._with_parts(found, question, area, sources, depth)
         out: list[Evidence] = []
         for rank, sh in enumerate(found[:k]):
             s = sections[sh.key]
@@ -460,6 +513,32 @@ class Retriever:
                 score=sh.score, vector_score=vec_scores.get(sh.key), rank=rank))
         top_vec = max((h.score for h in raw), default=0.0)
         return Retrieved(out, top_vec)
+
+    def _with_parts(self, found: list[SectionHit], question: str, area: str | None,
+                    sources: Sequence[str] | None, depth: int) -> list[SectionHit]:
+        """A question that asks two things ("How do I make a GPU NodePool, and make sure idle nodes go
+        away?", "... Also, should requests equal limits?") is answered from the sections of both:
+        each asked part is retrieved on its own, and its best section, when the whole question's
+        leading sections lack it, follows the lead (at most ``part_slots`` parts)."""
+        parts = question_parts(question)
+        if len(parts) < 2 or not found:
+            return found
+        lead_keys = {h.key for h in found[: self.part_slots + 1]}
+        extra: list[SectionHit] = []
+        for part in parts:
+            hits, _ = self.chunk_hits(f"{part} {question}", "hybrid")
+            got = collapse(hits, self.index.sections, self._stand_in, area, depth, sources=sources)
+            if self.heading_weight:
+                got = heading_rerank(got, part, self.index.sections, self.heading_weight)
+            if got and got[0].key not in lead_keys and all(got[0].key != h.key for h in extra):
+                extra.append(got[0])
+            if len(extra) >= self.part_slots:
+                break
+        if not extra:
+            return found
+        keys = {h.key for h in extra}
+        rest = [h for h in found[1:] if h.key not in keys]
+        return [found[0], *extra, *rest]
 
     # llama-index seams ----------------------------------------------------
     def for_mode(self, mode: str):
@@ -481,13 +560,15 @@ class Retriever:
 
     def postprocessors(self, mode: str, k: int, area: str | None = None, sources: Sequence[str] | None = None) -> list:
         """Section collapse (and, in hybrid mode, the heading rerank) as llama-index node postprocessors."""
-        _, collapse_cls, heading_cls = _llama_classes()
+        _, collapse_cls, heading_cls, parts_cls = _llama_classes()
         rerank = mode == "hybrid" and bool(self.heading_weight)
         depth = max(k, self.rerank_depth) if rerank else k
         out = [collapse_cls(sections=self.index.sections, stand_in=self._stand_in, area=area,
                             sources=list(sources) if sources else None, limit=depth)]
         if rerank:
             out.append(heading_cls(sections=self.index.sections, weight=self.heading_weight))
+        if mode == "hybrid" and self.part_slots:
+            out.append(parts_cls(owner=self, area=area, sources=list(sources) if sources else None, depth=depth))
         return out
 
 
@@ -557,5 +638,28 @@ def _llama_classes():
                                     question, self.sections, self.weight)
             return [by_key[h.key] for h in ranked]
 
-    _CLASSES = (GpukbRetriever, SectionCollapse, HeadingRerank)
+    class AskedParts(BaseNodePostprocessor):
+        """The best section of each further asked part follows the lead (see :meth:`Retriever._with_parts`)."""
+
+        owner: Any = None
+        area: str | None = None
+        sources: list | None = None
+        depth: int = 10
+
+        @classmethod
+        def class_name(cls) -> str:
+            return "GpukbAskedParts"
+
+        def _postprocess_nodes(self, nodes, query_bundle=None):
+            strs = getattr(query_bundle, "custom_embedding_strs", None)
+            question = strs[0] if strs else (query_bundle.query_str if query_bundle else "")
+            by_key = {n.node.metadata["key"]: n for n in nodes}
+            ranked = self.owner._with_parts([SectionHit(k, float(n.score or 0.0)) for k, n in by_key.items()],
+                                            question, self.area, self.sources, self.depth)
+            sections = self.owner.index.sections
+            return [by_key.get(h.key) or NodeWithScore(node=TextNode(id_=h.key, text=sections[h.key]["text"],
+                                                                     metadata={"key": h.key}), score=h.score)
+                    for h in ranked]
+
+    _CLASSES = (GpukbRetriever, SectionCollapse, HeadingRerank, AskedParts)
     return _CLASSES
