@@ -271,3 +271,43 @@ def test_a_bundle_yields_to_the_smaller_recipe_when_nothing_else_is_asked():
         "tenant-onboarding"
     assert generate("new team speech: namespace speech-lab with a quota of 12 GPUs and its own PriorityClass",
                     rs).recipe == "tenant-onboarding"
+
+
+@pytest.mark.parametrize("recipe_id,text,want", [
+    # a name before its kind, then "(ns X)": the namespace cue is no name
+    ("hpa-gpu-metric", "autoscale the `asr-gateway` deployment (ns speech) on gpu utilization",
+     {"deployment": "asr-gateway", "namespace": "speech"}),
+    # a list value ruled out a few words after the negation
+    ("karpenter-gpu-nodepool", "gpu pool for p5.48xlarge; compliance says it must not run on spot, on-demand only",
+     {"capacity_types": ["on-demand"]}),
+    # a per-container bound written as a comparison
+    ("gpu-quota", "12 GPUs for namespace vision, every container <= 4 gpus", {"gpus": 12, "max_gpus_per_pod": 4}),
+    # "caps at" is the limit of the pair of request and limit
+    ("model-cache-ephemeral", "runner pod w/ 1 gpu that wants 40 gigs ephemeral and caps at 90 gigs, puts the model "
+                              "cache on its own 300Gi volume", {"ephemeral_request": "40Gi", "ephemeral_limit": "90Gi",
+                                                                "cache_size": "300Gi"}),
+    # the least that may start, said as a permission
+    ("volcano-job", "volcano job with 8 workers x 2 gpus, okay if only 5 workers start", {"workers": 8, "min_available": 5}),
+    ("coscheduling-podgroup", "gang of 10 pods, fine when just 7 of them get scheduled", {"members": 10, "min_member": 7}),
+    # shards that die or crash are failed indexes
+    ("indexed-job", "1000 shards with 1 gpu each, abort the job if more than 30 shards crash",
+     {"completions": 1000, "max_failed_indexes": 30}),
+    # "should still schedule" when a spread cannot be balanced
+    ("topology-spread-training", "spread the 4 workers over zones, and if that can't be balanced they should still "
+                                 "schedule", {"when_unsatisfiable": "ScheduleAnyway"}),
+])
+def test_bounds_and_permissions_in_plain_words(recipes, recipe_id, text, want):
+    got = extract_params(recipes[recipe_id], text).values
+    assert {k: got.get(k) for k in want} == want, got
+
+
+def test_several_shares_of_one_stated_total_and_a_reservation(recipes):
+    text = ("Volcano queue vision: the cluster has 40 GPUs. Cap vision at half of them, entitle it to a quarter of the "
+            "cluster when busy, and reserve 2 GPUs for it even when idle. Other queues must never be able to take back "
+            "what vision borrowed.")
+    got = extract_params(recipes["volcano-queue"], text).values
+    assert {k: got.get(k) for k in ("gpus", "deserved_gpus", "guarantee_gpus", "reclaimable")} == \
+        {"gpus": 20, "deserved_gpus": 10, "guarantee_gpus": 2, "reclaimable": False}, got
+    # said plainly, other queues may take back what it borrowed
+    assert extract_params(recipes["volcano-queue"], "queue vision, 20 gpus; other queues can take back what it "
+                                                    "borrowed").values.get("reclaimable") is True

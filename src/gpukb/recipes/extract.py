@@ -836,6 +836,7 @@ def _share_value(m: re.Match[str]) -> tuple[int, int] | None:
 
 def _shares_of_totals(text: str) -> str:
     out, last = [], 0
+    prev: tuple[int, str] | None = None  # the total the last share was of: "half of them ... a quarter of the cluster"
     for m in _SHARE_WORDS.finditer(text):
         frac = _share_value(m)
         ref = m.group("ref") or ""
@@ -849,16 +850,20 @@ def _shares_of_totals(text: str) -> str:
             before = [c for c in _COUNTED_BEFORE.finditer(text, max(last, m.start() - 300), m.start())
                       if (parse_number(c.group("n")) or 0) > 1 and not re.search(r"\n\s*\n", text[c.end():m.start()])
                       and not re.match(r"\s*(?:each|apiece|per)\b", text[c.end():])]  # "one GPU each" is a rate
-            if not before:
+            if not before and prev is None:
                 continue
-            base = before[-1]
-            total, noun = parse_number(base.group("n")) or 0, base.group("noun")
+            if before:
+                base = before[-1]
+                total, noun = parse_number(base.group("n")) or 0, base.group("noun")
+            else:  # a further share of the total already read
+                total, noun = prev  # type: ignore[misc]
             if re.match(r"\s+(?:the|our|their|those|these)\s", ref) and not re.search(
                     r"(?:gpus?|cards?|accelerators?|" + "|".join(_GPU_MODELS) + r")s?$", noun, re.I):
                 continue  # "half the GPUs" after a count of nodes shares something else
         value = total * frac[0]
         if value % frac[1]:
             continue
+        prev = (total, noun)
         if base is not None:
             out.append(text[last:base.start()] + f"{total} {noun} altogether")
             last = base.end()
@@ -3856,8 +3861,8 @@ class _Extractor:
         for value, ps in phrases.items():
             for m in _compile(_words_alt(ps)).finditer(self.text):
                 if re.search(rf"\b{_NEGATION}\s+(?:\w+\s+)?$", self.text[max(0, m.start() - 30):m.start()], re.I) \
-                        or self._excepted(m.start()):
-                    continue
+                        or self._excepted(m.start()) or self._negated_before(m.start()) is not None:
+                    continue  # "must not run on spot": ruled out, as for a single value
                 if any(m.start() < y and x < m.end() for x, y in self.blocked):
                     continue  # "our current pool runs on-demand ... the new one on spot": today's value yields
                 found.append((m.start(), m.end(), value))
