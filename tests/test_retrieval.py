@@ -281,3 +281,36 @@ def test_the_second_asked_part_brings_its_own_section_after_the_lead(tiny_settin
     for post in r.postprocessors("hybrid", 5):
         nodes = post.postprocess_nodes(nodes, qb)
     assert [n.node.metadata["key"].split("#")[0] for n in nodes[:5]] == parted
+
+
+def test_the_section_with_the_sentence_that_answers_moves_up(tiny_settings):
+    root = tiny_settings.root
+    write_doc(root, "gpu-sharing", "mig-names", id="mig-names", title="MIG profiles",
+              intro="MIG profiles on H100 nodes.",
+              body="## MIG profile names on H100 nodes\n\nMIG profiles on H100 nodes such as 1g.10gb and 3g.40gb; "
+                   "some nodes list 1g.10gb slices, others full GPUs, per H100 model.\n")
+    filler = " ".join(f"Rollout step {i} drains the node and waits for validation." for i in range(5))
+    write_doc(root, "gpu-sharing", "mig-manager", id="mig-manager", title="MIG manager",
+              intro="The MIG manager applies layouts.",
+              body=f"## Layouts per node\n\n{filler} Label each node with nvidia.com/mig.config to pick its layout. "
+                   f"{filler}\n")
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    eng = Engine(tiny_settings, embedder=emb)
+    r = eng.retriever
+    q = "Label each node with nvidia.com/mig.config to pick its layout on H100 nodes with 1g.10gb slices?"
+    r.sentence_weight = 0.0
+    assert r.retrieve(q, k=3).evidence[0].doc_id == "mig-names"
+    r.sentence_weight = 2.0
+    r._sentences.clear()
+    assert r.retrieve(q, k=3).evidence[0].doc_id == "mig-manager"
+    # the sentence vectors are embedded once per section and kept
+    calls = len(emb.calls)
+    r.retrieve(q, k=3)
+    assert len(emb.calls) == calls
+    # the llama-index path ranks the same
+    qb = r.query_bundle(q)
+    nodes = r.for_mode("hybrid").retrieve(qb)
+    for post in r.postprocessors("hybrid", 3):
+        nodes = post.postprocess_nodes(nodes, qb)
+    assert nodes[0].node.metadata["key"].startswith("mig-manager#")

@@ -353,12 +353,13 @@ def _pasted_tokens(question: str) -> list[str]:
 
 
 def heading_rerank(hits: list[SectionHit], question: str, sections: Mapping[str, Any],
-                   weight: float) -> list[SectionHit]:
+                   weight: float, extra: Callable[[SectionHit], float] | None = None) -> list[SectionHit]:
     """Field boost: sections whose heading path names the question's terms move up, and more so
-    those whose heading quotes a phrase of the question (a pasted error or log line)."""
+    those whose heading quotes a phrase of the question (a pasted error or log line). ``extra``
+    adds a further score per section (the sentence match, :meth:`Retriever.sentence_scores`)."""
     q = set(terms(question))
     if not q or not hits or not weight:
-        return hits
+        return hits if extra is None or not hits else sorted(hits, key=lambda h: h.score + extra(h), reverse=True)
     top = max(h.score for h in hits) or 1.0
     q_tokens = _pasted_tokens(question)
 
@@ -367,10 +368,13 @@ def heading_rerank(hits: list[SectionHit], question: str, sections: Mapping[str,
         head = set(terms(f"{s['title']} {s['section']}"))
         run = _phrase_run(q_tokens, _PHRASE_TOKEN.findall(str(s["section"]).lower())) if q_tokens else 0
         phrase = PHRASE_WEIGHT * min(run, PHRASE_FULL) / PHRASE_FULL if run >= PHRASE_MIN else 0.0
-        return h.score / top + weight * len(q & head) / len(q) + phrase
+        return h.score / top + weight * len(q & head) / len(q) + phrase + (extra(h) if extra else 0.0)
 
     return sorted(hits, key=boosted, reverse=True)
 
+
+# Sentences (and list items) of a section that the sentence match reads, after its heading path.
+SENTENCES_PER_SECTION = 12
 
 # -- asked parts ----------------------------------------------------------------
 
@@ -412,13 +416,15 @@ class Retriever:
     def __init__(self, index: IndexHandle, embedder: Any, candidates: int = 20,
                  fusion: str = "dist_based_full", weights: tuple[float, float] = (0.5, 0.5),
                  heading_weight: float = 0.0, rerank_depth: int = DEFAULT_RERANK_DEPTH,
-                 part_slots: int = 0):
+                 part_slots: int = 0, sentence_weight: float = 0.0):
         from .errors import IndexMismatchError
 
         self.index = index
         self.embedder = embedder
         self.heading_weight = float(heading_weight)
         self.part_slots = int(part_slots)
+        self.sentence_weight = float(sentence_weight)
+        self._sentences: dict[str, Any] = {}  # section key -> its sentence vectors (normalised rows)
         self.rerank_depth = int(rerank_depth)
         self.candidates = candidates
         self.fusion_mode = fusion
@@ -491,7 +497,8 @@ class Retriever:
     # sections -------------------------------------------------------------
     def retrieve(self, question: str, k: int = 5, area: str | None = None, mode: str = "hybrid",
                  sources: Sequence[str] | None = None) -> Retrieved:
-        hits, raw = self.chunk_hits(question, mode)
+        embedding = self.embedder.embed_query(question) if mode in ("hybrid", "vector") else None
+        hits, raw = self.chunk_hits(question, mode, embedding=embedding)
         vec_scores: dict[str, float] = {}
         for h in raw:
             key = self._stand_in.get(_key(h.meta), _key(h.meta))
@@ -501,7 +508,7 @@ class Retriever:
         depth = max(k, self.rerank_depth) if rerank else k
         found: list[SectionHit] = collapse(hits, sections, self._stand_in, area, depth, sources=sources)
         if rerank:
-            found = heading_rerank(found, question, sections, self.heading_weight)
+            found = self.rerank(found, question, embedding)
         if mode == "hybrid" and self.part_slots:
             found = self._with_parts(found, question, area, sources, depth)
         out: list[Evidence] = []
@@ -513,6 +520,45 @@ class Retriever:
                 score=sh.score, vector_score=vec_scores.get(sh.key), rank=rank))
         top_vec = max((h.score for h in raw), default=0.0)
         return Retrieved(out, top_vec)
+
+    def rerank(self, found: list[SectionHit], question: str, embedding: Sequence[float] | None) -> list[SectionHit]:
+        """The heading boost (:func:`heading_rerank`) plus ``sentence_weight`` x the best cosine
+        similarity between the question and one of the section's sentences or its heading path."""
+        if not self.sentence_weight or embedding is None or not found \
+                or not callable(getattr(self.embedder, "embed_documents", None)):  # a query-only embedder
+            return heading_rerank(found, question, self.index.sections, self.heading_weight)
+        best = self.sentence_scores(embedding, [h.key for h in found[: self.rerank_depth]])
+        w = self.sentence_weight
+        return heading_rerank(found, question, self.index.sections, self.heading_weight,
+                              extra=lambda h: w * best.get(h.key, 0.0))
+
+    def sentence_scores(self, embedding: Sequence[float], keys: Sequence[str]) -> dict[str, float]:
+        """Per section, the best cosine similarity between ``embedding`` and one of its first
+        ``SENTENCES_PER_SECTION`` sentences or list items, or its heading path. A chunk's vector
+        averages a whole passage; a question is answered by one sentence of it ("Label each node
+        with nvidia.com/mig.config=all-1g.10gb"). Sentence vectors are embedded on first use and
+        kept for the life of the retriever (one index generation)."""
+        import numpy as np
+
+        todo = [k for k in dict.fromkeys(keys) if k not in self._sentences and k in self.index.sections]
+        if todo:
+            from .backends.extractive import split_units
+
+            texts: list[str] = []
+            spans: list[tuple[str, int, int]] = []
+            for key in todo:
+                sec = self.index.sections[key]
+                units = [u.text for u in split_units(sec["text"]) if u.kind in ("sent", "item")]
+                own = [f"{sec['title']}: {sec['section']}", *units[:SENTENCES_PER_SECTION]]
+                spans.append((key, len(texts), len(texts) + len(own)))
+                texts.extend(own)
+            vecs = np.asarray(self.embedder.embed_documents(texts), dtype=np.float32)
+            vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+            for key, lo, hi in spans:
+                self._sentences[key] = vecs[lo:hi]
+        q = np.asarray(embedding, dtype=np.float32)
+        q = q / (float(np.linalg.norm(q)) or 1.0)
+        return {k: float((self._sentences[k] @ q).max()) for k in keys if k in self._sentences}
 
     def _with_parts(self, found: list[SectionHit], question: str, area: str | None,
                     sources: Sequence[str] | None, depth: int) -> list[SectionHit]:
@@ -526,10 +572,12 @@ class Retriever:
         lead_keys = {h.key for h in found[: self.part_slots + 1]}
         extra: list[SectionHit] = []
         for part in parts:
-            hits, _ = self.chunk_hits(f"{part} {question}", "hybrid")
+            query = f"{part} {question}"
+            embedding = self.embedder.embed_query(query)
+            hits, _ = self.chunk_hits(query, "hybrid", embedding=embedding)
             got = collapse(hits, self.index.sections, self._stand_in, area, depth, sources=sources)
             if self.heading_weight:
-                got = heading_rerank(got, part, self.index.sections, self.heading_weight)
+                got = self.rerank(got, part, embedding)
             if got and got[0].key not in lead_keys and all(got[0].key != h.key for h in extra):
                 extra.append(got[0])
             if len(extra) >= self.part_slots:
@@ -566,7 +614,7 @@ class Retriever:
         out = [collapse_cls(sections=self.index.sections, stand_in=self._stand_in, area=area,
                             sources=list(sources) if sources else None, limit=depth)]
         if rerank:
-            out.append(heading_cls(sections=self.index.sections, weight=self.heading_weight))
+            out.append(heading_cls(sections=self.index.sections, weight=self.heading_weight, owner=self))
         if mode == "hybrid" and self.part_slots:
             out.append(parts_cls(owner=self, area=area, sources=list(sources) if sources else None, depth=depth))
         return out
@@ -625,6 +673,7 @@ def _llama_classes():
 
         sections: Any = Field(default_factory=dict)
         weight: float = 0.4
+        owner: Any = None  # the Retriever: its sentence match joins the heading boost
 
         @classmethod
         def class_name(cls) -> str:
@@ -634,8 +683,11 @@ def _llama_classes():
             strs = getattr(query_bundle, "custom_embedding_strs", None)
             question = strs[0] if strs else (query_bundle.query_str if query_bundle else "")
             by_key = {n.node.metadata["key"]: n for n in nodes}
-            ranked = heading_rerank([SectionHit(n.node.metadata["key"], float(n.score or 0.0)) for n in nodes],
-                                    question, self.sections, self.weight)
+            hits = [SectionHit(n.node.metadata["key"], float(n.score or 0.0)) for n in nodes]
+            if self.owner is not None:
+                ranked = self.owner.rerank(hits, question, getattr(query_bundle, "embedding", None))
+            else:
+                ranked = heading_rerank(hits, question, self.sections, self.weight)
             return [by_key[h.key] for h in ranked]
 
     class AskedParts(BaseNodePostprocessor):
