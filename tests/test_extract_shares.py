@@ -311,3 +311,10 @@ def test_several_shares_of_one_stated_total_and_a_reservation(recipes):
     # said plainly, other queues may take back what it borrowed
     assert extract_params(recipes["volcano-queue"], "queue vision, 20 gpus; other queues can take back what it "
                                                     "borrowed").values.get("reclaimable") is True
+
+
+def test_a_bundle_reads_a_per_pod_cap_as_the_recipe_it_contains(recipes):
+    text = 'Onboarding checklist for tenant "vision"\n* GPU budget: 24 GPUs\n* per-pod cap: 8 GPUs\n* priority 3000'
+    for rid, name in (("tenant-onboarding", "tenant"), ("gpu-quota", None)):
+        got = extract_params(recipes[rid], text).values
+        assert (got.get("gpus"), got.get("max_gpus_per_pod")) == (24, 8), (rid, got)
