@@ -387,7 +387,8 @@ def test_one_changed_doc_is_the_only_work(tiny_settings, monkeypatch):
     monkeypatch.setattr(index_mod, "_sha256", lambda path: hashed.append(path.name) or real_sha(path))
     calls = len(emb.calls)
     s = ingest(tiny_settings, embedder=emb)
-    assert s.changed_docs == ["st-rwx"] and emb.calls[calls:] == [1]  # the one new text
+    # the one new chunk text, then the new section's two texts for the sentence match (heading, sentence)
+    assert s.changed_docs == ["st-rwx"] and emb.calls[calls:] == [1, 2]
 
     after = _rows(tiny_settings.home / "generations" / s.generation)
     mine = {cid for cid in after if cid.startswith("st-rwx#")}

@@ -302,15 +302,41 @@ def test_the_section_with_the_sentence_that_answers_moves_up(tiny_settings):
     r.sentence_weight = 0.0
     assert r.retrieve(q, k=3).evidence[0].doc_id == "mig-names"
     r.sentence_weight = 2.0
-    r._sentences.clear()
-    assert r.retrieve(q, k=3).evidence[0].doc_id == "mig-manager"
-    # the sentence vectors are embedded once per section and kept
     calls = len(emb.calls)
-    r.retrieve(q, k=3)
+    assert r.retrieve(q, k=3).evidence[0].doc_id == "mig-manager"
+    # the sentence vectors were embedded at ingest: the query embeds no document text
     assert len(emb.calls) == calls
+    assert (eng.index.dir / "sentences.npz").is_file()
     # the llama-index path ranks the same
     qb = r.query_bundle(q)
     nodes = r.for_mode("hybrid").retrieve(qb)
     for post in r.postprocessors("hybrid", 3):
         nodes = post.postprocess_nodes(nodes, qb)
     assert nodes[0].node.metadata["key"].startswith("mig-manager#")
+
+
+
+def test_sentence_vectors_are_reused_across_generations_and_embedded_on_use_without_the_file(tiny_settings):
+    from gpukb import sentences
+
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    first = Engine(tiny_settings, embedder=emb).index.dir
+    write_doc(tiny_settings.root, "storage", "extra", id="st-extra", title="Scratch space",
+              intro="Scratch space lives in emptyDir volumes.", body="## Size limits\n\nSet sizeLimit on the emptyDir.\n")
+    before = len(emb.calls)
+    ingest(tiny_settings, embedder=emb)
+    eng = Engine(tiny_settings, embedder=emb)
+    assert eng.index.dir != first
+    # only the new doc's sentences (and its chunks) were embedded: the rest came from the base generation
+    embedded = sum(emb.calls[before:])
+    assert 0 < embedded <= 10, emb.calls[before:]
+    q = emb.embed_query("Set sizeLimit on the emptyDir.")
+    assert eng.retriever.sentence_scores(q, ["st-extra#size-limits"])["st-extra#size-limits"] > 0.99
+    # without the file (an index built before it existed) the vectors are embedded on first use, once
+    lazy = sentences.SentenceVectors(None, eng.index.sections, emb)
+    calls = len(emb.calls)
+    stored = eng.retriever.sentence_scores(q, ["st-extra#size-limits"])["st-extra#size-limits"]
+    assert lazy.scores(q, ["st-extra#size-limits"])["st-extra#size-limits"] == pytest.approx(stored, abs=2e-3)
+    lazy.scores(q, ["st-extra#size-limits"])
+    assert len(emb.calls) == calls + 1

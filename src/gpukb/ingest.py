@@ -346,6 +346,17 @@ def ingest(
         meta.close()
         lap("keyword index and vectors")
 
+        # Each section's heading path and first sentences, embedded for the sentence match
+        # (unchanged text keeps the base generation's vectors).
+        from . import sentences
+        from .meta import Sections
+
+        def model() -> Any:
+            return embedder if embedder is not None else embedder_for(settings)
+
+        sentences.write(gen_dir, Sections(gen_dir / META_FILE), model, base_dir)
+        lap("sentence vectors")
+
         # The vector store of record (Chroma). Embedded: the new generation
         # starts as a copy of the published collection; the replaced docs'
         # chunks are deleted and the new ones added. A Chroma server (or a

@@ -373,9 +373,6 @@ def heading_rerank(hits: list[SectionHit], question: str, sections: Mapping[str,
     return sorted(hits, key=boosted, reverse=True)
 
 
-# Sentences (and list items) of a section that the sentence match reads, after its heading path.
-SENTENCES_PER_SECTION = 12
-
 # -- asked parts ----------------------------------------------------------------
 
 # Where a message asks a second thing: a new sentence, or a clause joined by "also" or by "and" before
@@ -424,7 +421,7 @@ class Retriever:
         self.heading_weight = float(heading_weight)
         self.part_slots = int(part_slots)
         self.sentence_weight = float(sentence_weight)
-        self._sentences: dict[str, Any] = {}  # section key -> its sentence vectors (normalised rows)
+        self._sentences: Any = None  # the sentence vectors (gpukb.sentences.SentenceVectors), read on first use
         self.rerank_depth = int(rerank_depth)
         self.candidates = candidates
         self.fusion_mode = fusion
@@ -524,8 +521,7 @@ class Retriever:
     def rerank(self, found: list[SectionHit], question: str, embedding: Sequence[float] | None) -> list[SectionHit]:
         """The heading boost (:func:`heading_rerank`) plus ``sentence_weight`` x the best cosine
         similarity between the question and one of the section's sentences or its heading path."""
-        if not self.sentence_weight or embedding is None or not found \
-                or not callable(getattr(self.embedder, "embed_documents", None)):  # a query-only embedder
+        if not self.sentence_weight or embedding is None or not found:
             return heading_rerank(found, question, self.index.sections, self.heading_weight)
         best = self.sentence_scores(embedding, [h.key for h in found[: self.rerank_depth]])
         w = self.sentence_weight
@@ -533,32 +529,13 @@ class Retriever:
                               extra=lambda h: w * best.get(h.key, 0.0))
 
     def sentence_scores(self, embedding: Sequence[float], keys: Sequence[str]) -> dict[str, float]:
-        """Per section, the best cosine similarity between ``embedding`` and one of its first
-        ``SENTENCES_PER_SECTION`` sentences or list items, or its heading path. A chunk's vector
-        averages a whole passage; a question is answered by one sentence of it ("Label each node
-        with nvidia.com/mig.config=all-1g.10gb"). Sentence vectors are embedded on first use and
-        kept for the life of the retriever (one index generation)."""
-        import numpy as np
+        """Per section, the best cosine similarity between ``embedding`` and its heading path or
+        one of its first sentences (:mod:`gpukb.sentences`: written at ingest, read once)."""
+        if self._sentences is None:
+            from .sentences import SentenceVectors
 
-        todo = [k for k in dict.fromkeys(keys) if k not in self._sentences and k in self.index.sections]
-        if todo:
-            from .backends.extractive import split_units
-
-            texts: list[str] = []
-            spans: list[tuple[str, int, int]] = []
-            for key in todo:
-                sec = self.index.sections[key]
-                units = [u.text for u in split_units(sec["text"]) if u.kind in ("sent", "item")]
-                own = [f"{sec['title']}: {sec['section']}", *units[:SENTENCES_PER_SECTION]]
-                spans.append((key, len(texts), len(texts) + len(own)))
-                texts.extend(own)
-            vecs = np.asarray(self.embedder.embed_documents(texts), dtype=np.float32)
-            vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
-            for key, lo, hi in spans:
-                self._sentences[key] = vecs[lo:hi]
-        q = np.asarray(embedding, dtype=np.float32)
-        q = q / (float(np.linalg.norm(q)) or 1.0)
-        return {k: float((self._sentences[k] @ q).max()) for k in keys if k in self._sentences}
+            self._sentences = SentenceVectors(self.index.dir, self.index.sections, self.embedder)
+        return self._sentences.scores(embedding, keys)
 
     def _with_parts(self, found: list[SectionHit], question: str, area: str | None,
                     sources: Sequence[str] | None, depth: int) -> list[SectionHit]:
