@@ -358,8 +358,10 @@ def heading_rerank(hits: list[SectionHit], question: str, sections: Mapping[str,
     those whose heading quotes a phrase of the question (a pasted error or log line). ``extra``
     adds a further score per section (the sentence match, :meth:`Retriever.sentence_scores`)."""
     q = set(terms(question))
-    if not q or not hits or not weight:
-        return hits if extra is None or not hits else sorted(hits, key=lambda h: h.score + extra(h), reverse=True)
+    if not hits or (extra is None and (not q or not weight)):
+        return hits
+    if not q or not weight:
+        return sorted(hits, key=lambda h: h.score + extra(h), reverse=True)  # type: ignore[misc]
     top = max(h.score for h in hits) or 1.0
     q_tokens = _pasted_tokens(question)
 
@@ -600,6 +602,13 @@ class Retriever:
 _CLASSES: tuple | None = None
 
 
+def _bundle_question(query_bundle: Any) -> str:
+    """The full question a query bundle carries (:meth:`Retriever.query_bundle` puts it in
+    ``custom_embedding_strs``; ``query_str`` is the keyword query)."""
+    strs = getattr(query_bundle, "custom_embedding_strs", None)
+    return strs[0] if strs else (query_bundle.query_str if query_bundle else "")
+
+
 def _llama_classes():
     """llama-index adapters, defined on first use so the query path stays light."""
     global _CLASSES
@@ -619,9 +628,7 @@ def _llama_classes():
             self.mode = mode
 
         def _retrieve(self, query_bundle):
-            strs = getattr(query_bundle, "custom_embedding_strs", None)
-            question = strs[0] if strs else query_bundle.query_str
-            hits, _ = self.owner.chunk_hits(question, self.mode, embedding=query_bundle.embedding)
+            hits, _ = self.owner.chunk_hits(_bundle_question(query_bundle), self.mode, embedding=query_bundle.embedding)
             return [NodeWithScore(node=TextNode(id_=h.meta.get("node_id") or _key(h.meta), text="",
                                                 metadata={k: v for k, v in h.meta.items() if k != "node_id"}),
                                   score=h.score) for h in hits]
@@ -657,8 +664,7 @@ def _llama_classes():
             return "GpukbHeadingRerank"
 
         def _postprocess_nodes(self, nodes, query_bundle=None):
-            strs = getattr(query_bundle, "custom_embedding_strs", None)
-            question = strs[0] if strs else (query_bundle.query_str if query_bundle else "")
+            question = _bundle_question(query_bundle)
             by_key = {n.node.metadata["key"]: n for n in nodes}
             hits = [SectionHit(n.node.metadata["key"], float(n.score or 0.0)) for n in nodes]
             if self.owner is not None:
@@ -680,8 +686,7 @@ def _llama_classes():
             return "GpukbAskedParts"
 
         def _postprocess_nodes(self, nodes, query_bundle=None):
-            strs = getattr(query_bundle, "custom_embedding_strs", None)
-            question = strs[0] if strs else (query_bundle.query_str if query_bundle else "")
+            question = _bundle_question(query_bundle)
             by_key = {n.node.metadata["key"]: n for n in nodes}
             ranked = self.owner._with_parts([SectionHit(k, float(n.score or 0.0)) for k, n in by_key.items()],
                                             question, self.area, self.sources, self.depth)

@@ -31,6 +31,14 @@ def _sha(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
+def _embedded(embedder: Any, texts: list[str]) -> Any:
+    """``texts`` embedded as documents, each row normalised to unit length."""
+    import numpy as np
+
+    vecs = np.asarray(embedder.embed_documents(texts), dtype=np.float32)
+    return vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+
+
 def write(gen_dir: Path, sections: Mapping[str, Mapping[str, Any]], embedder: Callable[[], Any],
           base_dir: Path | None = None) -> int:
     """Write ``sentences.npz`` for ``sections``; texts the base generation embedded are reused.
@@ -57,8 +65,7 @@ def write(gen_dir: Path, sections: Mapping[str, Mapping[str, Any]], embedder: Ca
     todo = list(dict.fromkeys(s for s in shas if s not in old))
     if todo:
         first = {s: t for s, t in zip(shas, texts)}
-        vecs = np.asarray(embedder().embed_documents([first[s] for s in todo]), dtype=np.float32)
-        vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+        vecs = _embedded(embedder(), [first[s] for s in todo])
         old.update(zip(todo, vecs.astype(np.float16)))
     dim = len(next(iter(old.values()))) if old else 0
     matrix = np.stack([old[s] for s in shas]).astype(np.float16) if shas else np.zeros((0, dim), np.float16)
@@ -109,8 +116,7 @@ class SentenceVectors:
                 own = section_texts(self._sections[key])
                 spans.append((key, len(texts), len(texts) + len(own)))
                 texts.extend(own)
-            vecs = np.asarray(self._embedder.embed_documents(texts), dtype=np.float32)
-            vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+            vecs = _embedded(self._embedder, texts)
             for key, lo, hi in spans:
                 self._rows[key] = vecs[lo:hi]
         q = np.asarray(embedding, dtype=np.float32)
