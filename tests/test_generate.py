@@ -200,9 +200,12 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     "fresh38.yaml": (0.81, 2, 7),
     "fresh39.yaml": (0.77, 2, 7),
     # held out once (0.857 and 0.680), tuned on since
-    "fresh40.yaml": (0.97, 1, 0),
+    "fresh40.yaml": (1.0, 0, 0),
     "fresh41.yaml": (0.88, 0, 2),
-    "fresh42.yaml": (0.8, 2, 1),  # held out once (0.800)
+    "fresh42.yaml": (0.96, 0, 1),  # held out once (0.800)
+    # held out once (0.733, 1 silent drop, 3 changed values), in the test part: never tuned on
+    "fresh43.yaml": (0.76, 0, 4),
+    "fresh44.yaml": (1.0, 0, 0),  # held out once (0.800), tuned on since
     "tune-classes.yaml": (0.95, None, None),
 }
 # tuned sets whose drops and changed values are held by their floors above, not at zero
@@ -211,7 +214,7 @@ _OPEN_TUNE = (
     "fresh20.yaml", "fresh21.yaml", "fresh22.yaml", "fresh23.yaml", "fresh24.yaml", "fresh25.yaml",
     "fresh26.yaml", "fresh27.yaml", "fresh28.yaml", "fresh29.yaml", "fresh30.yaml", "fresh31.yaml",
     "fresh32.yaml", "fresh33.yaml", "fresh34.yaml", "fresh35.yaml", "fresh36.yaml", "fresh37.yaml",
-    "fresh38.yaml", "fresh39.yaml", "fresh40.yaml", "fresh41.yaml", "fresh42.yaml",
+    "fresh38.yaml", "fresh39.yaml", "fresh40.yaml", "fresh41.yaml", "fresh42.yaml", "fresh44.yaml",
 )
 
 

@@ -93,7 +93,7 @@ def _never_name(text: str, tok: str, at: int) -> bool:
 _RELATION_WORDS = frozenset({"contains", "contain", "containing", "includes", "include", "including", "matches",
                              "match", "matching", "starts", "start", "starting", "begins", "beginning", "ends",
                              "ending", "equals", "like", "resembles", "mentions", "has", "having"})
-_FRAME_WORDS = frozenset({"called", "named", "existing", "current", "same", "own", "is", "are", "was", "were",
+_FRAME_WORDS = frozenset({"called", "named", "name", "existing", "current", "same", "own", "is", "are", "was", "were",
                           "today", "tomorrow", "yesterday", "now", "tonight", "currently", "later", "soon",
                           "this", "that", "these", "those", "them", "it",
                           # the message the request came in: "Onboarding ticket ONB-311, team genomics"
@@ -266,6 +266,9 @@ _X_COUNT = re.compile(r"(?<![\w.])x(\d+)\b(?=\s+(?:replicas?|pods?|workers?|node
 _HYPHEN_UNIT = re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)-(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)\b", re.I)
 # "half a core", "a quarter of a vCPU": a part of a CPU in millicores, as Kubernetes writes it
 _PART_CORE = re.compile(r"(?<![\w.])(half|(?:a\s+|one\s+)?quarter|three\s+quarters)\s+(?:of\s+)?an?\s+(?:v?cpu|core)\b", re.I)
+# "a quarter of an hour", "three quarters of a minute": a part of a unit of time in the next smaller unit
+_PART_TIME = re.compile(r"(?<![\w.])(?:(?:a|one)\s+)?(quarter|three[\s-]+quarters)\s+of\s+an?\s+(hour|minute|day)\b", re.I)
+_PART_TIME_IN = {"hour": (60, "minutes"), "minute": (60, "seconds"), "day": (24, "hours")}
 _WHOLE_UNIT = re.compile(r"(?<![\w.])(?:an?|one)\s+(?:full|whole|entire|complete)\s+(?=(?:second|minute|hour|day)s?\b)", re.I)
 
 
@@ -1080,6 +1083,9 @@ def normalise_text(text: str) -> str:
     text = _X_COUNT.sub(r"\1", text)  # "x3 replicas": three replicas
     text = _PART_CORE.sub(lambda m: {"h": "500m", "t": "750m"}.get(m.group(1)[0].lower(), "250m") + " CPU", text)
     text = _WHOLE_UNIT.sub("1 ", text)
+    text = _PART_TIME.sub(lambda m: "{:g} {}".format(
+        _PART_TIME_IN[m.group(2).lower()][0] * (0.75 if m.group(1)[0] in "tT" else 0.25),
+        _PART_TIME_IN[m.group(2).lower()][1]), text)
     t = text.replace("\u00d7", " x ").replace("\u2013", "-")
     t = re.sub(r"(?<=\d)\s*(?:\u2192|\u27f6|=>)\s*(?=\d)", " to ", t)  # "scaling 2\u219210 replicas": a range
     t = t.replace("\u201c", '"').replace("\u201d", '"').replace("\u2018", "'").replace("\u2019", "'")
@@ -1445,12 +1451,25 @@ _MODAL_WORDS = frozenset("can may should will must could might".split())
 
 @lru_cache(maxsize=1024)
 def _with_subject_nouns(phrases: tuple[str, ...]) -> list[str]:
+    """A flag's phrases, with a subject noun after the first word ("low can preempt" is also "low
+    pods can preempt") and a permission said the other ways ("can preempt" is also "allowed to
+    preempt", "permitted to preempt")."""
     out = list(phrases)
     for ph in phrases:
         words = str(ph).split()
         if len(words) >= 3 and words[1] in _MODAL_WORDS:
             out += [" ".join([words[0], noun, *words[1:]]) for noun in _SUBJECT_NOUNS]
+        if len(words) >= 2 and words[0] in ("can", "may"):
+            out += [" ".join([lead, *words[1:]]) for lead in _PERMITTED_TO]
     return out
+
+
+# nouns of things outside the cluster's manifests that a request names in passing: a quoted name right
+# after one is that thing's ("the #ml-infra Slack channel", "PagerDuty service \"gpu-oncall\"")
+_OUTSIDE_OBJECTS = frozenset("""channel service folder dashboard bucket repo repository project account org
+organisation organization webhook receiver route routing workspace board ticket runbook wiki page space
+calendar mailbox vault""".split())
+_PERMITTED_TO = ("allowed to", "permitted to", "able to", "free to")
 
 
 def distinctive_cues(name: str, all_names: list[str]) -> list[str]:
@@ -3319,6 +3338,10 @@ class _Extractor:
             # "use a10g as the key", "with gpu-burst as its pool": the value before "as the <cue>"
             candidates[:0] = list(self._token_candidates(
                 rf"(?<![\w./-]){_TOKEN}\s+as\s+(?:the|its|their|our|a|an)\s+{words}(?![\w-])"))
+            # "ranking-api (the deployment name)", "chat-gw is the deployment's name": the value, then what it names
+            candidates[:0] = list(self._token_candidates(
+                rf"(?<![\w./-]){_TOKEN}\s*(?:\(\s*|,\s*|\s+(?:is|=)\s+)(?:(?:that'?s|which\s+is)\s+)?(?:the|its|our|their|my)\s+"
+                rf"{words}(?:'s)?\s+name\s*\)?"))
         if spec.get("type") == "string" and not spec.get("enum") and not is_command:
             # "onboard tenant 'fraud-ml'" over "budget for the year": a value quoted right after its cue goes first
             candidates.sort(key=lambda c: not self._quoted(c[1]))
@@ -3759,6 +3782,10 @@ class _Extractor:
                 continue  # "tolerate the 'batch' taint": a quoted value before another parameter's noun too
             if others is not None and others.search(_NAMING_TAIL.sub("", self.text[max(0, m.start() - 60):m.end(1)])):
                 continue  # "Template should be called `h100-pair`": quoted, but another parameter's object
+            lead = re.search(r"([a-z]+)\s+(?:(?:is\s+)?(?:named|called)\s+)?$", self.text[max(0, m.start() - 30):m.start()], re.I)
+            if lead and lead.group(1).lower() in _OUTSIDE_OBJECTS and not any(
+                    re.fullmatch(_phrase_re(w), lead.group(1), re.I) for w in mine):
+                continue  # "route alerts to PagerDuty service \"gpu-oncall\"": the name of a thing no manifest has
             if self._free(span):
                 ok, val = self._ok(name, m.group(1))
                 if ok:
@@ -4367,6 +4394,9 @@ class _Extractor:
         """The boolean object a pronoun at ``at`` refers back to: the nearest one named before it."""
         best = None
         for m in _compile(_words_alt(family)).finditer(self.text, 0, at):
+            # "allowed to preempt ... add them": a word used as a verb names no object to refer back to
+            if re.search(r"\b(?:to|can|may|will|must|should|could|might|would|not)\s+$", self.text[max(0, m.start() - 12):m.start()], re.I):
+                continue
             best = m.group(0)
         return best
 
@@ -5504,15 +5534,19 @@ def _state_spans(text: str) -> list[tuple[int, int]]:
                     text[:m.start()].count("```") % 2 == 0 else 0)
         if m.group(0).endswith(":"):
             # a ticket's labelled section ("Why: ...") runs from its label to the next label
-            # ("Acceptance criteria:") or the end
+            # ("Acceptance criteria:"), or to the end of its sentence when the request goes on without one
+            # ("Reason: the on-demand bill was 3x forecast. New pool gpu-spot, spot only ...")
             label = _NEXT_LABEL.search(text, m.end())
-            out.append((m.start(), label.start() if label else len(text)))
+            stop = _SENTENCE_END.search(text, m.end())
+            ends = [x.start() for x in (label, stop) if x]
+            out.append((m.start(), min(ends) if ends else len(text)))
             continue
         end = _STATE_END.search(text, m.end())
         out.append((start, end.start() if end else len(text)))
     return out
 
 
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
 _NEXT_LABEL = re.compile(r"(?:(?<=[.!?]\s)|(?<=\s-\s))[A-Z][A-Za-z]*(?:\s[A-Za-z]+){0,3}\s*:(?=\s)")
 
 

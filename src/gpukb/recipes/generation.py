@@ -119,6 +119,8 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
             recipe, score = named
             ranked = [named, *[(r, s) for r, s in ranked if r is not named[0]]]
     ext = extract_params(recipe, request)
+    if recipe.id in targets and recipe.id not in change_target_ids(request, recipes):
+        targets = _unless_referred_to(request, recipe, score, ranked, targets)
     # "port this into Volcano": what a verb of change leads to is asked for, however much the other reads
     if len(ranked) > 1 and ranked[1][1] >= _CLOSE * score and recipe.id not in targets:
         # two recipes match about equally: the one that understands more of the request wins; when
@@ -223,6 +225,23 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
 _AT_LEAST = re.compile(r"\b(?:at\s+least|(?:a\s+)?minimum(?:\s+of)?|min\.?|no\s+(?:less|fewer)\s+than|not\s+less\s+than)\s*$",
                        re.I)
 _OR_MORE = re.compile(r"\s*(?:[A-Za-z]{1,5}\s+)?(?:or\s+(?:more|larger|bigger|above)|and\s+up|\+)(?![\w])", re.I)
+
+
+def _unless_referred_to(request: str, recipe: Recipe, score: float, ranked: list[tuple[Recipe, float]],
+                        targets: set[str]) -> set[str]:
+    """``targets`` without ``recipe`` when the object of its kind that the request names is one another
+    close recipe refers to by a parameter: "ranking-api (the deployment name) ... autoscale on gpu util"
+    names the Deployment an autoscaler scales, not a Deployment to write."""
+    from .extract import kind_phrases
+
+    kinds = {ph.lower().replace(" ", "_") for k in recipe.kinds for ph in kind_phrases(k)}
+    for alt, alt_score in ranked[1:3]:
+        refs = [p for p in alt.properties if p.lower() in kinds]
+        if not refs or alt_score < _FAR * score:
+            continue
+        if any(p in extract_params(alt, request).values for p in refs):
+            return targets - {recipe.id}
+    return targets
 
 
 def _least_notice(name: str, value: Any, least: int) -> str:
@@ -401,6 +420,9 @@ def _cue_words(recipe: Recipe) -> frozenset[str]:
 _CUE_CACHE: dict[str, tuple[Any, frozenset[str]]] = {}
 # words that open a fragment without saying anything of it ("and also please ...")
 _LEAD = frozenset("and or also plus then so but oh please pls thanks thx hi hey ok okay kind".split())
+# words a clause may end on that say nothing of a detail: courtesy, and articles or prepositions left
+# dangling
+_TRAIL = _LEAD | frozenset("a an the of for with to in on at by from x yaml yml manifest manifests asap".split())
 _CLOSERS = re.compile(r"[)\]}'\"`%]+")
 
 
@@ -427,6 +449,7 @@ def _unused_runs(recipe: Recipe, ext: Extraction) -> tuple[list[str], int]:
     current: list[tuple[str, int, int]] = []
     clause = 0  # which clause each run is in; a run split by used words keeps its clause
     clauses: list[int] = []
+    before_used: list[bool] = []  # does a used word follow the run in its clause?
     prev_end = 0
     for m in _TOKEN.finditer(text):
         tok = m.group(0).rstrip(".,;:)")
@@ -437,6 +460,7 @@ def _unused_runs(recipe: Recipe, ext: Extraction) -> tuple[list[str], int]:
             if current:
                 runs.append(current)
                 clauses.append(clause)
+                before_used.append(False)
                 current = []
             clause += 1
         prev_end = b
@@ -446,20 +470,25 @@ def _unused_runs(recipe: Recipe, ext: Extraction) -> tuple[list[str], int]:
             if current:
                 runs.append(current)
                 clauses.append(clause)
+                before_used.append(True)
                 current = []
             continue
         current.append((tok, a, b))
     if current:
         runs.append(current)
         clauses.append(clause)
+        before_used.append(False)
     out: list[str] = list(ext.unread)  # a pasted definition's lines no parameter took, as written
     content = sum(len(u.split()) for u in ext.unread)
     kept: list[tuple[int, int, int]] = []  # (clause, start, end) of each fragment reported
-    for run, at_clause in zip(runs, clauses):
+    for run, at_clause, cut in zip(runs, clauses, before_used):
         while run and run[0][0].lower() in _LEAD:
             run = run[1:]
-        # ... but not a value joined to its key ("cleanPodPolicy=All")
-        while run and run[-1][0].lower() in _FRAME and not (
+        # frame words before a used value belong to it ("pin it to the [A100s]"), but not a value joined
+        # to its key ("cleanPodPolicy=All"); at a clause's end only courtesy and dangling small words go,
+        # so a detail keeps its last word ("so only our VPN can reach it", "page us if it goes down")
+        trailing = _FRAME if cut else _TRAIL
+        while run and run[-1][0].lower() in trailing and not (
                 len(run) > 1 and re.fullmatch(r"[:=]", text[run[-2][2]:run[-1][1]])):
             run = run[:-1]
         said = [w for w, a, b in run if w.lower() not in _FRAME and not hits(names, a, b)]

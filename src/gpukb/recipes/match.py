@@ -201,6 +201,7 @@ _INTO_AT = re.compile(r"\b(?:to|into|as|onto|over\s+to)\s+(?:an?\s+|the\s+|our\s
 _CHANGE = re.compile(r"\b(?:move|moving|migrate|migrating|switch|switching|port|porting|translate|translating|"
                      r"convert|converting|turn|turning|rewrite|rewriting)\b|\bmoved\b(?![^.!?]*[.!?]\s)",
                      re.I)
+_INSTEAD = re.compile(r"\s(?:instead\s+of|rather\s+than|in\s+place\s+of)\s", re.I)
 _PREPOSITIONS = frozenset("across over on per in into between onto".split())
 _MIG_PROFILE = re.compile(r"(?<![\w.])[1-7]g\.\d{1,3}gb(?![\w.])", re.I)
 _MIG_BONUS = 3.0
@@ -473,19 +474,26 @@ class _Index:
 
     def targets(self, text: str) -> set[int]:
         """Recipes named right after a verb of change and "to"/"into"/"as" ("move to MPS"), or after
-        "the same thing with" ("same thing with KEDA please")."""
+        "the same thing with" ("same thing with KEDA please"); else right before "instead of"."""
         out: set[int] = set()
         same = [m.end() for m in _SAME_WITH.finditer(text)]
-        if not _CHANGE.search(text) and not same:
-            return out
         # where a keyword may start: right after "to"/"into"/"as" that a verb of change leads up to
         starts = same + [m.end() for m in _INTO_AT.finditer(text)
-                         if _CHANGE.search(text, max(0, m.start() - 160), m.start())]
-        if not starts:
-            return out
+                         if _CHANGE.search(text, max(0, m.start() - 160), m.start())] if _CHANGE.search(text) or same else []
         for i, pats in enumerate(self.phrases):
             if any(rx.match(text, at) for at in starts for rx, _w in pats):
                 out.add(i)
+        if out:
+            return out
+        # "want MPS instead of timeslicing", "Volcano rather than the default scheduler": what is chosen
+        # over something else is what is asked for, when no verb of change says it
+        for m in _INSTEAD.finditer(text):
+            lo = max(0, m.start() - 40)
+            words = [w.start() for w in re.finditer(r"(?<![\w./-])\w", text[lo:m.start()])]
+            for i, pats in enumerate(self.phrases):
+                if any((hit := rx.match(text, lo + at)) and not text[hit.end():m.start()].strip()
+                       for at in words for rx, _w in pats):
+                    out.add(i)
         return out
 
     def named_kinds(self, text: str) -> set[int]:
@@ -647,6 +655,7 @@ def match_recipes(text: str, recipes: list[Recipe] | None = None, k: int = 3) ->
             ln for ln in text.splitlines() if not _YAML_LINE.match(ln))
     text = _blank_object(_FORBIDDEN, mask_values(_blank_object(_REJECTED, mask_negated(
         correct_words(normalise_text(text), recipes)))))
+    text = _without_reasons(text)
     idx = _index_for(recipes)
     scores = idx.scores(text)
     if pasted is not None:
@@ -657,6 +666,21 @@ def match_recipes(text: str, recipes: list[Recipe] | None = None, k: int = 3) ->
                   for i, s in enumerate(scores)]
     ranked = sorted(range(len(recipes)), key=lambda i: (-scores[i], recipes[i].id))
     return [(recipes[i], round(scores[i], 4)) for i in ranked[:k] if scores[i] > 0.0]
+
+
+def _without_reasons(text: str) -> str:
+    """``text`` with a ticket's labelled reason or context ("Context: the interns start in June and we
+    only have budget for 2 GPUs for the whole cohort. Put a quota on ...") blanked: the words of why are
+    not the words of what, so they name no recipe, as long as something is left that does."""
+    from .extract import _STATE_LABEL, _state_spans
+
+    if not _STATE_LABEL.search(text):
+        return text
+    spans = [(a, b) for a, b in _state_spans(text) if _STATE_LABEL.match(text, a)]
+    out = text
+    for a, b in spans:
+        out = out[:a] + " " * (b - a) + out[b:]
+    return out if len(re.findall(r"[A-Za-z]{3,}", out)) >= 3 else text
 
 
 def target_ids(text: str, recipes: list[Recipe]) -> set[str]:

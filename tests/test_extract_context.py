@@ -1,0 +1,130 @@
+"""Requests that give their reason before the ask, name things outside the manifest in passing, or
+prefer one tool over another: the values and the recipe come from what is asked for, and every detail
+not used is reported whole."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpukb.recipes import generate, load_recipes
+from gpukb.recipes.extract import extract_params
+
+
+@pytest.fixture(scope="module")
+def recipes():
+    return {r.id: r for r in load_recipes()}
+
+
+def _gen(text: str):
+    return generate(text, llm=False)
+
+
+# -- a labelled reason is context: its numbers and words are not the values asked for
+
+def test_a_count_in_the_reason_is_no_rival_of_the_count_asked_for():
+    g = _gen("CHG-4471, reason: customer SLA breach last night, the chat endpoint had one replica and it OOM'd.\n"
+             "Please roll out the llama server in namespace prod-inference:\n"
+             "- three replicas, each with two GPUs\n- model meta-llama/Llama-3.1-70B-Instruct\n")
+    assert g.recipe == "gpu-inference-deployment"
+    assert g.params["replicas"] == 3 and g.params["gpus"] == 2
+
+
+def test_a_capacity_type_named_in_the_reason_is_not_asked_for():
+    g = _gen("Reason: the on-demand g5 bill was 3x forecast last month. New Karpenter pool gpu-spot for cluster "
+             "prod-eks: spot only, instance types g5.xlarge and g5.2xlarge, at most 24 GPUs.")
+    assert g.recipe == "karpenter-gpu-nodepool"
+    assert g.params["capacity_types"] == ["spot"]
+
+
+def test_a_gpu_count_in_the_reason_is_no_rival_of_the_gpus_per_worker():
+    g = _gen("Reason: last week's 3-node run sat half-scheduled for 6 hours holding 16 GPUs. Moving it to Volcano.\n"
+             "Job pretrain-7b, queue research, three workers with eight GPUs each, all three must start together.")
+    assert g.recipe == "volcano-job"
+    assert g.params["gpus"] == 8 and g.params["workers"] == 3
+
+
+def test_words_of_the_reason_do_not_choose_the_recipe():
+    # "cohort" here is a group of people, not a Kueue cohort
+    g = _gen("Context: the interns start on June 2nd and we only have budget for 4 GPUs for the whole cohort "
+             "(12 people). Put a quota on namespace interns with 4 GPUs total.")
+    assert g.recipe == "gpu-quota"
+    assert g.params["gpus"] == 4
+
+
+def test_the_utilisation_asked_for_wins_over_the_one_the_reason_reports():
+    g = _gen("Reason: GPU util on the whisper fleet sits at 95% during EU mornings. Add an HPA for deployment "
+             "whisper-large in namespace asr: at least 2 replicas, never above 10, target average GPU util 60.")
+    assert g.recipe == "hpa-gpu-metric"
+    assert str(g.params["target_value"]) == "60"
+
+
+# -- amounts and wording
+
+@pytest.mark.parametrize("said,seconds", [("a quarter of an hour", 900), ("three quarters of an hour", 2700),
+                                          ("a quarter of a minute", 15)])
+def test_a_part_of_an_hour_is_that_many_minutes(recipes, said, seconds):
+    ext = extract_params(recipes["gpu-inference-deployment"], f"vllm deployment, 1 gpu, the weights take {said} to load")
+    assert ext.values["model_load_seconds"] == seconds
+
+
+def test_a_permission_said_as_allowed_to_is_the_flag(recipes):
+    ext = extract_params(recipes["tenant-onboarding"], "new tenant speech, 16 GPUs, priority 5000, allowed to preempt "
+                                                       "lower prio pods")
+    assert ext.values["preempt"] is True
+
+
+def test_a_pronoun_never_refers_back_to_a_verb():
+    # "them" is the team, not "preempt" of "allowed to preempt"
+    g = _gen("Onboarding checklist - new tenant \"speech\"\n* GPU budget: 16 GPUs\n* priority 5000\n"
+             "* allowed to preempt lower prio pods\n* add them to the #speech-gpu Slack channel for quota notifications\n")
+    assert g.params["preempt"] is True
+    assert any("add them to the #speech-gpu Slack channel" in u for u in g.unused)
+
+
+def test_a_passive_preemption_inside_the_queue(recipes):
+    ext = extract_params(recipes["kueue-cluster-queue"], "Kueue for namespace cv: 32 GPUs. lower priority jobs inside "
+                                                         "queue also can be preempted.")
+    assert ext.values["within_cluster_queue"] == "LowerPriority"
+
+
+# -- things outside the manifest
+
+@pytest.mark.parametrize("text,detail", [
+    ("pls pod with one MIG slice 1g.10gb, name mig-debug, namespace notebooks. also add networkpolicy so only our "
+     "vpn range 10.8.0.0/16 can reach it", "add networkpolicy so only our vpn range 10.8.0.0/16 can reach it"),
+    ("vllm deployment, model mistralai/Mistral-7B-Instruct-v0.3, 3 replicas, 1 gpu each, ns chat-prod.\n"
+     "also pls page #oncall-ml on pagerduty if it goes down\n", "page #oncall-ml on pagerduty if it goes down"),
+])
+def test_a_detail_not_used_is_reported_to_its_last_word(text, detail):
+    assert detail in _gen(text).unused
+
+
+def test_a_quoted_name_of_an_outside_thing_names_no_object():
+    g = _gen("Need DCGM ServiceMonitor + alert rules. Our kube-prometheus-stack release is called \"monitoring\". "
+             "Scrape every 30 seconds. Route critical alerts to PagerDuty service \"gpu-oncall\".")
+    assert g.recipe == "dcgm-servicemonitor-alerts"
+    assert g.params["release"] == "monitoring"
+    assert "gpu-oncall" not in g.yaml
+    assert any("gpu-oncall" in u for u in g.unused)
+
+
+# -- which recipe
+
+def test_a_deployment_named_as_what_an_autoscaler_scales_is_no_deployment_to_write():
+    g = _gen("ranking-api (the deployment name) in ns ranking needs to autoscale on gpu util, target 60%, between "
+             "2 and 8 replicas")
+    assert g.recipe == "hpa-gpu-metric"
+    assert g.params["deployment"] == "ranking-api"
+
+
+def test_a_deployment_named_with_its_own_details_is_still_the_deployment():
+    g = _gen("llama 70b at tensor parallel 8 on one node, 2 replicas.\nDeployment name llama-chat, image "
+             "vllm/vllm-openai:v0.6.1")
+    assert g.recipe == "gpu-inference-deployment"
+
+
+def test_the_tool_chosen_instead_of_another_is_the_recipe():
+    g = _gen("small inference models on the A10 nodes - want MPS instead of timeslicing so they get proper memory "
+             "isolation. 8 clients per gpu")
+    assert g.recipe == "mps-sharing"
+    assert g.params["replicas"] == 8
