@@ -128,3 +128,23 @@ def test_the_tool_chosen_instead_of_another_is_the_recipe():
              "isolation. 8 clients per gpu")
     assert g.recipe == "mps-sharing"
     assert g.params["replicas"] == 8
+
+
+# -- settings written inline, and names of another object
+
+@pytest.mark.parametrize("recipe_id,text,name,want", [
+    ("hpa-gpu-metric", "hpa: deployment=reranker min=2 max=10 scale-down-window=15m", "scale_down_stabilization_seconds", 900),
+    ("lws-vllm", "lws overrides: port=8000 shm=32Gi kueue_queue=serving", "queue", "serving"),
+])
+def test_an_inline_setting_in_other_words_sets_its_parameter(recipes, recipe_id, text, name, want):
+    assert extract_params(recipes[recipe_id], text).values.get(name) == want
+
+
+@pytest.mark.parametrize("text,want", [
+    ('Workload name: sim-gang\nPods: 16\nGPUs per pod: 1\nScheduler: our second scheduler is "coscheduler", it runs '
+     'in kube-system\n', "sim-gang"),
+    ('only the scheduler-plugins second scheduler (its name is "sp-sched", running in kube-system). I need a gang '
+     'job "allreduce-test" in ns perf: 8 pods with 2 GPUs each', "allreduce-test"),
+])
+def test_the_name_of_the_scheduler_is_not_the_name_of_the_gang(recipes, text, want):
+    assert extract_params(recipes["coscheduling-podgroup"], text).values.get("name") == want

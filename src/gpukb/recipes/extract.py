@@ -2192,6 +2192,10 @@ _QUOTED_TOKEN = re.compile(r"[\"'`]([A-Za-z0-9][\w.-]*)[\"'`]")
 
 
 # "the template should be called x", "the queue of name x": the naming words after the head of what is named
+# what may stand between an object's noun and the words that name it: "scheduler (its name is x)"
+_OWNER_AFTER = re.compile(r"[\s(,]+(?:(?:its|whose|their|the)\s+)?(?:name\s*(?:is|should\s+be|[:=])?\s*[\"'`]?)?$", re.I)
+# "our second scheduler is 'x'": the verb that gives the value, and its quote
+_COPULA_TAIL = re.compile(r"\s+(?:is|are|was|=|:)?\s*[\"'`]?$", re.I)
 _NAMING_TAIL = re.compile(r"\s*\b(?:(?:is|are|was|gets?|(?:(?:should|will|must|shall|can|would|to)\s+(?:just\s+|simply\s+)?)?be)\s+)?"
                           r"(?:(?:of|with)\s+(?:the\s+)?)?(?:named|called|name)\b\s*[:=]?\s*[\"'`]?[^\"'`\s]*$", re.I)
 
@@ -3711,8 +3715,9 @@ class _Extractor:
             if re.search(r"\bas\s+(?:the|its|their|a)\s+name\s*[:=]?\s*[\"'`]?$", full_head, re.I):
                 continue  # "use sd-xl as the name: inference deployment ...": the name came before
             head = _NAMING_TAIL.sub("", full_head)
-            if others is not None and (others.search(head) or others.search(re.sub(r"[\s:=\"'`]+$", "", full_head))):
-                continue  # "mount name abcd1234" is another parameter's name
+            if others is not None and (others.search(head) or others.search(re.sub(r"[\s:=\"'`]+$", "", full_head))
+                                       or others.search(_OWNER_AFTER.sub("", full_head))):
+                continue  # "mount name abcd1234", "the second scheduler (its name is x)": another parameter's
             if mine_rx is None or not mine_rx.search(head):
                 # "a PVC named data-claim" names the object formatted from this parameter: its part
                 # is what the format adds around ("data"); another object's name is not this one
@@ -3780,8 +3785,9 @@ class _Extractor:
                 continue  # "the volcano queue 'vision'": a quoted value after another parameter's noun is its
             if other_nouns is not None and other_nouns.match(self.text, m.end()):
                 continue  # "tolerate the 'batch' taint": a quoted value before another parameter's noun too
-            if others is not None and others.search(_NAMING_TAIL.sub("", self.text[max(0, m.start() - 60):m.end(1)])):
-                continue  # "Template should be called `h100-pair`": quoted, but another parameter's object
+            if others is not None and (others.search(_NAMING_TAIL.sub("", self.text[max(0, m.start() - 60):m.end(1)])) or
+                                       others.search(_COPULA_TAIL.sub("", self.text[max(0, m.start() - 60):m.start()]))):
+                continue  # "Template should be called `h100-pair`", "our scheduler is 'x'": another parameter's object
             lead = re.search(r"([a-z]+)\s+(?:(?:is\s+)?(?:named|called)\s+)?$", self.text[max(0, m.start() - 30):m.start()], re.I)
             if lead and lead.group(1).lower() in _OUTSIDE_OBJECTS and not any(
                     re.fullmatch(_phrase_re(w), lead.group(1), re.I) for w in mine):
@@ -6354,6 +6360,8 @@ def _per_gpu(recipe: Recipe, ext: Extraction) -> Extraction:
 # (a normalised request joins a form's lines with "; ")
 _DESCRIBED_FIELD = re.compile(r"(?:^|(?<=[;\n]))[ \t]*(?:[-*\u2022]\s*)?(?P<label>[A-Za-z][A-Za-z /'()-]{2,60}?)\s*[:=][ \t]*"
                          r"(?P<value>[^\s:=;][^\n;]*?)[ \t]*(?=$|[;\n])", re.M)
+# a setting written inline among others: "min=2 max=10 scale-down-window=15m", "load_timeout=1h"
+_INLINE_SETTING = re.compile(r"(?<![\w./:-])(?P<label>[A-Za-z][A-Za-z]*(?:[-_][A-Za-z]+)+|[a-z]+(?:[A-Z][a-z]+)+)=(?P<value>[^\s,;=]+)")
 # the words of a label that say nothing of what it labels
 _LABEL_STOP = frozenset("""a an the of to in on for per with and or that which is are be must should can will it its
 our their we they this these those each every any all how what when where who""".split())
@@ -6379,11 +6387,13 @@ def _fields_by_description(recipe: Recipe, text: str, full: Extraction) -> Extra
     more with its name or description, and no other parameter fits as well."""
     ex: _Extractor | None = None
     taken = [*full.spans.values(), *full.covered]
-    for m in _DESCRIBED_FIELD.finditer(full.text):
+    fields = sorted([*_DESCRIBED_FIELD.finditer(full.text), *_INLINE_SETTING.finditer(full.text)], key=lambda x: x.start())
+    for m in fields:
         va, vb = m.span("value")
         if any(a < vb and va < b for a, b in taken):
             continue
-        label = [w for w in re.findall(r"[a-z]+", m.group("label").lower()) if w not in _LABEL_STOP]
+        words = re.sub(r"([a-z])([A-Z])", r"\1 \2", m.group("label")).lower()  # "scaleDownWindow"
+        label = [w for w in re.findall(r"[a-z]+", words) if w not in _LABEL_STOP]
         if not label:
             continue
         scored = []
