@@ -148,3 +148,11 @@ def test_an_inline_setting_in_other_words_sets_its_parameter(recipes, recipe_id,
 ])
 def test_the_name_of_the_scheduler_is_not_the_name_of_the_gang(recipes, text, want):
     assert extract_params(recipes["coscheduling-podgroup"], text).values.get("name") == want
+
+
+def test_a_share_of_their_own_allocation_is_a_share_of_what_they_were_given(recipes):
+    ext = extract_params(recipes["gpu-quota"], "namespace fcst-prod gets half of the 16 GPUs in the shared pool, and "
+                                               "nobody should grab more than a quarter of their own allocation in one "
+                                               "container")
+    assert ext.values["gpus"] == 8
+    assert ext.values["max_gpus_per_pod"] == 2

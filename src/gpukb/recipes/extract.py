@@ -810,7 +810,8 @@ _SHARE_WORDS = re.compile(
     r"(?P<den>(?:half|halves|third|quarter|fourth|fifth|sixth|seventh|eighth|ninth|tenth|twelfth|sixteenth)s?)|"
     r"(?P<half>half)|(?P<pnum>\d+)\s*/\s*(?P<pden>\d+)(?=\s+of\b)|(?P<pct>\d+(?:\.\d+)?)\s*(?:%|percent\b|per\s+cent\b))"
     r"(?P<ref>\s+of\s+(?:(?:it|them|those|these|that|this)(?:\s+(?:fleet|cluster|pool|lot|capacity|total|budget|" + _COUNTED_NOUN + r"))?"
-    r"|(?:the|our|their|this|that)\s+(?:whole\s+|entire\s+|total\s+)?(?:cluster|fleet|pool|capacity|total|budget)"
+    r"|(?:the|our|their|this|that|its)\s+(?:own\s+)?(?:whole\s+|entire\s+|total\s+)?(?:cluster|fleet|pool|capacity|total|budget|"
+    r"(?P<own>allocation|quota|allowance|entitlement|share))"
     r"|(?P<xlead>(?:the|our|their|its|that|those|these)\s+)?(?P<xnum>\d+)(?:-(?P<xnoun>gpu|card|node)\s+(?:cluster|fleet|pool|estate)|"
     r"\s+(?P<xcount>" + _COUNTED_NOUN + r")))\b"
     r"|\s+(?:the|our|their|those|these)\s+(?:gpus|cards|accelerators|(?:" + "|".join(_GPU_MODELS) + r")s)\b"
@@ -840,6 +841,7 @@ def _share_value(m: re.Match[str]) -> tuple[int, int] | None:
 def _shares_of_totals(text: str) -> str:
     out, last = [], 0
     prev: tuple[int, str] | None = None  # the total the last share was of: "half of them ... a quarter of the cluster"
+    given: tuple[int, str] | None = None  # what the last share came to: "half of the 16 GPUs ... a quarter of their quota"
     for m in _SHARE_WORDS.finditer(text):
         frac = _share_value(m)
         ref = m.group("ref") or ""
@@ -853,6 +855,9 @@ def _shares_of_totals(text: str) -> str:
             before = [c for c in _COUNTED_BEFORE.finditer(text, max(last, m.start() - 300), m.start())
                       if (parse_number(c.group("n")) or 0) > 1 and not re.search(r"\n\s*\n", text[c.end():m.start()])
                       and not re.match(r"\s*(?:each|apiece|per)\b", text[c.end():])]  # "one GPU each" is a rate
+            if m.group("own") and given is not None:
+                before = []  # "a quarter of their own allocation": of what the share before gave them
+                prev = given
             if not before and prev is None:
                 continue
             if before:
@@ -866,7 +871,7 @@ def _shares_of_totals(text: str) -> str:
         value = total * frac[0]
         if value % frac[1]:
             continue
-        prev = (total, noun)
+        prev, given = (total, noun), (value // frac[1], noun)
         if base is not None:
             out.append(text[last:base.start()] + f"{total} {noun} altogether")
             last = base.end()
