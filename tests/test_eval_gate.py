@@ -13,15 +13,15 @@ pytestmark = pytest.mark.slow
 # Regression floors at the level measured on the whole dev set (tuned and held-out
 # parts together, wordings by other people included); `gpukb eval` reports the
 # test part and the targets.
-# Measured on 2,760 questions (with three blind sets written by others, fresh17, fresh18 and fresh19,
-# held out in the test part: 0.600, 0.543 and 0.760 when first measured): must_include 0.828, refusals
-# correct 0.855; hit@5 0.987, MRR 0.897, false refusals 0.010, median 120 prose words, unasked manifests
-# 0.0033.
+# Measured on 2,804 questions (with four blind sets written by others, fresh17 to fresh20, held out in
+# the test part: 0.600, 0.543, 0.760 and 0.711 when first measured): must_include 0.824, refusals
+# correct 0.903 (out-of-scope topics in ingest/config.yaml); hit@5 0.987, MRR 0.898, false refusals
+# 0.009, median 114.5 prose words, unasked manifests 0.0032.
 HIT5_FLOOR = 0.97
 MRR_FLOOR = 0.85
 MUST_INCLUDE_FLOOR = 0.82
 FALSE_REFUSAL_CEILING = 0.02
-REFUSALS_CORRECT_FLOOR = 0.85
+REFUSALS_CORRECT_FLOOR = 0.90
 UNASKED_MANIFEST_CEILING = 0.01
 
 

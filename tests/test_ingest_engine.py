@@ -557,3 +557,21 @@ def test_a_docs_passing_terms_are_no_sign_of_coverage(tiny_settings):
     assert eng._unknown_terms(about_k8s.format("gres "), vocab) == eng._unknown_terms(about_k8s.format(""), vocab)
     alone = "no kubernetes here: {}for nvidia.com/gpu limits"
     assert eng._unknown_terms(alone.format("gres "), vocab)[0] == eng._unknown_terms(alone.format(""), vocab)[0] + 2
+
+
+def test_a_question_nearer_an_out_of_scope_topic_than_the_kb_is_refused(tiny_settings):
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    tiny_settings.answer.refuse_below = -1.0  # confidence alone refuses nothing
+    question = "what hydration for a sourdough loaf and how long to proof it"
+    tiny_settings.answer.out_of_scope = []
+    assert not Engine(tiny_settings, embedder=emb).ask(question).refused
+    tiny_settings.answer.out_of_scope = ["Baking bread: sourdough hydration, proof time and a loaf's crumb."]
+    eng = Engine(tiny_settings, embedder=emb)
+    ans = eng.ask(question)
+    assert ans.refused and ans.citations == []
+    # a question the KB answers stays answered with the topic configured
+    assert not eng.ask("how do I request a GPU in limits").refused
+    # ... and a margin says how much nearer the topic must be
+    tiny_settings.answer.out_of_scope_margin = 1.0
+    assert not Engine(tiny_settings, embedder=emb).ask(question).refused

@@ -28,7 +28,10 @@ ONE_PER_AREA = [
     ("readiness probe for a model server that takes 10 minutes to load", {"inference-probes-model-load"}),
     ("0/6 nodes are available: 6 Insufficient nvidia.com/gpu", {"troubleshoot-pending-pods", "troubleshoot-sharing-mig"}),
 ]
-OFF_TOPIC = ["how do I bake sourdough bread", "best sourdough hydration", "who won the world cup in 2018"]
+OFF_TOPIC = ["how do I bake sourdough bread", "best sourdough hydration", "who won the world cup in 2018",
+             # next to the KB's subject, and nearer a configured out-of-scope topic than to any chunk
+             "how do I write a CUDA kernel that tiles a matrix multiply in shared memory?",
+             "how do I configure cert-manager for my ingress"]
 
 
 def _env(home: Path, **extra) -> dict:

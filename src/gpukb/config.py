@@ -85,6 +85,12 @@ class AnswerConfig(_Strict):
     coverage_weight: float = Field(0.0, ge=0.0, le=2.0, description="Confidence gained per share of question "
                                    "terms that the best section names.")
     refuse_below: float = Field(0.5613, ge=-2.0, le=2.0, description="Refuse when confidence is lower.")
+    out_of_scope: list[str] = Field(default_factory=list, max_length=200, description=(
+        "Topics next to the KB's that it does not cover, one short description each; a question whose "
+        "embedding is closer to one of them than to every KB chunk (by out_of_scope_margin) is refused."))
+    out_of_scope_margin: float = Field(0.0, ge=-1.0, le=1.0, description=(
+        "How much closer than the best KB chunk an out-of-scope topic must be to refuse (negative: "
+        "refuse even when it is slightly farther)."))
 
 
 class LlmConfig(_Strict):

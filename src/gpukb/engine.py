@@ -189,6 +189,9 @@ class Engine:
         self.oov_weight = a.oov_weight
         self.coverage_weight = a.coverage_weight
         self.common_oov_weight = a.oov_weight if a.common_oov_weight is None else a.common_oov_weight
+        self.out_of_scope = list(a.out_of_scope)
+        self.out_of_scope_margin = a.out_of_scope_margin
+        self._outside: Any = None  # the out-of-scope topics' unit vectors, embedded on first use
         self._common_words: set[str] | None = None
         self._all_passing: set[str] | None = None
         self.generator = generator or generator_for(self.settings)
@@ -291,6 +294,21 @@ class Engine:
             covered = sum(1 for t in qt if t in named) / len(qt)
         return top_vector - oov + self.coverage_weight * covered
 
+    def outside_scope(self, query_vector: Any, top_vector: float) -> bool:
+        """Is the question nearer one of the configured out-of-scope topics (``answer.out_of_scope``:
+        writing CUDA kernels, cloud billing, Ingress TLS ...) than to any chunk of the KB? A question
+        next to the KB's subject reads close to it, and to a topic it is really about closer still."""
+        if query_vector is None or not self.out_of_scope:
+            return False
+        import numpy as np
+
+        if self._outside is None:
+            m = np.asarray([self.embedder.embed_query(t) for t in self.out_of_scope], dtype=np.float32)
+            self._outside = m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
+        v = np.asarray(query_vector, dtype=np.float32)
+        v = v / max(float(np.linalg.norm(v)), 1e-12)
+        return float((self._outside @ v).max()) > top_vector + self.out_of_scope_margin
+
     def passing_terms(self) -> set[str]:
         """Every doc's passing terms, normalised (read once)."""
         if self._all_passing is None:
@@ -377,7 +395,7 @@ class Engine:
         confidence = self.confidence(q, got.top_vector, got.evidence[0] if got.evidence else None)
         ans = Answer(question=q, answer="", refused=False, confidence=round(confidence, 4),
                      retrieved=[e.doc_id for e in got.evidence])
-        if not got.evidence or confidence < self.refuse_below:
+        if not got.evidence or confidence < self.refuse_below or self.outside_scope(got.query_vector, got.top_vector):
             self._refuse(ans, got.evidence)
             ans.seconds = round(time.perf_counter() - t0, 4)
         return ans, list(got.evidence), t0

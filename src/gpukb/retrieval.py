@@ -61,6 +61,7 @@ RRF_K = 60.0
 class Retrieved:
     evidence: list[Evidence]
     top_vector: float  # best cosine similarity of any chunk (refusal signal)
+    query_vector: list[float] | None = None  # the question's embedding (None in BM25 mode)
 
 
 @dataclass
@@ -518,7 +519,7 @@ class Retriever:
                 path=s["path"], area=s["area"], source_urls=list(s["source_urls"]), text=s["text"],
                 score=sh.score, vector_score=vec_scores.get(sh.key), rank=rank))
         top_vec = max((h.score for h in raw), default=0.0)
-        return Retrieved(out, top_vec)
+        return Retrieved(out, top_vec, list(embedding) if embedding is not None else None)
 
     def rerank(self, found: list[SectionHit], question: str, embedding: Sequence[float] | None) -> list[SectionHit]:
         """The heading boost (:func:`heading_rerank`) plus ``sentence_weight`` x the best cosine
