@@ -149,7 +149,7 @@ KEY_TERM_WEIGHT = 0.6  # terms the section heading names mark its key facts
 MIN_UNIT_SCORE = 0.5  # below this a unit adds nothing
 REMEDY_BONUS = 1.0  # for a problem question, a sentence that states the fix
 MAX_RELATED = 3
-SECOND_SECTION_SHARE = 0.34  # a second section when the first leaves this share of question terms open
+SECOND_SECTION_SHARE = 0.37  # a second section when the first leaves this share of question terms open
 # ... with a budget of its own: the question needs it, so it is not squeezed into what the lead left over
 SECOND_SECTION_WORDS = 80
 # ... and only when it answers part of what is open: terms the lead leaves open that appear nowhere
