@@ -156,3 +156,19 @@ def test_a_share_of_their_own_allocation_is_a_share_of_what_they_were_given(reci
                                                "container")
     assert ext.values["gpus"] == 8
     assert ext.values["max_gpus_per_pod"] == 2
+
+
+def test_gpus_said_to_be_free_are_what_is_available_not_a_second_count():
+    g = _gen("We need to embed 2.4 million documents. Only ten GPUs are free this week, so at most ten shards at a "
+             "time, one GPU each. Call it embed-wiki.")
+    assert g.recipe == "indexed-job"
+    assert g.params["gpus"] == 1 and g.params["parallelism"] == 10
+
+
+def test_a_unit_then_a_word_naming_the_count_then_the_count(recipes):
+    ext = extract_params(recipes["kueue-cluster-queue"], "please make kueue queue for all namespaces, gpu total 64, strict "
+                                                         "first in first out. high priority job can kick lower priority "
+                                                         "job in same queue.")
+    assert ext.values["gpus"] == 64
+    assert ext.values["queueing_strategy"] == "StrictFIFO"
+    assert ext.values["within_cluster_queue"] == "LowerPriority"

@@ -2416,7 +2416,8 @@ class _Extractor:
                     r"(?!\s+(?:pod|node|job|box|server|machine|host|vm|worker|replica|instance|task|rank)s?\b)"
                     # "4 H100 nodes", "2 A100 boxes": nodes of that GPU, not GPUs
                     if "gpu" in u.lower() or any(x.lower() in _GPU_UNITS for x in units) else ""),
-                rf"{u}\s*(?:[:=]|of|count(?:\s+(?:to|of|at|is|=|:|should\s+be|will\s+be|goes\s+to))?|set to|(?:stays?|remains?|staying|kept)\s+at|(?:max(?:imum)?|at\s+most)(?:\s+of)?|(?:to|should|must|will|shall)\s+be|is|are)?"
+                # "gpu total 64", "gpus quota: 24": the unit, a word saying which count, the count
+                rf"{u}\s*(?:(?:total|quota|budget|nominal|overall)\s*)?(?:[:=]|of|count(?:\s+(?:to|of|at|is|=|:|should\s+be|will\s+be|goes\s+to))?|set to|(?:stays?|remains?|staying|kept)\s+at|(?:max(?:imum)?|at\s+most)(?:\s+of)?|(?:to|should|must|will|shall)\s+be|is|are)?"
                 rf"\s*{_DIG}(?!\w|\.\w)(?!\s+times\b)",  # "retry every shard at most 3 times" counts retries
                 rf"(?<![\w.]){_DIG}(?:\s*x\s*|\s*-\s*|\s+)(?!(?:{_RATE_ALT})\b)[A-Za-z][\w.-]*\s+{u_word}",
                 # "two 1g.10gb mig devices": a value naming the kind of thing counted between
@@ -5575,7 +5576,11 @@ _CAPACITY = re.compile(r"(?<![\w.])\d+\s+(?:[\w.-]+\s+)?" + _COUNTED_NOUN + r"\s
                        # "we have 48 A100s in the cluster", "there are 64 GPUs in total on the cluster": what exists
                        r"|\b(?:we\s+have|we've\s+got|there\s+are|the\s+cluster\s+has)\s+(?:only\s+)?\d+\s*"
                        r"(?:gpus?|cards?|nodes?|" + "|".join(_GPU_MODELS) + r")s?\s+(?:in\s+total\s+)?"
-                       r"(?:in|on|across)\s+(?:the|our|this)\s+(?:whole\s+)?(?:cluster|fleet|pool)\b", re.I)
+                       r"(?:in|on|across)\s+(?:the|our|this)\s+(?:whole\s+)?(?:cluster|fleet|pool)\b"
+                       # "only ten GPUs are free this week", "6 nodes are idle": what is available, not asked for
+                       r"|(?<![\w.])(?:\d+|" + _SIMPLE_WORD + r")\s+(?:[\w.-]+\s+)?(?:gpus?|cards?|nodes?|accelerators?|(?:"
+                       + "|".join(_GPU_MODELS) + r")s?)\s+(?:are|is)\s+(?:currently\s+|still\s+)?"
+                       r"(?:free|available|idle|spare|unused|left)\b", re.I)
 
 
 # where a mail reply's earlier messages start ("-----Original Message-----", "On Tue, Sam wrote:")
