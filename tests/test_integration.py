@@ -17,6 +17,8 @@ pytestmark = pytest.mark.slow
 
 ONE_PER_AREA = [
     ("how do I give a pod one GPU", {"device-plugin-requesting-gpus"}),
+    # another system's words, in a question about leaving it: answered from the map of its concepts
+    ("we are moving from slurm, what replaces sbatch --gres=gpu:4?", {"jobs-from-slurm"}),
     ("what components does the nvidia gpu operator install", {"gpu-operator-overview"}),
     ("time-slicing config replicas renameByDefault", {"sharing-time-slicing", "sharing-choosing"}),
     ("schedule pods only on A100 nodes using GFD labels", {"scheduling-gpu-node-affinity", "device-plugin-gfd-labels"}),

@@ -23,7 +23,10 @@ log = logging.getLogger(__name__)
 
 # a question about Kubernetes itself (its objects and tools), not only about another system
 _ABOUT_KUBERNETES = re.compile(r"\b(?:kubernetes|k8s|kubectl|pods?|kueue|volcano|pytorchjobs?|mpijobs?|jobsets?|indexed\s+jobs?|"
-                               r"helm|namespaces?|crds?|karpenter|deployments?|manifests?|yaml|kubeflow|operator)\b", re.I)
+                               r"helm|namespaces?|crds?|karpenter|deployments?|manifests?|yaml|kubeflow|operator|"
+                               # "moving from Slurm, what replaces sbatch --gres": a question about leaving it
+                               r"(?:moving|migrating|coming|switching|porting)\s+(?:over\s+|away\s+)?from|"
+                               r"equivalents?|replaces?|replacement|counterpart)\b", re.I)
 
 SCOPE_NOTE = "gpukb writes Kubernetes manifests, not"  # how an answer to another tool's code request opens
 REFUSAL = "I don't know: the gpukb knowledge base does not cover this."
@@ -289,8 +292,12 @@ class Engine:
         if best is not None and qt and self.coverage_weight:
             named = set(terms(f"{best.title} {best.section} {best.text}"))
             # the words a doc only uses to name another system's concepts cover nothing ("gres" in a
-            # Slurm-to-Kubernetes map does not answer how to write gres.conf)
-            named -= set(terms(" ".join(self._section_passing_terms(best))))
+            # Slurm-to-Kubernetes map does not answer how to write gres.conf), unless the question is
+            # about Kubernetes too ("moving from Slurm, what replaces sbatch --gres")
+            from .text import mask_negated
+
+            if not _ABOUT_KUBERNETES.search(mask_negated(question)):
+                named -= set(terms(" ".join(self._section_passing_terms(best))))
             covered = sum(1 for t in qt if t in named) / len(qt)
         return top_vector - oov + self.coverage_weight * covered
 
