@@ -21,41 +21,33 @@ def _gen(text: str):
 
 # -- a labelled reason is context: its numbers and words are not the values asked for
 
-def test_a_count_in_the_reason_is_no_rival_of_the_count_asked_for():
-    g = _gen("CHG-4471, reason: customer SLA breach last night, the chat endpoint had one replica and it OOM'd.\n"
-             "Please roll out the llama server in namespace prod-inference:\n"
-             "- three replicas, each with two GPUs\n- model meta-llama/Llama-3.1-70B-Instruct\n")
-    assert g.recipe == "gpu-inference-deployment"
-    assert g.params["replicas"] == 3 and g.params["gpus"] == 2
-
-
-def test_a_capacity_type_named_in_the_reason_is_not_asked_for():
-    g = _gen("Reason: the on-demand g5 bill was 3x forecast last month. New Karpenter pool gpu-spot for cluster "
-             "prod-eks: spot only, instance types g5.xlarge and g5.2xlarge, at most 24 GPUs.")
-    assert g.recipe == "karpenter-gpu-nodepool"
-    assert g.params["capacity_types"] == ["spot"]
-
-
-def test_a_gpu_count_in_the_reason_is_no_rival_of_the_gpus_per_worker():
-    g = _gen("Reason: last week's 3-node run sat half-scheduled for 6 hours holding 16 GPUs. Moving it to Volcano.\n"
-             "Job pretrain-7b, queue research, three workers with eight GPUs each, all three must start together.")
-    assert g.recipe == "volcano-job"
-    assert g.params["gpus"] == 8 and g.params["workers"] == 3
-
-
-def test_words_of_the_reason_do_not_choose_the_recipe():
-    # "cohort" here is a group of people, not a Kueue cohort
-    g = _gen("Context: the interns start on June 2nd and we only have budget for 4 GPUs for the whole cohort "
-             "(12 people). Put a quota on namespace interns with 4 GPUs total.")
-    assert g.recipe == "gpu-quota"
-    assert g.params["gpus"] == 4
-
-
-def test_the_utilisation_asked_for_wins_over_the_one_the_reason_reports():
-    g = _gen("Reason: GPU util on the whisper fleet sits at 95% during EU mornings. Add an HPA for deployment "
-             "whisper-large in namespace asr: at least 2 replicas, never above 10, target average GPU util 60.")
-    assert g.recipe == "hpa-gpu-metric"
-    assert str(g.params["target_value"]) == "60"
+@pytest.mark.parametrize("text,recipe,want", [
+    # a count in the reason is no rival of the count asked for
+    ("CHG-4471, reason: customer SLA breach last night, the chat endpoint had one replica and it OOM'd.\n"
+     "Please roll out the llama server in namespace prod-inference:\n"
+     "- three replicas, each with two GPUs\n- model meta-llama/Llama-3.1-70B-Instruct\n",
+     "gpu-inference-deployment", {"replicas": 3, "gpus": 2}),
+    # a capacity type named in the reason is not asked for
+    ("Reason: the on-demand g5 bill was 3x forecast last month. New Karpenter pool gpu-spot for cluster "
+     "prod-eks: spot only, instance types g5.xlarge and g5.2xlarge, at most 24 GPUs.",
+     "karpenter-gpu-nodepool", {"capacity_types": ["spot"]}),
+    # a GPU count in the reason is no rival of the GPUs per worker
+    ("Reason: last week's 3-node run sat half-scheduled for 6 hours holding 16 GPUs. Moving it to Volcano.\n"
+     "Job pretrain-7b, queue research, three workers with eight GPUs each, all three must start together.",
+     "volcano-job", {"gpus": 8, "workers": 3}),
+    # words of the reason do not choose the recipe: "cohort" here is a group of people, not a Kueue cohort
+    ("Context: the interns start on June 2nd and we only have budget for 4 GPUs for the whole cohort "
+     "(12 people). Put a quota on namespace interns with 4 GPUs total.",
+     "gpu-quota", {"gpus": 4}),
+    # the utilisation asked for wins over the one the reason reports
+    ("Reason: GPU util on the whisper fleet sits at 95% during EU mornings. Add an HPA for deployment "
+     "whisper-large in namespace asr: at least 2 replicas, never above 10, target average GPU util 60.",
+     "hpa-gpu-metric", {"target_value": "60"}),
+])
+def test_a_labelled_reason_gives_no_values_and_chooses_no_recipe(text, recipe, want):
+    g = _gen(text)
+    assert g.recipe == recipe
+    assert {k: g.params[k] for k in want} == want
 
 
 # -- amounts and wording

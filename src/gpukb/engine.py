@@ -28,6 +28,14 @@ _ABOUT_KUBERNETES = re.compile(r"\b(?:kubernetes|k8s|kubectl|pods?|kueue|volcano
                                r"(?:moving|migrating|coming|switching|porting)\s+(?:over\s+|away\s+)?from|"
                                r"equivalents?|replaces?|replacement|counterpart)\b", re.I)
 
+
+
+def _about_kubernetes(question: str) -> bool:
+    from .text import mask_negated
+
+    return bool(_ABOUT_KUBERNETES.search(mask_negated(question)))
+
+
 SCOPE_NOTE = "gpukb writes Kubernetes manifests, not"  # how an answer to another tool's code request opens
 REFUSAL = "I don't know: the gpukb knowledge base does not cover this."
 
@@ -294,9 +302,7 @@ class Engine:
             # the words a doc only uses to name another system's concepts cover nothing ("gres" in a
             # Slurm-to-Kubernetes map does not answer how to write gres.conf), unless the question is
             # about Kubernetes too ("moving from Slurm, what replaces sbatch --gres")
-            from .text import mask_negated
-
-            if not _ABOUT_KUBERNETES.search(mask_negated(question)):
+            if not _about_kubernetes(question):
                 named -= set(terms(" ".join(self._section_passing_terms(best))))
             covered = sum(1 for t in qt if t in named) / len(qt)
         return top_vector - oov + self.coverage_weight * covered
@@ -361,14 +367,14 @@ class Engine:
         technical word (slurm, hcsshim, pgbouncer), much less when it is
         everyday English (outage, everything), a misspelling of a KB word, or
         a word with digits in it."""
-        from .text import STOPWORDS, mask_negated, stem, words
+        from .text import STOPWORDS, stem, words
 
         common_words = self.common_words()
         # a word the KB only names in passing ("gres" in a Slurm-to-Kubernetes map) is known when the
         # question is about Kubernetes too ("the k8s equivalent of --gres"); about that system alone
         # ("how do I write gres.conf") it weighs as two rare words: it names the other system's own topic
         passing = self.passing_terms()
-        about_kubernetes = bool(_ABOUT_KUBERNETES.search(mask_negated(question)))
+        about_kubernetes = _about_kubernetes(question)
         rare = common = 0
         for w in set(words(question)):
             if w in STOPWORDS or stem(w) in vocab:

@@ -269,6 +269,13 @@ _PART_CORE = re.compile(r"(?<![\w.])(half|(?:a\s+|one\s+)?quarter|three\s+quarte
 # "a quarter of an hour", "three quarters of a minute": a part of a unit of time in the next smaller unit
 _PART_TIME = re.compile(r"(?<![\w.])(?:(?:a|one)\s+)?(quarter|three[\s-]+quarters)\s+of\s+an?\s+(hour|minute|day)\b", re.I)
 _PART_TIME_IN = {"hour": (60, "minutes"), "minute": (60, "seconds"), "day": (24, "hours")}
+
+
+def _part_time(m: re.Match[str]) -> str:
+    per, unit = _PART_TIME_IN[m.group(2).lower()]
+    return f"{per * (0.75 if m.group(1).lower().startswith('three') else 0.25):g} {unit}"
+
+
 _WHOLE_UNIT = re.compile(r"(?<![\w.])(?:an?|one)\s+(?:full|whole|entire|complete)\s+(?=(?:second|minute|hour|day)s?\b)", re.I)
 
 
@@ -1088,9 +1095,7 @@ def normalise_text(text: str) -> str:
     text = _X_COUNT.sub(r"\1", text)  # "x3 replicas": three replicas
     text = _PART_CORE.sub(lambda m: {"h": "500m", "t": "750m"}.get(m.group(1)[0].lower(), "250m") + " CPU", text)
     text = _WHOLE_UNIT.sub("1 ", text)
-    text = _PART_TIME.sub(lambda m: "{:g} {}".format(
-        _PART_TIME_IN[m.group(2).lower()][0] * (0.75 if m.group(1)[0] in "tT" else 0.25),
-        _PART_TIME_IN[m.group(2).lower()][1]), text)
+    text = _PART_TIME.sub(_part_time, text)
     t = text.replace("\u00d7", " x ").replace("\u2013", "-")
     t = re.sub(r"(?<=\d)\s*(?:\u2192|\u27f6|=>)\s*(?=\d)", " to ", t)  # "scaling 2\u219210 replicas": a range
     t = t.replace("\u201c", '"').replace("\u201d", '"').replace("\u2018", "'").replace("\u2019", "'")
@@ -2196,11 +2201,11 @@ _OTHER_NAMED_CACHE: dict[tuple[int, int, str], Any] = {}
 _QUOTED_TOKEN = re.compile(r"[\"'`]([A-Za-z0-9][\w.-]*)[\"'`]")
 
 
-# "the template should be called x", "the queue of name x": the naming words after the head of what is named
 # what may stand between an object's noun and the words that name it: "scheduler (its name is x)"
 _OWNER_AFTER = re.compile(r"[\s(,]+(?:(?:its|whose|their|the)\s+)?(?:name\s*(?:is|should\s+be|[:=])?\s*[\"'`]?)?$", re.I)
 # "our second scheduler is 'x'": the verb that gives the value, and its quote
 _COPULA_TAIL = re.compile(r"\s+(?:is|are|was|=|:)?\s*[\"'`]?$", re.I)
+# "the template should be called x", "the queue of name x": the naming words after the head of what is named
 _NAMING_TAIL = re.compile(r"\s*\b(?:(?:is|are|was|gets?|(?:(?:should|will|must|shall|can|would|to)\s+(?:just\s+|simply\s+)?)?be)\s+)?"
                           r"(?:(?:of|with)\s+(?:the\s+)?)?(?:named|called|name)\b\s*[:=]?\s*[\"'`]?[^\"'`\s]*$", re.I)
 

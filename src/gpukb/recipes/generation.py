@@ -110,7 +110,8 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
         raise RecipeError("no recipe matches the request (see gpukb recipe list)")
     recipe, score = ranked[0]
     targets = target_ids(request, recipes)
-    changed_to = change_target_ids(request, recipes) if recipe.id not in targets else set()
+    changes = change_target_ids(request, recipes)
+    changed_to = changes if recipe.id not in targets else set()
     if changed_to:
         # "docker run ... vllm serve ... Convert to a Deployment + Service": what a verb of change leads
         # to wins over the recipe whose details the request describes from before
@@ -119,7 +120,7 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
             recipe, score = named
             ranked = [named, *[(r, s) for r, s in ranked if r is not named[0]]]
     ext = extract_params(recipe, request)
-    if recipe.id in targets and recipe.id not in change_target_ids(request, recipes):
+    if recipe.id in targets and recipe.id not in changes:
         targets = _unless_referred_to(request, recipe, score, ranked, targets)
     # "port this into Volcano": what a verb of change leads to is asked for, however much the other reads
     if len(ranked) > 1 and ranked[1][1] >= _CLOSE * score and recipe.id not in targets:

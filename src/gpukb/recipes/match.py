@@ -475,18 +475,17 @@ class _Index:
     def targets(self, text: str) -> set[int]:
         """Recipes named right after a verb of change and "to"/"into"/"as" ("move to MPS"), or after
         "the same thing with" ("same thing with KEDA please"); else right before "instead of"."""
-        out: set[int] = set()
-        same = [m.end() for m in _SAME_WITH.finditer(text)]
         # where a keyword may start: right after "to"/"into"/"as" that a verb of change leads up to
-        starts = same + [m.end() for m in _INTO_AT.finditer(text)
-                         if _CHANGE.search(text, max(0, m.start() - 160), m.start())] if _CHANGE.search(text) or same else []
-        for i, pats in enumerate(self.phrases):
-            if any(rx.match(text, at) for at in starts for rx, _w in pats):
-                out.add(i)
-        if out:
-            return out
-        # "want MPS instead of timeslicing", "Volcano rather than the default scheduler": what is chosen
-        # over something else is what is asked for, when no verb of change says it
+        starts = [m.end() for m in _SAME_WITH.finditer(text)]
+        if _CHANGE.search(text):
+            starts += [m.end() for m in _INTO_AT.finditer(text) if _CHANGE.search(text, max(0, m.start() - 160), m.start())]
+        out = {i for i, pats in enumerate(self.phrases) if any(rx.match(text, at) for at in starts for rx, _w in pats)}
+        return out or self._chosen_instead(text)
+
+    def _chosen_instead(self, text: str) -> set[int]:
+        """Recipes whose keyword ends right before "instead of" ("want MPS instead of timeslicing",
+        "Volcano rather than the default scheduler"): what is chosen over something else is asked for."""
+        out: set[int] = set()
         for m in _INSTEAD.finditer(text):
             lo = max(0, m.start() - 40)
             words = [w.start() for w in re.finditer(r"(?<![\w./-])\w", text[lo:m.start()])]
