@@ -217,3 +217,59 @@ def test_masked_negated_aside():
     text = "restart the pod (not the whole job) now"
     masked = mask_negated_asides(text)
     assert len(masked) == len(text) and "job" not in masked and "restart the pod" in masked
+
+
+@pytest.mark.parametrize("text, tasks", [
+    # rows of a name and its pods, after a colon or an equals sign, or as "name xN"
+    ("vcjob:\n  driver: 1 replica, no GPU\n  trainer: 6 replicas, 4 GPUs each",
+     [{"name": "driver", "replicas": 1, "gpus": 0}, {"name": "trainer", "replicas": 6, "gpus": 4}]),
+    ("volcano job, tasks \"coord\" = 1 pod with 0 GPUs and \"sim\" = 5 pods x 2 GPUs",
+     [{"name": "coord", "replicas": 1, "gpus": 0}, {"name": "sim", "replicas": 5, "gpus": 2}]),
+    ("volcano job roles: chief x1 (2 gpu), evaluator x2 (1 gpu)",
+     [{"name": "chief", "replicas": 1, "gpus": 2}, {"name": "evaluator", "replicas": 2, "gpus": 1}]),
+    ("volcano job: chief 1 pod 0 gpu, learner 8 pods 8 gpu",
+     [{"name": "chief", "replicas": 1, "gpus": 0}, {"name": "learner", "replicas": 8, "gpus": 8}]),
+    # a task named by "task", "role" or "component", its pods read from its own words (one when unsaid)
+    ("I need a volcano job with a task called reducer that has three pods and no GPUs, and a task called mapper "
+     "with ten pods that use one GPU each",
+     [{"name": "reducer", "replicas": 3, "gpus": 0}, {"name": "mapper", "replicas": 10, "gpus": 1}]),
+    ("volcano job: a driver task with a single GPU and five worker pods with two GPUs each",
+     [{"name": "driver", "replicas": 1, "gpus": 1}, {"name": "worker", "replicas": 5, "gpus": 2}]),
+    ("volcano job, two roles: a scheduler that is only one pod and uses no GPU, and 3 worker pods with 4 GPUs each",
+     [{"name": "scheduler", "replicas": 1, "gpus": 0}, {"name": "worker", "replicas": 3, "gpus": 4}]),
+])
+def test_task_rows_in_other_forms(text, tasks):
+    ext = extract_params(VOLCANO, text)
+    assert [dict(sorted(t.items())) for t in ext.values["tasks"]] == [dict(sorted(t.items())) for t in tasks]
+
+
+def test_a_task_named_again_takes_its_later_words():
+    text = ("with slurm this was one tiny driver component without GPUs plus 2 nodes of 8 GPUs. Here: a volcano "
+            "job with a driver task (2 pods, 1 GPU) and a worker task of 2 pods x 8 GPUs")
+    tasks = extract_params(VOLCANO, text).values["tasks"]
+    assert [(t["name"], t["replicas"], t["gpus"]) for t in tasks] == [("driver", 2, 1), ("worker", 2, 8)]
+
+
+@pytest.mark.parametrize("text", [
+    "vcjob bench-4x8: 4 workers, 8 gpus each, queue research",
+    "volcano job, 3 workers x 4 GPUs, all 3 up together, retry max 5 times",
+    "volcano job, 6 worker pods, one GPU each, a minimum of 4 pods start together",
+])
+def test_words_next_to_counts_are_no_tasks(text):
+    assert "tasks" not in extract_params(VOLCANO, text).values
+
+
+def test_the_tasks_words_end_where_the_last_task_does():
+    """A count the list left out ("=5 priorityClassName") is not part of the tasks' words, so the
+    setting in it is still read."""
+    ext = extract_params(VOLCANO, "vcjob tasks: master x1 (1 gpu), worker x3 (8 gpu) maxRetry=5 priorityClassName=low")
+    assert len(ext.values["tasks"]) == 2 and ext.values["max_retry"] == 5
+
+
+@pytest.mark.parametrize("text, plugins", [
+    ("volcano job, 2 workers x 4 gpus, the mpi plugin is not needed, pytorch plugin on", ["pytorch"]),
+    ("volcano job, 3 workers. The pytorch plugin isn't relevant for us, but the tensorflow one is", ["tensorflow"]),
+])
+def test_a_plugin_ruled_out_by_the_words_after_it(text, plugins):
+    ext = extract_params(VOLCANO, text)
+    assert ext.values["plugins"] == plugins

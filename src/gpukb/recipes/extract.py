@@ -4131,6 +4131,10 @@ class _Extractor:
             span = m.span(1) if m.groups() else m.span()
             if g is None or (not self._free(span) and not rule.get("shared")):
                 continue
+            neg = _NEGATED_AFTER.match(self.text, m.end())
+            if neg:  # "the pytorch plugin isn't relevant here": ruled out by what follows it, and understood
+                self.result.covered.append((m.start(), neg.end()))
+                continue
             if "value" in rule:
                 # a phrase that selects a value ("reclaim from borrowers only when they are lower priority"):
                 # the rule's value, its own words (or its capture) understood; it uses up no text
@@ -4802,7 +4806,7 @@ class _Extractor:
         if len(anchors) < int(rule.get("min_items", 1)):
             return None
         items: list[dict[str, Any]] = []
-        end = anchors[-1][1]
+        start, end = -1, 0  # the words read: from the first item's anchor to its last anchor or field
         for k, (a, b, groups) in enumerate(anchors):
             seg_end = anchors[k + 1][0] if k + 1 < len(anchors) else min(len(self.text), b + 80)
             item: dict[str, Any] = {}
@@ -4823,24 +4827,32 @@ class _Extractor:
                     item[f] = _singular(raw.lower()) if f == "name" and raw.isalpha() and not verbatim else (
                         raw.lower() if f == "name" else raw)
             seg = self.text[b:seg_end]
+            read = b
             for f, frules in fields.items():
                 if f in item:
                     continue
                 got = self._field_in(seg, frules, iprops.get(f, {}))
                 if got is not None:
                     item[f], used_end = got
-                    end = max(end, b + used_end)
+                    read = max(read, b + used_end)
                     evidence = True
             if evidence:  # "retry 2 times" names no object: nothing but a count and a word
-                items.append(item)
+                start, end = a if start < 0 else start, max(end, read)
+                # "a master task with a single GPU": a field neither its anchor nor its segment gives
+                items.append({**(rule.get("item_defaults") or {}), **item})
         if len(items) < int(rule.get("min_items", 1)):
             return None
-        names = [i.get("name") for i in items if "name" in i]
-        if len(set(names)) != len(names):
+        # an object named again is said again: its later words are the ones meant ("one small master
+        # component with no GPUs plus 3 nodes ... Here I want a master task (1 pod, 0 GPUs) and ...")
+        merged: dict[Any, dict[str, Any]] = {}
+        for i, item in enumerate(items):
+            merged[item.get("name", i)] = item
+        items = list(merged.values())
+        if len(items) < int(rule.get("min_items", 1)):
             return None
         ok, val = self._ok(name, items)
         if ok:
-            return val, (anchors[0][0], end)
+            return val, (start, end)
         return None
 
     def _named_list(self, rule: dict[str, Any]) -> bool:
@@ -5565,6 +5577,12 @@ def _state_spans(text: str) -> list[tuple[int, int]]:
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
 _NEXT_LABEL = re.compile(r"(?:(?<=[.!?]\s)|(?<=\s-\s))[A-Z][A-Za-z]*(?:\s[A-Za-z]+){0,3}\s*:(?=\s)")
+
+
+# a phrase ruled out by the words after it: "the pytorch plugin isn't relevant here", "ssh not needed"
+_NEGATED_AFTER = re.compile(r"\s*(?:(?:is|are)\s*(?:n['\u2019]t|not)\s+(?:\w+\s+)?(?:relevant|needed|necessary|required|"
+                            r"wanted|useful|used|important)|(?:not\s+(?:needed|required|necessary|wanted))|unnecessary|"
+                            r"unneeded)\b", re.I)
 
 
 # a line quoted from an earlier message in a reply ("> proposal: 1 replica" then "+1, but make it 3")
