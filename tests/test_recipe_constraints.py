@@ -114,3 +114,27 @@ def test_generate_refuses_a_conflict_naming_the_words(capsys):
     assert main(["generate", "Kueue ClusterQueue with 4 GPUs nominal, cohort research, lendingLimit 10"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("Error:") and "lending_limit" in err[0]
+
+
+def test_quantity_directive_compares_sizes_in_any_unit():
+    from gpukb.recipes.template import evaluate
+
+    assert evaluate({"$le": [{"$quantity": "900Mi"}, {"$quantity": "1Gi"}]}, {}) is True
+    assert evaluate({"$le": [{"$quantity": "2Ti"}, {"$quantity": "2000Gi"}]}, {}) is False
+    with pytest.raises(RecipeError, match=r"\$quantity"):
+        evaluate({"$quantity": "lots"}, {})
+
+
+def test_a_default_limit_yields_to_a_larger_given_request():
+    """"cap ... at 120Gi" read as the ephemeral request, above the default limit of 100Gi: the limit
+    takes the request's size and says so, instead of a manifest the API server rejects."""
+    recipe = find_recipe("model-cache-ephemeral", RECIPES)
+    notes: list[str] = []
+    from gpukb.recipes.model import resolve_params
+
+    full = resolve_params(recipe, {"ephemeral_request": "160Gi"}, notes)
+    assert full["ephemeral_limit"] == "160Gi"
+    assert notes and "ephemeral_limit set to 160Gi" in notes[0]
+    with pytest.raises(ParameterError, match="ephemeral_request"):
+        resolve_params(recipe, {"ephemeral_request": "160Gi", "ephemeral_limit": "100Gi"})
+    assert resolve_params(recipe, {"ephemeral_request": "20Gi"})["ephemeral_limit"] == "100Gi"

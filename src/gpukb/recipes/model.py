@@ -442,7 +442,9 @@ def _value_of(recipe: Recipe, node: Any, full: dict[str, Any]) -> Any:
 
 
 def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+    from numbers import Real
+
+    return isinstance(v, Real) and not isinstance(v, bool)  # quantities compare as exact fractions
 
 
 def _yield_bound(recipe: Recipe, c: dict[str, Any], full: dict[str, Any], given: set[str]) -> str | None:
@@ -464,7 +466,11 @@ def _yield_bound(recipe: Recipe, c: dict[str, Any], full: dict[str, Any], given:
     else:
         return None
     spec = recipe.properties.get(target) or {}
-    if not _validator_for(json.dumps(spec, sort_keys=True)).is_valid(value):
+    fits = _validator_for(json.dumps(spec, sort_keys=True)).is_valid
+    if not fits(value) and len(sources) == 1 and fits(full.get(sources[0])):
+        # a side that wraps one parameter ({$quantity: ephemeral_request}) yields that parameter's value
+        value = full[sources[0]]
+    if not fits(value):
         return None
     trial = {**full, target: value}
     a2, b2 = _value_of(recipe, lo, trial), _value_of(recipe, hi, trial)

@@ -23,6 +23,7 @@ Directives (``X`` is any template, evaluated first)::
     {$match: [X, "regex"]}         the regex's first group (or whole match) at the start of
                                    string X; absent when it does not match
     {$int: X}                      X, a string of digits, as an integer
+    {$quantity: X}                 X, a Kubernetes quantity ("120Gi", "500m"), as a number to compare
     {$add|$sub|$mul|$max|$min|$ceildiv: [X, X]}    integer arithmetic
     {$sum: X}                      the sum of a list of numbers (0 for none)
     {$coalesce: [X, X, ...]}       the first value that is present (an absent one is skipped)
@@ -74,7 +75,7 @@ _OPTIONS = {
     "$merge": set(),
     "$yaml": set(),
     "$join": {"sep"},
-    "$str": set(), "$lower": set(), "$match": set(), "$int": set(),
+    "$str": set(), "$lower": set(), "$match": set(), "$int": set(), "$quantity": set(),
     "$sum": set(), "$coalesce": set(),
     "$add": set(), "$sub": set(), "$mul": set(), "$max": set(), "$min": set(), "$ceildiv": set(),
     "$eq": set(), "$ne": set(), "$gt": set(), "$ge": set(), "$lt": set(), "$le": set(),
@@ -315,6 +316,16 @@ def _eval_directive(d: str, node: dict, scope: dict[str, Any], ctx: _Ctx, where:
         if not isinstance(val, str) or not re.fullmatch(r"-?[0-9]{1,18}", val):
             raise _fail(ctx, where, "$int needs a string of digits")
         return int(val)
+    if d == "$quantity":
+        val = ev(arg)
+        if val is OMIT:
+            return OMIT
+        from ..k8s.quantity import parse_quantity
+
+        q = parse_quantity(val)
+        if q is None:
+            raise _fail(ctx, where, "$quantity needs a Kubernetes quantity such as 100Gi")
+        return q
     if d in ("$add", "$sub", "$mul", "$max", "$min", "$ceildiv"):
         vals = ev_args(arg)
         if not isinstance(vals, list) or len(vals) < 2:
