@@ -273,3 +273,26 @@ def test_the_tasks_words_end_where_the_last_task_does():
 def test_a_plugin_ruled_out_by_the_words_after_it(text, plugins):
     ext = extract_params(VOLCANO, text)
     assert ext.values["plugins"] == plugins
+
+
+def test_a_table_of_objects_reads_yes_and_no_cells_per_row():
+    text = ("three PriorityClasses please\n\n| tier | value | preempts? |\n|---|---|---|\n"
+            "| serve-hi | 900000 | yes |\n| train-mid | 400 | no |\n| idle-lo | 3 | no |\n")
+    got = generate(text, RECIPES, llm=False)
+    assert got.params["classes"] == [{"name": "serve-hi", "value": 900000, "preempt": True},
+                                     {"name": "train-mid", "value": 400, "preempt": False},
+                                     {"name": "idle-lo", "value": 3, "preempt": False}]
+    assert not any(cell in got.unused for cell in ("train-mid", "400", "no"))  # every row is understood
+
+
+def test_a_table_of_tasks():
+    text = "volcano job\n\n| task | replicas | gpus |\n|---|---|---|\n| coord | 1 | 0 |\n| sim | 6 | 2 |\n"
+    assert extract_params(VOLCANO, text).values["tasks"] == [{"name": "coord", "replicas": 1, "gpus": 0},
+                                                             {"name": "sim", "replicas": 6, "gpus": 2}]
+
+
+def test_a_number_below_zero_in_words():
+    from gpukb.recipes.extract import digits_view
+
+    view = digits_view("idle gets minus ten, batch negative 5")
+    assert "-10" in view and "-5" in view and len(view) == len("idle gets minus ten, batch negative 5")

@@ -1160,6 +1160,9 @@ def digits_view(text: str) -> str:
     text = _IDENT_DIGITS.sub(lambda m: "#" * len(m.group(0)), text)
     # "the 2024-07-08 batch failure", "due 2025/03/14": a date is no amount
     text = _DATE.sub(lambda m: "#" * len(m.group(0)), text)
+    # "minus ten", "negative 5": a value below zero (a PriorityClass's), written as one
+    text = re.sub(r"(?<![\w-])(?:minus|negative)\s+(\d+)(?![\w.])", lambda m: ("-" + m.group(1)).ljust(len(m.group(0))),
+                  text, flags=re.I)
     # "retried twice": so many times ("once" is as often "as soon as")
     return re.sub(r"(?<![\w-])(twice|thrice)(?![\w-])", lambda m: ("2x" if m.group(1).lower() == "twice" else "3x").ljust(
         len(m.group(1))), text, flags=re.I)
@@ -5950,7 +5953,9 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
             continue
         span = placed.get(id(fact))
         if isinstance(value, (dict, list)):  # a value gathered over several lines ("| 1g.10gb | 2 |" a row each)
-            items = [str(k) for k in (value if isinstance(value, dict) else value) if not isinstance(k, (dict, list))]
+            # ... or a list of objects, one a row ("| batch-train | 1000 | no |"): each known by its name
+            items = [str(k.get("name", "")) if isinstance(k, dict) else str(k)
+                     for k in (value if isinstance(value, dict) else value) if not isinstance(k, list)]
             taken += [sp for f in facts if f is not fact and any(i and i in f.words for i in items)
                       and (sp := placed.get(id(f)))]
         # a Markdown table is the request's own settings, keyed: it wins over a reading of its raw text

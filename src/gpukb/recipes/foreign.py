@@ -645,6 +645,7 @@ def _find_tables(text: str) -> Iterator[tuple[int, int]]:
 _TABLE_RULE = re.compile(r"[\s|:-]+")
 # a cell that says a thing is absent or off
 _NO_CELL = re.compile(r"(?i)no|none|off|false|disabled?|n/?a|-+|—")
+_YES_CELL = re.compile(r"(?i)yes|y|true|on|enabled?|\u2713|\u2714")
 _PER_SLASH = re.compile(r"(?<=[A-Za-z])\s*/\s*(?=[A-Za-z])")
 _COUNT_HEADS = frozenset({"count", "number", "qty", "quantity", "instances", "#", "amount", "n"})
 
@@ -658,8 +659,13 @@ def _cell(text: str) -> str:
 
 
 def _cell_words(key: str, value: str) -> str:
-    """A table cell under its key as words: "no taint" for a cell saying none, else "GPUs per pod 2"."""
+    """A table cell under its key as words: "no taint" for a cell saying none, the key alone for a
+    cell saying yes under a question ("preempts?" -> "preempts"), else "GPUs per pod 2"."""
     key = _PER_SLASH.sub(" per ", key)
+    if key.rstrip().endswith("?"):
+        key = key.rstrip().rstrip("?").rstrip()
+        if _YES_CELL.fullmatch(value):
+            return key
     return f"no {key}" if _NO_CELL.fullmatch(value) else f"{key} {value}"
 
 
@@ -707,7 +713,8 @@ def _read_table(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int,
             # the one row of a table with a column per setting: each cell a setting of its own, under its column
             facts += [(_cell_words(h, c), *where[j]) for j, (h, c) in enumerate(zip(header, cells)) if c and h]
         elif header is not None and len(cells) == len(header):
-            facts.append((", ".join(f"{h} {c}" for h, c in zip(header, cells) if c), a, b))
+            # "| batch-train | 1000 | no |" under "may preempt": "may preempt" is no
+            facts.append((", ".join(_cell_words(h, c) for h, c in zip(header, cells) if c), a, b))
     return facts, plate
 
 
