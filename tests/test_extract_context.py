@@ -164,3 +164,21 @@ def test_a_unit_then_a_word_naming_the_count_then_the_count(recipes):
     assert ext.values["gpus"] == 64
     assert ext.values["queueing_strategy"] == "StrictFIFO"
     assert ext.values["within_cluster_queue"] == "LowerPriority"
+
+
+@pytest.mark.parametrize("text", [
+    "dcgm alert rules, temperature above 85. The release of our kube-prometheus stack is called \"kps\".",
+    "dcgm servicemonitor and alerts; the helm release of the monitoring stack is named kps",
+])
+def test_a_name_given_to_what_an_owner_is_of_belongs_to_the_owner(text):
+    """"the release of our stack is called x": x is the release's, not the object's name, and neither
+    a possessive nor an article ("release of our", "release of the") is ever a value."""
+    g = _gen(text)
+    assert g.params["release"] == "kps"
+    assert g.params.get("name") != "kps"
+
+
+def test_a_name_that_stays_is_the_name_after_the_verb(recipes):
+    ext = extract_params(recipes["fsx-lustre-static"], "static lustre PV for fs-0123456789abcdef0, 1.2TiB; "
+                                                      "name stays team-corpus")
+    assert ext.values.get("name") == "team-corpus"

@@ -96,6 +96,9 @@ _RELATION_WORDS = frozenset({"contains", "contain", "containing", "includes", "i
 _FRAME_WORDS = frozenset({"called", "named", "name", "existing", "current", "same", "own", "is", "are", "was", "were",
                           "today", "tomorrow", "yesterday", "now", "tonight", "currently", "later", "soon",
                           "this", "that", "these", "those", "them", "it",
+                          # "the release of our stack", "PV name stays x": a possessive or a verb of staying
+                          "the", "our", "my", "your", "their", "its", "his", "her",
+                          "stays", "stay", "remains", "remain", "becomes", "become", "keeps",
                           # the message the request came in: "Onboarding ticket ONB-311, team genomics"
                           "ticket", "tickets", "jira", "form", "email", "e-mail", "thread", "message"})
 
@@ -2206,6 +2209,8 @@ _QUOTED_TOKEN = re.compile(r"[\"'`]([A-Za-z0-9][\w.-]*)[\"'`]")
 
 # what may stand between an object's noun and the words that name it: "scheduler (its name is x)"
 _OWNER_AFTER = re.compile(r"[\s(,]+(?:(?:its|whose|their|the)\s+)?(?:name\s*(?:is|should\s+be|[:=])?\s*[\"'`]?)?$", re.I)
+# "the release of our prometheus stack (is called x)": what the owner is of, after its noun
+_OF_PHRASE = re.compile(r"\s+of\s+(?:(?:the|our|my|its|their|this|that)\s+)?(?:[\w-]+\s+){0,2}[\w-]+\s*$", re.I)
 # "our second scheduler is 'x'": the verb that gives the value, and its quote
 _COPULA_TAIL = re.compile(r"\s+(?:is|are|was|=|:)?\s*[\"'`]?$", re.I)
 # "the template should be called x", "the queue of name x": the naming words after the head of what is named
@@ -3340,8 +3345,10 @@ class _Extractor:
         if spec.get("type") == "string" and not spec.get("enum"):
             # "name of the hpa is whisper-hpa": the value after what the cue is of
             # "the name of the object 'rerank-scaler'": or quoted right after it
-            for tok, span in self._token_candidates(rf"{words}\s+of\s+(?:the|this|that|its|our|my)\s+[\w-]+\s+"
-                                                    rf"(?:is|should\s+be|will\s+be|[:=]|(?=[\"'`]))\s*{_TOKEN}"):
+            # "release of our prometheus stack is called monitoring": a few words of what it is of
+            for tok, span in self._token_candidates(rf"{words}\s+of\s+(?:the|this|that|its|our|my)\s+(?:[\w-]+\s+){{1,3}}?"
+                                                    rf"(?:is\s+(?:called|named)|is|should\s+be|will\s+be|[:=]|(?=[\"'`]))"
+                                                    rf"\s*{_TOKEN}"):
                 ok, val = self._ok(name, tok)
                 if ok:
                     return val, span
@@ -3723,14 +3730,15 @@ class _Extractor:
                     self.result.covered.append((m.start(), span[0]))
                     return val, span
         # "name is x", "its name should be x": only for a name of nothing else (never "mount name is x")
-        for tok, span in self._token_candidates(rf"(?:(?<![\w./-])(?:named|called|name)|(?:(?<=[,.;:!?(])|^|\b(?:the|its|their|"
+        for tok, span in self._token_candidates(rf"(?:(?<![\w./-])(?:named|called|name\s+(?:stays|remains)|name)|(?:(?<=[,.;:!?(])|^|\b(?:the|its|their|"
                                                  rf"whose|our|my|your)\s+)name{_NAME_IS})\b\s*[:=]?\s*{_TOKEN}"):
             full_head = self.text[max(0, span[0] - 60):span[0]]
             if re.search(r"\bas\s+(?:the|its|their|a)\s+name\s*[:=]?\s*[\"'`]?$", full_head, re.I):
                 continue  # "use sd-xl as the name: inference deployment ...": the name came before
             head = _NAMING_TAIL.sub("", full_head)
             if others is not None and (others.search(head) or others.search(re.sub(r"[\s:=\"'`]+$", "", full_head))
-                                       or others.search(_OWNER_AFTER.sub("", full_head))):
+                                       or others.search(_OWNER_AFTER.sub("", full_head))
+                                       or others.search(_OF_PHRASE.sub("", head))):
                 continue  # "mount name abcd1234", "the second scheduler (its name is x)": another parameter's
             if mine_rx is None or not mine_rx.search(head):
                 # "a PVC named data-claim" names the object formatted from this parameter: its part
@@ -3800,7 +3808,9 @@ class _Extractor:
             if other_nouns is not None and other_nouns.match(self.text, m.end()):
                 continue  # "tolerate the 'batch' taint": a quoted value before another parameter's noun too
             if others is not None and (others.search(_NAMING_TAIL.sub("", self.text[max(0, m.start() - 60):m.end(1)])) or
-                                       others.search(_COPULA_TAIL.sub("", self.text[max(0, m.start() - 60):m.start()]))):
+                                       others.search(_COPULA_TAIL.sub("", self.text[max(0, m.start() - 60):m.start()])) or
+                                       others.search(_OF_PHRASE.sub("", _NAMING_TAIL.sub(
+                                           "", self.text[max(0, m.start() - 60):m.end(1)])))):
                 continue  # "Template should be called `h100-pair`", "our scheduler is 'x'": another parameter's object
             lead = re.search(r"([a-z]+)\s+(?:(?:is\s+)?(?:named|called)\s+)?$", self.text[max(0, m.start() - 30):m.start()], re.I)
             if lead and lead.group(1).lower() in _OUTSIDE_OBJECTS and not any(
