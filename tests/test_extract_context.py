@@ -182,3 +182,23 @@ def test_a_name_that_stays_is_the_name_after_the_verb(recipes):
     ext = extract_params(recipes["fsx-lustre-static"], "static lustre PV for fs-0123456789abcdef0, 1.2TiB; "
                                                       "name stays team-corpus")
     assert ext.values.get("name") == "team-corpus"
+
+
+@pytest.mark.parametrize("text, want", [
+    # what runs today said before an arrow to the new amount
+    ("vllm deployment qa-bot in ns support: replicas currently 2 -> 5, gpus per pod 1 -> 2",
+     {"name": "qa-bot", "replicas": 5, "gpus": 2, "namespace": "support"}),
+    ("vllm deployment summarizer in ns web, replicas now 1 -> 4 asap",
+     {"name": "summarizer", "replicas": 4, "namespace": "web"}),
+    # a plain word after the kind is its name when where it lives follows
+    ("indexed job ocr in namespace batch, 200 shards, 1 gpu each, 10 at a time",
+     {"name": "ocr", "namespace": "batch", "completions": 200, "parallelism": 10}),
+])
+def test_an_amount_changed_by_an_arrow_and_a_plain_name_before_its_place(text, want):
+    g = _gen(text)
+    assert {k: g.params.get(k) for k in want} == want
+
+
+def test_a_word_ending_like_a_verb_after_the_kind_is_no_name():
+    g = _gen("vllm deployment running in ns web with 2 gpus")
+    assert g.params.get("name") != "running"

@@ -955,9 +955,11 @@ _FROM_TO = re.compile(r"\b((?:increas|rais|bump|reduc|lower|chang|grow|shrink|dr
 
 
 # "requests.nvidia.com/gpu 16 -> 20", "replicas: 2 → 4": a field's amount changed in place, the new one
-# wanted ("0->8 replicas" with no field before it is a range)
-_ARROW_CHANGE = re.compile(r"([A-Za-z][\w./-]*:?[ \t]+)\d[\d.,]*[ \t]*(?:[A-Za-z]{1,3}\b)?[ \t]*(?:-+>|→|=>)[ \t]*"
-                           r"(?=\d+(?:[.,]\d+)*[A-Za-z]{0,3}(?!\w)(?![ \t]+[A-Za-z]))")
+# wanted ("0->8 replicas" with no field before it is a range); "replicas currently 2 -> 5": what runs
+# today is said, and the arrow to the new amount leaves only that
+_ARROW_CHANGE = re.compile(r"([A-Za-z][\w./-]*:?[ \t]+)(?:(?:currently|now|today|atm)[ \t]+(?:(?:is|at)[ \t]+)?)?\d[\d.,]*[ \t]*(?:[A-Za-z]{1,3}\b)?[ \t]*(?:-+>|→|=>)[ \t]*"
+                           r"(?=\d+(?:[.,]\d+)*[A-Za-z]{0,3}(?!\w)(?![ \t]+(?!(?:asap|please|pls|now|then|today|tonight|"
+                           r"thanks|thx)\b)[A-Za-z]))")
 
 
 # "double the limit", "2x   the GPUs" ("twice", padded), "3 times that", "halve it": a change relative to an
@@ -3629,6 +3631,17 @@ class _Extractor:
                 continue  # "fsx volume fs-00aa11...": a cloud resource id names no object
             if any(a < span[0] and span[1] <= b for a, b in kw):
                 continue  # the noun and this word are one keyword of the recipe: no name
+            ok, val = self._ok(name, tok)
+            if ok:
+                return val, span
+        # "deployment summarizer in ns web", "job ocr in namespace batch": a plain word right after the
+        # noun is a name too when where the object lives follows it
+        for m in _compile(rf"(?<![\w-]){_words_alt(mine)}\s+([a-z][a-z0-9]*)(?=\s+in\s+(?:the\s+)?(?:ns|namespace)\b|"
+                          rf"\s*[,;]\s*(?:in\s+)?(?:ns|namespace)\b)").finditer(self.text):
+            tok, span = m.group(1), m.span(1)
+            if tok.lower() in _STOP or re.search(r"(?:ing|ed)$", tok.lower()) or not self._free(span) or any(
+                    a <= span[0] and span[1] <= b for a, b in kw) or tok.lower() in self._keyword_words():
+                continue
             ok, val = self._ok(name, tok)
             if ok:
                 return val, span
