@@ -206,6 +206,8 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     # held out once (0.733, 1 silent drop, 3 changed values), in the test part: never tuned on
     "fresh43.yaml": (0.8, 0, 4),
     "fresh44.yaml": (1.0, 0, 0),  # held out once (0.800), tuned on since
+    # held out once (0.714, 0 silent drops, 6 changed values), in the test part: never tuned on
+    "fresh45.yaml": (0.71, 0, 6),
     "tune-classes.yaml": (0.95, None, None),
 }
 # tuned sets whose drops and changed values are held by their floors above, not at zero
