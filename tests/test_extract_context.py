@@ -202,3 +202,20 @@ def test_an_amount_changed_by_an_arrow_and_a_plain_name_before_its_place(text, w
 def test_a_word_ending_like_a_verb_after_the_kind_is_no_name():
     g = _gen("vllm deployment running in ns web with 2 gpus")
     assert g.params.get("name") != "running"
+
+
+def test_a_choice_said_with_its_verb_picks_the_recipe():
+    g = _gen("Time-slicing or MPS for the small models? We settled on MPS for the memory limits. "
+             "6 clients per GPU, configmap \"mps-6way\"")
+    assert g.recipe == "mps-sharing"
+
+
+def test_a_plan_given_up_yields_to_the_one_wanted():
+    g = _gen("MIG on the A100 80GB nodes: we were going to do seven 1g.10gb per card but they are too small, "
+             "so two 3g.40gb per GPU instead")
+    assert g.recipe == "mig-config" and g.params["mig_devices"] == {"3g.40gb": 2}
+
+
+def test_a_permission_on_nothing_is_none():
+    g = _gen("priority classes: production 100000, research 1000; research may preempt nothing")
+    assert g.params.get("research_preempts") is not True

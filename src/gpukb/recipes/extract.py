@@ -4117,6 +4117,11 @@ class _Extractor:
                     continue  # "don't scale to zero" selects no value
                 value = not value  # "do not rename it"
                 self.result.covered.append((neg, m.end()))
+            elif (none := re.match(r"\s+(?:nothing|nobody|no\s+one|none)\b", self.text[m.end():], re.I)) is not None:
+                if spec.get("type") != "boolean" or not isinstance(value, bool):
+                    continue
+                value = not value  # "may preempt nothing": the action on no one is none
+                self.result.covered.append((m.start(), m.end() + none.end()))
             # "renameByDefault: false", "renamebydefault off", "ssh = no"
             stated = re.match(r"\s*(?:[:=]\s*|\s(?=(?:true|false|on|off|enabled|disabled)\b))"
                               r"(true|false|yes|no|on|off|enabled|disabled)\b", self.text[m.end():], re.I)
@@ -5554,6 +5559,8 @@ _STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:current|curre
                     r"grabbed|hogged|ate\s+up|took\s+up|starved|exhausted|swallowed|"
                     r"ran\s+with|(?:was|were|has\s+been|have\s+been)\s+running\s+(?:with|on|at)|"  # "the old job ran with 16 workers"
                     r"used\s+to|(?:we|i)\s+(?:have|had|run|ran|launch|launched|use|used|installed|deployed|configured|set\s+up)|"
+                    # a plan given up: "was going to do seven 1g.10gb per card but ..."
+                    r"(?:was|were)\s+going\s+to|(?:had\s+)?planned\s+to|originally\s+(?:wanted|planned)|"
                     r"existing|(?:sits?|sitting|is\s+pinned|pinned|pegged|hovers?|hovering|stuck|idles?|idling)\s+(?:on|at)|"  # "sits on 6 replicas"
                     r"is\s+how\s+we|this\s+is\s+(?:what|how)\s+we|"
                     # "same bundle as we gave team-a (8 GPUs, ...), but with 12 GPUs": the setup copied from
@@ -5768,6 +5775,12 @@ def _states_value(text: str, span: tuple[int, int] | None, value: Any) -> bool:
     return bool(re.search(r"\d", said)) or (isinstance(value, str) and value.lower() in said)
 
 
+def _starts_within(spans: list[tuple[int, int]]):
+    def inside(span: tuple[int, int] | None) -> bool:
+        return span is not None and any(a <= span[0] < b for a, b in spans)
+    return inside
+
+
 def _within(spans: list[tuple[int, int]]):
     def inside(span: tuple[int, int] | None) -> bool:
         return span is not None and any(a <= span[0] and span[1] <= b for a, b in spans)
@@ -5819,7 +5832,7 @@ def _extract(recipe: Recipe, text: str) -> Extraction:
     quoted = [] if turns else [sp for a, b in _quoted_spans(text) if (sp := _locate(ex.text, text[a:b]))]
     state = sorted(state + quoted + [m.span() for m in _CAPACITY.finditer(ex.text)])
     full = ex.run()
-    inside = _within(state)
+    inside = _starts_within(state)  # "was going to do seven 1g.10gb ... so 4 x 1g.20gb": read from today's words on
     if state and (any(inside(sp) for sp in full.spans.values()) or any(inside(c[1]) for c in full.conflicts.values())
                   or any(inside(o[1]) for o in full.out_of_range.values())):
         # What runs today yields to what is asked for (nothing read from it: nothing to read again)

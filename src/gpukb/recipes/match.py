@@ -202,6 +202,8 @@ _CHANGE = re.compile(r"\b(?:move|moving|migrate|migrating|switch|switching|port|
                      r"convert|converting|turn|turning|rewrite|rewriting)\b|\bmoved\b(?![^.!?]*[.!?]\s)",
                      re.I)
 _INSTEAD = re.compile(r"\s(?:instead\s+of|rather\s+than|in\s+place\s+of)\s", re.I)
+_CHOSE = re.compile(r"\b(?:(?:went|go|going|gone)\s+with|(?:decided|settled)\s+on|opted\s+for|chose|picked)\s+"
+                    r"(?:the\s+|a\s+|an\s+)?", re.I)
 _PREPOSITIONS = frozenset("across over on per in into between onto".split())
 _MIG_PROFILE = re.compile(r"(?<![\w.])[1-7]g\.\d{1,3}gb(?![\w.])", re.I)
 _MIG_BONUS = 3.0
@@ -493,6 +495,9 @@ class _Index:
                 if any((hit := rx.match(text, lo + at)) and not text[hit.end():m.start()].strip()
                        for at in words for rx, _w in pats):
                     out.add(i)
+        # "Time-slicing or MPS? We went with MPS since ...": a choice said with its verb
+        starts = [m.end() for m in _CHOSE.finditer(text)]
+        out |= {i for i, pats in enumerate(self.phrases) if any(rx.match(text, at) for at in starts for rx, _w in pats)}
         return out
 
     def named_kinds(self, text: str) -> set[int]:
