@@ -476,7 +476,8 @@ class _Index:
 
     def targets(self, text: str) -> set[int]:
         """Recipes named right after a verb of change and "to"/"into"/"as" ("move to MPS"), or after
-        "the same thing with" ("same thing with KEDA please"); else right before "instead of"."""
+        "the same thing with" ("same thing with KEDA please"); else right before "instead of" or after
+        a verb of choice."""
         # where a keyword may start: right after "to"/"into"/"as" that a verb of change leads up to
         starts = [m.end() for m in _SAME_WITH.finditer(text)]
         if _CHANGE.search(text):
@@ -486,7 +487,8 @@ class _Index:
 
     def _chosen_instead(self, text: str) -> set[int]:
         """Recipes whose keyword ends right before "instead of" ("want MPS instead of timeslicing",
-        "Volcano rather than the default scheduler"): what is chosen over something else is asked for."""
+        "Volcano rather than the default scheduler") or follows a verb of choice ("we went with MPS"):
+        what is chosen over something else is asked for."""
         out: set[int] = set()
         for m in _INSTEAD.finditer(text):
             lo = max(0, m.start() - 40)
