@@ -34,6 +34,23 @@ def test_sum_and_coalesce_directives():
      [{"name": "master", "replicas": 1, "gpus": 1}, {"name": "worker", "replicas": 3, "gpus": 2}]),
     ("volcano: 2 ps pods with no gpu, 6 trainer pods 4 gpus each",
      [{"name": "ps", "replicas": 2, "gpus": 0}, {"name": "trainer", "replicas": 6, "gpus": 4}]),
+    # rows of a name and its pods, after a colon or an equals sign, or as "name xN"
+    ("vcjob:\n  driver: 1 replica, no GPU\n  trainer: 6 replicas, 4 GPUs each",
+     [{"name": "driver", "replicas": 1, "gpus": 0}, {"name": "trainer", "replicas": 6, "gpus": 4}]),
+    ("volcano job, tasks \"coord\" = 1 pod with 0 GPUs and \"sim\" = 5 pods x 2 GPUs",
+     [{"name": "coord", "replicas": 1, "gpus": 0}, {"name": "sim", "replicas": 5, "gpus": 2}]),
+    ("volcano job roles: chief x1 (2 gpu), evaluator x2 (1 gpu)",
+     [{"name": "chief", "replicas": 1, "gpus": 2}, {"name": "evaluator", "replicas": 2, "gpus": 1}]),
+    ("volcano job: chief 1 pod 0 gpu, learner 8 pods 8 gpu",
+     [{"name": "chief", "replicas": 1, "gpus": 0}, {"name": "learner", "replicas": 8, "gpus": 8}]),
+    # a task named by "task", "role" or "component", its pods read from its own words (one when unsaid)
+    ("I need a volcano job with a task called reducer that has three pods and no GPUs, and a task called mapper "
+     "with ten pods that use one GPU each",
+     [{"name": "reducer", "replicas": 3, "gpus": 0}, {"name": "mapper", "replicas": 10, "gpus": 1}]),
+    ("volcano job: a driver task with a single GPU and five worker pods with two GPUs each",
+     [{"name": "driver", "replicas": 1, "gpus": 1}, {"name": "worker", "replicas": 5, "gpus": 2}]),
+    ("volcano job, two roles: a scheduler that is only one pod and uses no GPU, and 3 worker pods with 4 GPUs each",
+     [{"name": "scheduler", "replicas": 1, "gpus": 0}, {"name": "worker", "replicas": 3, "gpus": 4}]),
 ])
 def test_named_tasks_each_with_replicas_and_gpus(text, tasks):
     ext = extract_params(VOLCANO, text)
@@ -217,30 +234,6 @@ def test_masked_negated_aside():
     text = "restart the pod (not the whole job) now"
     masked = mask_negated_asides(text)
     assert len(masked) == len(text) and "job" not in masked and "restart the pod" in masked
-
-
-@pytest.mark.parametrize("text, tasks", [
-    # rows of a name and its pods, after a colon or an equals sign, or as "name xN"
-    ("vcjob:\n  driver: 1 replica, no GPU\n  trainer: 6 replicas, 4 GPUs each",
-     [{"name": "driver", "replicas": 1, "gpus": 0}, {"name": "trainer", "replicas": 6, "gpus": 4}]),
-    ("volcano job, tasks \"coord\" = 1 pod with 0 GPUs and \"sim\" = 5 pods x 2 GPUs",
-     [{"name": "coord", "replicas": 1, "gpus": 0}, {"name": "sim", "replicas": 5, "gpus": 2}]),
-    ("volcano job roles: chief x1 (2 gpu), evaluator x2 (1 gpu)",
-     [{"name": "chief", "replicas": 1, "gpus": 2}, {"name": "evaluator", "replicas": 2, "gpus": 1}]),
-    ("volcano job: chief 1 pod 0 gpu, learner 8 pods 8 gpu",
-     [{"name": "chief", "replicas": 1, "gpus": 0}, {"name": "learner", "replicas": 8, "gpus": 8}]),
-    # a task named by "task", "role" or "component", its pods read from its own words (one when unsaid)
-    ("I need a volcano job with a task called reducer that has three pods and no GPUs, and a task called mapper "
-     "with ten pods that use one GPU each",
-     [{"name": "reducer", "replicas": 3, "gpus": 0}, {"name": "mapper", "replicas": 10, "gpus": 1}]),
-    ("volcano job: a driver task with a single GPU and five worker pods with two GPUs each",
-     [{"name": "driver", "replicas": 1, "gpus": 1}, {"name": "worker", "replicas": 5, "gpus": 2}]),
-    ("volcano job, two roles: a scheduler that is only one pod and uses no GPU, and 3 worker pods with 4 GPUs each",
-     [{"name": "scheduler", "replicas": 1, "gpus": 0}, {"name": "worker", "replicas": 3, "gpus": 4}]),
-])
-def test_task_rows_in_other_forms(text, tasks):
-    ext = extract_params(VOLCANO, text)
-    assert [dict(sorted(t.items())) for t in ext.values["tasks"]] == [dict(sorted(t.items())) for t in tasks]
 
 
 def test_a_task_named_again_takes_its_later_words():

@@ -482,8 +482,11 @@ class _Index:
         starts = [m.end() for m in _SAME_WITH.finditer(text)]
         if _CHANGE.search(text):
             starts += [m.end() for m in _INTO_AT.finditer(text) if _CHANGE.search(text, max(0, m.start() - 160), m.start())]
-        out = {i for i, pats in enumerate(self.phrases) if any(rx.match(text, at) for at in starts for rx, _w in pats)}
-        return out or self._chosen_instead(text)
+        return self._keyword_at(text, starts) or self._chosen_instead(text)
+
+    def _keyword_at(self, text: str, starts: list[int]) -> set[int]:
+        """Recipes with a keyword that starts at one of ``starts``."""
+        return {i for i, pats in enumerate(self.phrases) if any(rx.match(text, at) for at in starts for rx, _w in pats)}
 
     def _chosen_instead(self, text: str) -> set[int]:
         """Recipes whose keyword ends right before "instead of" ("want MPS instead of timeslicing",
@@ -498,9 +501,7 @@ class _Index:
                        for at in words for rx, _w in pats):
                     out.add(i)
         # "Time-slicing or MPS? We went with MPS since ...": a choice said with its verb
-        starts = [m.end() for m in _CHOSE.finditer(text)]
-        out |= {i for i, pats in enumerate(self.phrases) if any(rx.match(text, at) for at in starts for rx, _w in pats)}
-        return out
+        return out | self._keyword_at(text, [m.end() for m in _CHOSE.finditer(text)])
 
     def named_kinds(self, text: str) -> set[int]:
         """Recipes whose kind the request gives with the object's name ("Deployment name x", "ClusterQueue: y");
