@@ -287,3 +287,18 @@ def test_a_lead_that_describes_this_manifest_brings_it_or_goes():
                                                       [ev(0, "Anti", SEC_ANTI), ev(1, "Rule", other, "doc-b")])
     assert "this Deployment" not in c.text and c.text.startswith("Required pod anti-affinity")
     assert answer_defects(c.text) == []
+
+
+def test_the_list_an_opening_sentence_introduces_comes_with_it():
+    sec = ev(0, "Not admitted", "The Workload waits because admitted jobs already use the quota. Fix, depending on intent:\n\n"
+             "- Wait: it is admitted when running jobs finish.\n"
+             "- Let it borrow: put the ClusterQueue in a cohort with a `borrowingLimit`.\n"
+             "- Raise `nominalQuota` of the flavor.\n\n"
+             "A variant of the message names the sum of all pod sets, which one flavor can never offer, and means the "
+             "request itself is too large for every flavor of the queue, whatever runs today.")
+    c = ExtractiveGenerator().compose("kueue workload not admitted, the cluster has free gpus, why and what do I change?",
+                                      [sec])
+    assert "Fix, depending on intent:" in c.text
+    # the fixes share no word with the question, yet they are the answer it asks for
+    assert "cohort" in c.text and "nominalQuota" in c.text
+    assert answer_defects(c.text) == []

@@ -213,6 +213,14 @@ class ExtractiveGenerator:
                 if problem and _REMEDY.search(u.text):
                     s += REMEDY_BONUS
             out[u.pos] = s
+        # the list one of the two opening sentences introduces ("Fix, depending on intent:") is part of
+        # the direct answer, whether or not its items share a word with the question
+        for opener in units[:2]:
+            if opener.kind == "sent" and _POINTS_ON.search(opener.text):
+                for u in units[opener.pos + 1:]:
+                    if u.kind != "item":
+                        break
+                    out[u.pos] += LEAD_BONUS
         return out
 
     # ------------------------------------------------------------ selection
