@@ -193,6 +193,10 @@ def test_a_name_that_stays_is_the_name_after_the_verb(recipes):
     # a plain word after the kind is its name when where it lives follows
     ("indexed job ocr in namespace batch, 200 shards, 1 gpu each, 10 at a time",
      {"name": "ocr", "namespace": "batch", "completions": 200, "parallelism": 10}),
+    # ... or its details do
+    ("vllm deployment qwen with 2 replicas, per replica 4 gpus", {"name": "qwen", "replicas": 2, "gpus": 4}),
+    ("pytorchjob bert with four workers, 8 gpus each", {"name": "bert", "workers": 4, "gpus": 8}),
+    ("indexed job ocr, 200 shards, 1 gpu each", {"name": "ocr", "completions": 200}),
 ])
 def test_an_amount_changed_by_an_arrow_and_a_plain_name_before_its_place(text, want):
     g = _gen(text)
@@ -202,6 +206,8 @@ def test_an_amount_changed_by_an_arrow_and_a_plain_name_before_its_place(text, w
 def test_a_word_ending_like_a_verb_after_the_kind_is_no_name():
     g = _gen("vllm deployment running in ns web with 2 gpus")
     assert g.params.get("name") != "running"
+    for text in ("vllm deployment with 2 replicas", "pytorchjob please with 4 workers"):
+        assert "name" not in _gen(text).used
 
 
 def test_a_choice_said_with_its_verb_picks_the_recipe():

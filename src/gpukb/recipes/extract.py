@@ -3635,9 +3635,11 @@ class _Extractor:
             if ok:
                 return val, span
         # "deployment summarizer in ns web", "job ocr in namespace batch": a plain word right after the
-        # noun is a name too when where the object lives follows it
+        # noun is a name too when where the object lives follows it, or its details do ("deployment qwen
+        # with 2 replicas", "job ocr, 4 gpus")
         for m in _compile(rf"(?<![\w-]){_words_alt(mine)}\s+([a-z][a-z0-9]*)(?=\s+in\s+(?:the\s+)?(?:ns|namespace)\b|"
-                          rf"\s*[,;]\s*(?:in\s+)?(?:ns|namespace)\b)").finditer(self.text):
+                          rf"\s*[,;]\s*(?:in\s+)?(?:ns|namespace)\b|\s+with\s+(?:\d|{_NUM_PART}\b)|"
+                          rf"\s*[,;]\s*\d)").finditer(self.text):
             tok, span = m.group(1), m.span(1)
             if tok.lower() in _STOP or re.search(r"(?:ing|ed)$", tok.lower()) or not self._free(span) or any(
                     a <= span[0] and span[1] <= b for a, b in kw) or tok.lower() in self._keyword_words():
