@@ -980,6 +980,23 @@ def test_a_launcher_line_gives_the_program_and_slurm_n_counts_the_nodes():
     assert "command" not in g.from_request, g.params
 
 
+def test_a_launched_command_ends_with_its_line_and_words_about_it_are_no_command():
+    from gpukb.recipes import generate
+
+    # the next line's words are no arguments
+    g = generate("Slurm version of the benchmark:\n  srun -N 4 --ntasks-per-node=8 --gres=gpu:8 /opt/bench/ar_perf -b 8\n"
+                 "Image is ghcr.io/hpc/bench:v1 (built on Intel MPI). Turn it into an MPIJob called ar.", llm=False)
+    assert g.params["program"] == ["/opt/bench/ar_perf", "-b", "8"], g.params
+    # "the mpirun line" speaks of the command; a flag's value may hold commas
+    g = generate("The mpirun line we use today:\n\n  mpirun -np 16 -H node1:8,node2:8 python train.py --epochs 9\n\n"
+                 "Please make it an MPIJob.", llm=False)
+    assert g.params["program"] == ["python", "train.py", "--epochs", "9"], g.params
+    # an LSF slot count is no namespace
+    g = generate('bsub -J hvd -n 32 -R "span[ptile=4]" -gpu "num=4" mpirun python t.py\nthat is the LSF version; '
+                 "an MPIJob please", llm=False)
+    assert "namespace" not in g.from_request and g.params["program"] == ["python", "t.py"], g.params
+
+
 def test_pasted_fields_fill_patterned_strings_and_amounts_relative_to_the_paste_are_scaled():
     from gpukb.recipes import generate
 

@@ -63,6 +63,9 @@ _STOP = set(STOPWORDS) | {
 
 # a parameter that holds a command to run
 _COMMAND_NAME = re.compile(r"(?:^|_)(?:command|cmd|program|args)$")
+# nouns and pointers that speak of a command: never the command itself ("the program line is:")
+_ABOUT_A_COMMAND = frozenset({"line", "lines", "invocation", "string", "below", "above", "here", "follows",
+                              "following", "itself", "version", "equivalent", "syntax"})
 
 # short forms of parameter name parts ("prod at 1000000" for production_value)
 _ABBREVIATIONS = {"production": ["prod"], "priority": ["prio"], "development": ["dev"], "memory": ["mem"],
@@ -121,7 +124,7 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
     # "#SBATCH --job-name=llama-ft", "#SBATCH -J vit": a batch script's job name
     "name": [{"regex": r"(?<![\w-])(?:--job-name(?:=|\s+)|(?-i:-J)\s*)([A-Za-z0-9][\w.-]*[A-Za-z0-9])(?![\w-]|\.\w)"},
              {"name": True}],
-    "namespace": [{"regex": r"(?<![\w-])(?:(?-i:-n)|--namespace)(?:\s+|=)([a-z0-9][-a-z0-9]*[a-z0-9])(?![\w-])"},  # kubectl's
+    "namespace": [{"regex": r"(?<![\w-])(?:(?-i:-n)|--namespace)(?:\s+|=)(?=[-a-z0-9]*[a-z])([a-z0-9][-a-z0-9]*[a-z0-9])(?![\w-])"},  # kubectl's
                   {"after": ["namespace", "ns"]}, {"before": ["namespace", "ns"]},
                   # "from my namespace, dl-team, and ...", "in my space alice-dev", "my group's area on the
                   # cluster is dl-research": a team's own place, named after it
@@ -1004,6 +1007,19 @@ def _asked_answered(m: re.Match) -> str:
     return f"{m.group(1)}{'not ' + said if m.group(3).lower() in ('no', 'nope', 'nah') else said}, "
 
 
+def _command_line_ends(text: str) -> str:
+    """A line that launches a program ("srun ... ./bench -b 8", "mpirun ... python train.py --epochs 90")
+    ends the command with it, unless it goes on with a backslash: the next line's words are no arguments."""
+    if "\n" not in text or not _LAUNCHER.search(text):
+        return text
+    lines = text.split("\n")
+    for i, line in enumerate(lines[:-1]):
+        if _LAUNCHER.search(line) and not line.lstrip().startswith("#") and lines[i + 1].strip() \
+                and not re.search(r"[\\.!?:;,`]\s*$", line) and "```" not in line:
+            lines[i] = line.rstrip() + " ;"
+    return "\n".join(lines)
+
+
 def _paragraph_ends(text: str) -> str:
     """A blank line outside a fenced block ends a sentence ("mpirun -np 32 ./xhpl" then a blank line
     then "need the MPIJob version": the command ends with its paragraph)."""
@@ -1108,6 +1124,7 @@ def normalise_text(text: str) -> str:
     t = _DECIMAL_COMMA.sub(r"\1.\2", t)
     t = _SUFFIXED.sub(_suffixed, t)
     t = _paragraph_ends(t)
+    t = _command_line_ends(t)
     t = _UNIT_WORDS.sub(lambda m: m.group(1) + {"g": "GB", "t": "TB", "m": "MB"}[(m.group(2) or m.group(3))[0].lower()]
                         if m.group(2) else m.group(1) + (m.group(3)[0].upper() + "i"), t)
     return " ".join(t.split())
@@ -2319,6 +2336,8 @@ class _Extractor:
         if isinstance(value, str) and "enum" not in spec and (value.lower() in _FRAME_WORDS
                                                                or value.lower() in _VERBS_AFTER_NOUN):
             return False, None  # "the selector wants release=x": a verb is no name
+        if _COMMAND_NAME.search(name) and isinstance(value, list) and value and str(value[0]).lower() in _ABOUT_A_COMMAND:
+            return False, None  # "the program line is:", "the mpirun line we use": words about a command, no command
         if name.endswith("image") and isinstance(value, str) and not re.search(r"[A-Za-z]", value):
             return False, None  # "at 02:00" is a time, no image
         if isinstance(value, str) and "enum" not in spec and re.fullmatch(r"\d+\s*[x\u00d7]", value, re.I):
@@ -3221,15 +3240,16 @@ class _Extractor:
         if not names:
             return
         for m in _LAUNCHER.finditer(self.text):
-            toks = list(re.finditer(r"[^\s`,;]+", self.text[m.end():m.end() + 300]))
+            # (a flag's value may hold commas: "-H node1:8,node2:8")
+            toks = list(re.finditer(r"[^\s`;]+", self.text[m.end():m.end() + 300]))
             i = 0
             while i < len(toks) and toks[i].group(0).startswith("-"):
                 flag = toks[i].group(0)
                 i += 1
                 if "=" not in flag and i < len(toks) and re.match(r"\d[\w.:]*$|[\w.-]*[:=,]", toks[i].group(0)):
                     i += 1  # "-np 64", "--gres gpu:1", "-x NCCL_DEBUG=INFO": the flag's value
-            if i >= len(toks) or not re.match(r"(?:\.{0,2}/)?[A-Za-z_][\w./-]*$", toks[i].group(0)) or \
-                    toks[i].group(0).lower() in _STOP:
+            if i >= len(toks) or not re.match(r"(?:\.{0,2}/)?[A-Za-z_][\w./-]*$", toks[i].group(0).rstrip(",")) or \
+                    toks[i].group(0).rstrip(",").lower() in _STOP:
                 continue
             start = m.end() + toks[i].start()
             tail = re.match(r"[^`\n;,]*?(?=\s*(?:$|[`\n;,]|\.(?:\s|$)|\s+(?:then|and|but|on|so)\s))", self.text[start:])
