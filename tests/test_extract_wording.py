@@ -987,6 +987,10 @@ def test_a_launched_command_ends_with_its_line_and_words_about_it_are_no_command
     g = generate("Slurm version of the benchmark:\n  srun -N 4 --ntasks-per-node=8 --gres=gpu:8 /opt/bench/ar_perf -b 8\n"
                  "Image is ghcr.io/hpc/bench:v1 (built on Intel MPI). Turn it into an MPIJob called ar.", llm=False)
     assert g.params["program"] == ["/opt/bench/ar_perf", "-b", "8"], g.params
+    # an indented command line, then a blank line, then words
+    g = generate("LSF job:\n\n    bsub -J cfd -n 6 -gpu \"num=2\" mpirun ./cfd_solver\n\nIt's built with Intel MPI. "
+                 "The MPIJob please.", llm=False)
+    assert g.params["program"] == ["./cfd_solver"], g.params
     # "the mpirun line" speaks of the command; a flag's value may hold commas
     g = generate("The mpirun line we use today:\n\n  mpirun -np 16 -H node1:8,node2:8 python train.py --epochs 9\n\n"
                  "Please make it an MPIJob.", llm=False)

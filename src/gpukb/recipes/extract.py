@@ -1014,7 +1014,7 @@ def _command_line_ends(text: str) -> str:
         return text
     lines = text.split("\n")
     for i, line in enumerate(lines[:-1]):
-        if _LAUNCHER.search(line) and not line.lstrip().startswith("#") and lines[i + 1].strip() \
+        if _LAUNCHER.search(line) and not line.lstrip().startswith("#") and any(x.strip() for x in lines[i + 1:]) \
                 and not re.search(r"[\\.!?:;,`]\s*$", line) and "```" not in line:
             lines[i] = line.rstrip() + " ;"
     return "\n".join(lines)
