@@ -225,3 +225,15 @@ def test_a_plan_given_up_yields_to_the_one_wanted():
 def test_a_permission_on_nothing_is_none():
     g = _gen("priority classes: production 100000, research 1000; research may preempt nothing")
     assert g.params.get("research_preempts") is not True
+
+
+@pytest.mark.parametrize("text, param, wrong", [
+    # a possessive pronoun, a verdict or a function word is never a name
+    ("pytorchjob, 2 machines with 8 GPUs each, name llama-ft, namespace is mine (ns-priya)", "namespace", "mine"),
+    ("throwaway gpu pod with 4 gpus called nccl-manual, default namespace is ok", "namespace", "ok"),
+    ("dcgm alerts over 90 degrees. The helm release of our prometheus stack is called \"monitoring\", so the rules "
+     "need that release label or they're never loaded.", "release", "or"),
+])
+def test_a_pronoun_a_verdict_or_a_function_word_is_no_value(text, param, wrong):
+    g = _gen(text)
+    assert g.params.get(param) != wrong

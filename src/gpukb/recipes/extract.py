@@ -100,10 +100,12 @@ _FRAME_WORDS = frozenset({"called", "named", "name", "existing", "current", "sam
                           "today", "tomorrow", "yesterday", "now", "tonight", "currently", "later", "soon",
                           "this", "that", "these", "those", "them", "it",
                           # "the release of our stack", "PV name stays x": a possessive or a verb of staying
-                          "the", "our", "my", "your", "their", "its", "his", "her",
+                          "the", "our", "my", "your", "their", "its", "his", "her", "mine", "ours", "yours", "theirs", "hers",
                           "stays", "stay", "remains", "remain", "becomes", "become", "keeps",
                           # the message the request came in: "Onboarding ticket ONB-311, team genomics"
-                          "ticket", "tickets", "jira", "form", "email", "e-mail", "thread", "message"})
+                          "ticket", "tickets", "jira", "form", "email", "e-mail", "thread", "message",
+                          # a verdict on the value, not the value: "default namespace is ok"
+                          "ok", "okay", "fine"})
 
 _GPU_MODELS = ["h100", "h200", "a100", "a10g", "a10", "l40s", "l40", "l4", "t4", "v100", "b200", "gb200", "a6000", "rtx"]
 _GPU_UNITS = frozenset([*_GPU_MODELS, "card", "cards", "accelerator", "accelerators"])
@@ -2333,7 +2335,7 @@ class _Extractor:
         value = self._coerce(spec, value)
         if value is None:
             return False, None
-        if isinstance(value, str) and "enum" not in spec and (value.lower() in _FRAME_WORDS
+        if isinstance(value, str) and "enum" not in spec and (value.lower() in _FRAME_WORDS or value.lower() in STOPWORDS
                                                                or value.lower() in _VERBS_AFTER_NOUN):
             return False, None  # "the selector wants release=x": a verb is no name
         if _COMMAND_NAME.search(name) and isinstance(value, list) and value and str(value[0]).lower() in _ABOUT_A_COMMAND:
