@@ -222,6 +222,17 @@ def test_a_plan_given_up_yields_to_the_one_wanted():
     assert g.recipe == "mig-config" and g.params["mig_devices"] == {"3g.40gb": 2}
 
 
+@pytest.mark.parametrize("text, want", [
+    ("so last week we had the vllm thing at 2 replicas and it fell over during the demo, manager approved going to "
+     "4 replicas, each one needs 2 L40S GPUs, name is demo-chat in namespace sales-ai", {"replicas": 4, "gpus": 2}),
+    ("we ran the sweep with 16 workers last time and it starved everyone, so this time 4 workers x 2 gpus, "
+     "volcano job sweep-b", {"workers": 4, "gpus": 2}),
+])
+def test_a_story_of_what_ran_ends_where_the_decision_since_begins(text, want):
+    g = _gen(text)
+    assert {k: g.params.get(k) for k in want} == want
+
+
 def test_a_permission_on_nothing_is_none():
     g = _gen("priority classes: production 100000, research 1000; research may preempt nothing")
     assert g.params.get("research_preempts") is not True

@@ -5601,6 +5601,9 @@ _DESCRIBED = re.compile(r"(?:^|(?<=[.!?]\s))(?:the|our|my)\s+(?!new\b)(?:[\w'-]+
                         re.I)
 _STATE_END = re.compile(r"[.;!?](?=\s|$)|,\s(?=(?:please\s+|pls\s+)?(?:regenerate|recreate|redeploy|create|make|give|deploy|"
                         r"change|switch|move|scale|set|bump|raise|lower|drop|cut)\b)|"
+                        # what was decided since: "..., manager approved going to 4", "..., so this time 8"
+                        r",\s(?=(?:[\w'-]+\s+){0,3}?(?:approved|agreed|signed\s+off|decided|okayed)\b|"
+                        r"(?:so\s+|and\s+)?(?:this\s+time|for\s+this\s+one|going\s+forward|from\s+now\s+on)\b)|"
                         r"\s(?=but\b|instead\b|however\b|now\s+(?:make|give|change|set|bump|raise)\b|"
                         r"and\s+(?:the|our|my|their|its)\s+[\w-]+\s+(?:[\w-]+\s+)?(?:should|must|shall|can|may|needs?|"
                         r"wants?|shouldn't|mustn't|can't|cannot)\b)|```",
