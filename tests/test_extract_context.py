@@ -4,6 +4,8 @@ not used is reported whole."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from gpukb.recipes import generate, load_recipes
@@ -231,6 +233,17 @@ def test_a_plan_given_up_yields_to_the_one_wanted():
 def test_a_story_of_what_ran_ends_where_the_decision_since_begins(text, want):
     g = _gen(text)
     assert {k: g.params.get(k) for k in want} == want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("resource quota for ns interns: they had 8 GPUs last semester, this semester give them 4, and at most 1 per pod",
+     {"gpus": 4, "max_gpus_per_pod": 1}),
+    ("quota for team-x: last quarter 16 gpus, this quarter 8", {"gpus": 8}),
+])
+def test_an_amount_said_again_without_its_unit_after_what_ran_is_the_one_wanted(text, want):
+    g = _gen(text)
+    assert {k: g.params.get(k) for k in want} == want
+    assert not any(re.search(r"\b(?:give them 4|quarter 8)\b", u) for u in g.unused)
 
 
 def test_a_permission_on_nothing_is_none():

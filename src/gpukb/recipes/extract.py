@@ -5578,11 +5578,13 @@ class _Extractor:
 # the labels of a ticket's sections on why and on what runs today
 _STATE_LABEL_WORDS = r"(?:context|background|motivation|problem|why|reason|rationale|current\s+(?:state|setup)|as-is)"
 _STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:current|currently|today|right\s+now|at\s+the\s+moment|at\s+present|"
-                    r"last\s+(?:week|month|quarter|year|night|sprint|time)|yesterday|ago|previously|previous|"  # what happened
+                    r"last\s+(?:week|month|quarter|year|night|sprint|time|semester|term|cycle|round|run|release|season)|yesterday|ago|"
+                    r"previously|previous|"  # what happened
                     # an incident told: "a runaway sweep grabbed 40 GPUs and starved the canaries"
                     r"grabbed|hogged|ate\s+up|took\s+up|starved|exhausted|swallowed|"
                     r"ran\s+with|(?:was|were|has\s+been|have\s+been)\s+running\s+(?:with|on|at)|"  # "the old job ran with 16 workers"
                     r"used\s+to|(?:we|i)\s+(?:have|had|run|ran|launch|launched|use|used|installed|deployed|configured|set\s+up)|"
+                    r"(?:they|he|she)\s+(?:had|ran|used|got)|"
                     # a plan given up: "was going to do seven 1g.10gb per card but ..."
                     r"(?:was|were)\s+going\s+to|(?:had\s+)?planned\s+to|originally\s+(?:wanted|planned)|"
                     r"existing|(?:sits?|sitting|is\s+pinned|pinned|pegged|hovers?|hovering|stuck|idles?|idling)\s+(?:on|at)|"  # "sits on 6 replicas"
@@ -5603,7 +5605,8 @@ _STATE_END = re.compile(r"[.;!?](?=\s|$)|,\s(?=(?:please\s+|pls\s+)?(?:regenerat
                         r"change|switch|move|scale|set|bump|raise|lower|drop|cut)\b)|"
                         # what was decided since: "..., manager approved going to 4", "..., so this time 8"
                         r",\s(?=(?:[\w'-]+\s+){0,3}?(?:approved|agreed|signed\s+off|decided|okayed)\b|"
-                        r"(?:so\s+|and\s+)?(?:this\s+time|for\s+this\s+one|going\s+forward|from\s+now\s+on)\b)|"
+                        r"(?:so\s+|and\s+)?(?:this\s+(?:time|week|month|quarter|year|sprint|semester|term|cycle|round|run|release|season)|"
+                        r"for\s+this\s+one|going\s+forward|from\s+now\s+on)\b)|"
                         r"\s(?=but\b|instead\b|however\b|now\s+(?:make|give|change|set|bump|raise)\b|"
                         r"and\s+(?:the|our|my|their|its)\s+[\w-]+\s+(?:[\w-]+\s+)?(?:should|must|shall|can|may|needs?|"
                         r"wants?|shouldn't|mustn't|can't|cannot)\b)|```",
@@ -5795,6 +5798,39 @@ def _prefer_wanted(full: Extraction, wanted: Extraction, inside, stated: bool = 
             full.covered = full.covered + [wanted.spans[name], *full.cues[name]]
 
 
+_BARE_AMOUNT = re.compile(r"(?<![\w.$-])(\d+)(?![\w.%:/-])(?!\s*(?:[A-Za-z]|\d))")
+
+
+def _elided_amounts(recipe: Recipe, text: str, full: Extraction, state: list[tuple[int, int]]) -> None:
+    """An amount read from what ran before, said again bare in the clause that follows it, with its unit
+    left out ("they had 8 GPUs last semester, this semester give them 4", "16 gpus last quarter, this
+    quarter 8"): the bare number is the amount wanted."""
+    for name, span in list(full.spans.items()):
+        spec = recipe.properties.get(name) or {}
+        if span is None or spec.get("type") != "integer":
+            continue
+        home = next(((a, b) for a, b in state if a <= span[0] < b), None)
+        if home is None:
+            continue
+        after = text[home[1]:home[1] + 120]
+        clause = re.match(r"[\s,;]*(?:and\s+|so\s+|but\s+)?[^,.;\n]*", after)
+        if not clause:
+            continue
+        # the bare number comes within a few words of the turn, and no other amount is said there
+        nums = [m for m in _BARE_AMOUNT.finditer(clause.group(0)) if len(clause.group(0)[:m.start()].split()) <= 5]
+        if len(re.findall(r"\d+", clause.group(0))) != 1:
+            continue
+        at = [(home[1] + m.start(1), home[1] + m.end(1)) for m in nums]
+        at = [sp for sp in at if not any(o != name and x and x[0] <= sp[0] < x[1] for o, x in full.spans.items())]
+        if len(at) != 1:
+            continue
+        value = int(text[at[0][0]:at[0][1]])
+        if _prop_validator(json.dumps(spec, sort_keys=True)).is_valid(value):
+            full.values[name], full.spans[name] = value, at[0]
+            full.conflicts.pop(name, None)
+            full.covered = full.covered + [(home[1] + clause.start(), home[1] + clause.end())]
+
+
 def _states_value(text: str, span: tuple[int, int] | None, value: Any) -> bool:
     if span is None:
         return False
@@ -5866,6 +5902,7 @@ def _extract(recipe: Recipe, text: str) -> Extraction:
         again = _Extractor(recipe, text)
         again.blocked += labels + state + others
         _prefer_wanted(full, again.run(), inside)
+        _elided_amounts(recipe, ex.text, full, state)
         in_section = _within([sp for sp in state if _STATE_LABEL.match(ex.text, sp[0])])
         for bounded in [n for n, o in full.out_of_range.items() if in_section(o[1])]:
             full.out_of_range.pop(bounded)  # "Why: 33 GPUs for ~6 days": a total said as a reason bounds nothing
