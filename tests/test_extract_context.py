@@ -261,3 +261,17 @@ def test_a_permission_on_nothing_is_none():
 def test_a_pronoun_a_verdict_or_a_function_word_is_no_value(text, param, wrong):
     g = _gen(text)
     assert g.params.get(param) != wrong
+
+
+@pytest.mark.parametrize("text, want", [
+    ("Splitting our A100 budget via Kueue. Total is 48 GPUs; the ClusterQueue gets 24 of them, LocalQueue in namespace nlp",
+     {"gpus": 24}),
+    ("we have 8 nodes; the pytorchjob should use 4 of them, 8 gpus each, name bert", {"nodes": 4, "gpus": 8}),
+    # of a rate ("8 pods x 8 GPUs") it is not a count of GPUs
+    ("volcano gang job: 8 worker pods x 8 GPUs, though it's ok to start once 6 of them can be placed",
+     {"workers": 8, "gpus": 8}),
+])
+def test_a_count_of_them_is_out_of_the_total_said_before(text, want):
+    g = _gen(text)
+    assert {k: g.params.get(k) for k in want} == want
+    assert "altogether" not in " ".join(g.unused)

@@ -895,6 +895,30 @@ def _shares_of_totals(text: str) -> str:
     return "".join(out) + text[last:] if out else text
 
 
+# "the cohort pools 64 GPUs; team-vision gets 16 of them": a count out of a total said before
+_COUNT_OF_THEM = re.compile(r"(?<![\w.$-])(\d+|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen)\s+of\s+"
+                            r"(?:them|those|these)\b", re.I)
+
+
+def _counts_of_totals(text: str) -> str:
+    """A count of "them" after a total ("64 GPUs ... 16 of them") is a count of the total's things, and
+    the total is what exists altogether, not an amount asked for."""
+    out, last = [], 0
+    for m in _COUNT_OF_THEM.finditer(text):
+        k = parse_number(m.group(1)) or 0
+        before = [c for c in _COUNTED_BEFORE.finditer(text, max(last, m.start() - 300), m.start())
+                  if (parse_number(c.group("n")) or 0) > k and not re.search(r"\n\s*\n", text[c.end():m.start()])
+                  and not re.match(r"\s*(?:each|apiece|per|altogether)\b", text[c.end():])
+                  and not re.search(r"(?:\bx|\u00d7|\*)\s*$", text[max(0, c.start() - 4):c.start()])]  # "8 pods x 8 GPUs": a rate
+        if k < 2 or not before:
+            continue
+        base = before[-1]
+        out.append(text[last:base.start()] + f"{base.group('n')} {base.group('noun')} altogether")
+        out.append(text[base.end():m.start()] + f"{k} {base.group('noun')}")
+        last = m.end()
+    return "".join(out) + text[last:] if out else text
+
+
 # "16 L4 cards for 80 students, every student gets an equal share of one card": the share of a card
 # is a count of sharers per GPU ("5 per GPU"), when the sharers divide the cards evenly
 _EQUAL_SHARE = re.compile(r"\b(?:an?\s+)?(?:equal|even|same|fair)\s+(?:[\w-]+\s+){0,2}?(?:share|slice|part|fraction)\s+of\s+"
@@ -1086,6 +1110,7 @@ def normalise_text(text: str) -> str:
     text = _SIZED_NODES.sub(lambda m: _sized_nodes(m) if "-" in m.group(0) or m.group(1) else m.group(0), text)
     text = _SHARE_OF.sub(_share_of, text)
     text = _shares_of_totals(text)
+    text = _counts_of_totals(text)
     text = _equal_shares(text)
     text = _EACH_GPU_SERVES.sub(r"\2, \1 per GPU", text)
     text = _CAP_IN_MACHINES.sub(_cap_in_machines, text)

@@ -26,6 +26,7 @@ x thanks thx hi hey can could would you me us our my we i a an the for with and 
 turn convert into proper fill rest it this that needs has have should must
 summary details description ticket request requested requester title equivalent version gpukb bump
 raise lower increase decrease redo add keep change
+altogether
 """.split()) | STOPWORDS
 
 # Details a request should state; when it does not, the default used is reported
