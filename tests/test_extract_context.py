@@ -267,6 +267,8 @@ def test_a_pronoun_a_verdict_or_a_function_word_is_no_value(text, param, wrong):
     ("Splitting our A100 budget via Kueue. Total is 48 GPUs; the ClusterQueue gets 24 of them, LocalQueue in namespace nlp",
      {"gpus": 24}),
     ("we have 8 nodes; the pytorchjob should use 4 of them, 8 gpus each, name bert", {"nodes": 4, "gpus": 8}),
+    # a verb after the cue noun is no name ("the cohort pools 64 GPUs")
+    ("kueue: the whole cohort pools 64 GPUs; this queue gets 16 of them, cohort labs", {"gpus": 16, "cohort": "labs"}),
     # of a rate ("8 pods x 8 GPUs") it is not a count of GPUs
     ("volcano gang job: 8 worker pods x 8 GPUs, though it's ok to start once 6 of them can be placed",
      {"workers": 8, "gpus": 8}),

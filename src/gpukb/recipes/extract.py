@@ -1382,7 +1382,8 @@ every all any each no some both either neither several many""".split())
 
 # verbs that follow their subject: "the team needs", "the cluster runs"
 _VERBS_AFTER_NOUN = frozenset("""needs wants has have had uses owns shares requires asks works lives sits keeps gets
-runs is are was were will would should can could must may might does did takes took loads starts downloads""".split())
+runs is are was were will would should can could must may might does did takes took loads starts downloads
+pools holds contains includes covers spans serves handles borrows lends offers provides allows""".split())
 # verbs that report what a command or object shows: "in ns recsys shows 4 GPUs" ends the name before them
 _REPORTING_VERBS = frozenset("shows showed says said reports reported lists listed prints printed returns returned "
                              "gives gave".split())
