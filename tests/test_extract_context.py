@@ -239,6 +239,9 @@ def test_a_story_of_what_ran_ends_where_the_decision_since_begins(text, want):
     ("resource quota for ns interns: they had 8 GPUs last semester, this semester give them 4, and at most 1 per pod",
      {"gpus": 4, "max_gpus_per_pod": 1}),
     ("quota for team-x: last quarter 16 gpus, this quarter 8", {"gpus": 8}),
+    ("coscheduling podgroup for 8 pods, 1 gpu each; last attempt we set minMember to 8 and it never started, so make "
+     "it 6, timeout 5 minutes", {"min_member": 6, "members": 8}),
+    ("quota for ns cv: last time we set 16 gpus and it was never used, so we go with 8 now", {"gpus": 8}),
 ])
 def test_an_amount_said_again_without_its_unit_after_what_ran_is_the_one_wanted(text, want):
     g = _gen(text)

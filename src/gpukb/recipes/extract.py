@@ -5604,12 +5604,13 @@ class _Extractor:
 # the labels of a ticket's sections on why and on what runs today
 _STATE_LABEL_WORDS = r"(?:context|background|motivation|problem|why|reason|rationale|current\s+(?:state|setup)|as-is)"
 _STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:current|currently|today|right\s+now|at\s+the\s+moment|at\s+present|"
-                    r"last\s+(?:week|month|quarter|year|night|sprint|time|semester|term|cycle|round|run|release|season)|yesterday|ago|"
+                    r"last\s+(?:week|month|quarter|year|night|sprint|time|semester|term|cycle|round|run|release|season|attempt|try)|"
+                    r"yesterday|ago|"
                     r"previously|previous|"  # what happened
                     # an incident told: "a runaway sweep grabbed 40 GPUs and starved the canaries"
                     r"grabbed|hogged|ate\s+up|took\s+up|starved|exhausted|swallowed|"
                     r"ran\s+with|(?:was|were|has\s+been|have\s+been)\s+running\s+(?:with|on|at)|"  # "the old job ran with 16 workers"
-                    r"used\s+to|(?:we|i)\s+(?:have|had|run|ran|launch|launched|use|used|installed|deployed|configured|set\s+up)|"
+                    r"used\s+to|(?:we|i)\s+(?:have|had|run|ran|launch|launched|use|used|installed|deployed|configured|set\s+up|set|tried)|"
                     r"(?:they|he|she)\s+(?:had|ran|used|got)|"
                     # a plan given up: "was going to do seven 1g.10gb per card but ..."
                     r"(?:was|were)\s+going\s+to|(?:had\s+)?planned\s+to|originally\s+(?:wanted|planned)|"
@@ -5627,10 +5628,11 @@ _DESCRIBED = re.compile(r"(?:^|(?<=[.!?]\s))(?:the|our|my)\s+(?!new\b)(?:[\w'-]+
                         r"pool|nodepool|quota|volume|cluster\s*queue)\s+(?:is|are|has|have|runs|uses)\b(?!\s+(?:called|named)\b)"
                         r"(?=[^.!?]*[.!?]\s[^\n]*\b(?:a|the)\s+new\s+(?:one|copy|version|pvc|claim|deployment|pod|job|queue|pool)\b)",
                         re.I)
-_STATE_END = re.compile(r"[.;!?](?=\s|$)|,\s(?=(?:please\s+|pls\s+)?(?:regenerate|recreate|redeploy|create|make|give|deploy|"
+_STATE_END = re.compile(r"[.;!?](?=\s|$)|,\s(?=(?:so\s+|and\s+)?(?:please\s+|pls\s+)?(?:regenerate|recreate|redeploy|create|make|give|deploy|"
                         r"change|switch|move|scale|set|bump|raise|lower|drop|cut)\b)|"
                         # what was decided since: "..., manager approved going to 4", "..., so this time 8"
-                        r",\s(?=(?:[\w'-]+\s+){0,3}?(?:approved|agreed|signed\s+off|decided|okayed)\b|"
+                        r",\s(?=so\s+(?:\d|we\b|let's\b|now\b|this\b|give|make|set|use|go)|"
+                        r"(?:[\w'-]+\s+){0,3}?(?:approved|agreed|signed\s+off|decided|okayed)\b|"
                         r"(?:so\s+|and\s+)?(?:this\s+(?:time|week|month|quarter|year|sprint|semester|term|cycle|round|run|release|season)|"
                         r"for\s+this\s+one|going\s+forward|from\s+now\s+on)\b)|"
                         r"\s(?=but\b|instead\b|however\b|now\s+(?:make|give|change|set|bump|raise)\b|"
@@ -5824,7 +5826,9 @@ def _prefer_wanted(full: Extraction, wanted: Extraction, inside, stated: bool = 
             full.covered = full.covered + [wanted.spans[name], *full.cues[name]]
 
 
-_BARE_AMOUNT = re.compile(r"(?<![\w.$-])(\d+)(?![\w.%:/-])(?!\s*(?:[A-Za-z]|\d))")
+# (a word after it is its unit, unless it only tells when or how: "8 now", "4 instead")
+_BARE_AMOUNT = re.compile(r"(?<![\w.$-])(\d+)(?![\w.%:/-])(?!\s*(?:(?!(?:now|then|instead|please|pls|this|from|going|"
+                          r"for|and|as|at|again|too|today|asap)\b)[A-Za-z]|\d))")
 
 
 def _elided_amounts(recipe: Recipe, text: str, full: Extraction, state: list[tuple[int, int]]) -> None:
