@@ -280,3 +280,19 @@ def test_a_count_of_them_is_out_of_the_total_said_before(text, want):
     g = _gen(text)
     assert {k: g.params.get(k) for k in want} == want
     assert "altogether" not in " ".join(g.unused)
+
+
+def test_a_bound_said_of_pods_in_the_plural_with_each_is_per_pod():
+    g = _gen("We need a namespace called 'genai-lab' with a GPU quota of 8 A100s, and pods shouldn't take more than "
+             "2 GPUs each.")
+    assert (g.recipe, g.params["gpus"], g.params["max_gpus_per_pod"]) == ("gpu-quota", 8, 2)
+
+
+def test_a_bundle_that_reads_more_of_the_request_wins_however_far_behind_its_words():
+    """A quota with a priority class and its permission to preempt is a tenant onboarding, though the
+    request never says "onboard": the bundle renders the quota's objects and reads the rest."""
+    g = _gen("Hi! Our team is starting to use the cluster. We need a namespace called 'genai-lab' with a GPU quota "
+             "of 8 A100s, and pods shouldn't take more than 2 GPUs each. Priority 3000, and they may preempt lower ones.")
+    assert g.recipe == "tenant-onboarding"
+    assert {k: g.params.get(k) for k in ("tenant", "gpus", "max_gpus_per_pod", "priority_value", "preempt")} == \
+        {"tenant": "genai-lab", "gpus": 8, "max_gpus_per_pod": 2, "priority_value": 3000, "preempt": True}

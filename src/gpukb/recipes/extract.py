@@ -2266,6 +2266,10 @@ _NAMING_TAIL = re.compile(r"\s*\b(?:(?:is|are|was|gets?|(?:(?:should|will|must|s
 
 
 _LAUNCHER = re.compile(r"(?<![\w./-])(?:srun|mpirun|mpiexec)(?![\w-])", re.I)
+# "pods shouldn't take more than 2 GPUs each": a bound said of pods in the plural, with "each" after its amount
+_PLURAL_BOUND = re.compile(r"\b(?:pods|containers|tasks|jobs|workloads|processes|notebooks)\b[^,.;]{0,40}?(?:more\s+than|"
+                           r"over|at\s+most|up\s+to|beyond|exceed\w*|max(?:imum)?(?:\s+of)?)\s+$", re.I)
+_EACH_AFTER = re.compile(r"\s*(?:[a-z0-9-]+\s+)?(?:gpus?|cards?)\s+(?:each|apiece)\b", re.I)
 _PER_ITEM_BOUND = re.compile(r"\b(?:no|a|one|each|any|every)\s+(?:single\s+)?(?:[\w']+\s+)?(?:pod|container|ctr|task|job|workload|process)s?\s+"
                              r"[^,.;]{0,30}?(?:more\s+than|over|at\s+most|up\s+to|bigger\s+than|larger\s+than|exceed\w*|"
                              r"max(?:imum)?(?:\s+of)?)\s+$", re.I)
@@ -2611,7 +2615,8 @@ class _Extractor:
             if not self._free(span):
                 continue
             before = self.text[max(0, span[0] - 80):span[0]]
-            if _PER_POD_AFTER.match(self.text, span[1]) or _PER_ITEM_BOUND.search(before) or _PER_POD_CAP.search(before):
+            if _PER_POD_AFTER.match(self.text, span[1]) or _PER_ITEM_BOUND.search(before) or _PER_POD_CAP.search(before) \
+                    or (_PLURAL_BOUND.search(before) and _EACH_AFTER.match(self.text, span[1])):
                 if self._take(names[0], int(m.group(1)), span):
                     after = _PER_POD_AFTER.match(self.text, span[1])
                     if after:
@@ -2624,6 +2629,8 @@ class _Extractor:
         if "per_pod" in name or not any("per_pod" in n for n in self.recipe.properties):
             return False
         # ... or a count per one of them ("their jobs use at most 8 GPUs per node")
+        if _PLURAL_BOUND.search(self.text, max(0, span[0] - 80), span[0]) and _EACH_AFTER.match(self.text, span[1]):
+            return True  # "pods shouldn't take more than 2 GPUs each"
         return bool(_PER_ITEM_BOUND.search(self.text, max(0, span[0] - 80), span[0]) or re.match(
             r"\s*(?:[a-z0-9-]+\s+)?(?:gpus?|cards?)\s*(?:per|each|/|a)\s*(?:node|pod|job|container|task|worker|replica|host)\b",
             self.text[span[1]:span[1] + 40], re.I))

@@ -106,7 +106,8 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
         raise UsageError("empty request: describe the manifest you want, e.g. \"volcano job, 4 workers x 8 GPUs\"")
     check_length(request)
     recipes = load_recipes() if recipes is None else recipes
-    ranked = match_recipes(request, recipes, k=3)
+    every = match_recipes(request, recipes, k=len(recipes))
+    ranked = every[:3]
     if not ranked or ranked[0][1] < MIN_SCORE:
         raise RecipeError("no recipe matches the request (see gpukb recipe list)")
     recipe, score = ranked[0]
@@ -139,15 +140,25 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
         # fill parameters, fewer words left unread) is what the request describes: "operator
         # v26.3.3, CRI-O, driver pinned to X, enable the dcgm servicemonitor" names one
         # component's recipe, yet every detail is a ClusterPolicy setting
-        for alt, alt_score in ranked[1:3]:
-            if alt is recipe or alt_score < _FAR * score:
+        # ... and so is a bundle that renders the first recipe's objects and more (a tenant onboarding for a
+        # quota asked with a priority class), however far behind its words put it
+        bundles = [(r, s) for r, s in every[3:] if set(ranked[0][0].kinds) < set(r.kinds)]
+        # (of several that do, the one that leaves least unread)
+        better: list[tuple[int, int, Recipe, float, Extraction]] = []
+        for k, (alt, alt_score) in enumerate([*ranked[1:3], *bundles]):
+            if alt is recipe or (alt_score < _FAR * score and (alt, alt_score) not in bundles):
                 continue
             alt_ext = extract_params(alt, request)
-            if _evidenced(alt_ext) >= _evidenced(ext) + _MORE_PARAMS and \
-                    _not_understood(alt, alt_ext) + _FEWER_UNREAD <= _not_understood(recipe, ext):
-                recipe, score, ext = alt, alt_score, alt_ext
-                ranked = [(alt, alt_score), *[(r, s) for r, s in ranked if r is not alt]]
-                break
+            unread = _not_understood(alt, alt_ext)
+            # (a bundle renders the first recipe's objects too: one more detail read is enough)
+            more = 1 if (alt, alt_score) in bundles else _MORE_PARAMS
+            if _evidenced(alt_ext) >= _evidenced(ext) + more and \
+                    unread + _FEWER_UNREAD <= _not_understood(recipe, ext):
+                better.append((unread, k, alt, alt_score, alt_ext))
+        if better:
+            _, _, alt, alt_score, alt_ext = min(better, key=lambda b: (b[0], b[1]))
+            recipe, score, ext = alt, alt_score, alt_ext
+            ranked = [(alt, alt_score), *[(r, s) for r, s in ranked if r is not alt]]
     if recipe.id not in targets:
         recipe, score, ext, ranked = _smallest_that_covers(request, recipe, score, ext, ranked)
     found = dict(ext.values)
