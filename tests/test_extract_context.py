@@ -249,6 +249,12 @@ def test_an_amount_said_again_without_its_unit_after_what_ran_is_the_one_wanted(
     assert not any(re.search(r"\b(?:give them 4|quarter 8)\b", u) for u in g.unused)
 
 
+def test_a_layout_named_in_what_runs_today_yields_to_the_one_wanted():
+    g = _gen("the mig layout we use on the training nodes is all-1g.10gb but for the new inference nodes we want "
+             "2 x 3g.40gb per gpu, call the config infer-split, mixed strategy")
+    assert g.params["mig_devices"] == {"3g.40gb": 2} and g.params["config_name"] == "infer-split"
+
+
 def test_a_permission_on_nothing_is_none():
     g = _gen("priority classes: production 100000, research 1000; research may preempt nothing")
     assert g.params.get("research_preempts") is not True

@@ -4217,7 +4217,9 @@ class _Extractor:
         for m in rx.finditer(text):
             g = m.group(1) if m.groups() else m.group(0)
             span = m.span(1) if m.groups() else m.span()
-            if g is None or (not self._free(span) and not rule.get("shared")):
+            # (words another parameter reads may be shared; words set aside, such as what runs today, never)
+            if g is None or (not self._free(span) and not rule.get("shared")) or \
+                    any(span[0] < y and x < span[1] for x, y in self.blocked):
                 continue
             neg = _NEGATED_AFTER.match(self.text, m.end())
             if neg:  # "the pytorch plugin isn't relevant here": ruled out by what follows it, and understood
