@@ -229,6 +229,8 @@ def test_a_plan_given_up_yields_to_the_one_wanted():
      "4 replicas, each one needs 2 L40S GPUs, name is demo-chat in namespace sales-ai", {"replicas": 4, "gpus": 2}),
     ("we ran the sweep with 16 workers last time and it starved everyone, so this time 4 workers x 2 gpus, "
      "volcano job sweep-b", {"workers": 4, "gpus": 2}),
+    ("deploy our embedding service: image ghcr.io/acme/embed:2.1, 3 replicas, 1 T4 each, port 8080, namespace "
+     "search. the old version had 6 replicas on CPU, ignore that", {"replicas": 3, "gpus": 1}),
 ])
 def test_a_story_of_what_ran_ends_where_the_decision_since_begins(text, want):
     g = _gen(text)

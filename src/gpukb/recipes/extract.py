@@ -5615,7 +5615,7 @@ _STATE_LABEL_WORDS = r"(?:context|background|motivation|problem|why|reason|ratio
 _STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:current|currently|today|right\s+now|at\s+the\s+moment|at\s+present|"
                     r"last\s+(?:week|month|quarter|year|night|sprint|time|semester|term|cycle|round|run|release|season|attempt|try)|"
                     r"yesterday|ago|"
-                    r"previously|previous|"  # what happened
+                    r"previously|previous|(?:the|our|my)\s+(?:old|former)\s+(?:[\w-]+\s+)?(?:had|was|were|used|ran|has|is)|"  # what happened
                     # an incident told: "a runaway sweep grabbed 40 GPUs and starved the canaries"
                     r"grabbed|hogged|ate\s+up|took\s+up|starved|exhausted|swallowed|"
                     r"ran\s+with|(?:was|were|has\s+been|have\s+been)\s+running\s+(?:with|on|at)|"  # "the old job ran with 16 workers"
