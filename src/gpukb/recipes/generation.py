@@ -145,7 +145,7 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
         bundles = [(r, s) for r, s in every[3:] if set(ranked[0][0].kinds) < set(r.kinds)]
         # (of several that do, the one that leaves least unread)
         better: list[tuple[int, int, Recipe, float, Extraction]] = []
-        for k, (alt, alt_score) in enumerate([*ranked[1:3], *bundles]):
+        for order, (alt, alt_score) in enumerate([*ranked[1:3], *bundles]):
             if alt is recipe or (alt_score < _FAR * score and (alt, alt_score) not in bundles):
                 continue
             alt_ext = extract_params(alt, request)
@@ -154,7 +154,7 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
             more = 1 if (alt, alt_score) in bundles else _MORE_PARAMS
             if _evidenced(alt_ext) >= _evidenced(ext) + more and \
                     unread + _FEWER_UNREAD <= _not_understood(recipe, ext):
-                better.append((unread, k, alt, alt_score, alt_ext))
+                better.append((unread, order, alt, alt_score, alt_ext))
         if better:
             _, _, alt, alt_score, alt_ext = min(better, key=lambda b: (b[0], b[1]))
             recipe, score, ext = alt, alt_score, alt_ext
