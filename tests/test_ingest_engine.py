@@ -179,6 +179,9 @@ def test_relative_links_are_rewritten_to_kb_paths():
     out = resolve_links(text, "kb/multi-tenancy/limits.md")
     assert "(kb/gpu-sharing/mig.md#profiles)" in out and "(kb/multi-tenancy/quota.md)" in out
     assert "(https://x.org/a.md)" in out
+    # a link to a section of the same doc points into that doc once quoted elsewhere
+    assert resolve_links("See [zero](#scale-from-zero).", "kb/autoscaling/ca.md") == \
+        "See [zero](kb/autoscaling/ca.md#scale-from-zero)."
 
 
 def test_store_reads_large_collections_in_pages(tmp_path):

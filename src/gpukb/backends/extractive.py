@@ -117,13 +117,16 @@ def split_units(body: str) -> list[Unit]:
 
 
 _REL_LINK = re.compile(r"\]\((?![a-z][a-z0-9+.-]*:|#|/)([^)\s]+)\)")
+_SAME_DOC_LINK = re.compile(r"\]\((#[^)\s]+)\)")
 
 
 def resolve_links(text: str, doc_path: str) -> str:
     """Rewrite links between KB files relative to the project root, so that a
     sentence quoted out of its doc still points at the right file."""
     base = posixpath.dirname(doc_path)
-    return _REL_LINK.sub(lambda m: f"]({posixpath.normpath(posixpath.join(base, m.group(1)))})", text)
+    text = _REL_LINK.sub(lambda m: f"]({posixpath.normpath(posixpath.join(base, m.group(1)))})", text)
+    # a link to a section of the same doc ("[scale from zero](#scale-...)") points into that doc
+    return _SAME_DOC_LINK.sub(lambda m: f"]({doc_path}{m.group(1)})", text)
 
 
 # A sentence that points elsewhere is used only together with what it points to.
