@@ -251,6 +251,12 @@ def test_an_amount_said_again_without_its_unit_after_what_ran_is_the_one_wanted(
     assert not any(re.search(r"\b(?:give them 4|quarter 8)\b", u) for u in g.unused)
 
 
+def test_a_bare_amount_after_two_amounts_of_what_ran_names_neither():
+    g = _gen("pytorchjob bert: last time we ran 8 nodes with 4 gpus each, this time 6")
+    assert 6 not in (g.params.get("nodes"), g.params.get("gpus"))
+    assert any("this time 6" in u for u in g.unused)  # reported, not guessed
+
+
 def test_a_layout_named_in_what_runs_today_yields_to_the_one_wanted():
     g = _gen("the mig layout we use on the training nodes is all-1g.10gb but for the new inference nodes we want "
              "2 x 3g.40gb per gpu, call the config infer-split, mixed strategy")

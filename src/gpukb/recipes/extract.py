@@ -5844,13 +5844,16 @@ def _elided_amounts(recipe: Recipe, text: str, full: Extraction, state: list[tup
     """An amount read from what ran before, said again bare in the clause that follows it, with its unit
     left out ("they had 8 GPUs last semester, this semester give them 4", "16 gpus last quarter, this
     quarter 8"): the bare number is the amount wanted."""
-    for name, span in list(full.spans.items()):
-        spec = recipe.properties.get(name) or {}
-        if span is None or spec.get("type") != "integer":
+    def home_of(span: tuple[int, int] | None) -> tuple[int, int] | None:
+        return None if span is None else next(((a, b) for a, b in state if a <= span[0] < b), None)
+
+    counts = [n for n, sp in full.spans.items() if (recipe.properties.get(n) or {}).get("type") == "integer"]
+    for name in counts:
+        home = home_of(full.spans.get(name))
+        # (with two amounts of what ran, "this time 6" says which one no more)
+        if home is None or sum(1 for n in counts if home_of(full.spans.get(n)) == home) != 1:
             continue
-        home = next(((a, b) for a, b in state if a <= span[0] < b), None)
-        if home is None:
-            continue
+        spec = recipe.properties[name]
         after = text[home[1]:home[1] + 120]
         clause = re.match(r"[\s,;]*(?:and\s+|so\s+|but\s+)?[^,.;\n]*", after)
         if not clause:
