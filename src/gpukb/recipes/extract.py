@@ -853,6 +853,14 @@ def _share_value(m: re.Match[str]) -> tuple[int, int] | None:
     return (int(pct * 10), 1000) if 0 < pct < 100 else None
 
 
+def _totals_before(text: str, start: int, end: int, above: int) -> list[re.Match[str]]:
+    """Counts of things between ``start`` and ``end`` larger than ``above`` that a share or a count "of
+    them" at ``end`` can be out of: in the same paragraph, and no rate ("one GPU each")."""
+    return [c for c in _COUNTED_BEFORE.finditer(text, start, end)
+            if (parse_number(c.group("n")) or 0) > above and not re.search(r"\n\s*\n", text[c.end():end])
+            and not re.match(r"\s*(?:each|apiece|per)\b", text[c.end():])]
+
+
 def _shares_of_totals(text: str) -> str:
     out, last = [], 0
     prev: tuple[int, str] | None = None  # the total the last share was of: "half of them ... a quarter of the cluster"
@@ -867,9 +875,7 @@ def _shares_of_totals(text: str) -> str:
             total, noun = int(m.group("xnum")), (m.group("xcount") or (m.group("xnoun") + "s"))
             base = None
         else:
-            before = [c for c in _COUNTED_BEFORE.finditer(text, max(last, m.start() - 300), m.start())
-                      if (parse_number(c.group("n")) or 0) > 1 and not re.search(r"\n\s*\n", text[c.end():m.start()])
-                      and not re.match(r"\s*(?:each|apiece|per)\b", text[c.end():])]  # "one GPU each" is a rate
+            before = _totals_before(text, max(last, m.start() - 300), m.start(), 1)
             if m.group("own") and given is not None:
                 before = []  # "a quarter of their own allocation": of what the share before gave them
                 prev = given
@@ -906,9 +912,8 @@ def _counts_of_totals(text: str) -> str:
     out, last = [], 0
     for m in _COUNT_OF_THEM.finditer(text):
         k = parse_number(m.group(1)) or 0
-        before = [c for c in _COUNTED_BEFORE.finditer(text, max(last, m.start() - 300), m.start())
-                  if (parse_number(c.group("n")) or 0) > k and not re.search(r"\n\s*\n", text[c.end():m.start()])
-                  and not re.match(r"\s*(?:each|apiece|per|altogether)\b", text[c.end():])
+        before = [c for c in _totals_before(text, max(last, m.start() - 300), m.start(), k)
+                  if not re.match(r"\s*altogether\b", text[c.end():])
                   and not re.search(r"(?:\bx|\u00d7|\*)\s*$", text[max(0, c.start() - 4):c.start()])]  # "8 pods x 8 GPUs": a rate
         if k < 2 or not before:
             continue

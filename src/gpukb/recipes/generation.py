@@ -142,16 +142,17 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
         # component's recipe, yet every detail is a ClusterPolicy setting
         # ... and so is a bundle that renders the first recipe's objects and more (a tenant onboarding for a
         # quota asked with a priority class), however far behind its words put it
-        bundles = [(r, s) for r, s in every[3:] if set(ranked[0][0].kinds) < set(r.kinds)]
+        weighed = [(r, s, False) for r, s in ranked[1:3]] + \
+            [(r, s, True) for r, s in every[3:] if set(ranked[0][0].kinds) < set(r.kinds)]
         # (of several that do, the one that leaves least unread)
         better: list[tuple[int, int, Recipe, float, Extraction]] = []
-        for order, (alt, alt_score) in enumerate([*ranked[1:3], *bundles]):
-            if alt is recipe or (alt_score < _FAR * score and (alt, alt_score) not in bundles):
+        for order, (alt, alt_score, bundle) in enumerate(weighed):
+            if alt is recipe or (alt_score < _FAR * score and not bundle):
                 continue
             alt_ext = extract_params(alt, request)
             unread = _not_understood(alt, alt_ext)
             # (a bundle renders the first recipe's objects too: one more detail read is enough)
-            more = 1 if (alt, alt_score) in bundles else _MORE_PARAMS
+            more = 1 if bundle else _MORE_PARAMS
             if _evidenced(alt_ext) >= _evidenced(ext) + more and \
                     unread + _FEWER_UNREAD <= _not_understood(recipe, ext):
                 better.append((unread, order, alt, alt_score, alt_ext))
