@@ -310,3 +310,45 @@ def test_a_bundle_that_reads_more_of_the_request_wins_however_far_behind_its_wor
     assert g.recipe == "tenant-onboarding"
     assert {k: g.params.get(k) for k in ("tenant", "gpus", "max_gpus_per_pod", "priority_value", "preempt")} == \
         {"tenant": "genai-lab", "gpus": 8, "max_gpus_per_pod": 2, "priority_value": 3000, "preempt": True}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("ns asr has a quota of 20 GPUs today, but from next month we get 14.", {"gpus": 14, "namespace": "asr"}),
+    ("our ResourceQuota in ns asr says 20 GPUs; after the budget cut we only get 12", {"gpus": 12}),
+    ("queue for team-nlp currently at 32 gpus, going down to 24", {"gpus": 24}),
+    ("kueue clusterqueue rec: was 16 gpus, new number is 20", {"gpus": 20}),
+])
+def test_the_new_amount_after_what_an_object_has_now_is_the_one_wanted(text, want):
+    """What an object reports or was ("says 20 GPUs", "was 16 gpus") is what runs today; the bare
+    number of the turn after it ("..., going down to 24") is the amount wanted."""
+    g = _gen(text)
+    assert {k: g.params.get(k) for k in want} == want
+
+
+@pytest.mark.parametrize("text", [
+    "gpu quota for ns speech-tts with 14 GPUs. Also cap a single pod at 4 GPUs.",
+    "gpu quota for ns speech-tts: we get 14 GPUs now. cap single pod to 4 gpu",
+    "ns speech-tts has a quota of 20 GPUs today, but from next month we get 14. Also cap a single pod at 4 GPUs.",
+])
+def test_a_single_pod_under_a_cap_is_the_item_capped_not_a_count_of_one(text):
+    g = _gen(text)
+    assert (g.recipe, g.params["gpus"], g.params["max_gpus_per_pod"]) == ("gpu-quota", 14, 4)
+    assert "max_pods" not in g.params
+    assert not any("single pod" in u for u in g.unused)  # the words that say what 4 bounds are used
+
+
+@pytest.mark.parametrize("text, want", [
+    ("Kueue ClusterQueue for team-vision: 16 A100 GPUs nominal quota. Note: the whole cluster is 96 GPUs, this is "
+     "only their slice.", {"gpus": 16}),
+    ("resource quota for namespace asr-prod with 12 GPUs; the cluster has 200 GPUs in all", {"gpus": 12}),
+    ("our cluster is 8 nodes of 8 A100. quota for team-z 12 gpus", {"gpus": 12, "namespace": "team-z"}),
+])
+def test_the_size_of_the_whole_cluster_is_what_exists_not_an_amount_asked_for(text, want):
+    g = _gen(text)
+    assert {k: g.params.get(k) for k in want} == want
+
+
+def test_an_aside_is_never_whom_an_object_is_for():
+    g = _gen("Please set up a ClusterQueue research with 32 GPUs nominal. For reference, team-b's queue has 48.")
+    assert (g.params.get("name"), g.params.get("gpus")) == ("research", 32)
+    assert g.params.get("namespace") != "reference"

@@ -83,10 +83,17 @@ able next last volume volumes whole entire same other another
 called titled labelled labeled tagged annotations labels selectors settings permissions defaults options""".split())
 
 
+# the nouns of a writer's asides: "for reference", "for context", "for the record"
+_ASIDE_NOUNS = frozenset("""reference context example instance comparison clarity simplicity completeness record
+info information background visibility awareness now safety headroom""".split())
+
+
 def _never_name(text: str, tok: str, at: int) -> bool:
     """Is ``tok`` at ``at`` one of :data:`_NEVER_NAMES`, neither quoted nor assigned ("lq=everyone")?"""
     if re.search(r"[\"'`=:]\s*$", text[max(0, at - 3):at]):
         return False
+    if tok.lower() in _ASIDE_NOUNS and re.search(r"\bfor\s+(?:the\s+)?$", text[max(0, at - 9):at], re.I):
+        return True  # "For reference, team-b's queue has 48": an aside, never whom it is for
     # "the namespace must be tightly boxed": an adverb before the word it qualifies
     return tok.lower() in _NEVER_NAMES or bool(re.fullmatch(r"[a-z]{4,}ly", tok) and
                                                 re.match(r"\s+[a-z]{3,}\b", text[at + len(tok):]))
@@ -795,6 +802,9 @@ def _components(text: str) -> str:
 
 # "no single pod may take more than 8", "any single job": a quantifier, not a count of one
 _SINGLE_QUANTIFIER = re.compile(r"\b(no|any|every|each)\s+single\s+", re.I)
+# "cap a single pod at 4 GPUs", "limit single container to 2": the item a cap is on, not a count of one
+_CAPPED_SINGLE = re.compile(r"\b((?:cap|limit|restrict)(?:s|ped|ed|ping|ing)?\s+)(?:a\s+|one\s+)?single\s+"
+                            r"(?=(?:pod|container|ctr|task|job|workload|process)s?\b)", re.I)
 # "each task embeds one shard", "each tile gets a pod": one thing per unit, no count of them ("one shard per task")
 _EACH_ONE = re.compile(r"\beach\s+([a-z][a-z-]*)\s+(?:(?:gets|has|is|embeds|handles|processes|renders|runs|takes|uses|"
                        r"reads|writes|owns|holds|needs|=|:|->|\u2192)\s+)?(one|a\s+single|1)\s+([a-z][a-z-]*)\b", re.I)
@@ -1107,6 +1117,7 @@ def normalise_text(text: str) -> str:
     text = _OK_THEN.sub(r"let's do \1", text)
     text = re.sub(r"\b(do|does)n['\u2019]t\b", r"\1 not", text, flags=re.I)  # "don't schedule": DoNotSchedule's words
     text = _SINGLE_QUANTIFIER.sub(r"\1 ", text)
+    text = _CAPPED_SINGLE.sub(r"\1any ", text)
     text = _EACH_ONE.sub(lambda m: f"one {m.group(3)} per {m.group(1)}"
                          if m.group(3).lower() not in ("of", "more", "other", "another", "at") else m.group(0), text)
     text = _FROM_TO.sub(_from_to, text)
@@ -2619,13 +2630,17 @@ class _Extractor:
             span = self._whole_word(m.span(1))
             if not self._free(span):
                 continue
-            before = self.text[max(0, span[0] - 80):span[0]]
-            if _PER_POD_AFTER.match(self.text, span[1]) or _PER_ITEM_BOUND.search(before) or _PER_POD_CAP.search(before) \
+            base = max(0, span[0] - 80)
+            before = self.text[base:span[0]]
+            bound = _PER_ITEM_BOUND.search(before) or _PER_POD_CAP.search(before)
+            if _PER_POD_AFTER.match(self.text, span[1]) or bound \
                     or (_PLURAL_BOUND.search(before) and _EACH_AFTER.match(self.text, span[1])):
                 if self._take(names[0], int(m.group(1)), span):
                     after = _PER_POD_AFTER.match(self.text, span[1])
                     if after:
                         self.result.covered.append((span[1], after.end()))
+                    if bound:  # "cap any single pod at": the words that say what the number bounds
+                        self.result.covered.append((base + bound.start(), span[0]))
                     return
 
     def _per_item_bound(self, name: str, span: tuple[int, int]) -> bool:
@@ -2636,7 +2651,8 @@ class _Extractor:
         # ... or a count per one of them ("their jobs use at most 8 GPUs per node")
         if _PLURAL_BOUND.search(self.text, max(0, span[0] - 80), span[0]) and _EACH_AFTER.match(self.text, span[1]):
             return True  # "pods shouldn't take more than 2 GPUs each"
-        return bool(_PER_ITEM_BOUND.search(self.text, max(0, span[0] - 80), span[0]) or re.match(
+        return bool(_PER_ITEM_BOUND.search(self.text, max(0, span[0] - 80), span[0])
+                    or _PER_POD_CAP.search(self.text, max(0, span[0] - 80), span[0]) or re.match(
             r"\s*(?:[a-z0-9-]+\s+)?(?:gpus?|cards?)\s*(?:per|each|/|a)\s*(?:node|pod|job|container|task|worker|replica|host)\b",
             self.text[span[1]:span[1] + 40], re.I))
 
@@ -5620,6 +5636,8 @@ _STATE_LABEL_WORDS = r"(?:context|background|motivation|problem|why|reason|ratio
 _STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:current|currently|today|right\s+now|at\s+the\s+moment|at\s+present|"
                     r"last\s+(?:week|month|quarter|year|night|sprint|time|semester|term|cycle|round|run|release|season|attempt|try)|"
                     r"yesterday|ago|"
+                    # what an object reports or was: "the quota says 20 GPUs", "rec: was 16 gpus"
+                    r"(?:says|said|shows|showed|reads|reports|reported)(?=\s+(?:[\w-]+\s+)?\d)|(?:was|were)(?=\s+(?:at\s+)?\d)|"
                     r"previously|previous|(?:the|our|my)\s+(?:old|former)\s+(?:[\w-]+\s+)?(?:had|was|were|used|ran|has|is)|"  # what happened
                     # an incident told: "a runaway sweep grabbed 40 GPUs and starved the canaries"
                     r"grabbed|hogged|ate\s+up|took\s+up|starved|exhausted|swallowed|"
@@ -5648,7 +5666,10 @@ _STATE_END = re.compile(r"[.;!?](?=\s|$)|,\s(?=(?:so\s+|and\s+)?(?:please\s+|pls
                         r",\s(?=so\s+(?:\d|we\b|let's\b|now\b|this\b|give|make|set|use|go)|"
                         r"(?:[\w'-]+\s+){0,3}?(?:approved|agreed|signed\s+off|decided|okayed)\b|"
                         r"(?:so\s+|and\s+)?(?:this\s+(?:time|week|month|quarter|year|sprint|semester|term|cycle|round|run|release|season)|"
-                        r"for\s+this\s+one|going\s+forward|from\s+now\s+on)\b)|"
+                        r"for\s+this\s+one|going\s+forward|from\s+now\s+on)\b|"
+                        # "..., going down to 24", "..., new number is 20", "..., from next month 14"
+                        r"(?:(?:going|dropping|rising|moving|changing|growing|shrinking|coming)\s+(?:down\s+|up\s+|back\s+)?to|"
+                        r"(?:the\s+)?new\s+(?:number|value|amount|quota|size|count|limit|figure)|(?:after|from|starting|once)\s)\b)|"
                         r"\s(?=but\b|instead\b|however\b|now\s+(?:make|give|change|set|bump|raise)\b|"
                         r"and\s+(?:the|our|my|their|its)\s+[\w-]+\s+(?:[\w-]+\s+)?(?:should|must|shall|can|may|needs?|"
                         r"wants?|shouldn't|mustn't|can't|cannot)\b)|```",
@@ -5705,6 +5726,11 @@ _CAPACITY = re.compile(r"(?<![\w.])\d+\s+(?:[\w.-]+\s+)?" + _COUNTED_NOUN + r"\s
                        r"|\b(?:we\s+have|we've\s+got|there\s+are|the\s+cluster\s+has)\s+(?:only\s+)?\d+\s*"
                        r"(?:gpus?|cards?|nodes?|" + "|".join(_GPU_MODELS) + r")s?\s+(?:in\s+total\s+)?"
                        r"(?:in|on|across)\s+(?:the|our|this)\s+(?:whole\s+)?(?:cluster|fleet|pool)\b"
+                       # "the whole cluster is 96 GPUs", "the cluster has 200 GPUs in all": the size of what all share
+                       r"|\b(?:the|our|this)\s+(?:whole\s+|entire\s+)?(?:cluster|fleet|estate|farm|site|datacenter)\s+"
+                       r"(?:is|has|holds|contains|totals?|counts?|is\s+made\s+up\s+of)\s+(?:only\s+|just\s+|about\s+|around\s+|"
+                       r"roughly\s+)?\d+\s*(?:[\w.-]+\s+)?(?:gpus?|cards?|accelerators?|nodes?|(?:" + "|".join(_GPU_MODELS) + r")s?)\b"
+                       r"(?:\s+(?:in\s+all|in\s+total|total|altogether|overall))?"
                        # "only ten GPUs are free this week", "6 nodes are idle": what is available, not asked for
                        r"|(?<![\w.])(?:\d+|" + _SIMPLE_WORD + r")\s+(?:[\w.-]+\s+)?(?:gpus?|cards?|nodes?|accelerators?|(?:"
                        + "|".join(_GPU_MODELS) + r")s?)\s+(?:are|is)\s+(?:currently\s+|still\s+)?"
@@ -5864,7 +5890,9 @@ def _elided_amounts(recipe: Recipe, text: str, full: Extraction, state: list[tup
         if not clause:
             continue
         # the bare number comes within a few words of the turn, and no other amount is said there
-        nums = [m for m in _BARE_AMOUNT.finditer(clause.group(0)) if len(clause.group(0)[:m.start()].split()) <= 5]
+        turn = re.match(r"[\s,;]*(?:(?:and|so|but)\s+)?", clause.group(0))
+        nums = [m for m in _BARE_AMOUNT.finditer(clause.group(0))
+                if len(clause.group(0)[turn.end() if turn else 0:m.start()].split()) <= 7]
         if len(re.findall(r"\d+", clause.group(0))) != 1:
             continue
         at = [(home[1] + m.start(1), home[1] + m.end(1)) for m in nums]
