@@ -211,6 +211,8 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     "fresh46.yaml": (0.92, 0, 2),  # held out once (0.850), tuned on since
     # held out once (0.605, 1 silent drop, 11 changed values in 10 requests), in the test part: never tuned on
     "fresh47.yaml": (0.6, 1, 11),
+    # held out once (0.696, 1 silent drop, 10 changed values in 7 requests), in the test part: never tuned on
+    "fresh48.yaml": (0.69, 1, 10),
     "tune-classes.yaml": (0.95, None, None),
 }
 # tuned sets whose drops and changed values are held by their floors above, not at zero
