@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
+import yaml
 
 from gpukb.recipes import generate, load_recipes
 from gpukb.recipes.extract import extract_params
@@ -352,3 +353,35 @@ def test_an_aside_is_never_whom_an_object_is_for():
     g = _gen("Please set up a ClusterQueue research with 32 GPUs nominal. For reference, team-b's queue has 48.")
     assert (g.params.get("name"), g.params.get("gpus")) == ("research", 32)
     assert g.params.get("namespace") != "reference"
+
+
+def _requirements(g) -> dict[str, list[str]]:
+    pool = next(d for d in yaml.safe_load_all(g.yaml) if d["kind"] == "NodePool")
+    return {r["key"]: r.get("values") for r in pool["spec"]["template"]["spec"]["requirements"]}
+
+
+@pytest.mark.parametrize("text, names", [
+    ("karpenter nodepool for H100 or H200 nodes, on-demand, at most 64 GPUs", ["h100", "h200"]),
+    ("new karpenter pool for L40S, no spot", ["l40s"]),
+])
+def test_a_gpu_model_named_for_a_karpenter_pool_is_required_by_its_gpu_name_label(text, names):
+    g = _gen(text)
+    req = _requirements(g)
+    assert (g.recipe, g.params.get("gpu_names")) == ("karpenter-gpu-nodepool", names)
+    assert req["karpenter.k8s.aws/instance-gpu-name"] == names
+    # a default family would carry other GPUs: no instance type would match both
+    assert "karpenter.k8s.aws/instance-family" not in req
+    assert g.valid
+
+
+@pytest.mark.parametrize("text, families", [
+    ("karpenter gpu nodepool for g5 and g6", ["g5", "g6"]),
+    ("karpenter pool h100-spot, spot", ["g5", "g6"]),  # a model inside a name is no model asked for
+    ('need a karpenter nodepool "a100-pool" for cluster ml-prod-eks, p4d only', ["p4d"]),
+])
+def test_a_pool_without_a_gpu_model_keeps_its_instance_families(text, families):
+    g = _gen(text)
+    req = _requirements(g)
+    assert "gpu_names" not in g.params
+    assert req["karpenter.k8s.aws/instance-family"] == families
+    assert "karpenter.k8s.aws/instance-gpu-name" not in req

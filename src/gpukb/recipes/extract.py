@@ -4227,7 +4227,10 @@ class _Extractor:
             vals, spans = [], []
             for m in rx.finditer(self.text):
                 g = m.group(1) if m.groups() else m.group(0)
-                if g and g not in vals and self._free(m.span()):
+                if g and rule.get("lower"):
+                    g = g.lower()
+                if g and g not in vals and self._free(m.span()) and \
+                        not any(m.start() < y and x < m.end() for x, y in self.blocked):
                     vals.append(g)
                     spans.append(m.span())
             if vals:
@@ -4269,6 +4272,8 @@ class _Extractor:
                     return val, (m.start(), m.start()) if rule.get("shared") else span
                 continue
             g = g.rstrip(".,;:) ")
+            if rule.get("lower"):
+                g = g.lower()
             if spec.get("type") == "string" and not spec.get("enum") and _never_name(self.text, g, span[0]):
                 continue  # "scale back down to zero": an adverb, not the object's name
             cover = m.span()  # the rule's own words around the value are understood too
@@ -5667,6 +5672,7 @@ _STATE_END = re.compile(r"[.;!?](?=\s|$)|,\s(?=(?:so\s+|and\s+)?(?:please\s+|pls
                         r"(?:[\w'-]+\s+){0,3}?(?:approved|agreed|signed\s+off|decided|okayed)\b|"
                         r"(?:so\s+|and\s+)?(?:this\s+(?:time|week|month|quarter|year|sprint|semester|term|cycle|round|run|release|season)|"
                         r"for\s+this\s+one|going\s+forward|from\s+now\s+on)\b|"
+                        r"now\b|"  # "we used to run A100s, now we want H100"
                         # "..., going down to 24", "..., new number is 20", "..., from next month 14"
                         r"(?:(?:going|dropping|rising|moving|changing|growing|shrinking|coming)\s+(?:down\s+|up\s+|back\s+)?to|"
                         r"(?:the\s+)?new\s+(?:number|value|amount|quota|size|count|limit|figure)|(?:after|from|starting|once)\s)\b)|"
