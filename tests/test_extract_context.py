@@ -318,6 +318,8 @@ def test_a_bundle_that_reads_more_of_the_request_wins_however_far_behind_its_wor
     ("our ResourceQuota in ns asr says 20 GPUs; after the budget cut we only get 12", {"gpus": 12}),
     ("queue for team-nlp currently at 32 gpus, going down to 24", {"gpus": 24}),
     ("kueue clusterqueue rec: was 16 gpus, new number is 20", {"gpus": 20}),
+    ("queue for team-nlp currently at 32 gpus, now 24", {"gpus": 24}),
+    ("kueue: the cohort shares 64 GPUs, we want 16 for the ClusterQueue nlp", {"gpus": 16, "name": "nlp"}),
 ])
 def test_the_new_amount_after_what_an_object_has_now_is_the_one_wanted(text, want):
     """What an object reports or was ("says 20 GPUs", "was 16 gpus") is what runs today; the bare
@@ -385,3 +387,12 @@ def test_a_pool_without_a_gpu_model_keeps_its_instance_families(text, families):
     assert "gpu_names" not in g.params
     assert req["karpenter.k8s.aws/instance-family"] == families
     assert "karpenter.k8s.aws/instance-gpu-name" not in req
+
+
+@pytest.mark.parametrize("text, want", [
+    ("deployment foo with a single replica and 2 GPUs", {"name": "foo", "replicas": 1, "gpus": 2}),
+    ("job ocr with one gpu and 20 shards", {"name": "ocr", "gpus": 1}),
+])
+def test_a_plain_word_after_the_kind_names_the_object_when_one_of_something_follows(text, want):
+    g = _gen(text)
+    assert {k: g.params.get(k) for k in want} == want

@@ -3714,7 +3714,7 @@ class _Extractor:
         # noun is a name too when where the object lives follows it, or its details do ("deployment qwen
         # with 2 replicas", "job ocr, 4 gpus")
         for m in _compile(rf"(?<![\w-]){_words_alt(mine)}\s+([a-z][a-z0-9]*)(?=\s+in\s+(?:the\s+)?(?:ns|namespace)\b|"
-                          rf"\s*[,;]\s*(?:in\s+)?(?:ns|namespace)\b|\s+with\s+(?:\d|{_NUM_PART}\b)|"
+                          rf"\s*[,;]\s*(?:in\s+)?(?:ns|namespace)\b|\s+with\s+(?:\d|{_NUM_PART}\b|an?\s+single\b|one\b)|"
                           rf"\s*[,;]\s*\d)").finditer(self.text):
             tok, span = m.group(1), m.span(1)
             if tok.lower() in _STOP or re.search(r"(?:ing|ed)$", tok.lower()) or not self._free(span) or any(
@@ -5733,8 +5733,9 @@ _CAPACITY = re.compile(r"(?<![\w.])\d+\s+(?:[\w.-]+\s+)?" + _COUNTED_NOUN + r"\s
                        r"(?:gpus?|cards?|nodes?|" + "|".join(_GPU_MODELS) + r")s?\s+(?:in\s+total\s+)?"
                        r"(?:in|on|across)\s+(?:the|our|this)\s+(?:whole\s+)?(?:cluster|fleet|pool)\b"
                        # "the whole cluster is 96 GPUs", "the cluster has 200 GPUs in all": the size of what all share
-                       r"|\b(?:the|our|this)\s+(?:whole\s+|entire\s+)?(?:cluster|fleet|estate|farm|site|datacenter)\s+"
-                       r"(?:is|has|holds|contains|totals?|counts?|is\s+made\s+up\s+of)\s+(?:only\s+|just\s+|about\s+|around\s+|"
+                       r"|\b(?:the|our|this)\s+(?:whole\s+|entire\s+)?(?:cluster|fleet|estate|farm|site|datacenter|"
+                       r"cohort|org|organi[sz]ation|department|company|division)\s+"
+                       r"(?:is|has|holds|contains|totals?|counts?|is\s+made\s+up\s+of|shares|pools|owns)\s+(?:only\s+|just\s+|about\s+|around\s+|"
                        r"roughly\s+)?\d+\s*(?:[\w.-]+\s+)?(?:gpus?|cards?|accelerators?|nodes?|(?:" + "|".join(_GPU_MODELS) + r")s?)\b"
                        r"(?:\s+(?:in\s+all|in\s+total|total|altogether|overall))?"
                        # "only ten GPUs are free this week", "6 nodes are idle": what is available, not asked for
