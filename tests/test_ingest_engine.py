@@ -578,3 +578,16 @@ def test_a_question_nearer_an_out_of_scope_topic_than_the_kb_is_refused(tiny_set
     # ... and a margin says how much nearer the topic must be
     tiny_settings.answer.out_of_scope_margin = 1.0
     assert not Engine(tiny_settings, embedder=emb).ask(question).refused
+
+
+@pytest.mark.parametrize("question, refused", [
+    ("how do I request a GPU in limits", False),
+    ("how do I request a GPU on plain VMs without kubernetes", True),
+    ("docker on a workstation, no k8s: how do I request a GPU?", True),
+    ("how do I request a GPU without kubernetes admin rights", False),  # a qualifier, Kubernetes still there
+])
+def test_a_question_that_sets_kubernetes_aside_is_outside_the_kb(tiny_settings, question, refused):
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    tiny_settings.answer.refuse_below = -1.0  # confidence from the words alone refuses nothing
+    assert Engine(tiny_settings, embedder=emb).ask(question).refused is refused

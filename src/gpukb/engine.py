@@ -29,6 +29,12 @@ _ABOUT_KUBERNETES = re.compile(r"\b(?:kubernetes|k8s|kubectl|pods?|kueue|volcano
                                r"equivalents?|replaces?|replacement|counterpart)\b", re.I)
 
 
+# a question that sets Kubernetes aside ("on plain VMs without kubernetes", "docker only, no k8s"):
+# the word negated stands alone, not as a noun's qualifier ("without kubernetes admin rights")
+_NOT_KUBERNETES = re.compile(r"\b(?:no|without|not\s+(?:on|in|using|with|via|through)|outside(?:\s+of)?|instead\s+of|"
+                             r"rather\s+than)\s+(?:a\s+|any\s+)?(?:kubernetes|k8s|k3s|eks|gke|aks|openshift)\b"
+                             r"(?=\s*(?:$|[,.;:!?)\u2014\u2013-]|\s+(?:at\s+all|involved|anywhere|here|there)\b))", re.I)
+
 
 def _about_kubernetes(question: str) -> bool:
     from .text import mask_negated
@@ -292,6 +298,8 @@ class Engine:
 
         if foreign_share(question) > FOREIGN_SHARE_REFUSE:
             return NO_EVIDENCE  # mostly another script: the KB is English, any match is on a few shared terms
+        if _NOT_KUBERNETES.search(question):
+            return NO_EVIDENCE  # a question about GPUs with Kubernetes set aside is outside a Kubernetes KB
         qt = set(terms(question))
         vocab = self.index.vocabulary
         rare, common = self._unknown_terms(question, vocab) if qt and vocab else (0, 0)
