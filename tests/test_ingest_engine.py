@@ -585,6 +585,8 @@ def test_a_question_nearer_an_out_of_scope_topic_than_the_kb_is_refused(tiny_set
     ("how do I request a GPU on plain VMs without kubernetes", True),
     ("docker on a workstation, no k8s: how do I request a GPU?", True),
     ("how do I request a GPU without kubernetes admin rights", False),  # a qualifier, Kubernetes still there
+    ("how do I request a GPU in plain docker on my laptop, no cluster?", True),
+    ("how do I request a GPU from outside the cluster", False),
 ])
 def test_a_question_that_sets_kubernetes_aside_is_outside_the_kb(tiny_settings, question, refused):
     emb = make_hash_embedder()
