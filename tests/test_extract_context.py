@@ -396,3 +396,30 @@ def test_a_pool_without_a_gpu_model_keeps_its_instance_families(text, families):
 def test_a_plain_word_after_the_kind_names_the_object_when_one_of_something_follows(text, want):
     g = _gen(text)
     assert {k: g.params.get(k) for k in want} == want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("vllm deployment chat-api: double the current 2 replicas, 1 GPU each", {"replicas": 4, "gpus": 1}),
+    ("gpu quota ns nlp: triple the existing 4 GPUs", {"gpus": 12}),
+    ("gpu quota ns nlp: 25% more than the current 16 GPUs", {"gpus": 20}),
+    ("gpu quota ns nlp: 20 percent fewer than our 40 GPUs", {"gpus": 32}),
+])
+def test_an_amount_relative_to_the_current_one_is_worked_out(text, want):
+    g = _gen(text)
+    assert {k: g.params.get(k) for k in want} == want
+
+
+def test_a_share_that_is_not_whole_is_reported_not_rounded():
+    g = _gen("gpu quota ns nlp: 33% more than 16 GPUs")
+    assert any("33%" in u for u in g.unused)
+
+
+@pytest.mark.parametrize("text, name", [
+    ("pytorchjob bert: three times the 2 workers we have now, 4 gpus each", "bert"),
+    ("deployment api: go from 3 to 5 replicas, 1 gpu each", "api"),
+    ("deployment spec: 2 replicas, 1 gpu each, image vllm/vllm-openai:v0.6.0", "-spec"),  # a heading, no name
+    ("give me the PyTorchJob equivalent: 4 nodes, 8 gpus each", "-equivalent"),
+])
+def test_a_name_heading_the_line_of_its_details_names_the_object(text, name):
+    got = _gen(text).params.get("name")
+    assert got != name[1:] if name.startswith("-") else got == name

@@ -811,10 +811,22 @@ _EACH_ONE = re.compile(r"\beach\s+([a-z][a-z-]*)\s+(?:(?:gets|has|is|embeds|hand
 
 
 # "half of robotics' 24 GPUs", "a quarter of the 64 cards", "twice the 8 GPUs": a share of an amount
-_SHARE_OF = re.compile(r"\b(half|a\s+third|a\s+quarter|twice|double|three\s+times)\s+(?:of\s+)?"
-                       r"(?:(?:the|our|their|its|that|those|[\w-]+'s?)\s+)?(\d+)(?![\w.])", re.I)
+# ("double the current 2 replicas": a share of what runs now)
+_SHARE_OF = re.compile(r"\b(half|a\s+third|a\s+quarter|twice|double|triple|three\s+times|four\s+times)\s+(?:of\s+)?"
+                       r"(?:(?:the|our|their|its|that|those|[\w-]+'s?)\s+)?(?:(?:current|existing|present|old|usual)\s+)?"
+                       r"(\d+)(?![\w.])", re.I)
 _SHARE = {"half": (1, 2), "a third": (1, 3), "a quarter": (1, 4), "twice": (2, 1), "double": (2, 1),
-          "three times": (3, 1)}
+          "triple": (3, 1), "three times": (3, 1), "four times": (4, 1)}
+# "25% more than the current 16 GPUs", "20 percent fewer than 40": the amount it comes to, when whole
+_PERCENT_MORE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:%|percent\b|per\s+cent\b)\s+(more|less|fewer|above|below)\s+than\s+"
+                           r"(?:(?:the|our|their|its|today's)\s+)?(?:(?:current|existing|present|old|usual)\s+)?(\d+)(?![\w.])", re.I)
+
+
+def _percent_more(m: re.Match[str]) -> str:
+    pct, base = float(m.group(1)), int(m.group(3))
+    up = m.group(2).lower() in ("more", "above")
+    value = base * (100 + pct if up else 100 - pct) / 100
+    return str(int(value)) if value == int(value) and value > 0 else m.group(0)
 
 
 def _share_of(m: re.Match[str]) -> str:
@@ -1125,6 +1137,7 @@ def normalise_text(text: str) -> str:
     text = _ONCE.sub(lambda m: m.group(1) + {"once": "1 time", "twice": "2 times", "thrice": "3 times"}[m.group(2).lower()], text)
     text = _SIZED_NODES.sub(lambda m: _sized_nodes(m) if "-" in m.group(0) or m.group(1) else m.group(0), text)
     text = _SHARE_OF.sub(_share_of, text)
+    text = _PERCENT_MORE.sub(_percent_more, text)
     text = _shares_of_totals(text)
     text = _counts_of_totals(text)
     text = _equal_shares(text)
@@ -1396,6 +1409,11 @@ volcano kueue karpenter keda prometheus kubeflow slurm ray gpfs lustre fsx aws g
 every all any each no some both either neither several many""".split())
 
 
+# words that head a list of details rather than name the object ("deployment spec: 2 replicas")
+_HEADING_WORDS = frozenset("""spec specs specification details detail config configuration settings setting request
+requests requirements requirement info params parameters setup template manifest yaml values options needs ask
+asks plan changes change summary overview notes note equivalent equivalents counterpart replacement version
+variant review draft proposal example sample update upgrade fix question issue problem ticket""".split())
 # verbs that follow their subject: "the team needs", "the cluster runs"
 _VERBS_AFTER_NOUN = frozenset("""needs wants has have had uses owns shares requires asks works lives sits keeps gets
 runs is are was were will would should can could must may might does did takes took loads starts downloads
@@ -3715,8 +3733,12 @@ class _Extractor:
         # with 2 replicas", "job ocr, 4 gpus")
         for m in _compile(rf"(?<![\w-]){_words_alt(mine)}\s+([a-z][a-z0-9]*)(?=\s+in\s+(?:the\s+)?(?:ns|namespace)\b|"
                           rf"\s*[,;]\s*(?:in\s+)?(?:ns|namespace)\b|\s+with\s+(?:\d|{_NUM_PART}\b|an?\s+single\b|one\b)|"
-                          rf"\s*[,;]\s*\d)").finditer(self.text):
+                          rf"\s*[,;]\s*\d|"
+                          # "pytorchjob bert: 3 workers, 4 gpus each": the name heads the line of its details
+                          rf"\s*:[ \t]+(?=[^\n]*\d))").finditer(self.text):
             tok, span = m.group(1), m.span(1)
+            if self.text[span[1]:span[1] + 3].lstrip().startswith(":") and tok.lower() in _HEADING_WORDS:
+                continue  # "deployment spec: 2 replicas": a heading, no name
             if tok.lower() in _STOP or re.search(r"(?:ing|ed)$", tok.lower()) or not self._free(span) or any(
                     a <= span[0] and span[1] <= b for a, b in kw) or tok.lower() in self._keyword_words():
                 continue
