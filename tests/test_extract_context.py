@@ -423,3 +423,21 @@ def test_a_share_that_is_not_whole_is_reported_not_rounded():
 def test_a_name_heading_the_line_of_its_details_names_the_object(text, name):
     got = _gen(text).params.get("name")
     assert got != name[1:] if name.startswith("-") else got == name
+
+
+@pytest.mark.parametrize("text", [
+    "priority class batch-low, value 100, must not preempt anything",
+    "a PriorityClass called batch-low with value 100 that never preempts",
+])
+def test_one_priority_class_asked_for_is_one_class_not_a_pair(text):
+    g = _gen(text)
+    assert g.params.get("classes") == [{"name": "batch-low", "value": 100, "preempt": False}]
+    assert [d["metadata"]["name"] for d in yaml.safe_load_all(g.yaml)] == ["batch-low"]
+
+
+def test_one_class_named_by_its_role_in_the_pair_fills_that_role():
+    g = _gen("make priority class pair, production name gpu-prod with value 900000, research keep the default "
+             "name but value 50")
+    assert "classes" not in g.params
+    assert (g.params["production_name"], g.params["production_value"], g.params["research_value"]) == \
+        ("gpu-prod", 900000, 50)

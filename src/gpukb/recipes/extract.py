@@ -4988,10 +4988,18 @@ class _Extractor:
         items = list(merged.values())
         if len(items) < int(rule.get("min_items", 1)):
             return None
+        if len(items) == 1 and self._speaks_of_slots(rule):
+            return None  # "production class name: serving-critical, value 900000": one of the fixed pair
         ok, val = self._ok(name, items)
         if ok:
             return val, (start, end)
         return None
+
+    def _speaks_of_slots(self, rule: dict[str, Any]) -> bool:
+        """Does the request name the roles of the recipe's fixed objects (the first word of each slot's
+        parameters: "production", "research") or speak of them as a pair?"""
+        roles = {p.split("_")[0] for sl in rule.get("slots") or [] for p in sl.values()}
+        return bool(roles) and bool(_compile(_words_alt(sorted(roles | {"pair", "both"}))).search(self.text))
 
     def _named_list(self, rule: dict[str, Any]) -> bool:
         """Names listed after "named" ("pair named train-hi / train-lo") for a recipe's fixed
