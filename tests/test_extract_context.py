@@ -441,3 +441,11 @@ def test_one_class_named_by_its_role_in_the_pair_fills_that_role():
     assert "classes" not in g.params
     assert (g.params["production_name"], g.params["production_value"], g.params["research_value"]) == \
         ("gpu-prod", 900000, 50)
+
+
+@pytest.mark.parametrize("text, want", [
+    ("time slicing 4 replicas per gpu for the notebook nodes, rename resources off", False),
+    ("time slicing 4 replicas, rename on", True),
+])
+def test_on_or_off_after_a_flag_and_its_noun_says_which(text, want):
+    assert _gen(text).params["rename_by_default"] is want

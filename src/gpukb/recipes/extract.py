@@ -4222,9 +4222,10 @@ class _Extractor:
                     continue
                 value = not value  # "may preempt nothing": the action on no one is none
                 self.result.covered.append((m.start(), m.end() + none.end()))
-            # "renameByDefault: false", "renamebydefault off", "ssh = no"
-            stated = re.match(r"\s*(?:[:=]\s*|\s(?=(?:true|false|on|off|enabled|disabled)\b))"
-                              r"(true|false|yes|no|on|off|enabled|disabled)\b", self.text[m.end():], re.I)
+            # "renameByDefault: false", "renamebydefault off", "ssh = no", "rename resources off"
+            stated = re.match(r"(?:\s+(?:resources?|option|setting|flag|feature|plugin|policy|mode))?"
+                              r"\s*(?:[:=]\s*|\s(?=(?:true|false|on|off|enabled|disabled)\b))"
+                              r"(true|false|yes|no|on|off|enabled|disabled)\b(?![\w-])", self.text[m.end():], re.I)
             if stated and spec.get("type") == "boolean" and rule.get("value", True) is True and neg is None:
                 # "renameByDefault: false": the value written after the flag's own name says which
                 value = stated.group(1).lower() in ("true", "yes", "on", "enabled")
