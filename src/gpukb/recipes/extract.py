@@ -4989,8 +4989,10 @@ class _Extractor:
         items = list(merged.values())
         if len(items) < int(rule.get("min_items", 1)):
             return None
-        if len(items) == 1 and self._speaks_of_slots(rule):
-            return None  # "production class name: serving-critical, value 900000": one of the fixed pair
+        if len(items) == 1 and (self._speaks_of_slots(rule) or self._speaks_of_several()):
+            # "production class name: serving-critical, value 900000": one of the fixed pair; "three
+            # classes: urgent / normal / batch-low, priorities ...": one item read of several meant
+            return None
         ok, val = self._ok(name, items)
         if ok:
             return val, (start, end)
@@ -5001,6 +5003,14 @@ class _Extractor:
         parameters: "production", "research") or speak of them as a pair?"""
         roles = {p.split("_")[0] for sl in rule.get("slots") or [] for p in sl.values()}
         return bool(roles) and bool(_compile(_words_alt(sorted(roles | {"pair", "both"}))).search(self.text))
+
+    def _speaks_of_several(self) -> bool:
+        """Does the request name the recipe's kind, or its head word, in the plural ("priority classes",
+        "three classes")?"""
+        words = {w for k in self.recipe.kinds for p in kind_phrases(k) if len(p) > 3 for w in (p, p.split()[-1])}
+        plural = [w + ("es" if w.endswith(("s", "x")) else "s") for w in words]
+        return bool(plural) and bool(re.search(r"(?<![\w-])(?:" + "|".join(re.escape(p) for p in plural) + r")(?![\w-])",
+                                               self.text, re.I))
 
     def _named_list(self, rule: dict[str, Any]) -> bool:
         """Names listed after "named" ("pair named train-hi / train-lo") for a recipe's fixed
