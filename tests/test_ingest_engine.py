@@ -587,6 +587,7 @@ def test_a_question_nearer_an_out_of_scope_topic_than_the_kb_is_refused(tiny_set
     ("how do I request a GPU without kubernetes admin rights", False),  # a qualifier, Kubernetes still there
     ("how do I request a GPU in plain docker on my laptop, no cluster?", True),
     ("how do I request a GPU from outside the cluster", False),
+    ("we run on-prem, not on EKS: how do I request a GPU?", False),  # another distribution, still Kubernetes
 ])
 def test_a_question_that_sets_kubernetes_aside_is_outside_the_kb(tiny_settings, question, refused):
     emb = make_hash_embedder()

@@ -31,12 +31,12 @@ _ABOUT_KUBERNETES = re.compile(r"\b(?:kubernetes|k8s|kubectl|pods?|kueue|volcano
 
 # a question that sets Kubernetes aside ("on plain VMs without kubernetes", "docker only, no k8s", "on my
 # laptop, no cluster"): the word negated stands alone, not as a noun's qualifier ("without kubernetes
-# admin rights", "without a cluster autoscaler"); "from outside the cluster" is still about Kubernetes
+# admin rights", "without a cluster autoscaler"); "from outside the cluster" is still about Kubernetes,
+# and so is "on-prem, not on EKS" (another distribution set aside, not Kubernetes)
 _ALONE = r"(?=\s*(?:$|[,.;:!?)\u2014\u2013-]|\s+(?:at\s+all|involved|anywhere|here|there)\b))"
 _NOT_KUBERNETES = re.compile(r"\b(?:no|without|not\s+(?:on|in|using|with|via|through)|outside(?:\s+of)?|instead\s+of|"
-                             r"rather\s+than)\s+(?:a\s+|any\s+)?(?:kubernetes|k8s|k3s|eks|gke|aks|openshift)\b" + _ALONE +
+                             r"rather\s+than)\s+(?:a\s+|any\s+)?(?:kubernetes|k8s)\b" + _ALONE +
                              r"|\b(?:no|without)\s+(?:a\s+|any\s+)?cluster\b" + _ALONE, re.I)
-
 
 def _about_kubernetes(question: str) -> bool:
     from .text import mask_negated
