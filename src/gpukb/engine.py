@@ -38,6 +38,7 @@ _NOT_KUBERNETES = re.compile(r"\b(?:no|without|not\s+(?:on|in|using|with|via|thr
                              r"rather\s+than)\s+(?:a\s+|any\s+)?(?:kubernetes|k8s)\b" + _ALONE +
                              r"|\b(?:no|without)\s+(?:a\s+|any\s+)?cluster\b" + _ALONE, re.I)
 
+
 def _about_kubernetes(question: str) -> bool:
     from .text import mask_negated
 

@@ -2648,9 +2648,8 @@ class _Extractor:
             span = self._whole_word(m.span(1))
             if not self._free(span):
                 continue
-            base = max(0, span[0] - 80)
-            before = self.text[base:span[0]]
-            bound = _PER_ITEM_BOUND.search(before) or _PER_POD_CAP.search(before)
+            before = self.text[max(0, span[0] - 80):span[0]]
+            bound = self._bound_before(span[0])
             if _PER_POD_AFTER.match(self.text, span[1]) or bound \
                     or (_PLURAL_BOUND.search(before) and _EACH_AFTER.match(self.text, span[1])):
                 if self._take(names[0], int(m.group(1)), span):
@@ -2658,8 +2657,14 @@ class _Extractor:
                     if after:
                         self.result.covered.append((span[1], after.end()))
                     if bound:  # "cap any single pod at": the words that say what the number bounds
-                        self.result.covered.append((base + bound.start(), span[0]))
+                        self.result.covered.append((bound.start(), span[0]))
                     return
+
+    def _bound_before(self, at: int) -> re.Match[str] | None:
+        """The words right before ``at`` that bound one pod ("no single task may take more than",
+        "cap any single container at"), if any."""
+        lo = max(0, at - 80)
+        return _PER_ITEM_BOUND.search(self.text, lo, at) or _PER_POD_CAP.search(self.text, lo, at)
 
     def _per_item_bound(self, name: str, span: tuple[int, int]) -> bool:
         """Is the number at ``span`` a bound on one pod ("no single task may take more than 4", "one
@@ -2669,8 +2674,7 @@ class _Extractor:
         # ... or a count per one of them ("their jobs use at most 8 GPUs per node")
         if _PLURAL_BOUND.search(self.text, max(0, span[0] - 80), span[0]) and _EACH_AFTER.match(self.text, span[1]):
             return True  # "pods shouldn't take more than 2 GPUs each"
-        return bool(_PER_ITEM_BOUND.search(self.text, max(0, span[0] - 80), span[0])
-                    or _PER_POD_CAP.search(self.text, max(0, span[0] - 80), span[0]) or re.match(
+        return bool(self._bound_before(span[0]) or re.match(
             r"\s*(?:[a-z0-9-]+\s+)?(?:gpus?|cards?)\s*(?:per|each|/|a)\s*(?:node|pod|job|container|task|worker|replica|host)\b",
             self.text[span[1]:span[1] + 40], re.I))
 
