@@ -230,3 +230,70 @@ def test_amount_relative_to_another_parameter(recipe_id, text, want):
 
 def test_half_of_the_gpus_with_nothing_named_before_sets_nothing():
     assert _real("volcano-queue", "volcano queue labs with 12 GPUs; half of the GPUs are idle at night").get("gpus") == 12
+
+
+# ---------------------------------------------------------------- changes by an amount, swaps, "from A to B"
+
+@pytest.mark.parametrize("recipe_id,text,want", [
+    # a verb of change and "by": an amount added, a share more or less, a fraction
+    ("gpu-inference-deployment", "the whisper deployment runs 3 replicas with 1 GPU each; grow replicas by 2", {"replicas": 5}),
+    ("gpu-quota", "ns speech has 20 GPUs of quota at the moment, please raise it by 10%", {"gpus": 22}),
+    ("gpu-quota", "namespace vision: trim the 48 gpus by a quarter", {"gpus": 36}),
+    ("gpu-inference-deployment", "deployment ranker in ns search, 6 replicas today, scale it down by half", {"replicas": 3}),
+    ("gpu-quota", "ns audio quota, currently 30 gpus: reduce by 6 gpus", {"gpus": 24}),
+    # a share more or less with no "than": of the amount the request gives
+    ("kueue-cluster-queue", "clusterqueue for team-geo, nominal was 40 gpus; leadership approved 25 percent more", {"gpus": 50}),
+    ("gpu-quota", "our quota in ns nlp sits at 20 GPUs. Next quarter we get 20% less.", {"gpus": 16}),
+    # the amount today after the change, in brackets
+    ("karpenter-gpu-nodepool", "nodepool gpu-batch: triple the gpu limit (currently 8)", {"gpu_limit": 24}),
+    ("gpu-quota", "ns robotics: increase the gpu quota by 50% (now at 12)", {"gpus": 18}),
+])
+def test_a_change_by_an_amount_applies_to_the_amount_given(recipe_id, text, want):
+    got = _real(recipe_id, text)
+    assert {k: got.get(k) for k in want} == want
+
+
+def test_a_change_by_a_share_that_is_not_whole_is_reported_not_rounded():
+    from gpukb.recipes import generate
+
+    g = generate("ns speech has 10 GPUs of quota now, raise it by 33%", llm=False)
+    assert g.params.get("gpus") != 13 and any("33%" in u for u in g.unused), (g.params, g.unused)
+
+
+@pytest.mark.parametrize("recipe_id,text,want", [
+    # a bound or a single setting named before "from A to B" changes; it is no range
+    ("hpa-gpu-metric", "hpa for deployment tts-serve on gpu util: maximum from 5 to 9, minimum 1", {"max_replicas": 9, "min_replicas": 1}),
+    ("hpa-gpu-metric", "hpa for deployment tts-serve on gpu util: min replicas from 2 to 3, target from 80 to 65",
+     {"min_replicas": 3, "target_value": "65"}),
+    # an amount going down is a change too
+    ("gpu-inference-deployment", "deployment ranker: replicas from 8 to 3, 1 gpu each", {"replicas": 3}),
+    # a rising range after a plain noun stays a range
+    ("hpa-gpu-metric", "hpa for deployment tts-serve on gpu util, replicas from 2 to 12", {"min_replicas": 2, "max_replicas": 12}),
+])
+def test_a_setting_changed_from_one_value_to_another(recipe_id, text, want):
+    got = _real(recipe_id, text)
+    assert {k: got.get(k) for k in want} == want
+
+
+@pytest.mark.parametrize("text,want", [
+    ("karpenter nodepool gpu-big: swap the g6 and g6e families for p5, on-demand only", ["p5"]),
+    ("karpenter nodepool gpu-big with families g5, g6e; replace g5 with p4d", ["g6e", "p4d"]),
+    ("karpenter nodepool gpu-big, p5 instead of p4d", ["p5"]),
+])
+def test_items_given_up_for_others_leave_the_list(text, want):
+    assert _real("karpenter-gpu-nodepool", text)["instance_families"] == want
+
+
+@pytest.mark.parametrize("recipe_id,text,want", [
+    ("pytorchjob", "pytorchjob t5-ft in ns nlp runs 3 workers of 4 gpus; we want one more worker", {"workers": 4}),
+    ("gpu-inference-deployment", "deployment embed in ns rag, 2 replicas with 1 gpu; another 3 replicas please", {"replicas": 5}),
+    ("kueue-cluster-queue", "clusterqueue team-b, nominal 40 gpus, cut it by ten", {"gpus": 30}),
+    ("gpu-inference-deployment", "deployment embed in ns rag: going from 4 replicas to 7, 1 gpu each", {"replicas": 7}),
+    # something added that no amount counts changes no amount
+    ("pytorchjob", "pytorchjob t5-ft: 3 workers, 4 gpus each, plus another sidecar for metrics", {"workers": 3, "gpus": 4}),
+    # a change that happens by itself on a condition is a rule asked for, not a change now
+    ("gpu-quota", "ns audio: 16 gpus, and let the quota automatically grow by 4 gpus when usage passes 90%", {"gpus": 16}),
+])
+def test_amounts_added_in_words_and_changes_that_are_rules(recipe_id, text, want):
+    got = _real(recipe_id, text)
+    assert {k: got.get(k) for k in want} == want

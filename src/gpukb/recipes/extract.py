@@ -16,6 +16,7 @@ import math
 import re
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
@@ -1006,7 +1007,8 @@ def _sized_nodes(m: re.Match[str]) -> str:
 
 # "increase the research class from 1000 to 5000", "bump the quota from 8 to 16 GPUs": the value it
 # changes to (a range after a scaling verb stays a range: "scale from 1 to 10")
-_FROM_TO = re.compile(r"\b((?:increas|rais|bump|reduc|lower|chang|grow|shrink|drop|cut|decreas|mov|upgrad|downgrad)\w*\s+"
+_FROM_TO = re.compile(r"\b((?:increas|rais|bump|reduc|lower|chang|grow|shrink|drop|cut|decreas|mov|upgrad|downgrad|(?=(?:go|goes|going|went|"
+                      r"jump\w*)\s+from\b)[a-z]+)\w*\s+"
                       r"(?:\S+\s+){0,5}?)from\s+\d[\w.]*(\s+[a-z]+)?\s+to\s+(\d[\w.]*)(?![\w.])(\s+[a-z]+)?", re.I)
 
 
@@ -1033,9 +1035,67 @@ _RELATIVE_WORDS = {"cut": 0.5, "half": 0.5, "double": 2, "twice": 2, "triple": 3
                    "five": 5, "ten": 10}
 
 
+_SMALL_NUMBER = r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+_SMALL_NUMBERS = {w: i + 1 for i, w in enumerate(_SMALL_NUMBER.split("|"))} | {"a couple": 2, "a couple of": 2}
+# a change by an amount: "bump replicas by 2", "raise the quota by 25%", "cut the 40 GPUs by a quarter",
+# "scale down by half" (the verb says which way; the words between name what changes)
+_UP_VERB = r"increas|rais|bump|grow|grew|boost|expand|extend|add|scal\w*\s+(?:it\s+|them\s+)?up|top\w*\s+up|go\s+up|goes\s+up"
+_DOWN_VERB = (r"reduc|lower|cut|decreas|shrink|shrunk|trim|drop|scal\w*\s+(?:it\s+|them\s+)?(?:down|back)|bring\w*\s+down|"
+              r"brought\s+down|tak\w*\s+down|dial\w*\s+(?:down|back)|go\s+down|goes\s+down")
+_BY_FRACTION = {"half": (1, 2), "a half": (1, 2), "a third": (1, 3), "one third": (1, 3), "a quarter": (1, 4),
+                "one quarter": (1, 4), "a fifth": (1, 5), "a tenth": (1, 10), "two thirds": (2, 3), "three quarters": (3, 4)}
+_CHANGED_BY = re.compile(
+    rf"\b(?:(?P<up>{_UP_VERB})|(?P<down>{_DOWN_VERB}))\w*\s+(?P<obj>(?:(?!by\b)[^\s.;!?]+\s+){{0,6}}?)by\s+(?:another\s+)?"
+    r"(?:(?P<pct>\d+(?:\.\d+)?)\s*%|(?P<frac>half|a\s+half|(?:a|one)\s+(?:third|quarter|fifth|tenth)|two\s+thirds|"
+    r"three\s+quarters)|(?P<n>\d+|" + _SMALL_NUMBER + r")(?![\w.%:/-]))(?P<tail>\s+(?P<unit>[a-z]+)(?<!\bthe))?", re.I)
+# "another 4 workers", "one more replica", "an extra node": an amount added to the one the request gives
+_ANOTHER = re.compile(r"\b(?P<up>another|an\s+additional|an\s+extra|(?P<w>" + _SMALL_NUMBER + r"|a\s+couple(?:\s+of)?)\s+(?:more|extra|additional))"
+                      r"\s+(?:(?P<n>\d+)\s+)?(?P<tail>(?P<unit>[a-z]+))(?![^.;,\n]{0,30}\bthan\b)", re.I)
+# "finance approved 50% more", "give them 25 percent more GPUs", "20% less than that": a share more or
+# less than an amount the request gives (with "than" and a number, the normaliser works it out)
+_PERCENT_CHANGE = re.compile(r"(?<![\w.])(?P<pct>\d+(?:\.\d+)?)\s*%\s+(?P<dir>more|extra|additional|higher|bigger|larger|"
+                             r"less|fewer|lower|smaller)\b(?:\s+than\s+(?:that|this|it|now|today|before|currently)\b|"
+                             r"(?!\s+than\b)(?P<tail>\s+(?P<unit>[a-z]+))?)", re.I)
+# a change that happens by itself, on a condition or a schedule, is a rule asked for, not a change now
+_AUTOMATIC_BEFORE = re.compile(r"\b(?:automatically|auto|dynamically|itself|themselves)\b[^.;,]*$", re.I)
+_WHEN_AFTER = re.compile(r"[^.;!?\n]{0,40}?\b(?:if|when|whenever|each|every|once|as\s+soon\s+as)\b", re.I)
+# the amount today, said right after a change: "(currently 32)", ", now at 16", " (was 8 GPUs)"
+_BASE_AFTER = re.compile(r"\s*[(,\[]\s*(?:it'?s\s+|that'?s\s+|which\s+is\s+)?(?:currently|now|today|atm|was|is|at|from)\s+"
+                         r"(?:at\s+|on\s+)?(\d+)(?![\w.])(?:\s*[a-z]+)?\s*[)\]]?", re.I)
+
+
+# items given up for others: "swap the g5/g6 families for p4d", "replace g6 with p4d", "p5 instead of g5"
+_SWAP_ITEMS = r"[a-z0-9][\w.*-]*(?:\s*(?:/|,|\+|&|\band\b|\bor\b)\s*[a-z0-9][\w.*-]*)*"
+_SWAPPED = re.compile(rf"\b(?:swap|replace|switch|exchange|trade|substitute)\w*\s+(?:out\s+)?(?:the\s+|our\s+|all\s+)?(?P<old>{_SWAP_ITEMS})"
+                      rf"(?:\s+[a-z]+)?\s+(?:for|with|by)\b|(?<![\w.-])[a-z0-9][\w.*-]*\s+(?:instead\s+of|rather\s+than|in\s+place\s+of)"
+                      rf"\s+(?:the\s+|our\s+)?(?P<old2>{_SWAP_ITEMS})", re.I)
+# words that point at an amount without naming it
+_PRONOUNS = frozenset({"it", "that", "this", "them", "those", "these", "its", "their", "our", "my", "the", "a", "an", "all",
+                       "we", "they", "us", "please", "pls", "just", "also", "then", "now"})
+# a change's object, then the amount today: "double the GPU limit (currently 32)"
+_PHRASE_THEN_BASE = re.compile(r"((?:\s+[a-z][\w-]*){0,2}?)" + _BASE_AFTER.pattern, re.I)
+
+
 # "retry each shard once", "restart it at most twice": a count of tries in words
 _ONCE = re.compile(r"(\b(?:retr(?:y|ies|ied)|restart(?:s|ed)?|re-?run|re-?tr(?:y|ies)|attempts?)\b[^.;,\n]{0,40}?)\b(once|twice|thrice)\b",
                    re.I)
+
+
+# "max from 6 to 10", "target from 70 to 60", "the limit from 32 to 64": a bound or a single setting named
+# right before the change is changed, never a range; so is any amount that goes down ("replicas from 8 to 2")
+_NOUN_FROM_TO = re.compile(r"(?<![\w.-])((?:min|minimum|max|maximum|limit|cap|ceiling|target|threshold|quota|budget|value|priority|"
+                           r"timeout|size|deadline|ttl|weight|share|nominal(?:\s+quota)?)(?:\s+[a-z][\w-]*){0,2}?\s+)from\s+(\d+(?:\.\d+)?)(\s*[a-z%]+)?\s+to\s+"
+                           r"(\d+(?:\.\d+)?)(?![\w.])|(?<![\w.-])([a-z][\w-]*\s+)from\s+(\d+)(\s*[a-z]+)?\s+(?:down\s+)?to\s+(\d+)(?![\w.])",
+                           re.I)
+
+
+def _noun_from_to(m: re.Match[str]) -> str:
+    if m.group(1):
+        return f"{m.group(1)}{m.group(4)}{m.group(3) or ''}"
+    if int(m.group(8)) < int(m.group(6)) and m.group(5).strip().lower() not in ("between", "range", "ranging", "scale", "scales",
+                                                                                 "scaling", "anywhere", "count", "down"):
+        return f"{m.group(5)}{m.group(8)}{m.group(7) or ''}"
+    return m.group(0)
 
 
 def _from_to(m: re.Match[str]) -> str:
@@ -1133,6 +1193,7 @@ def normalise_text(text: str) -> str:
     text = _EACH_ONE.sub(lambda m: f"one {m.group(3)} per {m.group(1)}"
                          if m.group(3).lower() not in ("of", "more", "other", "another", "at") else m.group(0), text)
     text = _FROM_TO.sub(_from_to, text)
+    text = _NOUN_FROM_TO.sub(_noun_from_to, text)
     text = _ARROW_CHANGE.sub(r"\1", text)
     text = _ONCE.sub(lambda m: m.group(1) + {"once": "1 time", "twice": "2 times", "thrice": "3 times"}[m.group(2).lower()], text)
     text = _SIZED_NODES.sub(lambda m: _sized_nodes(m) if "-" in m.group(0) or m.group(1) else m.group(0), text)
@@ -3023,13 +3084,14 @@ class _Extractor:
             if done:
                 self.result.covered.append(m.span())
 
-    def _set_scaled(self, name: str, value: Any, factor: float, more: int = 0) -> bool:
+    def _set_scaled(self, name: str, value: Any, factor: float | Fraction, more: int = 0) -> bool:
         """Set ``name`` to ``value`` raised by ``more`` or else scaled by ``factor`` (a count stays whole,
         a size stays a quantity), when the schema takes the result."""
         if more:
             new: Any = value + more if isinstance(value, int) else None
         elif isinstance(value, int):
-            new = int(value * factor) if (value * factor) == int(value * factor) else None
+            exact = Fraction(value) * Fraction(factor).limit_denominator(1000)  # 20 x 1.1 is 22, not 22.000000000000004
+            new = int(exact) if exact.denominator == 1 else None
         else:
             q = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([KMGTP]i?)", str(value))
             new = _quantity(parse_size(q.group(1), q.group(2)[0]) * factor) if q else None
@@ -3104,6 +3166,15 @@ class _Extractor:
                       if n in self.result.spans and self.result.spans[n][1] <= m.start()
                       and self.result.spans[n][0] < self.result.spans[n][1] and not isinstance(v, bool)
                       and (isinstance(v, int) or re.fullmatch(r"\d+(?:\.\d+)?[KMGTP]i", str(v)))}
+            today = _PHRASE_THEN_BASE.match(self.text, m.end(4)) if not more and target not in ("that", "it", "this") else None
+            if today is not None:  # "double the GPU limit (currently 32)": the amount today comes after
+                ints = [n for n, sp in self.recipe.properties.items() if sp.get("type") == "integer"]
+                heads = [w for w in [*re.findall(r"[a-z][\w-]*", today.group(1).lower())[::-1], target] if w not in _PRONOUNS]
+                named = next((c for w in heads if (c := self._params_named(w, ints))), [])
+                if len(named) == 1 and self._set_scaled(named[0], int(today.group(2)), factor):
+                    self.result.spans[named[0]] = (m.start(), today.end())
+                    self.result.covered.append((m.start(), today.end()))
+                    continue
             if not stated:
                 continue
             if often:
@@ -3111,18 +3182,8 @@ class _Extractor:
             elif target in ("that", "it", "this") and not more:
                 chosen = [max(stated, key=lambda n: stated[n][1])]
             else:
-                word = _singular(target.split()[0])
-                heads, counts = [], []
-                for name in stated:
-                    parts = [w for w in name.split("_") if w not in ("size", "count", "value", "name", "gib")]
-                    units = {_singular(u.lower()) for r in self.recipe.extract.get(name) or []
-                             for u in r.get("count") or [] if isinstance(u, str)}
-                    if (parts and _singular(parts[-1]) == word) or (not parts and name.split("_")[-1] == word):
-                        heads.append(name)
-                    elif word in units or (len(parts) == 1 and _singular(parts[0]) == word):
-                        counts.append(name)
-                chosen = heads or counts
-                if len(chosen) > 1 and word == "size":  # "the size": the amount of bytes stated last
+                chosen = self._params_named(target.split()[0], stated)
+                if len(chosen) > 1 and _singular(target.split()[0]) == "size":  # "the size": the bytes stated last
                     chosen = [max(chosen, key=lambda n: stated[n][1])]
             done = False
             for name in chosen:
@@ -3141,6 +3202,89 @@ class _Extractor:
                 tail = re.match(r"(?:\s+(?:often|frequently)\b)?(?:\s+(?:per|for|on|of|in)\s+(?:the\s+|each\s+)?[a-z]+)?",
                                 self.text[m.end():])
                 self.result.covered.append((m.start(), m.end() + (tail.end() if tail else 0)))
+
+    def _params_named(self, word: str, names: Any) -> list[str]:
+        """The parameters among ``names`` a word names: by their head word ("limit" for gpu_limit,
+        "parallelism"), else by what they count ("GPUs" for gpus)."""
+        word = _singular(word.lower())
+        heads, counts = [], []
+        for name in names:
+            parts = [w for w in name.split("_") if w not in ("size", "count", "value", "name", "gib")]
+            units = {_singular(u.lower()) for r in self.recipe.extract.get(name) or []
+                     for u in r.get("count") or [] if isinstance(u, str)}
+            if (parts and _singular(parts[-1]) == word) or (not parts and name.split("_")[-1] == word):
+                heads.append(name)
+            elif word in units or (len(parts) == 1 and _singular(parts[0]) == word):
+                counts.append(name)
+        return heads or counts
+
+    def _base_after(self, at: int) -> re.Match[str] | None:
+        """The amount today said right after a change ("double the GPU limit (currently 32)", "raise it
+        by half, now at 16"): the base the change applies to."""
+        return _BASE_AFTER.match(self.text, at)
+
+    def _changed_by(self) -> None:
+        """"bump replicas by 2", "raise it by 25%", "cut the 40 GPUs by a quarter", "scale down by half",
+        "finance approved 50% more": an amount changed relative to one the request gives, before the
+        change, inside its own words ("the 40 GPUs") or right after it ("(currently 32)"). The words
+        name the parameter as in :meth:`_relative_in_prose`; none, or "it", is the amount stated last."""
+        for m in [*_CHANGED_BY.finditer(self.text), *_PERCENT_CHANGE.finditer(self.text), *_ANOTHER.finditer(self.text)]:
+            if any(c[0] <= m.start() < c[1] for c in self.result.covered):
+                continue
+            if _AUTOMATIC_BEFORE.search(self.text, max(0, m.start() - 30), m.start()) or _WHEN_AFTER.match(self.text, m.end()):
+                continue  # "make the quota automatically grow by 2 GPUs if we use 80%": a rule, not a change
+            d = m.groupdict()
+            up = bool(d.get("up")) or (d.get("dir") or "").lower() in ("more", "extra", "additional", "higher", "bigger", "larger")
+            more = 0
+            if d.get("pct"):
+                pct = Fraction(d["pct"]).limit_denominator(100)
+                factor = 1 + pct / 100 if up else 1 - pct / 100
+            elif d.get("frac"):
+                num, den = _BY_FRACTION[re.sub(r"\s+", " ", d["frac"].lower())]
+                factor = 1 + Fraction(num, den) if up else 1 - Fraction(num, den)
+            else:
+                said = d.get("n") or d.get("w") or "1"
+                n = int(said) if said.isdigit() else _SMALL_NUMBERS[re.sub(r"\s+", " ", said.lower())]
+                more, factor = (n if up else -n), Fraction(1)
+                if d.get("w") and d.get("n"):
+                    continue  # "two more 8-GPU nodes": which amount grows is unclear
+            obj = d.get("obj") or ""
+            words = [w for w in re.findall(r"[a-z][a-z-]*", obj.lower()) if w not in _PRONOUNS]
+            unit = (d.get("unit") or "").lower()
+            base_in = re.search(r"(?<![\w.])(\d+)(?![\w.])", obj)
+            after = self._base_after(m.end() if unit and not self._params_named(unit, self.recipe.properties) else
+                                     m.end("tail") if d.get("tail") else m.end())
+            if after is None and obj:
+                after = self._base_after(m.start("obj") + len(obj.rstrip()))
+            ints = [n for n, sp in self.recipe.properties.items() if sp.get("type") == "integer"]
+            stated = {n: self.result.spans[n] for n, v in self.result.values.items()
+                      if n in self.result.spans and self.result.spans[n][1] <= m.start() and n in ints
+                      and self.result.spans[n][0] < self.result.spans[n][1] and not isinstance(v, bool)}
+            named = [w for w in [*words, unit] if w and self._params_named(w, ints)]
+            if m.re is _ANOTHER and not named:
+                continue  # "another container for logging": a thing added that no amount counts
+            if base_in or after:
+                pool = ints
+            else:
+                pool = list(stated)
+            if named:  # the last word that names one parameter ("the gpu limit": gpu, when no limit is one)
+                chosen = next((c for w in reversed(named) if len(c := self._params_named(w, pool)) == 1), [])
+            elif stated and not base_in and not after:
+                chosen = [max(stated, key=lambda n: stated[n][1])]
+            else:
+                chosen = []
+            if len(chosen) != 1:
+                continue
+            name = chosen[0]
+            if base_in or after:
+                value = int((base_in or after).group(1))  # type: ignore[union-attr]
+            else:
+                value = self.result.values[name]
+            if not isinstance(value, int) or not self._set_scaled(name, value, factor, more):
+                continue
+            end = after.end() if after is not None and after.start() >= m.end() else m.end()
+            self.result.spans[name] = (m.start(), end)
+            self.result.covered.append((m.start(), end))
 
     def _form_fields(self) -> None:
         """A form's field line ("GPU budget: 24", "Team name: genomics", "Max GPUs per job: 4") fills the
@@ -5226,6 +5370,7 @@ class _Extractor:
         self._min_max_pairs()
         self._pasted_fields()
         self._relative_to_paste()
+        self._changed_by()
         self._relative_in_prose()
         self._qualified_siblings()
         self._second_readings()
@@ -5255,6 +5400,17 @@ class _Extractor:
                         touched = True
             if touched:
                 self.result.covered.append(m.span())
+        # "swap the g5/g6 families for p4d and p5", "replace g6 with p4d", "p5 instead of g5": the items
+        # given up leave a list that keeps others
+        for m in _SWAPPED.finditer(self.text):
+            gone = {w.lower() for w in re.findall(r"[a-z0-9][\w.*-]*", m.group("old") or m.group("old2"), re.I)
+                    if w.lower() not in ("and", "or", "the", "our", "all")}
+            for name, value in list(self.result.values.items()):
+                if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+                    kept = [v for v in value if not any(v.lower() == g or re.match(rf"{re.escape(g)}[.-]", v.lower()) for g in gone)]
+                    if kept != value and kept:
+                        self.result.values[name] = kept
+                        self.result.covered.append(m.span())
 
     def _key_value_pairs(self) -> None:
         """``<x>_key`` and ``<x>_value`` read together from one ``key=value`` written near the
@@ -5746,6 +5902,12 @@ def _state_spans(text: str) -> list[tuple[int, int]]:
             stop = _SENTENCE_END.search(text, m.end())
             ends = [x.start() for x in (label, stop) if x]
             out.append((m.start(), min(ends) if ends else len(text)))
+            continue
+        opened = text.rfind("(", start, m.start())
+        closed = text.find(")", m.end())
+        if opened >= 0 and ")" not in text[opened:m.start()] and 0 <= closed < (_STATE_END.search(text, m.end()) or m).end() + 200 \
+                and "(" not in text[m.end():closed]:
+            out.append((opened, closed + 1))  # "double the GPU limit (currently 32)": only the brackets say what runs
             continue
         end = _STATE_END.search(text, m.end())
         out.append((start, end.start() if end else len(text)))
