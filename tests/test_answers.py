@@ -302,3 +302,68 @@ def test_the_list_an_opening_sentence_introduces_comes_with_it():
     # the fixes share no word with the question, yet they are the answer it asks for
     assert "cohort" in c.text and "nominalQuota" in c.text
     assert answer_defects(c.text) == []
+
+
+SEC_SYMPTOM = ("Half the workers of a job run and the rest wait, holding their GPUs. The scheduler places pods one at a "
+               "time. See the next section.")
+SEC_FIX = "Enable gang scheduling with minMember set to the worker count, so all pods start together or none do."
+
+
+def test_the_section_the_lead_sends_the_reader_on_to_goes_on_with_the_answer():
+    gen = ExtractiveGenerator()
+    lead = ev(0, "Half-scheduled job", SEC_SYMPTOM)
+    fix = Evidence(**{**ev(1, "Fix a half-scheduled job", SEC_FIX).__dict__, "pointed_from": lead.key})
+    question = "half of my workers are running and the rest wait forever"
+    out = gen.compose(question, [lead, fix])
+    assert "minMember" in out.text and out.cited == [0, 1] and "next section" not in out.text
+    # the same section, not pointed at, is only a related link for this question
+    plain = gen.compose(question, [lead, ev(1, "Fix a half-scheduled job", SEC_FIX)])
+    assert "minMember" not in plain.text.split("Related:")[0] and plain.cited == [0]
+
+
+def test_the_engine_follows_the_next_section_and_links_of_the_lead(tiny_root, tiny_settings):
+    import textwrap
+
+    from conftest import make_hash_embedder, write_doc
+    from gpukb.engine import Engine
+    from gpukb.ingest import ingest
+
+    write_doc(tiny_root, "troubleshooting", "gang", id="ts-gang", title="Gang troubles",
+              body=textwrap.dedent(f"""\
+                ## Half-scheduled job
+
+                {SEC_SYMPTOM}
+
+                ## Fix a half-scheduled job
+
+                {SEC_FIX}
+
+                ## Queue closed
+
+                A closed queue rejects jobs. For the fix, see [the fix section](#fix-a-half-scheduled-job).
+
+                ## Unrelated
+
+                Nothing here points anywhere. See [requesting GPUs](../device-plugin/requesting.md#request-a-gpu-in-limits).
+                """))
+    ingest(tiny_settings, embedder=make_hash_embedder())
+    eng = Engine(tiny_settings, embedder=make_hash_embedder())
+
+    def evidence(*keys):
+        out = []
+        for i, key in enumerate(keys):
+            s = eng.index.sections[key]
+            out.append(Evidence(key=key, doc_id=s["doc_id"], title=s["title"], section=s["section"], anchor=s["anchor"],
+                                path=s["path"], area=s["area"], source_urls=list(s["source_urls"]), text=s["text"], rank=i))
+        return out
+
+    got = eng._with_pointed(evidence("ts-gang#half-scheduled-job", "dp-requesting#request-a-gpu-in-limits"))
+    assert [e.key for e in got] == ["ts-gang#half-scheduled-job", "ts-gang#fix-a-half-scheduled-job",
+                                    "dp-requesting#request-a-gpu-in-limits"]
+    assert got[1].pointed_from == "ts-gang#half-scheduled-job" and [e.rank for e in got] == [0, 1, 2]
+    linked = eng._with_pointed(evidence("ts-gang#queue-closed", "ts-gang#unrelated", "ts-gang#fix-a-half-scheduled-job"))
+    assert [e.key for e in linked] == ["ts-gang#queue-closed", "ts-gang#fix-a-half-scheduled-job", "ts-gang#unrelated"]
+    assert linked[1].pointed_from == "ts-gang#queue-closed"
+    # a link to another doc is further reading, not the rest of the answer
+    quiet = evidence("ts-gang#unrelated", "dp-requesting#request-a-gpu-in-limits")
+    assert eng._with_pointed(quiet) == quiet

@@ -45,6 +45,13 @@ def _about_kubernetes(question: str) -> bool:
     return bool(_ABOUT_KUBERNETES.search(mask_negated(question)))
 
 
+# a sentence that sends the reader on for the rest of the answer: "See the next section", "The fix is in
+# [Fix for Insufficient nvidia.com/gpu](#fix-...)", "For the fix, see [...](../x/y.md)"
+_SENDS_ON = re.compile(r"^\W*(?:see\b|for\s+(?:the\s+)?(?:fix|details|steps|how)\b|the\s+fix\s+is\s+in\b|fix(?:es)?\s+in\b)|"
+                       r"\b(?:the\s+)?next\s+section\b", re.I)
+_NEXT_SECTION = re.compile(r"\b(?:the\s+)?next\s+section\b", re.I)
+_LINK_TARGET = re.compile(r"\]\(((?![a-z][a-z0-9+.-]*:)[^)\s]*)\)", re.I)
+
 SCOPE_NOTE = "gpukb writes Kubernetes manifests, not"  # how an answer to another tool's code request opens
 REFUSAL = "I don't know: the gpukb knowledge base does not cover this."
 
@@ -518,9 +525,67 @@ class Engine:
         if ans.refused:
             return ans
         tool, g = self._prepare(ans, with_manifest)
-        evidence = self._manifest_docs_first(evidence, g)
+        evidence = self._with_pointed(self._manifest_docs_first(evidence, g))
         composed = self._compose(ans.question, evidence, g)
         return self._finish(ans, evidence, composed, with_manifest, t0, tool, g)
+
+    def _with_pointed(self, evidence: list[Any]) -> list[Any]:
+        """The section the lead section sends its reader on to ("The fix is gang scheduling ... See
+        the next section", "see [the fix](#anchor)") follows the lead, marked as pointed at: the
+        answer goes on where its author said it does."""
+        import dataclasses
+
+        if not evidence:
+            return evidence
+        lead = evidence[0]
+        key = self._pointed_key(lead)
+        if not key or key == lead.key:
+            return evidence
+        known = next((e for e in evidence if e.key == key), None)
+        if known is not None:
+            pointed = dataclasses.replace(known, pointed_from=lead.key)
+        else:
+            try:
+                s = self.index.sections[key]
+            except KeyError:
+                return evidence
+            if not str(s.get("text", "")).strip():
+                return evidence
+            from .backends.base import Evidence
+
+            pointed = Evidence(key=key, doc_id=s["doc_id"], title=s["title"], section=s["section"], anchor=s["anchor"],
+                               path=s["path"], area=s["area"], source_urls=list(s["source_urls"]), text=s["text"],
+                               score=lead.score, pointed_from=lead.key)
+        ordered = [lead, pointed, *(e for e in evidence[1:] if e.key != key)]
+        return [dataclasses.replace(e, rank=i) for i, e in enumerate(ordered)]
+
+    def _pointed_key(self, lead: Any) -> str | None:
+        """Where a sentence of ``lead`` that sends the reader on points: the next section of its doc,
+        or the section of its doc its link names."""
+        for sentence in re.split(r"(?<=[.!?])\s+", lead.text):
+            if not _SENDS_ON.search(sentence):
+                continue
+            if _NEXT_SECTION.search(sentence):
+                order = self._doc_order().get(lead.doc_id, [])
+                at = order.index(lead.key) if lead.key in order else -1
+                return order[at + 1] if 0 <= at < len(order) - 1 else None
+            for target in _LINK_TARGET.findall(sentence):
+                where, _, anchor = target.partition("#")
+                if not where and anchor:  # a section of the same doc: the answer goes on there
+                    return f"{lead.doc_id}#{anchor}"
+            return None  # another doc's link is further reading (a Related link), not the rest of the answer
+        return None
+
+    @functools.cached_property
+    def _doc_sections(self) -> dict[str, list[str]]:
+        order: dict[str, list[str]] = {}
+        for key in self.index.sections:
+            order.setdefault(key.split("#", 1)[0], []).append(key)
+        return order
+
+    def _doc_order(self) -> dict[str, list[str]]:
+        """Each doc's section keys in document order."""
+        return self._doc_sections
 
     def _prepare(self, ans: Answer, with_manifest: bool) -> tuple[str | None, Any]:
         """Before composing: is this a request for another tool's code, and is a
@@ -563,7 +628,7 @@ class Engine:
             yield self.stamp(ans)
             return
         tool, g = self._prepare(ans, with_manifest)
-        evidence = self._manifest_docs_first(evidence, g)
+        evidence = self._with_pointed(self._manifest_docs_first(evidence, g))
         composed = None
         stream = getattr(self.generator, "stream", None)
         if callable(stream):

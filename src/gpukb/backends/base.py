@@ -63,6 +63,7 @@ class Evidence:
     score: float = 0.0
     vector_score: float | None = None
     rank: int = 0
+    pointed_from: str = ""  # the key of the section whose text sends its reader here ("See the next section")
 
 
 @dataclass

@@ -351,7 +351,17 @@ class ExtractiveGenerator:
         # what the question asks in its own words: a pasted log or command output adds terms no answer covers
         asked = set(terms(_asked_words(question))) or set(q)
         missing = {t for t in asked if t not in covered}
-        if len(pool) > 1 and (not parts or _COMPARE.search(question) or len(missing) >= max(2, int(len(asked) * SECOND_SECTION_SHARE))):
+        # the section the lead sends its reader on to ("See the next section") goes on with the answer
+        pointed = next((i for i, e in enumerate(pool) if parts and e.pointed_from == pool[lead].key and i != lead), None)
+        if pointed is not None:
+            sc = self._unit_scores(q, per_sec[pointed], keys[pointed], idf, problem)
+            more = self._select(per_sec[pointed], sc, q, self.second_words, howto, code_lines,
+                                allow_code and not any(u.kind == "code" for u in first), numbers_ok)
+            if more:
+                parts.append((pointed, more))
+        if len(parts) == 1 and len(pool) > 1 and (
+                _COMPARE.search(question) or len(missing) >= max(2, int(len(asked) * SECOND_SECTION_SHARE))) \
+                or not parts and len(pool) > 1:
             best, gain = None, 0
             for si in range(1, len(pool)):
                 if parts and si == lead:
