@@ -1058,7 +1058,9 @@ _PERCENT_CHANGE = re.compile(r"(?<![\w.])(?P<pct>\d+(?:\.\d+)?)\s*%\s+(?P<dir>mo
                              r"(?!\s+than\b)(?P<tail>\s+(?P<unit>[a-z]+))?)", re.I)
 # a change that happens by itself, on a condition or a schedule, is a rule asked for, not a change now
 _AUTOMATIC_BEFORE = re.compile(r"\b(?:automatically|auto|dynamically|itself|themselves)\b[^.;,]*$", re.I)
-_WHEN_AFTER = re.compile(r"[^.;!?\n]{0,40}?\b(?:if|when|whenever|each|every|once|as\s+soon\s+as)\b", re.I)
+_WHEN_AFTER = re.compile(r"[^.;!?\n]{0,40}?\b(?:if|when|whenever|once|as\s+soon\s+as|(?:each|every|per|at)\s+(?:\d+\s+)?"
+                         r"(?:day|week|month|night|hour|minute|year|quarter|sprint|morning|evening|weekend|month\s+end|"
+                         r"end\s+of|start\s+of)s?)\b", re.I)
 # the amount today, said right after a change: "(currently 32)", ", now at 16", " (was 8 GPUs)"
 _BASE_AFTER = re.compile(r"\s*[(,\[]\s*(?:it'?s\s+|that'?s\s+|which\s+is\s+)?(?:currently|now|today|atm|was|is|at|from)\s+"
                          r"(?:at\s+|on\s+)?(\d+)(?![\w.])(?:\s*[a-z]+)?\s*[)\]]?", re.I)
@@ -3223,6 +3225,16 @@ class _Extractor:
         by half, now at 16"): the base the change applies to."""
         return _BASE_AFTER.match(self.text, at)
 
+    def _rules_asked(self) -> list[tuple[int, int]]:
+        """A change that happens by itself ("let the quota automatically grow by 4 GPUs when usage passes
+        90%", "add 2 replicas every night"): a rule no parameter holds, its amounts none of the object's."""
+        out = []
+        for m in _CHANGED_BY.finditer(self.text):
+            if _AUTOMATIC_BEFORE.search(self.text, max(0, m.start() - 30), m.start()) or _WHEN_AFTER.match(self.text, m.end()):
+                end = re.compile(r"[.;!?\n]").search(self.text, m.end())
+                out.append((m.start(), end.start() if end else len(self.text)))
+        return out
+
     def _changed_by(self) -> None:
         """"bump replicas by 2", "raise it by 25%", "cut the 40 GPUs by a quarter", "scale down by half",
         "finance approved 50% more": an amount changed relative to one the request gives, before the
@@ -5257,6 +5269,7 @@ class _Extractor:
     # -------------------------------------------------------------- run
     def run(self) -> Extraction:
         props = self.recipe.properties
+        self.blocked += self._rules_asked()
         order = list(self.recipe.extract) + [p for p in props if p not in self.recipe.extract]
         # several objects in one request fill a list parameter before single values take their words;
         # the names they give ("a `ps` task of 2 pods") are theirs, not the recipe's object's
@@ -5874,6 +5887,8 @@ _STATE_END = re.compile(r"[.;!?](?=\s|$)|,\s(?=(?:so\s+|and\s+)?(?:please\s+|pls
                         r"(?:so\s+|and\s+)?(?:this\s+(?:time|week|month|quarter|year|sprint|semester|term|cycle|round|run|release|season)|"
                         r"for\s+this\s+one|going\s+forward|from\s+now\s+on)\b|"
                         r"now\b|"  # "we used to run A100s, now we want H100"
+                        # "we run 4 workers now, need another 4": what is wanted next
+                        r"(?:but\s+|and\s+)?(?:we\s+|i\s+)?(?:really\s+)?(?:need|want|would\s+like|require)\b|"
                         # "..., going down to 24", "..., new number is 20", "..., from next month 14"
                         r"(?:(?:going|dropping|rising|moving|changing|growing|shrinking|coming)\s+(?:down\s+|up\s+|back\s+)?to|"
                         r"(?:the\s+)?new\s+(?:number|value|amount|quota|size|count|limit|figure)|(?:after|from|starting|once)\s)\b)|"
