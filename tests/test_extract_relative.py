@@ -308,3 +308,16 @@ def test_a_change_that_happens_by_itself_is_a_rule_reported_not_an_amount(text):
 
     g = generate(text, llm=False)
     assert g.params["gpus"] == 16 and any("by " in u for u in g.unused), (g.params, g.unused)
+
+
+@pytest.mark.parametrize("recipe_id,text,want", [
+    # the amount today in brackets after "now"
+    ("gpu-inference-deployment", "the asr deployment in ns speech should get twice the replicas it runs now (3)", {"replicas": 6}),
+    # "up from A to B", "down from A to B": a change
+    ("indexed-job", "indexed job embed: 400 shards, parallelism down from 20 to 8, 1 gpu each", {"parallelism": 8}),
+    # an arrow change followed by what it applies to
+    ("time-slicing", "time-slicing: replicas 2 -> 6 on the l4 nodes", {"replicas": 6}),
+])
+def test_a_change_with_its_base_or_its_scope_after_it(recipe_id, text, want):
+    got = _real(recipe_id, text)
+    assert {k: got.get(k) for k in want} == want

@@ -1008,7 +1008,7 @@ def _sized_nodes(m: re.Match[str]) -> str:
 # "increase the research class from 1000 to 5000", "bump the quota from 8 to 16 GPUs": the value it
 # changes to (a range after a scaling verb stays a range: "scale from 1 to 10")
 _FROM_TO = re.compile(r"\b((?:increas|rais|bump|reduc|lower|chang|grow|shrink|drop|cut|decreas|mov|upgrad|downgrad|(?=(?:go|goes|going|went|"
-                      r"jump\w*)\s+from\b)[a-z]+)\w*\s+"
+                      r"jump\w*|up|down)\s+from\b)[a-z]+)\w*\s+"
                       r"(?:\S+\s+){0,5}?)from\s+\d[\w.]*(\s+[a-z]+)?\s+to\s+(\d[\w.]*)(?![\w.])(\s+[a-z]+)?", re.I)
 
 
@@ -1017,7 +1017,7 @@ _FROM_TO = re.compile(r"\b((?:increas|rais|bump|reduc|lower|chang|grow|shrink|dr
 # today is said, and the arrow to the new amount leaves only that
 _ARROW_CHANGE = re.compile(r"([A-Za-z][\w./-]*:?[ \t]+)(?:(?:currently|now|today|atm)[ \t]+(?:(?:is|at)[ \t]+)?)?\d[\d.,]*[ \t]*(?:[A-Za-z]{1,3}\b)?[ \t]*(?:-+>|→|=>)[ \t]*"
                            r"(?=\d+(?:[.,]\d+)*[A-Za-z]{0,3}(?!\w)(?![ \t]+(?!(?:asap|please|pls|now|then|today|tonight|"
-                           r"thanks|thx)\b)[A-Za-z]))")
+                           r"thanks|thx|for|on|in|at|across|from|starting|so|and|because|since)\b)[A-Za-z]))")
 
 
 # "double the limit", "2x   the GPUs" ("twice", padded), "3 times that", "halve it": a change relative to an
@@ -1062,8 +1062,9 @@ _WHEN_AFTER = re.compile(r"[^.;!?\n]{0,40}?\b(?:if|when|whenever|once|as\s+soon\
                          r"(?:day|week|month|night|hour|minute|year|quarter|sprint|morning|evening|weekend|month\s+end|"
                          r"end\s+of|start\s+of)s?)\b", re.I)
 # the amount today, said right after a change: "(currently 32)", ", now at 16", " (was 8 GPUs)"
-_BASE_AFTER = re.compile(r"\s*[(,\[]\s*(?:it'?s\s+|that'?s\s+|which\s+is\s+)?(?:currently|now|today|atm|was|is|at|from)\s+"
-                         r"(?:at\s+|on\s+)?(\d+)(?![\w.])(?:\s*[a-z]+)?\s*[)\]]?", re.I)
+_BASE_AFTER = re.compile(r"\s*(?:[(,\[]\s*(?:it'?s\s+|that'?s\s+|which\s+is\s+)?(?:currently|now|today|atm|was|is|at|from)\s+"
+                         r"(?:at\s+|on\s+)?|(?:it\s+|they\s+|we\s+)?(?:has|have|runs?|uses?)?\s*(?:currently|now|today)\s*\(\s*)"
+                         r"(\d+)(?![\w.])(?:\s*[a-z]+)?\s*[)\]]?", re.I)
 
 
 # items given up for others: "swap the g5/g6 families for p4d", "replace g6 with p4d", "p5 instead of g5"
@@ -1075,7 +1076,7 @@ _SWAPPED = re.compile(rf"\b(?:swap|replace|switch|exchange|trade|substitute)\w*\
 _PRONOUNS = frozenset({"it", "that", "this", "them", "those", "these", "its", "their", "our", "my", "the", "a", "an", "all",
                        "we", "they", "us", "please", "pls", "just", "also", "then", "now"})
 # a change's object, then the amount today: "double the GPU limit (currently 32)"
-_PHRASE_THEN_BASE = re.compile(r"((?:\s+[a-z][\w-]*){0,2}?)" + _BASE_AFTER.pattern, re.I)
+_PHRASE_THEN_BASE = re.compile(r"((?:\s+[a-z][\w-]*){0,2}?)(?=\s)" + _BASE_AFTER.pattern, re.I)
 
 
 # "retry each shard once", "restart it at most twice": a count of tries in words
@@ -1102,7 +1103,8 @@ def _noun_from_to(m: re.Match[str]) -> str:
 
 def _from_to(m: re.Match[str]) -> str:
     unit = m.group(4) or (m.group(2) if m.group(2) and m.group(2).strip().lower() not in ("to", "and") else "") or ""
-    return f"{m.group(1)}to {m.group(3)}{unit}"
+    verb = re.sub(r"^(?:up|down)\s+", "", m.group(1), flags=re.I)  # "parallelism down from 20 to 8": to 8
+    return f"{verb}to {m.group(3)}{unit}"
 
 
 # requirement keywords as a list's labels ("MUST NOT: rename the resource"): the modal itself
@@ -3143,8 +3145,10 @@ class _Extractor:
         head word ("limit", "parallelism") or the things it counts ("GPUs"); "that"/"it" is the amount
         stated last before them."""
         for m in _RELATIVE_PROSE.finditer(self.text):
-            if any(c[0] <= m.start() < c[1] for c in self.result.covered):
-                continue  # already read as scaling a pasted amount
+            misread = [n for n, sp in self.result.spans.items() if n in self.result.values and _overlaps(sp, m.span())]
+            if any(c[0] <= m.start() < c[1] for c in self.result.covered) and not (
+                    misread and not m.group(3) and _PHRASE_THEN_BASE.match(self.text, m.end(4))):
+                continue  # already read as scaling a pasted amount (not "2x the replicas" read as 2)
             more = int(m.group(3)) if m.group(3) else 0
             if more and any(sp[0] <= m.start(3) < sp[1] for n, sp in self.result.spans.items() if n in self.result.values):
                 continue  # "may borrow up to 8 more GPUs": an amount some parameter took raises no other one
