@@ -449,3 +449,13 @@ def test_one_class_named_by_its_role_in_the_pair_fills_that_role():
 ])
 def test_on_or_off_after_a_flag_and_its_noun_says_which(text, want):
     assert _gen(text).params["rename_by_default"] is want
+
+
+@pytest.mark.parametrize("text,want", [
+    ("resource quota for namespace speech: 12 gpus. FYI the research namespace sits on 48, leave it", 12),
+    ("gpu quota ns speech with 12 gpus; for context, team-vision got 30 GPUs last quarter", 12),
+    ("quota ns speech, 12 GPUs. For comparison the batch namespace has 64 GPUs.", 12),
+])
+def test_an_aside_about_something_else_gives_no_amount(text, want):
+    g = _gen(text)
+    assert g.params["gpus"] == want, (g.params, g.unused)

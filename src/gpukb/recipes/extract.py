@@ -5861,6 +5861,8 @@ _STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:current|curre
                     r"yesterday|ago|"
                     # what an object reports or was: "the quota says 20 GPUs", "rec: was 16 gpus"
                     r"(?:says|said|shows|showed|reads|reports|reported)(?=\s+(?:[\w-]+\s+)?\d)|(?:was|were)(?=\s+(?:at\s+)?\d)|"
+                    # an aside about something else: "For reference team-y keeps its 40 GPUs", "FYI the other pool has 64"
+                    r"for\s+(?:reference|context|comparison|the\s+record|what\s+it'?s\s+worth)|fyi|by\s+comparison|"
                     r"previously|previous|(?:the|our|my)\s+(?:old|former)\s+(?:[\w-]+\s+)?(?:had|was|were|used|ran|has|is)|"  # what happened
                     # an incident told: "a runaway sweep grabbed 40 GPUs and starved the canaries"
                     r"grabbed|hogged|ate\s+up|took\s+up|starved|exhausted|swallowed|"
