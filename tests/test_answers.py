@@ -367,3 +367,32 @@ def test_the_engine_follows_the_next_section_and_links_of_the_lead(tiny_root, ti
     # a link to another doc is further reading, not the rest of the answer
     quiet = evidence("ts-gang#unrelated", "dp-requesting#request-a-gpu-in-limits")
     assert eng._with_pointed(quiet) == quiet
+
+
+SEC_EXAMPLE = """Ask for GPUs in `resources.limits` as `nvidia.com/gpu`; requests may only repeat the same value.
+
+```yaml
+apiVersion: v1
+kind: Pod
+metadata:
+  name: cuda-check
+spec:
+  containers:
+    - name: cuda
+      image: nvidia/cuda:12.4.0-base-ubuntu22.04
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+```
+
+`kubectl logs cuda-check` prints `Test PASSED` once the pod ran."""
+
+
+def test_a_sentence_about_an_example_object_goes_with_its_example():
+    gen = ExtractiveGenerator()
+    question = "how do I ask for a gpu in limits and check that the pod ran"
+    with_block = gen.compose(question, [ev(0, "Request GPUs", SEC_EXAMPLE)])
+    assert "```yaml" in with_block.text and "kubectl logs cuda-check" in with_block.text
+    # with a manifest attached, the section's own example is left out, and so is what it says of it
+    without = gen.compose(question, [ev(0, "Request GPUs", SEC_EXAMPLE)], manifest_params={"gpus": 1})
+    assert "```" not in without.text and "cuda-check" not in without.text and "nvidia.com/gpu" in without.text

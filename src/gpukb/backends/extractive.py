@@ -141,6 +141,9 @@ _THIS_KIND = re.compile(r"\b[Tt]his (?:[A-Z][a-z]+){1,3}\b(?!\s+(?:is|are)\s+(?:
 _POINTS_BACK = re.compile(r"^(?:this|these|that|those|such|it|they|both|here|then|also|otherwise|instead)\b", re.I)
 _POINTS_AWAY = re.compile(r"\b(?:" + POINTS_ABOVE + r"|more in|see (?:also )?(?:below|above)|described (?:below|above)|"
                           r"(?:the )?(?:next|previous|following|last) (?:section|step|example)s?)\b", re.I)
+# an example object's own name in its manifest ("  name: gpu-pod"), hyphenated so it is no common word
+_EXAMPLE_NAME = re.compile(r"(?m)^\s*name:\s*[\"']?([a-z0-9]+(?:-[a-z0-9]+)+)[\"']?\s*$")
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
 _COMPARE = re.compile(r"\b(?:vs\.?|versus|or|difference|differences|compare|comparison|choose|which|better|"
                       r"instead of|rather than|pros|cons|trade-?offs?)\b", re.I)
 _NUMBER = re.compile(r"(?<![\w.])(\d+)(?![\w.])")
@@ -284,6 +287,11 @@ class ExtractiveGenerator:
         # what drops on its own first, so that a sentence is never kept for a block that then goes
         chosen = {pos: u for pos, u in chosen.items()
                   if not (u.kind in ("sent", "item") and (_POINTS_AWAY.search(u.text) or u.text.count("`") % 2))}
+        # the names the section's examples give their objects ("name: gpu-pod"), when the example is left out:
+        # a sentence about that object ("`kubectl logs gpu-pod` prints `Test PASSED`") leans on it
+        shown = " ".join(u.text for p, u in chosen.items() if u.kind == "code")
+        unshown = {n for u in units if u.kind == "code" and u.pos not in chosen
+                   for n in _EXAMPLE_NAME.findall(u.text) if n not in shown}
         out: list[Unit] = []
         shown_without = -2  # where a sentence naming "this <Kind>" went because its manifest is not shown
         for pos in sorted(chosen):
@@ -308,6 +316,8 @@ class ExtractiveGenerator:
                 if u.kind == "sent" and pos > 0 and _POINTS_BACK.match(u.text) and (pos - 1) not in chosen:
                     continue
                 if u.text.count("`") % 2:
+                    continue
+                if unshown and any(n in unshown for code in _CODE_SPAN.findall(u.text) for n in re.findall(r"[\w.-]+", code)):
                     continue
             if u.kind == "code" and not out:
                 continue  # a block is never the whole answer from its section
