@@ -350,12 +350,7 @@ def test_the_engine_follows_the_next_section_and_links_of_the_lead(tiny_root, ti
     eng = Engine(tiny_settings, embedder=make_hash_embedder())
 
     def evidence(*keys):
-        out = []
-        for i, key in enumerate(keys):
-            s = eng.index.sections[key]
-            out.append(Evidence(key=key, doc_id=s["doc_id"], title=s["title"], section=s["section"], anchor=s["anchor"],
-                                path=s["path"], area=s["area"], source_urls=list(s["source_urls"]), text=s["text"], rank=i))
-        return out
+        return [Evidence.from_section(key, eng.index.sections[key], rank=i) for i, key in enumerate(keys)]
 
     got = eng._with_pointed(evidence("ts-gang#half-scheduled-job", "dp-requesting#request-a-gpu-in-limits"))
     assert [e.key for e in got] == ["ts-gang#half-scheduled-job", "ts-gang#fix-a-half-scheduled-job",

@@ -46,10 +46,10 @@ def _about_kubernetes(question: str) -> bool:
 
 
 # a sentence that sends the reader on for the rest of the answer: "See the next section", "The fix is in
-# [Fix for Insufficient nvidia.com/gpu](#fix-...)", "For the fix, see [...](../x/y.md)"
-_SENDS_ON = re.compile(r"^\W*(?:see\b|for\s+(?:the\s+)?(?:fix|details|steps|how)\b|the\s+fix\s+is\s+in\b|fix(?:es)?\s+in\b)|"
-                       r"\b(?:the\s+)?next\s+section\b", re.I)
+# [Fix for Insufficient nvidia.com/gpu](#fix-...)" (a link into the same doc)
 _NEXT_SECTION = re.compile(r"\b(?:the\s+)?next\s+section\b", re.I)
+_SENDS_ON = re.compile(r"^\W*(?:see\b|for\s+(?:the\s+)?(?:fix|details|steps|how)\b|the\s+fix\s+is\s+in\b|fix(?:es)?\s+in\b)|"
+                       + _NEXT_SECTION.pattern, re.I)
 _LINK_TARGET = re.compile(r"\]\(((?![a-z][a-z0-9+.-]*:)[^)\s]*)\)", re.I)
 
 SCOPE_NOTE = "gpukb writes Kubernetes manifests, not"  # how an answer to another tool's code request opens
@@ -553,9 +553,7 @@ class Engine:
                 return evidence
             from .backends.base import Evidence
 
-            pointed = Evidence(key=key, doc_id=s["doc_id"], title=s["title"], section=s["section"], anchor=s["anchor"],
-                               path=s["path"], area=s["area"], source_urls=list(s["source_urls"]), text=s["text"],
-                               score=lead.score, pointed_from=lead.key)
+            pointed = Evidence.from_section(key, s, score=lead.score, pointed_from=lead.key)
         ordered = [lead, pointed, *(e for e in evidence[1:] if e.key != key)]
         return [dataclasses.replace(e, rank=i) for i, e in enumerate(ordered)]
 
@@ -566,7 +564,7 @@ class Engine:
             if not _SENDS_ON.search(sentence):
                 continue
             if _NEXT_SECTION.search(sentence):
-                order = self._doc_order().get(lead.doc_id, [])
+                order = self._doc_order.get(lead.doc_id, [])
                 at = order.index(lead.key) if lead.key in order else -1
                 return order[at + 1] if 0 <= at < len(order) - 1 else None
             for target in _LINK_TARGET.findall(sentence):
@@ -577,15 +575,12 @@ class Engine:
         return None
 
     @functools.cached_property
-    def _doc_sections(self) -> dict[str, list[str]]:
+    def _doc_order(self) -> dict[str, list[str]]:
+        """Each doc's section keys in document order."""
         order: dict[str, list[str]] = {}
         for key in self.index.sections:
             order.setdefault(key.split("#", 1)[0], []).append(key)
         return order
-
-    def _doc_order(self) -> dict[str, list[str]]:
-        """Each doc's section keys in document order."""
-        return self._doc_sections
 
     def _prepare(self, ans: Answer, with_manifest: bool) -> tuple[str | None, Any]:
         """Before composing: is this a request for another tool's code, and is a

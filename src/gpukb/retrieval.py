@@ -513,11 +513,8 @@ class Retriever:
             found = self._with_parts(found, question, area, sources, depth)
         out: list[Evidence] = []
         for rank, sh in enumerate(found[:k]):
-            s = sections[sh.key]
-            out.append(Evidence(
-                key=sh.key, doc_id=s["doc_id"], title=s["title"], section=s["section"], anchor=s["anchor"],
-                path=s["path"], area=s["area"], source_urls=list(s["source_urls"]), text=s["text"],
-                score=sh.score, vector_score=vec_scores.get(sh.key), rank=rank))
+            out.append(Evidence.from_section(sh.key, sections[sh.key], score=sh.score,
+                                             vector_score=vec_scores.get(sh.key), rank=rank))
         top_vec = max((h.score for h in raw), default=0.0)
         return Retrieved(out, top_vec, list(embedding) if embedding is not None else None)
 

@@ -19,7 +19,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Protocol, Sequence, runtime_checkable
+from typing import Any, Iterator, Mapping, Protocol, Sequence, runtime_checkable
 
 
 @dataclass
@@ -64,6 +64,12 @@ class Evidence:
     vector_score: float | None = None
     rank: int = 0
     pointed_from: str = ""  # the key of the section whose text sends its reader here ("See the next section")
+
+    @classmethod
+    def from_section(cls, key: str, s: Mapping[str, Any], **extra: Any) -> Evidence:
+        """The evidence of section ``key`` as the index stores it (``IndexHandle.sections[key]``)."""
+        return cls(key=key, doc_id=s["doc_id"], title=s["title"], section=s["section"], anchor=s["anchor"],
+                   path=s["path"], area=s["area"], source_urls=list(s["source_urls"]), text=s["text"], **extra)
 
 
 @dataclass

@@ -1072,6 +1072,8 @@ _SWAP_ITEMS = r"[a-z0-9][\w.*-]*(?:\s*(?:/|,|\+|&|\band\b|\bor\b)\s*[a-z0-9][\w.
 _SWAPPED = re.compile(rf"\b(?:swap|replace|switch|exchange|trade|substitute)\w*\s+(?:out\s+)?(?:the\s+|our\s+|all\s+)?(?P<old>{_SWAP_ITEMS})"
                       rf"(?:\s+[a-z]+)?\s+(?:for|with|by)\b|(?<![\w.-])[a-z0-9][\w.*-]*\s+(?:instead\s+of|rather\s+than|in\s+place\s+of)"
                       rf"\s+(?:the\s+|our\s+)?(?P<old2>{_SWAP_ITEMS})", re.I)
+# where the clause of a rule asked for ends
+_CLAUSE_STOP = re.compile(r"[.;!?\n]")
 # words that point at an amount without naming it
 _PRONOUNS = frozenset({"it", "that", "this", "them", "those", "these", "its", "their", "our", "my", "the", "a", "an", "all",
                        "we", "they", "us", "please", "pls", "just", "also", "then", "now"})
@@ -3174,7 +3176,7 @@ class _Extractor:
                       and (isinstance(v, int) or re.fullmatch(r"\d+(?:\.\d+)?[KMGTP]i", str(v)))}
             today = _PHRASE_THEN_BASE.match(self.text, m.end(4)) if not more and target not in ("that", "it", "this") else None
             if today is not None:  # "double the GPU limit (currently 32)": the amount today comes after
-                ints = [n for n, sp in self.recipe.properties.items() if sp.get("type") == "integer"]
+                ints = self._int_params()
                 heads = [w for w in [*re.findall(r"[a-z][\w-]*", today.group(1).lower())[::-1], target] if w not in _PRONOUNS]
                 named = next((c for w in heads if (c := self._params_named(w, ints))), [])
                 if len(named) == 1 and self._set_scaled(named[0], int(today.group(2)), factor):
@@ -3224,18 +3226,22 @@ class _Extractor:
                 counts.append(name)
         return heads or counts
 
-    def _base_after(self, at: int) -> re.Match[str] | None:
-        """The amount today said right after a change ("double the GPU limit (currently 32)", "raise it
-        by half, now at 16"): the base the change applies to."""
-        return _BASE_AFTER.match(self.text, at)
+    def _int_params(self) -> list[str]:
+        return [n for n, sp in self.recipe.properties.items() if sp.get("type") == "integer"]
+
+    def _is_rule(self, m: re.Match[str]) -> bool:
+        """Does the change ``m`` happen by itself ("let the quota automatically grow by 4 GPUs when usage
+        passes 90%", "add 2 replicas every night")? Then it is a rule no parameter holds."""
+        return bool(_AUTOMATIC_BEFORE.search(self.text, max(0, m.start() - 30), m.start())
+                    or _WHEN_AFTER.match(self.text, m.end()))
 
     def _rules_asked(self) -> list[tuple[int, int]]:
-        """A change that happens by itself ("let the quota automatically grow by 4 GPUs when usage passes
-        90%", "add 2 replicas every night"): a rule no parameter holds, its amounts none of the object's."""
+        """The words of the changes that are rules (:meth:`_is_rule`) to the end of their clause: their
+        amounts are none of the object's."""
         out = []
         for m in _CHANGED_BY.finditer(self.text):
-            if _AUTOMATIC_BEFORE.search(self.text, max(0, m.start() - 30), m.start()) or _WHEN_AFTER.match(self.text, m.end()):
-                end = re.compile(r"[.;!?\n]").search(self.text, m.end())
+            if self._is_rule(m):
+                end = _CLAUSE_STOP.search(self.text, m.end())
                 out.append((m.start(), end.start() if end else len(self.text)))
         return out
 
@@ -3247,8 +3253,8 @@ class _Extractor:
         for m in [*_CHANGED_BY.finditer(self.text), *_PERCENT_CHANGE.finditer(self.text), *_ANOTHER.finditer(self.text)]:
             if any(c[0] <= m.start() < c[1] for c in self.result.covered):
                 continue
-            if _AUTOMATIC_BEFORE.search(self.text, max(0, m.start() - 30), m.start()) or _WHEN_AFTER.match(self.text, m.end()):
-                continue  # "make the quota automatically grow by 2 GPUs if we use 80%": a rule, not a change
+            if self._is_rule(m):
+                continue  # "make the quota automatically grow by 2 GPUs if we use 80%": blocked, reported
             d = m.groupdict()
             up = bool(d.get("up")) or (d.get("dir") or "").lower() in ("more", "extra", "additional", "higher", "bigger", "larger")
             more = 0
@@ -3268,21 +3274,18 @@ class _Extractor:
             words = [w for w in re.findall(r"[a-z][a-z-]*", obj.lower()) if w not in _PRONOUNS]
             unit = (d.get("unit") or "").lower()
             base_in = re.search(r"(?<![\w.])(\d+)(?![\w.])", obj)
-            after = self._base_after(m.end() if unit and not self._params_named(unit, self.recipe.properties) else
-                                     m.end("tail") if d.get("tail") else m.end())
-            if after is None and obj:
-                after = self._base_after(m.start("obj") + len(obj.rstrip()))
-            ints = [n for n, sp in self.recipe.properties.items() if sp.get("type") == "integer"]
+            after = _BASE_AFTER.match(self.text, m.end() if unit and not self._params_named(unit, self.recipe.properties) else
+                                      m.end("tail") if d.get("tail") else m.end())
+            if after is None and obj:  # "double the GPU limit (currently 32)": the amount today right after
+                after = _BASE_AFTER.match(self.text, m.start("obj") + len(obj.rstrip()))
+            ints = self._int_params()
             stated = {n: self.result.spans[n] for n, v in self.result.values.items()
                       if n in self.result.spans and self.result.spans[n][1] <= m.start() and n in ints
                       and self.result.spans[n][0] < self.result.spans[n][1] and not isinstance(v, bool)}
             named = [w for w in [*words, unit] if w and self._params_named(w, ints)]
             if m.re is _ANOTHER and not named:
                 continue  # "another container for logging": a thing added that no amount counts
-            if base_in or after:
-                pool = ints
-            else:
-                pool = list(stated)
+            pool = ints if base_in or after else list(stated)
             if named:  # the last word that names one parameter ("the gpu limit": gpu, when no limit is one)
                 chosen = next((c for w in reversed(named) if len(c := self._params_named(w, pool)) == 1), [])
             elif stated and not base_in and not after:
