@@ -217,6 +217,8 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     # held out once (0.733, 0 silent drops, 4 changed values in 4 requests), in the test part; one request that
     # ended in an error (an aside's 40 GPUs) now reads the aside as state and fails on another value
     "fresh49.yaml": (0.73, 0, 5),
+    # held out once (0.644, 1 silent drop, 7 changed values), in the test part: never tuned on
+    "fresh50.yaml": (0.64, 1, 7),
     "tune-classes.yaml": (0.95, None, None),
 }
 # tuned sets whose drops and changed values are held by their floors above, not at zero
