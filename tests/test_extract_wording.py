@@ -2552,3 +2552,12 @@ def test_a_value_after_except_is_ruled_out():
 def test_an_amount_before_another_parameters_counted_noun_is_not_read_by_a_description_cue():
     got = extract_params(_POOL_TYPES, "one gpu per container, and no more than 20 pods there").values
     assert got.get("max_pods") == 20 and "default_cpu" not in got
+
+
+def test_a_take_back_word_that_is_a_value_takes_nothing_back():
+    # "scratch" here is the namespace's name, not "scratch the p5"
+    r = _recipe({"namespace": {"type": "string"}, "gpus": INT})
+    for text in ("gpu pod in ns scratch w/ 1 H100", "in namespace scratch with 2 gpus"):
+        got = extract_params(r, text)
+        assert got.values.get("namespace") == "scratch", text
+        assert set(got.spans) <= set(got.values) | {"gpu_product"}, text

@@ -5405,12 +5405,15 @@ class _Extractor:
                           ).finditer(self.text):
             if m.group(1).lower() == "scratch" and any("scratch" in n for n in self.recipe.properties):
                 continue  # "scratch 50gi", "scratch dir": the scratch volume, not a take-back
+            if any(a <= m.start(1) < b for a, b in self.result.spans.values()):
+                continue  # "in namespace scratch with 1 H100": the word is a value, not a take-back
             gone = m.group(2).lower()
             touched = False
             for name, value in list(self.result.values.items()):
                 a, b = self.result.spans.get(name, (0, 0))
-                if m.start() <= a and b <= m.end() and a < b:
+                if m.start(2) <= a and b <= m.end() and a < b:
                     del self.result.values[name]  # "scratch the p5" named no family to use
+                    self.result.spans.pop(name, None)
                     touched = True
                     continue
                 if isinstance(value, list) and all(isinstance(v, str) for v in value):
