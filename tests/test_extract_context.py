@@ -193,6 +193,10 @@ def test_a_name_that_stays_is_the_name_after_the_verb(recipes):
      {"name": "qa-bot", "replicas": 5, "gpus": 2, "namespace": "support"}),
     ("vllm deployment summarizer in ns web, replicas now 1 -> 4 asap",
      {"name": "summarizer", "replicas": 4, "namespace": "web"}),
+    # ... with what runs and the change said in words around the arrow
+    ("vllm deployment tts in ns voice: replicas are at 2 today -> bump to 6, 1 gpu each",
+     {"name": "tts", "replicas": 6, "gpus": 1, "namespace": "voice"}),
+    ("quota for ns ml: gpus is 16 now -> raise it to 24", {"namespace": "ml", "gpus": 24}),
     # a plain word after the kind is its name when where it lives follows
     ("indexed job ocr in namespace batch, 200 shards, 1 gpu each, 10 at a time",
      {"name": "ocr", "namespace": "batch", "completions": 200, "parallelism": 10}),

@@ -2561,3 +2561,14 @@ def test_a_take_back_word_that_is_a_value_takes_nothing_back():
         got = extract_params(r, text)
         assert got.values.get("namespace") == "scratch", text
         assert set(got.spans) <= set(got.values) | {"gpu_product"}, text
+
+
+def test_the_object_named_before_its_kind_is_its_name():
+    from gpukb.recipes.generation import generate
+
+    g = generate("the chat-gw deployment keeps falling over; run it as 4 replicas of mistralai/Mistral-7B-Instruct-v0.3, "
+                 "1 GPU each", llm=False)
+    assert g.from_request.get("name") == "chat-gw"
+    # what the object is, not what it is called
+    g = generate("the fine-tuning deployment of Qwen/Qwen2.5-7B-Instruct needs 2 replicas", llm=False)
+    assert "name" not in g.from_request

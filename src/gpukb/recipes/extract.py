@@ -1015,7 +1015,11 @@ _FROM_TO = re.compile(r"\b((?:increas|rais|bump|reduc|lower|chang|grow|shrink|dr
 # "requests.nvidia.com/gpu 16 -> 20", "replicas: 2 → 4": a field's amount changed in place, the new one
 # wanted ("0->8 replicas" with no field before it is a range); "replicas currently 2 -> 5": what runs
 # today is said, and the arrow to the new amount leaves only that
-_ARROW_CHANGE = re.compile(r"([A-Za-z][\w./-]*:?[ \t]+)(?:(?:currently|now|today|atm)[ \t]+(?:(?:is|at)[ \t]+)?)?\d[\d.,]*[ \t]*(?:[A-Za-z]{1,3}\b)?[ \t]*(?:-+>|→|=>)[ \t]*"
+_ARROW_CHANGE = re.compile(r"([A-Za-z][\w./-]*:?[ \t]+)(?:(?:currently|now|today|atm)[ \t]+)?(?:(?:is|at)[ \t]+)?\d[\d.,]*[ \t]*(?:[A-Za-z]{1,3}\b)?"
+                           # "max is 4 today -> raise to 10": what runs said in words, the change in words too
+                           r"[ \t]*(?:(?:today|now|currently|atm)[ \t]*)?(?:-+>|→|=>)[ \t]*"
+                           r"(?:(?:raise|bump|increase|lower|reduce|cut|drop|change|set|make|move|grow|shrink)[a-z]*"
+                           r"(?:[ \t]+(?:it|that))?[ \t]+to[ \t]+)?"
                            r"(?=\d+(?:[.,]\d+)*[A-Za-z]{0,3}(?!\w)(?![ \t]+(?!(?:asap|please|pls|now|then|today|tonight|"
                            r"thanks|thx|for|on|in|at|across|from|starting|so|and|because|since)\b)[A-Za-z]))")
 
@@ -4054,16 +4058,19 @@ class _Extractor:
         got = self._after_kind_noun(name, mine)
         if got is not None:
             return got
-        # "the same llama-8b deployment but 6 replicas": an object the user already has, by its name
+        # "the same llama-8b deployment but 6 replicas", "the llm-gateway deployment went down": an object the
+        # user already has, by its name
         if mine:
-            for m in _compile(rf"\b(?:the\s+same|the\s+existing|our|my|this|that)\s+([a-z][a-z0-9]*(?:[.-][a-z0-9]+)+)\s+"
+            for m in _compile(rf"\b(the\s+same|the\s+existing|the|our|my|this|that)\s+([a-z][a-z0-9]*(?:[.-][a-z0-9]+)+)\s+"
                               rf"{_words_alt(mine)}\b").finditer(self.text):
-                tok = m.group(1)
-                if any(w in self._keyword_words() for w in re.split(r"[.-]", tok)) or not self._free(m.span(1)):
-                    continue  # "the gpu-operator deployment": the recipe's own words, no name
+                tok = m.group(2)
+                if m.group(1).lower() == "the" and (tok != tok.lower() or re.search(r"(?:ing|ed)$", tok)):
+                    continue  # "the fine-tuning job", "the GPU-util HPA": what it is, not its name
+                if all(w in self._keyword_words() for w in re.split(r"[.-]", tok)) or not self._free(m.span(2)):
+                    continue  # "the model-serving deployment": the recipe's own words, no name
                 ok, val = self._ok(name, tok)
                 if ok:
-                    return val, m.span(1)
+                    return val, m.span(2)
         other_cues = sorted({w for o, sp in self.recipe.properties.items() if o != name and sp.get("type") == "string"
                              for w in name_variants(o) if len(w) >= 3})
         after_other = _compile(rf"{_words_alt(other_cues)}\s*(?:[:=]|is|named|called)?\s*$") if other_cues else None
