@@ -463,3 +463,17 @@ def test_on_or_off_after_a_flag_and_its_noun_says_which(text, want):
 def test_an_aside_about_something_else_gives_no_amount(text, want):
     g = _gen(text)
     assert g.params["gpus"] == want, (g.params, g.unused)
+
+
+@pytest.mark.parametrize("text, want", [
+    # a change relative to what runs now, with other amounts said plainly beside it
+    ("vllm deployment chat-bot in ns web currently runs 2 replicas; we need three times the current replicas "
+     "and 2 GPUs per replica", {"replicas": 6, "gpus": 2}),
+    # a block of current fields, one per line, then the new values
+    ("vllm deployment summarizer, ns docs. Current settings:\n  replicas: 2\n  gpus: 1\n"
+     "  model: Qwen/Qwen2.5-7B-Instruct\nPlease switch to model mistralai/Mistral-7B-Instruct-v0.3 with double the "
+     "current replicas", {"replicas": 4, "gpus": 1, "model": "mistralai/Mistral-7B-Instruct-v0.3"}),
+])
+def test_what_runs_now_is_the_base_of_a_change_and_not_what_is_asked(text, want):
+    g = _gen(text)
+    assert {k: g.params.get(k) for k in want} == want

@@ -1029,6 +1029,8 @@ _ARROW_CHANGE = re.compile(r"([A-Za-z][\w./-]*:?[ \t]+)(?:(?:currently|now|today
 _RELATIVE_PROSE = re.compile(r"\b(?:(double|triple|quadruple|halve|twice|thrice|cut|half(?=\s+of\s+the\b))(?![\w-])(?:\s+of)?|"
                              r"(\d+(?:\.\d+)?|two|three|four|five|ten)(?:x|\s+times)(?![\w-])|(\d+)\s+(?:more|extra|additional))\s+"
                              r"(?:(?:the|our|its|their|this\s+(?=[a-z]+s\b)|those|these)\s+)?"
+                             # "three times the current replicas": what runs now is the base
+                             r"(?:(?:current|existing|present)\s+)?"
                              r"(?!(?:amount|number|count|ones?)\b)([a-z][a-z-]*)\b(\s+in\s+half\b)?", re.I)
 
 
@@ -5898,8 +5900,9 @@ _DESCRIBED = re.compile(r"(?:^|(?<=[.!?]\s))(?:the|our|my)\s+(?!new\b)(?:[\w'-]+
                         r"pool|nodepool|quota|volume|cluster\s*queue)\s+(?:is|are|has|have|runs|uses)\b(?!\s+(?:called|named)\b)"
                         r"(?=[^.!?]*[.!?]\s[^\n]*\b(?:a|the)\s+new\s+(?:one|copy|version|pvc|claim|deployment|pod|job|queue|pool)\b)",
                         re.I)
-_STATE_END = re.compile(r"[.;!?](?=\s|$)|,\s(?=(?:so\s+|and\s+)?(?:please\s+|pls\s+)?(?:regenerate|recreate|redeploy|create|make|give|deploy|"
+_STATE_END = re.compile(r"[.;!?](?=\s|$)|(?:,\s|\n\s*)(?=(?:so\s+|and\s+)?(?:please\s+|pls\s+)?(?:regenerate|recreate|redeploy|create|make|give|deploy|"
                         r"change|switch|move|scale|set|bump|raise|lower|drop|cut)\b)|"
+                        # (or a new line that asks: "Current values:\n replicas: 3\nPlease change to: ...")
                         # what was decided since: "..., manager approved going to 4", "..., so this time 8"
                         r",\s(?=so\s+(?:\d|we\b|let's\b|now\b|this\b|give|make|set|use|go)|"
                         r"(?:[\w'-]+\s+){0,3}?(?:approved|agreed|signed\s+off|decided|okayed)\b|"
@@ -5924,6 +5927,8 @@ def _state_spans(text: str) -> list[tuple[int, int]]:
     for m in sorted([*_STATE.finditer(text), *_DESCRIBED.finditer(text)], key=lambda x: x.start()):
         if out and m.start() < out[-1][1]:
             continue
+        if m.group(0).lower() in ("current", "existing") and _BASE_OF_CHANGE.search(text, max(0, m.start() - 40), m.start()):
+            continue  # "twice the current replicas, 2 GPUs per replica": the base of a change, not what runs
         start = max(text.rfind(". ", 0, m.start()) + 2 if ". " in text[:m.start()] else 0,
                     text.rfind("; ", 0, m.start()) + 2 if "; " in text[:m.start()] else 0,
                     text.rfind("```", 0, m.start()) + 3 if "```" in text[:m.start()] and
@@ -5944,11 +5949,24 @@ def _state_spans(text: str) -> list[tuple[int, int]]:
             out.append((opened, closed + 1))  # "double the GPU limit (currently 32)": only the brackets say what runs
             continue
         end = _STATE_END.search(text, m.end())
-        out.append((start, end.start() if end else len(text)))
+        stop = end.start() if end else len(text)
+        # "Current values: replicas: 3; gpus: 1; model: x; Please change to: ...": a block of fields (its
+        # lines joined by "; ") goes on while each next item is a field and its value
+        if ":" in text[m.end():stop]:
+            while text.startswith(";", stop) and (item := _FIELD_ITEM.match(text, stop)):
+                nxt = _STATE_END.search(text, item.end())
+                stop = nxt.start() if nxt else len(text)
+        out.append((start, stop))
     return out
 
 
+_FIELD_ITEM = re.compile(r";\s*[A-Za-z][\w./-]*\s*:\s*[^;\s]")
+
+
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+_BASE_OF_CHANGE = re.compile(r"\b(?:twice|double|triple|quadruple|halve|half(?:\s+of)?|\d+(?:\.\d+)?\s*(?:x|times)|times|"
+                             r"(?:more|less|fewer|bigger|smaller|larger|higher|lower)\s+than|%\s+of)\s+(?:the|our|its|their)\s+$",
+                             re.I)
 _NEXT_LABEL = re.compile(r"(?:(?<=[.!?]\s)|(?<=\s-\s))[A-Z][A-Za-z]*(?:\s[A-Za-z]+){0,3}\s*:(?=\s)")
 
 
@@ -6132,6 +6150,9 @@ def _elided_amounts(recipe: Recipe, text: str, full: Extraction, state: list[tup
         # (with two amounts of what ran, "this time 6" says which one no more)
         if home is None or sum(1 for n in counts if home_of(full.spans.get(n)) == home) != 1:
             continue
+        a, b = full.spans[name]
+        if re.fullmatch(r"\d+", text[a:b].strip()) and int(text[a:b]) != full.values.get(name):
+            continue  # "twice the current replicas": the amount read there was changed already
         spec = recipe.properties[name]
         after = text[home[1]:home[1] + 120]
         clause = re.match(r"[\s,;]*(?:and\s+|so\s+|but\s+)?[^,.;\n]*", after)
