@@ -477,3 +477,15 @@ def test_an_aside_about_something_else_gives_no_amount(text, want):
 def test_what_runs_now_is_the_base_of_a_change_and_not_what_is_asked(text, want):
     g = _gen(text)
     assert {k: g.params.get(k) for k in want} == want
+
+
+@pytest.mark.parametrize("text, want", [
+    # a setting changed by name: the one it changes to is asked for, the other runs today
+    ("change the mig layout on the h100 nodes from all-1g.10gb to all-3g.40gb",
+     {"config_name": "all-3g.40gb", "mig_devices": {"3g.40gb": 2}}),
+    # a verb of change after a label is no value of it
+    ("mig config: switch from all-1g.10gb to all-2g.20gb", {"config_name": "all-2g.20gb"}),
+])
+def test_a_setting_changed_from_one_name_to_another(text, want):
+    g = _gen(text)
+    assert {k: g.params.get(k) for k in want} == want

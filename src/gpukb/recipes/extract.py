@@ -60,6 +60,8 @@ _STOP = set(STOPWORDS) | {
     "all", "any", "no", "not", "only", "max", "min", "maximum", "minimum", "limit", "limits", "cap", "capped",
     "team", "tenant", "new", "called", "using", "across", "between", "than", "more", "less",
     "quota", "gets", "has", "have", "should", "must", "will",
+    # verbs of change open what follows a label ("mig config: switch from ... to ..."): never a value
+    "switch", "change", "move", "migrate", "convert", "update", "replace", "increase", "decrease", "bump", "raise",
 }
 
 # a parameter that holds a command to run
@@ -1109,6 +1111,12 @@ def _noun_from_to(m: re.Match[str]) -> str:
     return m.group(0)
 
 
+# "change the layout from all-1g.10gb to all-3g.40gb", "switch from time-slicing to MPS": a setting changed
+# by name, the one it changes to wanted ("from A" is what runs today)
+_FROM_TO_NAMED = re.compile(r"\b((?:chang|switch|mov|migrat|convert|transition|upgrad|downgrad)\w*\s+(?:\S+\s+){0,8}?)"
+                            r"from\s+(?:the\s+|our\s+)?(?!\d+(?:\.\d+)?\b)[A-Za-z0-9][\w./:-]*\s+to\s+(?=[A-Za-z0-9])", re.I)
+
+
 def _from_to(m: re.Match[str]) -> str:
     unit = m.group(4) or (m.group(2) if m.group(2) and m.group(2).strip().lower() not in ("to", "and") else "") or ""
     verb = re.sub(r"^(?:up|down)\s+", "", m.group(1), flags=re.I)  # "parallelism down from 20 to 8": to 8
@@ -1205,6 +1213,7 @@ def normalise_text(text: str) -> str:
     text = _EACH_ONE.sub(lambda m: f"one {m.group(3)} per {m.group(1)}"
                          if m.group(3).lower() not in ("of", "more", "other", "another", "at") else m.group(0), text)
     text = _FROM_TO.sub(_from_to, text)
+    text = _FROM_TO_NAMED.sub(r"\1to ", text)
     text = _NOUN_FROM_TO.sub(_noun_from_to, text)
     text = _ARROW_CHANGE.sub(r"\1", text)
     text = _ONCE.sub(lambda m: m.group(1) + {"once": "1 time", "twice": "2 times", "thrice": "3 times"}[m.group(2).lower()], text)
