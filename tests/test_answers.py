@@ -144,7 +144,10 @@ def test_a_bare_spec_asks_for_a_manifest_but_a_described_situation_does_not():
                       "kueue withinClusterQueue LowerPriority vs LowerOrNewerEqualPriority",
                       "jobset leader finishes but workers run forever",
                       "one replica of my model server per gpu node so a node dying only kills one",
-                      "our quota has limits.nvidia.com/gpu: 8 and the team is happily running 16 gpus"):
+                      "our quota has limits.nvidia.com/gpu: 8 and the team is happily running 16 gpus",
+                      # a symptom reported in the present or past tense
+                      "prometheus operator ignores the gpu-metrics podmonitor in ns obs",
+                      "karpenter nodepool gpu-burst rejected the p5 instance type"):
         assert _asks_for_manifest(rmod, situation, 5.0) is None, situation
     assert _asks_for_manifest(rmod, "volcano job, 4 workers × 8 GPUs, queue research", 1.0) is None
 

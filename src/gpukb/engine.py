@@ -122,7 +122,10 @@ def _asks_for_manifest(rmod, question: str, top_score: float) -> str | None:
 _STATEMENT = re.compile(
     r"\b(?:is|are|was|were|isn'?t|aren'?t|doesn'?t|don'?t|didn'?t|can'?t|cannot|can not|won'?t|wont|never|"
     r"keeps?|stays?|still|but|vs\.?|versus|i|we|it|they|has|have|had|got|gets|says?|shows?|works?|"
-    r"changed|stopped|started|finishes|finished|burns|happily|instead|so)\b", re.I)
+    r"changed|stopped|started|finishes|finished|burns|happily|instead|so|"
+    # what goes wrong: a symptom reported ("kube-prometheus-stack ignores the dcgm servicemonitor")
+    r"ignores|ignored|fails|failed|crashes|crashed|hangs|hung|breaks|broke|misses|missed|drops|dropped|rejects|"
+    r"rejected|evicts|evicted|restarts|loops|errors|refuses|refused|times\s+out|timed\s+out)\b", re.I)
 
 
 def _near_known(word: str, vocab: Any) -> bool:
