@@ -203,20 +203,24 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     "fresh40.yaml": (1.0, 0, 0),
     "fresh41.yaml": (0.92, 0, 1),
     "fresh42.yaml": (0.96, 0, 1),  # held out once (0.800)
-    # held out once (0.733, 1 silent drop, 3 changed values), in the test part: never tuned on
-    "fresh43.yaml": (0.8, 0, 4),
+    # held out once (0.733, 1 silent drop, 3 changed values), in the test part; the class of one miss (a namespace
+    # read as a take-back: "in ns scratch w/ 1 H100") is handled since
+    "fresh43.yaml": (0.83, 0, 4),
     "fresh44.yaml": (1.0, 0, 0),  # held out once (0.800), tuned on since
-    # held out once (0.714, 0 silent drops, 7 changed values in 6 requests), in the test part: never tuned on
-    "fresh45.yaml": (0.71, 0, 7),
+    # held out once (0.714, 0 silent drops, 7 changed values in 6 requests), in the test part; the class of one
+    # changed value ("max 4 -> raise to 10", the change said in words after the arrow) is handled since
+    "fresh45.yaml": (0.71, 0, 6),
     "fresh46.yaml": (0.92, 0, 2),  # held out once (0.850), tuned on since
     # held out once (0.605, 1 silent drop, 11 changed values in 10 requests), in the test part: never tuned on
     "fresh47.yaml": (0.6, 1, 11),
     # held out once (0.696, 1 silent drop, 10 changed values in 7 requests), in the test part; the classes of
-    # three of its misses (a change by a share, "max from 6 to 10", families swapped) are handled since
-    "fresh48.yaml": (0.76, 1, 8),
+    # four of its misses (a change by a share, "max from 6 to 10", families swapped, a block of current fields
+    # before "twice the current replicas") are handled since
+    "fresh48.yaml": (0.78, 1, 5),
     # held out once (0.733, 0 silent drops, 4 changed values in 4 requests), in the test part; one request that
-    # ended in an error (an aside's 40 GPUs) now reads the aside as state and fails on another value
-    "fresh49.yaml": (0.73, 0, 5),
+    # ended in an error (an aside's 40 GPUs) now reads the aside as state and fails on another value; the class of
+    # another ("the llm-gateway deployment" naming the object) is handled since
+    "fresh49.yaml": (0.75, 0, 5),
     # held out once (0.644, 1 silent drop, 7 changed values), in the test part: never tuned on
     "fresh50.yaml": (0.64, 1, 7),
     "tune-classes.yaml": (0.95, None, None),
