@@ -5958,14 +5958,14 @@ def _state_spans(text: str) -> list[tuple[int, int]]:
             out.append((opened, closed + 1))  # "double the GPU limit (currently 32)": only the brackets say what runs
             continue
         end = _STATE_END.search(text, m.end())
-        stop = end.start() if end else len(text)
+        until = end.start() if end else len(text)
         # "Current values: replicas: 3; gpus: 1; model: x; Please change to: ...": a block of fields (its
         # lines joined by "; ") goes on while each next item is a field and its value
-        if ":" in text[m.end():stop]:
-            while text.startswith(";", stop) and (item := _FIELD_ITEM.match(text, stop)):
+        if ":" in text[m.end():until]:
+            while text.startswith(";", until) and (item := _FIELD_ITEM.match(text, until)):
                 nxt = _STATE_END.search(text, item.end())
-                stop = nxt.start() if nxt else len(text)
-        out.append((start, stop))
+                until = nxt.start() if nxt else len(text)
+        out.append((start, until))
     return out
 
 
