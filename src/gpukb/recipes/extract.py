@@ -5909,9 +5909,8 @@ _DESCRIBED = re.compile(r"(?:^|(?<=[.!?]\s))(?:the|our|my)\s+(?!new\b)(?:[\w'-]+
                         r"pool|nodepool|quota|volume|cluster\s*queue)\s+(?:is|are|has|have|runs|uses)\b(?!\s+(?:called|named)\b)"
                         r"(?=[^.!?]*[.!?]\s[^\n]*\b(?:a|the)\s+new\s+(?:one|copy|version|pvc|claim|deployment|pod|job|queue|pool)\b)",
                         re.I)
-_STATE_END = re.compile(r"[.;!?](?=\s|$)|(?:,\s|\n\s*)(?=(?:so\s+|and\s+)?(?:please\s+|pls\s+)?(?:regenerate|recreate|redeploy|create|make|give|deploy|"
+_STATE_END = re.compile(r"[.;!?](?=\s|$)|,\s(?=(?:so\s+|and\s+)?(?:please\s+|pls\s+)?(?:regenerate|recreate|redeploy|create|make|give|deploy|"
                         r"change|switch|move|scale|set|bump|raise|lower|drop|cut)\b)|"
-                        # (or a new line that asks: "Current values:\n replicas: 3\nPlease change to: ...")
                         # what was decided since: "..., manager approved going to 4", "..., so this time 8"
                         r",\s(?=so\s+(?:\d|we\b|let's\b|now\b|this\b|give|make|set|use|go)|"
                         r"(?:[\w'-]+\s+){0,3}?(?:approved|agreed|signed\s+off|decided|okayed)\b|"
@@ -5969,13 +5968,15 @@ def _state_spans(text: str) -> list[tuple[int, int]]:
     return out
 
 
+# a field and its value among a block's lines (joined by "; "): "; gpus: 1"
 _FIELD_ITEM = re.compile(r";\s*[A-Za-z][\w./-]*\s*:\s*[^;\s]")
-
-
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+# the words before the amount a change is relative to: "twice the current replicas", "10% more than the existing"
 _BASE_OF_CHANGE = re.compile(r"\b(?:twice|double|triple|quadruple|halve|half(?:\s+of)?|\d+(?:\.\d+)?\s*(?:x|times)|times|"
                              r"(?:more|less|fewer|bigger|smaller|larger|higher|lower)\s+than|%\s+of)\s+(?:the|our|its|their)\s+$",
                              re.I)
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
 _NEXT_LABEL = re.compile(r"(?:(?<=[.!?]\s)|(?<=\s-\s))[A-Z][A-Za-z]*(?:\s[A-Za-z]+){0,3}\s*:(?=\s)")
 
 
