@@ -489,3 +489,46 @@ def test_what_runs_now_is_the_base_of_a_change_and_not_what_is_asked(text, want)
 def test_a_setting_changed_from_one_name_to_another(text, want):
     g = _gen(text)
     assert {k: g.params.get(k) for k in want} == want
+
+
+# -- another team's or cluster's setup, or what something had, is context: its amounts are no values
+
+@pytest.mark.parametrize("text,recipe,want", [
+    ("Our old Slurm cluster had 12 nodes with 4 gpus each. Make a pytorchjob train-x with 6 nodes, 8 gpus each.",
+     "pytorchjob", {"nodes": 6, "gpus": 8}),
+    ("Another team's queue has 64 GPUs; ours should be a ClusterQueue ml-q with 32 GPUs.",
+     "kueue-cluster-queue", {"gpus": 32, "name": "ml-q"}),
+    ("the nlp team gets 40 gpus but we need 16 - make a quota for ns vision", "gpu-quota",
+     {"gpus": 16, "namespace": "vision"}),
+    ("The infra team's nodepool has a limit of 128 gpus. Make a karpenter nodepool ml-pool with a limit of 32 gpus, "
+     "g5 family.", "karpenter-gpu-nodepool", {"gpu_limit": 32}),
+    ("The research team runs 3 replicas of llama. We need a vllm deployment chat with 2 replicas, 1 gpu each.",
+     "gpu-inference-deployment", {"replicas": 2, "gpus": 1}),
+    ("Other clusters run 4 replicas. Make a vllm deployment chat with 2 replicas, 1 gpu each.",
+     "gpu-inference-deployment", {"replicas": 2}),
+])
+def test_someone_elses_setup_is_context(text, recipe, want):
+    g = _gen(text)
+    assert g.recipe == recipe
+    assert {k: g.params.get(k) for k in want} == want
+
+
+@pytest.mark.parametrize("text,recipe,want", [
+    ("GPFS fileset for the vision group: the archive cluster serves 5 groups with 80Ti each; not relevant here. "
+     "For us: a 10Ti PVC on storage class gpfs-scratch.", "ibm-storage-scale", {"size": "10Ti"}),
+    ("Team B runs 16 workers - ignore that. Volcano job sim, 4 workers, 2 gpus each, queue sims.", "volcano-job",
+     {"workers": 4, "gpus": 2}),
+    ("Our other cluster (still on 1.28) runs the big job with 32 nodes and 8 GPUs each. New PyTorchJob ft-x in "
+     "namespace ml, 4 nodes, 4 GPUs per pod.", "pytorchjob", {"nodes": 4, "gpus": 4}),
+])
+def test_what_the_writer_dismisses_is_context(text, recipe, want):
+    g = _gen(text)
+    assert g.recipe == recipe
+    assert {k: g.params.get(k) for k in want} == want
+    assert any(re.search(r"not relevant|ignore that|Our other cluster", u) for u in g.unused)  # reported, not dropped
+
+
+def test_a_team_that_is_asked_for_keeps_its_amounts():
+    # no one else to set it against: "the ml team gets 16 GPUs" is the ask
+    g = _gen("Quota for ns ml: the ml team gets 16 GPUs, max 4 per pod")
+    assert (g.params.get("gpus"), g.params.get("max_gpus_per_pod")) == (16, 4)

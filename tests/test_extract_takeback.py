@@ -61,3 +61,32 @@ def test_the_correction_is_what_the_value_came_from():
     ext = _read("volcano-queue", "volcano queue 'labs' capped at 8 GPUs... make it 10, the new hires start soon")
     a, b = ext.spans["gpus"]
     assert ext.text[a:b] == "10"
+
+
+# A value taken back at once, right after it: the value after the take-back replaces it, whatever its kind
+@pytest.mark.parametrize("recipe_id,text,want", [
+    ("gpu-quota", "ResourceQuota for team-x: 32 GPUs total, max 8 per pod - sorry, I meant 2 per pod.",
+     {"gpus": 32, "max_gpus_per_pod": 2}),
+    ("time-slicing", "time slicing with 4 replicas per GPU -- no, 6 replicas", {"replicas": 6}),
+    ("gpu-quota", "quota ns vision: 40 gpus total, per-container limit 4 - no, 2.", {"gpus": 40, "max_gpus_per_pod": 2}),
+    ("gpu-operator-clusterpolicy", "ClusterPolicy with mig strategy mixed - correction: single, driver disabled",
+     {"mig_strategy": "single", "driver_enabled": False}),
+    ("karpenter-gpu-nodepool", "karpenter nodepool gpu-a, instance family g5 - correction, g6e, cluster prod",
+     {"instance_families": ["g6e"], "cluster_name": "prod"}),
+    ("gpu-pod", "a gpu pod in ns ml - sorry, ml-prod, 2 gpus", {"namespace": "ml-prod", "gpus": 2}),
+])
+def test_value_taken_back_at_once(recipe_id, text, want):
+    values = _read(recipe_id, text).values
+    assert {k: values.get(k) for k in want} == want
+
+
+@pytest.mark.parametrize("recipe_id,text,want", [
+    # the amount after the take-back counts another thing: no correction
+    ("mpijob", "MPI job hpl, 3 workers, 4 GPUs per worker, sorry, 6 workers", {"workers": 6, "gpus": 4}),
+    # a common word before the take-back is no value to replace
+    ("karpenter-gpu-nodepool", "karpenter nodepool p5-pool for cluster ml, spot only - actually, p5 family",
+     {"capacity_types": ["spot"]}),
+])
+def test_no_value_for_a_value_of_another_kind(recipe_id, text, want):
+    values = _read(recipe_id, text).values
+    assert {k: values.get(k) for k in want} == want

@@ -369,6 +369,48 @@ def _corrected(m: re.Match) -> str:
     return second + (unit2 or unit)
 
 
+# A value taken back at once, whatever its kind: "cap of 8 GPUs - sorry, I meant 4", "4 replicas per GPU
+# -- no, 6 replicas", "MIG strategy single - correction: mixed", "p4d.24xlarge - correction, p4de.24xlarge".
+# The value right before the take-back (a number with the words that follow it, or one word) gives way to
+# the value right after it, when that closes its clause and is of the same kind: a number for a number
+# (its words, if any, among the first one's), a word for a word (both with digits, or neither).
+_ADJ_TOKEN = r"[A-Za-z0-9][\w.:/-]*[A-Za-z0-9]|[A-Za-z0-9]"
+_ADJ_BACK = (r"(?:sorry|oops|correction|actually|no\s+wait|wait|scratch\s+that|no(?=\s*[,:]))[\s,:]*"
+             r"(?:(?:i\s+)?meant|i\s+mean|no[,\s]+|make\s+(?:it|that)|it'?s|it\s+should\s+be|should\s+be)?[\s,:]*")
+_ADJACENT_CORRECTION = re.compile(
+    rf"(?<![\w.:/-])(?:(?P<old>{_NUM_OR_WORD})(?P<tail>(?:\s+[A-Za-z](?:[\w/-]|\.(?=\w))*){{0,3}}?)|(?P<word>{_ADJ_TOKEN}))"
+    r"\s*(?:[-\u2013]{1,2}|,|\.{2,3}|\u2026)\s*"
+    rf"\(?(?:{_ADJ_BACK})(?P<new>{_ADJ_TOKEN})(?P<ntail>(?:\s+[A-Za-z](?:[\w/-]|\.(?=\w))*){{0,3}}?)\)?"
+    r"(?=\s*(?:$|[.;!?)]\s|[.;!?)]$|,\s|\s[-\u2013]{1,2}\s))", re.I)
+
+
+def _adjacent_correction(text: str) -> str:
+    def fix(m: re.Match) -> str:
+        old, new = m.group("old") or m.group("word"), m.group("new")
+        tail = [_singular(w.lower()) for w in (m.group("tail") or "").split()]
+        ntail = [_singular(w.lower()) for w in m.group("ntail").split()]
+        number = re.compile(_NUM_OR_WORD + r"$", re.I)
+        if number.match(old) and number.match(new):
+            if ntail != tail[:len(ntail)]:
+                return m.group(0)  # "4 GPUs per worker, sorry, 6 workers": two quantities
+            unit = _ATTACHED_UNIT.search(old)
+            if unit and not _ATTACHED_UNIT.search(new) and new[:1].isdigit():
+                new += unit.group(1)  # "128Gi - sorry, 256": the unit carries over
+            return new + (m.group("tail") or "")
+        if m.group("old") or tail or ntail or old.lower() == new.lower():
+            return m.group(0)  # "8 GPUs - sorry, v2": no amount for an amount
+        if bool(re.search(r"\d", old)) != bool(re.search(r"\d", new)) or \
+                {old.lower(), new.lower()} & _STOP:
+            return m.group(0)  # "spot only - actually, ...": a common word is no value
+        return new
+    for _ in range(3):
+        fixed = _ADJACENT_CORRECTION.sub(fix, text)
+        if fixed == text:
+            break
+        text = fixed
+    return text
+
+
 # Amounts in several number words: "a hundred and twenty-eight", "five hundred thousand",
 # "three thousand six hundred": one number, in digits.
 _SIMPLE_WORD = r"(?:" + "|".join(sorted((re.escape(w) for w in _WORD_NUMBERS if " " not in w and w not in ("single", "dozen")),
@@ -1241,6 +1283,7 @@ def normalise_text(text: str) -> str:
     if _CORRECTION_WORD.search(text):  # "a day after it finishes -- actually make it two days"
         text = _ONE_UNIT.sub("1 ", text)
     text = _CORRECTION.sub(_corrected, text)
+    text = _adjacent_correction(text)
     text = _unit_correction(text)
     text = _late_correction(text)
     if _BACK_THEN.search(text):
@@ -3651,6 +3694,8 @@ class _Extractor:
         for tok, span in candidates:
             if tok.lower() in ("whose", "which", "where", "what", "who"):  # "the taint whose key is x": not yet
                 continue
+            if tok.lower() == "s" and self.text[max(0, span[0] - 1):span[0]] in ("'", "\u2019"):
+                continue  # "another team's queue": a possessive, not a value in quotes
             if self._inside_code(span):
                 continue  # '{namespace="prod"}' inside a query is part of that value, not one of its own
             if name.endswith("image") and re.fullmatch(r"[a-z]+", tok) and not self._quoted(span):
@@ -5892,7 +5937,17 @@ _STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:current|curre
                     r"grabbed|hogged|ate\s+up|took\s+up|starved|exhausted|swallowed|"
                     r"ran\s+with|(?:was|were|has\s+been|have\s+been)\s+running\s+(?:with|on|at)|"  # "the old job ran with 16 workers"
                     r"used\s+to|(?:we|i)\s+(?:have|had|run|ran|launch|launched|use|used|installed|deployed|configured|set\s+up|set|tried)|"
-                    r"(?:they|he|she)\s+(?:had|ran|used|got)|"
+                    r"(?:they|he|she)\s+(?:had|ran|used|got)|theirs|had(?=\s+(?:about\s+|around\s+|roughly\s+|only\s+)?\d)|"
+                    # someone else's setup: "another team's queue has 64 GPUs", "the infra team's pool has a limit
+                    # of 128", "the nlp team gets 40 but we need 16"
+                    r"(?:another|other|the\s+other|our\s+other|a\s+different|some\s+other)\s+(?:[\w-]+\s+)?(?:teams?|clusters?|groups?|"
+                    r"labs?|tenants?|projects?|orgs?|departments?|customers?)(?:(?:'s|s')\s+(?:[\w-]+\s+){0,2}?(?:is|are|was|were)|"
+                    r"(?:'s|s')?\s+(?:\([^()]{0,80}\)\s+)?(?:[\w-]+\s+){0,2}?(?:has|have|had|runs?|ran|uses?|used|gets?|got|keeps?|kept|takes?|took|"
+                    r"sets?|owns?|pays?|paid|serves?|served))|"
+                    r"[\w-]+\s+team(?:'s|s')\s+(?:[\w-]+\s+){0,2}?(?:has|have|had|is|are|was|were|runs?|ran|uses?|used|"
+                    r"gets?|got|keeps?|kept|takes?|took|sits?)|"
+                    r"[\w-]+\s+team\s+(?:has|have|had|gets|got|runs|ran|uses|used|keeps|kept|takes|took)"
+                    r"(?=\s[\s\S]*\b(?:we|us|our|ours|my)\b)|"
                     # a plan given up: "was going to do seven 1g.10gb per card but ..."
                     r"(?:was|were)\s+going\s+to|(?:had\s+)?planned\s+to|originally\s+(?:wanted|planned)|"
                     r"existing|(?:sits?|sitting|is\s+pinned|pinned|pegged|hovers?|hovering|stuck|idles?|idling)\s+(?:on|at)|"  # "sits on 6 replicas"
@@ -5965,7 +6020,31 @@ def _state_spans(text: str) -> list[tuple[int, int]]:
                 nxt = _STATE_END.search(text, item.end())
                 until = nxt.start() if nxt else len(text)
         out.append((start, until))
-    return out
+    return _with_dismissed(text, out)
+
+
+# what the writer dismisses right after saying it: "... serves 3 other teams with 50Ti each; not relevant
+# here", "Team B runs 16 nodes - ignore that", "they set 1000000 and 500, don't copy those"
+_DISMISSED = re.compile(r"[;,.:(\u2013-]\s*(?:(?:but\s+)?(?:that'?s|that\s+is|it'?s|this\s+is|which\s+is|those\s+are|they'?re)\s+)?"
+                        r"(?:(?:not|n't)\s+(?:relevant|important|what\s+(?:i|we)\s+(?:want|need|mean|am\s+asking))|irrelevant|"
+                        r"(?:please\s+)?(?:ignore|disregard|never\s+mind)\s+(?:that|this|those|these|it|them|their\s+[\w-]+)|"
+                        r"(?:please\s+)?(?:do\s+not|don'?t)\s+(?:copy|reuse|use)\s+(?:that|this|those|these|it|them|their\s+[\w-]+)|"
+                        r"(?:just|only)\s+(?:for\s+)?context)\b(?!\s*[:,])", re.I)
+
+
+def _with_dismissed(text: str, out: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Add the clauses the writer dismisses (:data:`_DISMISSED`) to the state spans ``out``."""
+    for m in _DISMISSED.finditer(text):
+        start = max([0] + [i + 2 for i in (text.rfind(p, 0, m.start()) for p in (". ", "; ", "? ", "! ")) if i >= 0])
+        if start < m.start():
+            out.append((start, m.end()))
+    merged: list[tuple[int, int]] = []
+    for a, b in sorted(out):
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
+        else:
+            merged.append((a, b))
+    return merged
 
 
 # a field and its value among a block's lines (joined by "; "): "; gpus: 1"
@@ -6245,7 +6324,8 @@ def _extract(recipe: Recipe, text: str) -> Extraction:
     thread = _thread_turns(recipe, text)
     turns, labels = _thread_spans(ex.text, text, thread)
     ex.blocked += labels  # "[10:05] bob:" names who speaks: no value of the request
-    state = _state_spans(ex.text) if _STATE.search(ex.text) or _DESCRIBED.search(ex.text) else []
+    state = _state_spans(ex.text) if _STATE.search(ex.text) or _DESCRIBED.search(ex.text) or \
+        _DISMISSED.search(ex.text) else []
     quoted = [] if turns else [sp for a, b in _quoted_spans(text) if (sp := _locate(ex.text, text[a:b]))]
     state = sorted(state + quoted + [m.span() for m in _CAPACITY.finditer(ex.text)])
     full = ex.run()
