@@ -532,3 +532,16 @@ def test_a_team_that_is_asked_for_keeps_its_amounts():
     # no one else to set it against: "the ml team gets 16 GPUs" is the ask
     g = _gen("Quota for ns ml: the ml team gets 16 GPUs, max 4 per pod")
     assert (g.params.get("gpus"), g.params.get("max_gpus_per_pod")) == (16, 4)
+
+
+# -- "default" is a namespace's name when a namespace word stands beside it, and a plain word elsewhere
+
+@pytest.mark.parametrize("text,recipe,want", [
+    ("a gpu pod in the default namespace with 1 gpu", "gpu-pod", "default"),
+    ("vllm deployment chat, 1 gpu, ns default", "gpu-inference-deployment", "default"),
+    ("gpu quota for namespace default: 8 gpus", "gpu-quota", "default"),
+    ("gpu pod with default settings, 1 gpu, namespace ml", "gpu-pod", "ml"),
+])
+def test_the_namespace_called_default(text, recipe, want):
+    g = _gen(text)
+    assert (g.recipe, g.params.get("namespace")) == (recipe, want)

@@ -106,6 +106,13 @@ def _never_name(text: str, tok: str, at: int) -> bool:
 _RELATION_WORDS = frozenset({"contains", "contain", "containing", "includes", "include", "including", "matches",
                              "match", "matching", "starts", "start", "starting", "begins", "beginning", "ends",
                              "ending", "equals", "like", "resembles", "mentions", "has", "having"})
+def _namespace_named_default(text: str, at: int) -> bool:
+    """"namespace default", "ns: default", "the default namespace": the word "default" at ``at`` names
+    the namespace Kubernetes calls default."""
+    return bool(re.search(r"\b(?:namespace|ns)\s*[:=]?\s*[\"'`]?$", text[max(0, at - 14):at], re.I)
+                or re.match(r"default[\"'`]?\s+(?:namespace|ns)\b", text[at:at + 20], re.I))
+
+
 _FRAME_WORDS = frozenset({"called", "named", "name", "existing", "current", "same", "own", "is", "are", "was", "were",
                           "today", "tomorrow", "yesterday", "now", "tonight", "currently", "later", "soon",
                           "this", "that", "these", "those", "them", "it",
@@ -2838,7 +2845,8 @@ class _Extractor:
             if m.end(1) < len(self.text) and self.text[m.end(1)] in "([{":
                 tok = self.text[m.start(1):self._code_end(m.start(1))]  # code is taken whole: "sum(rate(x[2m]))"
             tok = tok.rstrip(".,;:)") if tok.count("(") <= tok.count(")") - 1 or "(" not in tok else tok.rstrip(".,;:")
-            named = bool(re.search(r"\b(?:called|named)\s*[\"'`]?$", self.text[max(0, m.start(1) - 12):m.start(1)], re.I))
+            named = bool(re.search(r"\b(?:called|named)\s*[\"'`]?$", self.text[max(0, m.start(1) - 12):m.start(1)], re.I)) or \
+                tok.lower() == "default" and _namespace_named_default(self.text, m.start(1))
             if (tok.lower() in _STOP and not (named and tok.lower() not in STOPWORDS and tok.isalpha())) or (
                     tok.lower() in _RELATION_WORDS and m.start(1) and self.text[m.start(1) - 1] not in "\"'`"):
                 continue  # "name contains h200" states a condition on a value, not the value ("called default" names)
@@ -3887,7 +3895,8 @@ class _Extractor:
         own = {str(w).lower() for r in self.recipe.extract.get(name) or [] for k in ("after", "before")
                for w in r.get(k) or [] if isinstance(w, str)}
         for tok, span in self._token_candidates(pat):
-            if (tok.lower() in own or tok.lower() in _NOT_A_NAME) and not self._quoted(span):
+            if (tok.lower() in own or tok.lower() in _NOT_A_NAME) and not self._quoted(span) and \
+                    not (tok.lower() == "default" and _namespace_named_default(self.text, span[0])):
                 continue  # "the volcano queue": a tool's name describes the queue, it does not name it
             ok, val = self._ok(name, tok)
             if ok:
