@@ -340,3 +340,28 @@ def test_sentence_vectors_are_reused_across_generations_and_embedded_on_use_with
     assert lazy.scores(q, ["st-extra#size-limits"])["st-extra#size-limits"] == pytest.approx(stored, abs=2e-3)
     lazy.scores(q, ["st-extra#size-limits"])
     assert len(emb.calls) == calls + 1
+
+
+def test_a_question_around_a_paste_is_matched_by_its_own_words_too(tiny_settings):
+    root = tiny_settings.root
+    metric = "gpu_util gpu util hostname device uuid modelName"
+    write_doc(root, "observability", "hpa-metric", id="hpa-metric", title="Metric not found for pods",
+              intro="The custom metrics API cannot find the metric.",
+              body=f"## Metric not found for pods\n\nThe adapter reports {metric} not found for pods in another "
+                   f"namespace.\n")
+    filler = " ".join(f"Exporter step {i} reads the device list and writes series." for i in range(5))
+    write_doc(root, "observability", "labels", id="labels", title="Exporter labels",
+              intro="The exporter adds labels.",
+              body=f"## Labels on series\n\n{filler} Each pod and namespace label says which pod uses which GPU. "
+                   f"{filler}\n")
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    eng = Engine(tiny_settings, embedder=emb)
+    paste = "\n".join(f"    gpu_util{{gpu=\"{i}\",hostname=\"node-{i}\",device=\"nvidia{i}\",uuid=\"u{i}\",modelName=\"x\"}} 97"
+                      for i in range(4))
+    q = f"series come through like this:\n{paste}\nwhich pod and namespace label says which pod uses which GPU?"
+    r = eng.retriever
+    r.sentence_weight = 2.0
+    assert r.retrieve(q, k=2).evidence[0].doc_id == "labels"
+    # the paste alone, with nothing asked in its own words, keeps the section it matches
+    assert r.retrieve(f"seen:\n{paste}\n", k=2).evidence[0].doc_id == "hpa-metric"

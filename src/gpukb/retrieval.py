@@ -47,7 +47,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from .backends.base import Evidence
 from .index import IndexHandle
-from .text import keyword_query, stemmer, terms
+from .text import asked_words, keyword_query, stemmer, terms
 
 MODES = ("hybrid", "vector", "bm25")
 
@@ -523,7 +523,14 @@ class Retriever:
         similarity between the question and one of the section's sentences or its heading path."""
         if not self.sentence_weight or embedding is None or not found:
             return heading_rerank(found, question, self.index.sections, self.heading_weight)
-        best = self.sentence_scores(embedding, [h.key for h in found[: self.rerank_depth]])
+        keys = [h.key for h in found[: self.rerank_depth]]
+        best = self.sentence_scores(embedding, keys)
+        asked = " ".join(asked_words(question).split())
+        if asked != " ".join(question.split()) and len(set(terms(asked))) >= PART_MIN_TERMS:
+            # a question around a pasted log or manifest: its own words say what it asks, so a
+            # section's sentence matched by them alone counts as well
+            own = self.sentence_scores(self.embedder.embed_query(asked), keys)
+            best = {k: max(v, own.get(k, 0.0)) for k, v in best.items()}
         w = self.sentence_weight
         return heading_rerank(found, question, self.index.sections, self.heading_weight,
                               extra=lambda h: w * best.get(h.key, 0.0))

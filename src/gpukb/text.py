@@ -157,3 +157,14 @@ def keyword_query(question: str) -> str:
     """The question without chat filler, for the keyword retriever."""
     kept = [w for w in _SPACE.findall(question) if w.lower().strip(".,;:!?()[]'\"") not in CHAT_FILLER]
     return " ".join(kept) or question
+
+
+# a line pasted from a terminal, a log or a manifest: indented, a log record, or a table of kubectl
+# output (columns apart by runs of spaces)
+_PASTED_LINE = re.compile(r"^(?:[ \t]+\S|\S*\s*(?:\d{4}-\d\d-\d\d|[IEWF]\d{4}\s)|[^\n]*\S\s{3,}\S)")
+
+
+def asked_words(question: str) -> str:
+    """The question without what it pastes (fenced blocks, indented or log-shaped lines)."""
+    text = re.sub(r"```.*?(?:```|$)", " ", question, flags=re.S)
+    return "\n".join(ln for ln in text.splitlines() if not _PASTED_LINE.match(ln))

@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..text import POINTS_ABOVE, POINTS_BELOW, terms
+from ..text import POINTS_ABOVE, POINTS_BELOW, asked_words, terms
 from .base import Composed, Evidence
 
 _HOWTO = re.compile(r"\b(how|yaml|manifest|example|config|configure|set ?up|setup|create|write|give me|spec|enable|install|apply|command|cmd)\b", re.I)
@@ -166,17 +166,6 @@ SECOND_MIN_GAIN = 0.15
 def prose_words(text: str) -> int:
     """Words outside code blocks (the length users read)."""
     return len(re.sub(r"```.*?```", " ", text, flags=re.S).split())
-
-
-# a line pasted from a terminal, a log or a manifest: indented, a log record, or a table of kubectl
-# output (columns apart by runs of spaces)
-_PASTED_LINE = re.compile(r"^(?:[ \t]+\S|\S*\s*(?:\d{4}-\d\d-\d\d|[IEWF]\d{4}\s)|[^\n]*\S\s{3,}\S)")
-
-
-def _asked_words(question: str) -> str:
-    """The question without what it pastes (fenced blocks, indented or log-shaped lines)."""
-    text = re.sub(r"```.*?(?:```|$)", " ", question, flags=re.S)
-    return "\n".join(ln for ln in text.splitlines() if not _PASTED_LINE.match(ln))
 
 
 class ExtractiveGenerator:
@@ -359,7 +348,7 @@ class ExtractiveGenerator:
         # A second section only when the question needs it.
         covered = set().union(*(set(terms(u.text)) | set(terms(pool[lead].section)) for u in first)) if first else set()
         # what the question asks in its own words: a pasted log or command output adds terms no answer covers
-        asked = set(terms(_asked_words(question))) or set(q)
+        asked = set(terms(asked_words(question))) or set(q)
         missing = {t for t in asked if t not in covered}
         # the section the lead sends its reader on to ("See the next section") goes on with the answer
         pointed = next((i for i, e in enumerate(pool) if parts and e.pointed_from == pool[lead].key and i != lead), None)
