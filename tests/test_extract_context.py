@@ -541,7 +541,20 @@ def test_a_team_that_is_asked_for_keeps_its_amounts():
     ("vllm deployment chat, 1 gpu, ns default", "gpu-inference-deployment", "default"),
     ("gpu quota for namespace default: 8 gpus", "gpu-quota", "default"),
     ("gpu pod with default settings, 1 gpu, namespace ml", "gpu-pod", "ml"),
+    ("MIG layout all-1g.10gb for the A100 nodes. Our operator runs in gpu-operator, not the default ns.",
+     "mig-config", "gpu-operator"),
 ])
 def test_the_namespace_called_default(text, recipe, want):
     g = _gen(text)
     assert (g.recipe, g.params.get("namespace")) == (recipe, want)
+
+
+@pytest.mark.parametrize("text,want", [
+    # the label's own word names it; "a jupyter pod" after the colon is what is asked for
+    ("students namespace: a jupyter pod with 1 gpu", "students"),
+    ("interns namespace: a notebook pod, one T4", "interns"),
+    ("namespace: students. a jupyter pod with 1 gpu", "students"),
+])
+def test_an_article_after_a_label_starts_the_ask_not_its_value(text, want):
+    g = _gen(text)
+    assert (g.recipe, g.params.get("namespace")) == ("gpu-pod", want)

@@ -109,6 +109,9 @@ _RELATION_WORDS = frozenset({"contains", "contain", "containing", "includes", "i
 def _namespace_named_default(text: str, at: int) -> bool:
     """"namespace default", "ns: default", "the default namespace": the word "default" at ``at`` names
     the namespace Kubernetes calls default."""
+    if re.search(r"\b(?:not|never|no|instead\s+of|rather\s+than|other\s+than|except|outside)\s+(?:in\s+)?(?:the\s+)?$",
+                 text[max(0, at - 24):at], re.I):
+        return False  # "not the default ns": the namespace it is not
     return bool(re.search(r"\b(?:namespace|ns)\s*[:=]?\s*[\"'`]?$", text[max(0, at - 14):at], re.I)
                 or re.match(r"default[\"'`]?\s+(?:namespace|ns)\b", text[at:at + 20], re.I))
 
@@ -3640,7 +3643,9 @@ class _Extractor:
         words = _words_alt(cues)
         # "onboard a new team, genomics.": the value in apposition, alone before the sentence ends
         # "the interns' namespace (intern-sandbox)", "temp > 78": the value in brackets, or after a comparison
-        pat = (rf"{words}\s*(?:[:=]\s*|,\s*(?=[\"'`]?[\w.-]+[\"'`]?\s*(?:[.;!]|$))|\(\s*(?=[\w.-]+\s*\))|[<>]=?\s*|"
+        # ("students namespace: a jupyter pod": an indefinite article after the colon starts what is
+        # asked for, not the value)
+        pat = (rf"{words}\s*(?:[:=]\s*(?!(?:a|an)\s)|,\s*(?=[\"'`]?[\w.-]+[\"'`]?\s*(?:[.;!]|$))|\(\s*(?=[\w.-]+\s*\))|[<>]=?\s*|"
                rf"(?:is|are|was)\s*[:=]\s*|"
                rf"(?:(?:is|are|was)\s+(?:named|called)|named|called|(?:(?:of|with)\s+(?:the\s+)?)?name(?:\s+is|\s*[:=]|\s+(?:should|will|must|shall)\s+be)?|is|of|"
                rf"to\s+[a-z]+\s+(?:is|should\s+be|will\s+be)|(?:renamed|changed|switched)(?:\s+to)?|to|at|"  # "the program to launch is x"
