@@ -558,3 +558,20 @@ def test_the_namespace_called_default(text, recipe, want):
 def test_an_article_after_a_label_starts_the_ask_not_its_value(text, want):
     g = _gen(text)
     assert (g.recipe, g.params.get("namespace")) == ("gpu-pod", want)
+
+
+@pytest.mark.parametrize("text,want", [
+    # one thing, then its count: "one pod, 1 gpu" asks for a GPU pod as "a pod with 1 gpu" does
+    ("in the speech namespace: one pod, 1 gpu", {"namespace": "speech", "gpus": 1}),
+    # the team's namespace is named after the team
+    ("for the speech team's namespace: one pod, 1 gpu, image nvcr.io/nvidia/pytorch:24.05-py3",
+     {"namespace": "speech", "gpus": 1}),
+])
+def test_a_pod_and_its_count_after_a_comma(text, want):
+    g = _gen(text)
+    assert g.recipe == "gpu-pod"
+    assert {k: g.params.get(k) for k in want} == want
+
+
+def test_pods_counted_with_their_gpus_stay_a_quota():
+    assert _gen("quota for ns ml: 10 pods, 16 gpus").recipe == "gpu-quota"

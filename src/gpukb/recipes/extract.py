@@ -154,6 +154,9 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
                             r"corner|sandbox)(?:\s+on\s+(?:the|this|our)\s+(?:new\s+|shared\s+)?cluster)?\s*(?:,|\bis\b|:|=)?\s*"
                             r"[`'\"]?(?!(?:on|in|at|is|for|of|the|a|an|and|with|to|from|will|should|has|was)\b)"
                             r"([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?![\w-]|\.\w)"},
+                  # "for the speech team's namespace: one pod", "in the vision team's ns": named after the team
+                  {"regex": r"\b(?:for|in|into|to|under)\s+(?:the\s+)?(?!(?:the|our|my|their|your|this|that|other|another|same|whole|new|old)\b)"
+                            r"([a-z][a-z0-9]*(?:-[a-z0-9]+)*)\s+team(?:'s|s')\s+(?:own\s+)?(?:namespace|ns)\b"},
                   # "the PVC should be in training.": where the object is to be, ending the clause
                   {"regex": r"\b(?:should|will|must|can|has\s+to|needs\s+to)\s+(?:be|go|live|run|sit)\s+in(?:to)?\s+"
                             rf"(?!(?:{_NO_PLACE}|kubernetes|k8s|prod|production)\b)"

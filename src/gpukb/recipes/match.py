@@ -332,8 +332,10 @@ class _Index:
                         part = (rf"(?:(?:\d+|one|two|three|four|eight|a|an|single|the)\s+)?(?:{part}|(?:{models})s?|"
                                 r"mig\s+(?:slices?|devices?|instances?|partitions?))(?:\s+(?:cards?|accelerators?))?")
                     if w == "with":  # "pod with gpu" also reads "a pod spec that grabs two A100s"
-                        part = (r"(?:[\w-]+\s+)?(?:with|using|(?:that|which|who)\s+(?:is\s+|are\s+)?(?:has|have|gets?|"
-                                r"grabs?|uses?|using|needs?|needing|requests?|requesting|wants?|takes?))")
+                        # and "one pod, 2 GPUs" (one thing, then its count: "10 pods, 16 GPUs" counts two)
+                        part = (r"(?:(?:[\w-]+\s+)?(?:with|using|(?:that|which|who)\s+(?:is\s+|are\s+)?(?:has|have|gets?|"
+                                r"grabs?|uses?|using|needs?|needing|requests?|requesting|wants?|takes?))|"
+                                r"(?<![sS]),(?=\s*(?:\d+|one|two|four|eight|a|an|single)\s))")
                     if w in _PREPOSITIONS and w != words[-1]:  # "across nodes" also reads "across the nodes"
                         part += r"(?:\s+(?:the|all|multiple|several|many|our|its|their|both|two|2))?"
                     parts.append(part)
