@@ -223,6 +223,8 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     "fresh49.yaml": (0.75, 0, 5),
     # held out once (0.644, 1 silent drop, 7 changed values), in the test part: never tuned on
     "fresh50.yaml": (0.64, 1, 7),
+    # held out once (0.578, 4 silent drops, 7 changed values), in the test part: never tuned on
+    "fresh51.yaml": (0.57, 4, 7),
     "tune-classes.yaml": (0.95, None, None),
 }
 # tuned sets whose drops and changed values are held by their floors above, not at zero
