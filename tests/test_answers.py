@@ -394,3 +394,23 @@ def test_a_sentence_about_an_example_object_goes_with_its_example():
     # with a manifest attached, the section's own example is left out, and so is what it says of it
     without = gen.compose(question, [ev(0, "Request GPUs", SEC_EXAMPLE)], manifest_params={"gpus": 1})
     assert "```" not in without.text and "cuda-check" not in without.text and "nvidia.com/gpu" in without.text
+
+
+def test_names_of_the_users_own_things_are_left_out_of_what_is_weighed():
+    from gpukb.engine import without_own_names
+
+    vocab = {"pod", "share", "gpu", "singl", "want", "server", "run", "one", "set", "oper"}
+    # a list of three, or of two in brackets: the words the KB does not know go, the known ones stay
+    got = without_own_names("my pods (open-webui, vscode-server, sd-webui) want one gpu", vocab)
+    assert "webui" not in got and "vscode" not in got and "server" in got and "want one gpu" in got
+    got = without_own_names("we run llama.cpp, whisper.cpp and a comfyui pod on one gpu", vocab)
+    assert "whisper" not in got and "llama" not in got and "a comfyui pod on one gpu" in got
+    assert "ollama" not in without_own_names("share one gpu (jupyter and ollama)", vocab)
+    # a lone name may be what the question is about; a list pasted in a manifest holds values
+    assert without_own_names("how do I set up keycloak-operator realms", vocab) == \
+        "how do I set up keycloak-operator realms"
+    pasted = 'NodePool:\n  requirements:\n    values: ["p4d", "g5", "p5"]\npod wants one gpu'
+    assert without_own_names(pasted, vocab) == pasted
+    # a list of phrases describes kinds of work: nothing is left out
+    tiers = "four tiers: production inference, urgent retraining, scheduled research jobs and best-effort notebooks"
+    assert without_own_names(tiers, vocab) == tiers

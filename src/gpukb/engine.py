@@ -158,6 +158,54 @@ _WRITE = re.compile(r"\b(write|generate|give|create|make|need|want|module|progra
                     r"code|script|resource|provision)\b", re.I)
 
 
+# what a message lists as the user's own things: "(jupyter, ollama, comfyui)", "llama.cpp, whisper.cpp and a
+# comfyui pod": items of a list of two or more, each a word or two
+_ITEM = r"(?:an?\s+)?[\w.-]+(?:\s+(?!(?:and|or)\b)[\w.-]+)?"
+_LIST = re.compile(rf"(?<![\w.-])(?!(?:and|or)\b)[\w.-]+(?:\s*,\s*(?:(?:and|or)\s+)?{_ITEM})+(?:\s*,?\s+(?:and|or)\s+{_ITEM})?"
+                   rf"|(?<=\()\s*{_ITEM}\s+(?:and|or)\s+{_ITEM}(?=\s*\))", re.I)
+_SEPARATOR = re.compile(r"\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+", re.I)
+
+def without_own_names(question: str, vocab: Any) -> str:
+    """``question`` with the words the KB does not know blanked out of the names it gives the user's own
+    things: the one-word items of a list of three or more, or of two in brackets ("(jupyter, ollama,
+    comfyui)", "llama.cpp, whisper.cpp and a comfyui pod"). Such a name says what runs, not what is
+    asked; a lone name ("keycloak-operator realms") may be what the question is about, and a list of
+    phrases ("urgent retraining, scheduled research jobs") describes the work, so both stay."""
+    from .text import STOPWORDS, stem
+
+    spans: list[tuple[int, int]] = []
+    from .text import asked_words
+
+    prose = asked_words(question)
+    for m in _LIST.finditer(question):
+        if re.search(r"[\"'`\[\]{}:=<>]", question[max(0, m.start() - 1):m.end() + 1]) or m.group(0) not in prose:
+            continue  # a list in a pasted manifest, log or code: values, not names of the user's things
+        parts, at = [], m.start()
+        for sep in [*_SEPARATOR.finditer(question, m.start(), m.end()), None]:
+            end = sep.start() if sep else m.end()
+            item = re.match(r"\s*(?:an?\s+)?", question[at:end])
+            parts.append((at + (item.end() if item else 0), end))
+            at = sep.end() if sep else end
+        # names are single tokens ("jupyter", "open-webui"); "urgent retraining" describes a kind of work
+        single = [(a, b) for a, b in parts if len(question[a:b].split()) == 1]
+        if len(single) >= 2 and (len(parts) >= 3 or "(" in question[max(0, m.start() - 2):m.start()]):
+            spans += single
+    out = question
+    for a, b in spans:
+        for w in re.finditer(r"\w\w+", question[a:b]):
+            low = w.group(0).lower()
+            if low not in STOPWORDS and stem(low) not in vocab:
+                out = out[:a + w.start()] + " " * len(low) + out[a + w.end():]
+    return out
+
+
+def _collapse(text: str) -> str:
+    """Blanked text tidied: no runs of spaces, no punctuation left alone between them."""
+    text = re.sub(r"(?<!\S)[-.,_/]+(?!\S)", " ", text)
+    text = re.sub(r"[ \t]+", " ", text)
+    return re.sub(r"\(\s*[,\s]*\)", "", text).strip()
+
+
 def other_tool(question: str) -> str | None:
     """The infrastructure-as-code tool a question asks gpukb to write for, if any."""
     m = _OTHER_TOOLS.search(question)
@@ -313,8 +361,10 @@ class Engine:
             return NO_EVIDENCE  # mostly another script: the KB is English, any match is on a few shared terms
         if _NOT_KUBERNETES.search(question):
             return NO_EVIDENCE  # a question about GPUs with Kubernetes set aside is outside a Kubernetes KB
-        qt = set(terms(question))
         vocab = self.index.vocabulary
+        if vocab:
+            question = without_own_names(question, vocab)
+        qt = set(terms(question))
         rare, common = self._unknown_terms(question, vocab) if qt and vocab else (0, 0)
         oov = (self.oov_weight * rare + self.common_oov_weight * common) / len(qt) if qt else 0.0
         covered = 0.0
@@ -425,7 +475,12 @@ class Engine:
         k = int(k or self.k)
         if k < 1 or k > 50:
             raise UsageError("--k must be between 1 and 50")
-        got = self.retriever.retrieve(q, k=k, area=area, mode=mode, sources=sources)
+        vocab = self.index.vocabulary
+        # retrieved without the names of the user's own things the KB does not know ("(jupyter, ollama,
+        # comfyui)"): they pull the question's vector towards nothing the KB says
+        plain = without_own_names(q, vocab) if vocab else q
+        plain = _collapse(plain) if plain != q else q
+        got = self.retriever.retrieve(plain or q, k=k, area=area, mode=mode, sources=sources)
         confidence = self.confidence(q, got.top_vector, got.evidence[0] if got.evidence else None)
         ans = Answer(question=q, answer="", refused=False, confidence=round(confidence, 4),
                      retrieved=[e.doc_id for e in got.evidence])
