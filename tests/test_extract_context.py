@@ -575,3 +575,33 @@ def test_a_pod_and_its_count_after_a_comma(text, want):
 
 def test_pods_counted_with_their_gpus_stay_a_quota():
     assert _gen("quota for ns ml: 10 pods, 16 gpus").recipe == "gpu-quota"
+
+
+@pytest.mark.parametrize("text,recipe,want", [
+    # a batch script pasted in a fence is the job to translate, like the same lines unfenced
+    ("We are leaving Slurm. Today the job is:\n```\n#SBATCH --job-name=bert-pre\n#SBATCH --nodes=4\n"
+     "#SBATCH --gres=gpu:4\nsrun torchrun --nproc_per_node=4 pretrain.py\n```\nWhat is the PyTorchJob equivalent in "
+     "namespace nlp? image ghcr.io/x/bert:1.0", "pytorchjob", {"name": "bert-pre", "nodes": 4, "gpus": 4}),
+])
+def test_a_fenced_batch_script_is_read(text, recipe, want):
+    g = _gen(text)
+    assert g.recipe == recipe
+    assert {k: g.params.get(k) for k in want} == want
+
+
+def test_a_verb_that_reports_is_no_name():
+    # "kubectl get clusterqueue shows:": "shows" names no ClusterQueue
+    g = _gen("kubectl get clusterqueue shows:\n```\nNAME  COHORT\nml-cq  shared\n```\nreplace it with a version with "
+             "nominalQuota 12 GPUs")
+    assert g.params.get("name") != "shows"
+
+
+@pytest.mark.parametrize("text,recipe,name,want", [
+    # a "please" between the cue and its value
+    ("time slicing, each GPU divided in 4. The configmap name please `ts-cm`, in namespace gpu-operator.",
+     "time-slicing", "configmap_name", "ts-cm"),
+    ("gpu pod name pls dbg-1, 1 gpu", "gpu-pod", "name", "dbg-1"),
+])
+def test_please_between_a_cue_and_its_value(text, recipe, name, want):
+    g = _gen(text)
+    assert (g.recipe, g.params.get(name)) == (recipe, want)

@@ -407,3 +407,13 @@ def test_scaled_words_reach_integer_and_size_parameters():
 def test_most_per_unit_from_a_forbidden_excess(text):
     r = _recipe({"max_gpus_per_pod": INT})
     assert extract_params(r, text).values.get("max_gpus_per_pod") == 3
+
+
+def test_a_tie_between_two_quantities_goes_to_the_one_more_cues_point_at():
+    from gpukb.recipes.model import find_recipe, load_recipes
+
+    recipe = find_recipe("dcgm-servicemonitor-alerts", load_recipes())
+    # both durations follow "for"; the idle window's other cue, "utilization", stands with the second
+    text = ("dcgm servicemonitor in ns gpu-operator scraping every 15s, alert when GPU temperature is above 85C for "
+            "5 minutes, and when utilization stays below 10% for 30 minutes")
+    assert extract_params(recipe, text).values["idle_window_seconds"] == 1800

@@ -90,3 +90,22 @@ def test_value_taken_back_at_once(recipe_id, text, want):
 def test_no_value_for_a_value_of_another_kind(recipe_id, text, want):
     values = _read(recipe_id, text).values
     assert {k: values.get(k) for k in want} == want
+
+
+# A setting named again with its new amount and the old one: "actually parallelism 5 not 10"
+@pytest.mark.parametrize("recipe_id,text,want", [
+    ("indexed-job", "indexed job, 50 completions 10 parallel, 1 gpu per pod, name scoring.\nactually parallelism 5 not "
+     "10, quota is tight", {"parallelism": 5, "completions": 50}),
+    ("pytorchjob", "pytorchjob, master + 3 workers, 4 gpus each.\noops workers shud be 7 not 3",
+     {"workers": 7, "gpus": 4}),
+    ("volcano-job", "volcano job 4 workers 2 gpus each; sorry, gpus should be 4 not 2", {"workers": 4, "gpus": 4}),
+])
+def test_a_setting_named_with_its_new_and_old_amount(recipe_id, text, want):
+    values = _read(recipe_id, text).values
+    assert {k: values.get(k) for k in want} == want
+
+
+def test_an_amount_not_said_of_a_setting_changes_nothing():
+    # "10 not 12 people" names nothing the request set before
+    values = _read("gpu-quota", "quota 8 gpus for ns ml, 2 per pod. the team is 10 not 12 people").values
+    assert (values.get("gpus"), values.get("max_gpus_per_pod")) == (8, 2)

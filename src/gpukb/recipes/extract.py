@@ -469,6 +469,33 @@ def _word_in_digits(m: re.Match) -> str:
     return (m.group(1) if n is None else str(n)) + " "
 
 
+# "actually parallelism 5 not 10", "oops workers shud be 7 not 3": a setting named again with its new amount and
+# the old one it replaces; the old amount next to a word like the named one takes the new one
+_CUE_NOT_THAT = re.compile(
+    r"(?:\b(?:actually|sorry|oops|correction|wait|no\s+wait|i\s+mean|edit)\b[,:]?\s+)?(?P<cue>[A-Za-z][\w-]{2,})\s+"
+    r"(?:(?:should|shud|shld|must|needs?\s+to|has\s+to|have\s+to)\s+be\s+|is\s+|=\s*|:\s*)?(?P<new>\d+(?:\.\d+)?)"
+    r"\s*,?\s+(?:and\s+)?not\s+(?P<old>\d+(?:\.\d+)?)(?![\w.]|\.\d)\)?", re.I)
+
+
+def _cue_not_that(text: str) -> str:
+    for m in reversed(list(_CUE_NOT_THAT.finditer(text))):
+        cue, new, old = m.group("cue").lower(), m.group("new"), m.group("old")
+        if cue in _STOP and _singular(cue) not in _COUNTED_NOUNS:
+            continue
+        stem = _singular(cue)[:6]
+        hits = []
+        for e in re.finditer(rf"(?<![\w.]){re.escape(old)}(?![\w]|\.\d)", text[:m.start()]):
+            near = text[max(0, e.start() - 30):e.end() + 30].lower()
+            if any(w.startswith(stem) or stem.startswith(w[:6]) and len(w) >= 4
+                   for w in re.findall(r"[a-z][\w-]*", near)):
+                hits.append(e)
+        if not hits:
+            continue
+        e = hits[-1]
+        text = text[:e.start()] + new + text[e.end():m.start()].rstrip(" ,;") + text[m.end():]
+    return text
+
+
 # "an hour and a half", "two days and a half", "one and a half hours": N.5 of the unit
 _AND_A_HALF = re.compile(rf"(?<![\w.-])(an?|\d+|{_SIMPLE_WORD})\s+(?:(second|minute|hour|day|week)s?\s+and\s+a\s+half|"
                          r"and\s+a\s+half\s+(second|minute|hour|day|week)s?)(?![\w-])", re.I)
@@ -1289,6 +1316,7 @@ def normalise_text(text: str) -> str:
     for rx, repl in _SHORTHAND:
         text = rx.sub(repl, text)
     text = _not_that(text)
+    text = _cue_not_that(text)
     text = _AND_A_HALF.sub(_and_a_half, text)
     text = _COMPOUND.sub(_compound, text)
     text = _WORD_BEFORE_UNIT.sub(_word_in_digits, text)
@@ -2367,8 +2395,9 @@ def _pasted_docs(text: str) -> list[dict[str, Any]]:
 
 
 # a fenced block that holds a command line, not YAML
+# (or a batch script: "#!/bin/bash", "#SBATCH --nodes=2", "#PBS -l select=2")
 _COMMAND_BLOCK = re.compile(r"```[\w-]*\s*(?:\$\s*)?(?:kubectl|helm|docker|podman|srun|sbatch|salloc|torchrun|mpirun|"
-                            r"mpiexec|python3?|bash|sh|eksctl|gcloud|aws|az)\b")
+                            r"mpiexec|python3?|bash|sh|eksctl|gcloud|aws|az|#!|#SBATCH|#PBS|#BSUB)(?:\b|(?<=#!))")
 
 
 _JSON_FIELD = re.compile(r"\"([A-Za-z][\w]*)\"\s*:\s*\"?([A-Za-z0-9][\w.:/-]*)\"?\s*[,}\n]")
@@ -2538,7 +2567,8 @@ class _Extractor:
         if value is None:
             return False, None
         if isinstance(value, str) and "enum" not in spec and (value.lower() in _FRAME_WORDS or value.lower() in STOPWORDS
-                                                               or value.lower() in _VERBS_AFTER_NOUN):
+                                                               or value.lower() in _VERBS_AFTER_NOUN
+                                                               or value.lower() in _REPORTING_VERBS):
             return False, None  # "the selector wants release=x": a verb is no name
         if _COMMAND_NAME.search(name) and isinstance(value, list) and value and str(value[0]).lower() in _ABOUT_A_COMMAND:
             return False, None  # "the program line is:", "the mpirun line we use": words about a command, no command
@@ -3653,6 +3683,7 @@ class _Extractor:
                rf"(?:(?:is|are|was)\s+(?:named|called)|named|called|(?:(?:of|with)\s+(?:the\s+)?)?name(?:\s+is|\s*[:=]|\s+(?:should|will|must|shall)\s+be)?|is|of|"
                rf"to\s+[a-z]+\s+(?:is|should\s+be|will\s+be)|(?:renamed|changed|switched)(?:\s+to)?|to|at|"  # "the program to launch is x"
                rf"(?:must|should|will|shall|needs?\s+to|has\s+to)\s+be)\s+)?"
+               rf"(?:(?:please|pls|plz)[,:]?\s+)?"  # "the configmap name please `ts-config`"
                rf"(?:(?:the|a|an|our|my|their|just|only|simply)\s+)?")
         is_command = _COMMAND_NAME.search(name) and \
             self.recipe.properties[name].get("type") == "array"
@@ -3981,8 +4012,8 @@ class _Extractor:
                           # "pytorchjob bert: 3 workers, 4 gpus each": the name heads the line of its details
                           rf"\s*:[ \t]+(?=[^\n]*\d))").finditer(self.text):
             tok, span = m.group(1), m.span(1)
-            if self.text[span[1]:span[1] + 3].lstrip().startswith(":") and tok.lower() in _HEADING_WORDS:
-                continue  # "deployment spec: 2 replicas": a heading, no name
+            if tok.lower() in _HEADING_WORDS:
+                continue  # "deployment spec: 2 replicas", "the PyTorchJob equivalent in namespace nlp": no name
             if tok.lower() in _STOP or re.search(r"(?:ing|ed)$", tok.lower()) or not self._free(span) or any(
                     a <= span[0] and span[1] <= b for a, b in kw) or tok.lower() in self._keyword_words():
                 continue
@@ -5851,6 +5882,7 @@ class _Extractor:
                 if not ok:
                     continue
                 best = None
+                support = 0.0  # the other cues that bind to it: a tie goes to the quantity more of them point at
                 for (ca, cb), pen in hits:
                     if ca < m.end() and cb > m.start():
                         continue
@@ -5861,8 +5893,10 @@ class _Extractor:
                         # a longer cue names the parameter more exactly ("default memory 1Gi")
                         score += 0.5 * len(re.findall(r"[\s_-]+", self.text[ca:cb].strip()))
                         score -= pen
+                        support += max(score, 0.0)
                         best = score if best is None else max(best, score)
                 if best is not None:
+                    best += 0.1 * (support - max(best, 0.0))
                     if _ESTIMATE.search(self.text, max(0, m.start() - 16), m.start()):
                         best -= _ESTIMATE_PENALTY  # "the weights are about 150 GB": an estimate describes
                     pairs.append((best, -m.start(), name, val, m.span()))
