@@ -230,6 +230,8 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     # measurement, and the classes of five are handled since ("parallelism 5 not 10", a fenced batch script, a
     # tie between two durations, "name please x")
     "fresh51.yaml": (0.68, 4, 3),
+    # held out once (0.500, 3 silent drops, 11 changed values), in the test part: never tuned on
+    "fresh52.yaml": (0.5, 3, 11),
     "tune-classes.yaml": (0.95, None, None),
 }
 # tuned sets whose drops and changed values are held by their floors above, not at zero
