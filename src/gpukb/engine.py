@@ -158,12 +158,13 @@ _WRITE = re.compile(r"\b(write|generate|give|create|make|need|want|module|progra
                     r"code|script|resource|provision)\b", re.I)
 
 
-# what a message lists as the user's own things: "(jupyter, ollama, comfyui)", "llama.cpp, whisper.cpp and a
-# comfyui pod": items of a list of two or more, each a word or two
+# a list in a message: "(jupyter, ollama, comfyui)", "llama.cpp, whisper.cpp and a comfyui pod" (a first word,
+# then items of a word or two)
 _ITEM = r"(?:an?\s+)?[\w.-]+(?:\s+(?!(?:and|or)\b)[\w.-]+)?"
 _LIST = re.compile(rf"(?<![\w.-])(?!(?:and|or)\b)[\w.-]+(?:\s*,\s*(?:(?:and|or)\s+)?{_ITEM})+(?:\s*,?\s+(?:and|or)\s+{_ITEM})?"
                    rf"|(?<=\()\s*{_ITEM}\s+(?:and|or)\s+{_ITEM}(?=\s*\))", re.I)
 _SEPARATOR = re.compile(r"\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+", re.I)
+
 
 def without_own_names(question: str, vocab: Any) -> str:
     """``question`` with the words the KB does not know blanked out of the names it gives the user's own
@@ -171,11 +172,9 @@ def without_own_names(question: str, vocab: Any) -> str:
     comfyui)", "llama.cpp, whisper.cpp and a comfyui pod"). Such a name says what runs, not what is
     asked; a lone name ("keycloak-operator realms") may be what the question is about, and a list of
     phrases ("urgent retraining, scheduled research jobs") describes the work, so both stay."""
-    from .text import STOPWORDS, stem
+    from .text import STOPWORDS, asked_words, stem
 
     spans: list[tuple[int, int]] = []
-    from .text import asked_words
-
     prose = asked_words(question)
     for m in _LIST.finditer(question):
         if re.search(r"[\"'`\[\]{}:=<>]", question[max(0, m.start() - 1):m.end() + 1]) or m.group(0) not in prose:

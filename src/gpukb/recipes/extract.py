@@ -386,7 +386,8 @@ def _corrected(m: re.Match) -> str:
 # -- no, 6 replicas", "MIG strategy single - correction: mixed", "p4d.24xlarge - correction, p4de.24xlarge".
 # The value right before the take-back (a number with the words that follow it, or one word) gives way to
 # the value right after it, when that closes its clause and is of the same kind: a number for a number
-# (its words, if any, among the first one's), a word for a word (both with digits, or neither).
+# (its words, if any, the first of the first one's: "6 replicas" for "4 replicas per GPU"), a word for a
+# word (both with digits, or neither).
 _ADJ_TOKEN = r"[A-Za-z0-9][\w.:/-]*[A-Za-z0-9]|[A-Za-z0-9]"
 _ADJ_BACK = (r"(?:sorry|oops|correction|actually|no\s+wait|wait|scratch\s+that|no(?=\s*[,:]))[\s,:]*"
              r"(?:(?:i\s+)?meant|i\s+mean|no[,\s]+|make\s+(?:it|that)|it'?s|it\s+should\s+be|should\s+be)?[\s,:]*")
