@@ -64,6 +64,12 @@ _STOP = set(STOPWORDS) | {
     "switch", "change", "move", "migrate", "convert", "update", "replace", "increase", "decrease", "bump", "raise",
 }
 
+# words that say how or when something is to be done ("set up the queue accordingly", "the deployment asap"):
+# never the name of anything
+_ADVERB = re.compile(r"[a-z]{3,}(?:ally|ately|ingly|edly|ctly|ordingly|erly|ntly|ously|fully|ively|ibly|ably|ssly|ckly)|"
+                     r"asap|again|instead|later|today|tonight|tomorrow|tmrw|likewise|similarly|anyway|already|"
+                     r"thanks|thx|ty|too|first|afterwards|quickly|properly|exactly|directly|probably|hopefully", re.I)
+
 # a parameter that holds a command to run
 _COMMAND_NAME = re.compile(r"(?:^|_)(?:command|cmd|program|args)$")
 # nouns and pointers that speak of a command: never the command itself ("the program line is:")
@@ -146,8 +152,8 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
     # "#SBATCH --job-name=llama-ft", "#SBATCH -J vit": a batch script's job name
     "name": [{"regex": r"(?<![\w-])(?:--job-name(?:=|\s+)|(?-i:-J)\s*)([A-Za-z0-9][\w.-]*[A-Za-z0-9])(?![\w-]|\.\w)"},
              {"name": True}],
-    "namespace": [{"regex": r"(?<![\w-])(?:(?-i:-n)|--namespace)(?:\s+|=)(?=[-a-z0-9]*[a-z])([a-z0-9][-a-z0-9]*[a-z0-9])(?![\w-])"},  # kubectl's
-                  {"after": ["namespace", "ns"]}, {"before": ["namespace", "ns"]},
+    # (kubectl's "-n x" is read after every rule: the words' namespace comes first)
+    "namespace": [{"after": ["namespace", "ns"]}, {"before": ["namespace", "ns"]},
                   # "from my namespace, dl-team, and ...", "in my space alice-dev", "my group's area on the
                   # cluster is dl-research": a team's own place, named after it
                   {"regex": r"\b(?:my|our|their|his|her|the\s+team's|[a-z]+'s)\s+(?:own\s+)?(?:namespace|ns|space|area|"
@@ -343,6 +349,13 @@ _SHORTHAND: list[tuple[re.Pattern[str], Any]] = [
     (re.compile(r"(?<![\w./:-])(req)(s?)(?![\w./:-])", re.I), lambda m: "request" + m.group(2)),
     (re.compile(r"(?<![\w./:-])lim(?=\s*[:=]\s*\d)", re.I), "limit"),  # "lim=160Gi"
     (re.compile(r"(?<![\w./:-])cfg(?![\w./:-])", re.I), "config"),
+    # "deploy" as a noun is kubectl's short name for a Deployment: "the deploy", "my triton deploy `x`",
+    # "deploy name=x", "hpa for deploy llm", "I need deploy for our model server"
+    (re.compile(r"\b((?:a|the|my|our|this|that|their|your|each|new|existing|same|need|want|needs|wants)\s+)"
+                r"deploy(?=\s*(?:$|[,.;:)])|\s+(?:for|with|of|that|called|named|name|in|ns)\b|\s+[`'\"])|"
+                r"(?<=[a-z]\s)()deploy(?=\s+[`'\"][\w.-]+[`'\"])|(?<![\w./:-])()deploy(?=\s+(?:name|ns|named|called)\s*[:=\s])|"
+                r"(?<=\bfor\s)()deploy(?=\s+[a-z0-9][\w.-]*(?:\s*$|[\s,.;]))", re.I),
+     lambda m: (m.group(1) or "") + "deployment"),
     # plurals written "gpu(s)", "GPU's", "2 node's": the plain plural
     (re.compile(r"(?<=[A-Za-z])\(s\)(?![\w(])"), "s"),
     (re.compile(r"(?<![\w'])([A-Z]{2,}\d*|(?<=\d\s)[a-z]+)['\u2019]s(?![\w'])"), lambda m: m.group(1) + "s"),
@@ -841,7 +854,10 @@ def _form_lines(text: str) -> str:
                                     and not _FORM_LINE.match(lines[i + 1])):
             continue  # prose wrapped at the line's width: "... a worker task with" / "4 pods of 8 gpus"
         if _FORM_LINE.match(ln) or _FORM_LINE.match(lines[i + 1]) or _TABLE_ROW.match(ln) or _ENV_LINE.match(ln) or \
-                (_LIST_ITEM.match(ln) and _LIST_ITEM.match(lines[i + 1])):
+                (_LIST_ITEM.match(ln) and _LIST_ITEM.match(lines[i + 1])) or \
+                (re.search(r"(?<![\w.])\d+(?:\.\d+)?%?$", end) and re.match(r"[ \t]*[A-Za-z][\w-]*[ \t]+\d", lines[i + 1])):
+            # ... and so does a terse line that ends with its amount before a line of the next one
+            # ("target 60" / "min 2 max 10": no 60 minutes)
             lines[i] = end + ";"  # ... and a list's item ends where the next one starts ("- 3 workers" / "- 8 x A100")
     return "\n".join(lines)
 
@@ -2029,6 +2045,7 @@ def _initials(name: str, all_names: tuple[str, ...]) -> str | None:
 # Error output a request pastes ("Error from server (Forbidden): ... exceeded quota: ...", "0/8 nodes
 # are available: ..."), up to a dash, a new line or the question that follows it
 # "kubectl get vcjob bench -o yaml", "kubectl describe pvc/ckpt -n ml": an object named by its resource
+_KUBECTL_NS = re.compile(r"(?<![\w-])(?:(?-i:-n)|--namespace)(?:\s+|=)(?=[-a-z0-9]*[a-z])([a-z0-9][-a-z0-9]*[a-z0-9])(?![\w-])")
 _KUBECTL_GET = re.compile(r"\bkubectl\s+(?:-n\s+\S+\s+)?(?:get|describe|edit|autoscale|scale|patch|label|annotate|"
                           r"delete|rollout\s+restart)\s+(?P<res>[a-z][\w.-]*)(?:/|\s+)"
                           r"(?P<name>[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)(?![\w.-])", re.I)
@@ -2180,6 +2197,19 @@ def manifest_paths(recipe: Recipe) -> dict[str, list[tuple[str, ...]]]:
                 changed.setdefault(path, set()).add(name)
     out: dict[str, list[tuple[str, ...]]] = {}
     for path, names in changed.items():
+        if len(names) == 2 and len(path) >= 2 and all(recipe.properties[n].get("type") == "string" for n in names):
+            # "the HPA's name, else the Deployment's": with both given, the field holds the one it is for
+            a, b = sorted(names)
+
+            def sentinel(n: str, other: str | None) -> str | None:
+                v = _prop_validator(json.dumps(recipe.properties[n], sort_keys=True))
+                return next((c for c in _SENTINELS if c != other and v.is_valid(c)), None)
+
+            va = sentinel(a, None)
+            vb = sentinel(b, va)
+            both = flat({a: va, b: vb}) if va and vb else None
+            held = (both or {}).get(path) or []
+            names = {a} if va in held and vb not in held else {b} if vb in held and va not in held else names
         if len(names) == 1 and len(path) >= 2:
             out.setdefault(next(iter(names)), []).append(path)
     _PATHS_CACHE[key] = out
@@ -2569,8 +2599,9 @@ class _Extractor:
             return False, None
         if isinstance(value, str) and "enum" not in spec and (value.lower() in _FRAME_WORDS or value.lower() in STOPWORDS
                                                                or value.lower() in _VERBS_AFTER_NOUN
-                                                               or value.lower() in _REPORTING_VERBS):
-            return False, None  # "the selector wants release=x": a verb is no name
+                                                               or value.lower() in _REPORTING_VERBS
+                                                               or _ADVERB.fullmatch(value)):
+            return False, None  # "the selector wants release=x": a verb is no name; "... accordingly": nor a manner
         if _COMMAND_NAME.search(name) and isinstance(value, list) and value and str(value[0]).lower() in _ABOUT_A_COMMAND:
             return False, None  # "the program line is:", "the mpirun line we use": words about a command, no command
         if name.endswith("image") and isinstance(value, str) and not re.search(r"[A-Za-z]", value):
@@ -2666,6 +2697,10 @@ class _Extractor:
         # "8 pods, one pod per node": a count at a rate ("per node") is the count only when no other is
         for rates in (False, True):
             got = self._count_in(name, rule, groups, rates)
+            if got is not None and re.search(r"\b(?:that|this|which|the|another|other)\s+$",
+                                             self.text[max(0, got[1][0] - 12):got[1][0]], re.I) and \
+                    re.match(r"one\b", self.text[got[1][0]:], re.I):
+                continue  # "that one scales on CPU": a pronoun, no amount
             if got is not None:
                 return got
         return None
@@ -2944,6 +2979,14 @@ class _Extractor:
             i += 1
         return i
 
+    def _kubectl_namespace(self) -> None:
+        """``kubectl ... -n cv-team``: the namespace a command works in, when the words give none."""
+        if "namespace" not in self.recipe.properties or "namespace" in self.result.values:
+            return
+        for m in _KUBECTL_NS.finditer(self.text):
+            if self._take("namespace", m.group(1), m.span(1)):
+                return
+
     def _kubectl_get(self) -> None:
         """``kubectl get vcjob bench -o yaml``: the name of an object of a kind the recipe renders is the
         name its manifest gets (when one parameter alone names objects)."""
@@ -2964,9 +3007,17 @@ class _Extractor:
             # "kubectl autoscale deployment sdxl": the object, or the one a parameter is named for
             target = namers[0] if kind in kinds and len(namers) == 1 else \
                 (self._param_for_kind(kind) if kind not in kinds else None)
+            if kind in kinds and _NAMED_LATER.search(self.text, m.end()):
+                self.result.covered.append(m.span())
+                self.blocked.append(m.span())
+                continue  # "kubectl get pv fsx-old ... bring it over as a PVC called train-data": the new name
             if target and target not in self.result.values and self._free(m.span("name")):
                 self._take(target, m.group("name"), m.span("name"))
                 self.result.covered.append(m.span())
+            elif kind in kinds and not target:
+                # "kubectl describe resourcequota gpu-quota -n cv-team" for a recipe that names no quota: the
+                # object's own name is no value of another parameter (not the namespace)
+                self.blocked.append(m.span("name"))
 
         # "$ kubectl get deploy -n speech" printing one row: that row's object is the one the request
         # speaks of ("autoscale this")
@@ -3786,6 +3837,10 @@ class _Extractor:
             if spec.get("type") == "string" and not spec.get("enum") and re.fullmatch(r"[a-z]+", tok) \
                     and not self._quoted(span) and self._plain_word_not_the_value(span, words, cues):
                 continue
+            if re.fullmatch(r"[a-z]+", tok) and not self._quoted(span) and \
+                    re.search(r"\b(?:name|call)\s+(?:the|this|our|my)\s+$", self.text[max(0, span[0] - 12):span[0]], re.I) \
+                    and re.match(r"\s+[a-z]", self.text[span[1]:], re.I):
+                continue  # "name the local queue x": the verb, then the object it names
             if _COMMAND_NAME.search(name) and \
                     self.recipe.properties[name].get("type") == "array":
                 # "runs nccl-tests (all_reduce_perf -b 8 -e 8G)": the command in brackets after a name
@@ -3994,8 +4049,9 @@ class _Extractor:
         # "cm name ts-config", "cm=a100-layouts", "the config map should be called mps-inference"; not
         # "job: thirty-two shards", where the colon opens the details
         # "job (whisper-nightly, namespace audio)": the name opening a bracket right after the noun
+        # "a PV and PVC called train-data": the object and its companion under one name
         link = (r"(?:\s*=\s*|\s+name\s*(?:is\s+|[:=]\s*)?|\s+(?:(?:should|will|must|can)\s+be\s+|is\s+|gets\s+)?"
-                r"(?:named|called)\s+|\s*\((?=\s*[\w.-]+\s*[,;)])\s*|\s+)")
+                r"(?:(?:and|&|\+)\s+(?:a\s+|an\s+|the\s+|its\s+)?[\w-]+\s+(?:both\s+)?)?(?:named|called)\s+|\s*\((?=\s*[\w.-]+\s*[,;)])\s*|\s+)")
         for tok, span in self._token_candidates(rf"(?<![\w-]){_words_alt(mine)}{link}{_TOKEN}"):
             if not re.fullmatch(r"[A-Za-z][\w.]*[-_][\w.-]*[A-Za-z0-9]", tok) or _SIZE_RE.match(tok) or _CLOUD_ID.fullmatch(tok):
                 continue  # "fsx volume fs-00aa11...": a cloud resource id names no object
@@ -4090,8 +4146,19 @@ class _Extractor:
                     ok, val = self._ok(name, tok)
                     if ok:
                         return val, span
-        # "claim template named big-gpu": a name bound to the object it follows is that object's
         others = self._other_named(name)
+        if name == "name":
+            # "call the run rm-score-v3", "name the job x": what the request calls its object, unless the noun
+            # is another parameter's object ("name the local queue team-a")
+            for m in _compile(rf"\b(?:name|call)\s+(?:the|this|our|my)\s+((?:[a-z][\w-]*\s+){{0,1}}[a-z][\w-]*)\s+"
+                              rf"{_TOKEN}(?![\w-])(?=\s*[,.;:!)]|\s+(?:in|on|with|and|for|using)\b|\s*$)").finditer(self.text):
+                if (others is not None and others.search(m.group(1))) or not (
+                        re.search(r"[-\d]", m.group(2)) or self._quoted(m.span(2))):
+                    continue
+                ok, val = self._ok(name, m.group(2))
+                if ok and self._free(m.span(2)):
+                    return val, m.span(2)
+        # "claim template named big-gpu": a name bound to the object it follows is that object's
         mine, derived, other_kinds = self._kind_nouns(name)
 
         def kind_tail(phrases: list[str]) -> re.Pattern:  # the head ends with the noun (and maybe one word)
@@ -4104,9 +4171,9 @@ class _Extractor:
         # ... and "the team name should be \"speech\"", "Job name is x"
         for m in itertools.chain(
                 _compile(rf"\bname\s+of\s+(?:the|this|that|our|my|its|their)\s+((?:[\w-]+\s+){{0,2}}?[\w-]+)\s+"
-                         rf"(?:is|should\s+be|shall\s+be|will\s+be|must\s+be|[:=])\s*{_TOKEN}").finditer(self.text),
+                         rf"(?:(?:is|should\s+be|shall\s+be|will\s+be|must\s+be)\b|[:=])\s*{_TOKEN}").finditer(self.text),
                 _compile(rf"(?<![\w-])((?:[\w-]+\s+){{0,1}}[\w-]+)\s+name\s+"
-                         rf"(?:is|should\s+be|shall\s+be|will\s+be|must\s+be)\s*{_TOKEN}").finditer(self.text)):
+                         rf"(?:is|should\s+be|shall\s+be|will\s+be|must\s+be)\b\s*{_TOKEN}").finditer(self.text)):
             head = m.group(1)
             # the object's kind, or the parameter's own word for it ("team" for a tenant)
             own = {*name_variants(name), *(w for r in self.recipe.extract.get(name) or [] for w in r.get("after") or []
@@ -5501,6 +5568,7 @@ class _Extractor:
         self._per_pod_bounds()
         self._min_max_pairs()
         self._pasted_fields()
+        self._kubectl_namespace()
         self._relative_to_paste()
         self._changed_by()
         self._relative_in_prose()
@@ -5977,6 +6045,13 @@ class _Extractor:
 # storage: 200Gi", "currently 3 workers", "this is how we launch today".
 # the labels of a ticket's sections on why and on what runs today
 _STATE_LABEL_WORDS = r"(?:context|background|motivation|problem|why|reason|rationale|current\s+(?:state|setup)|as-is)"
+# an incident told: "a runaway sweep grabbed 40 GPUs and starved the canaries", "a notebook user requested
+# 24 GPUs and blocked the retrain", "it downloaded a 70 GB checkpoint", "two nodes ran for 6 hours at 92C"
+_INCIDENT_WORDS = (r"grabbed|hogged|ate\s+up|took\s+up|starved|exhausted|swallowed|"
+                   r"(?<=[a-z]\s)requested(?=\s+(?:\d|a\b|an\b|all\b|every\b))|downloaded|pulled\s+down|"
+                   r"(?:got|was|were|kept\s+getting)\s+(?:evicted|oom-?killed|killed|preempted|throttled)|"
+                   r"blocked|crashed|blew\s+up|spiked|maxed\s+out|ran\s+(?:for|out|hot|at)")
+_INCIDENT = re.compile(r"\b(?:" + _INCIDENT_WORDS + r")\b", re.I)
 _STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:current|currently|today|right\s+now|at\s+the\s+moment|at\s+present|"
                     r"last\s+(?:week|month|quarter|year|night|sprint|time|semester|term|cycle|round|run|release|season|attempt|try)|"
                     r"yesterday|ago|"
@@ -5986,7 +6061,7 @@ _STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:current|curre
                     r"for\s+(?:reference|context|comparison|the\s+record|what\s+it'?s\s+worth)|fyi|by\s+comparison|"
                     r"previously|previous|(?:the|our|my)\s+(?:old|former)\s+(?:[\w-]+\s+)?(?:had|was|were|used|ran|has|is)|"  # what happened
                     # an incident told: "a runaway sweep grabbed 40 GPUs and starved the canaries"
-                    r"grabbed|hogged|ate\s+up|took\s+up|starved|exhausted|swallowed|"
+                    + _INCIDENT_WORDS + r"|"
                     r"ran\s+with|(?:was|were|has\s+been|have\s+been)\s+running\s+(?:with|on|at)|"  # "the old job ran with 16 workers"
                     r"used\s+to|(?:we|i)\s+(?:have|had|run|ran|launch|launched|use|used|installed|deployed|configured|set\s+up|set|tried)|"
                     r"(?:they|he|she)\s+(?:had|ran|used|got)|theirs|had(?=\s+(?:about\s+|around\s+|roughly\s+|only\s+)?\d)|"
@@ -6017,7 +6092,7 @@ _DESCRIBED = re.compile(r"(?:^|(?<=[.!?]\s))(?:the|our|my)\s+(?!new\b)(?:[\w'-]+
                         r"(?=[^.!?]*[.!?]\s[^\n]*\b(?:a|the)\s+new\s+(?:one|copy|version|pvc|claim|deployment|pod|job|queue|pool)\b)",
                         re.I)
 _STATE_END = re.compile(r"[.;!?](?=\s|$)|,\s(?=(?:so\s+|and\s+)?(?:please\s+|pls\s+)?(?:regenerate|recreate|redeploy|create|make|give|deploy|"
-                        r"change|switch|move|scale|set|bump|raise|lower|drop|cut)\b)|"
+                        r"change|switch|move|scale|set|bump|raise|lower|drop|cut|put|ship|cap|apply|enforce)\b)|"
                         # what was decided since: "..., manager approved going to 4", "..., so this time 8"
                         r",\s(?=so\s+(?:\d|we\b|let's\b|now\b|this\b|give|make|set|use|go)|"
                         r"(?:[\w'-]+\s+){0,3}?(?:approved|agreed|signed\s+off|decided|okayed)\b|"
@@ -6278,6 +6353,23 @@ _BARE_AMOUNT = re.compile(r"(?<![\w.$-])(\d+)(?![\w.%:/-])(?!\s*(?:(?!(?:now|the
                           r"for|and|as|at|again|too|today|asap)\b)[A-Za-z]|\d))")
 
 
+def _incident_amounts(recipe: Recipe, text: str, full: Extraction, state: list[tuple[int, int]]) -> None:
+    """An amount read only from an incident told ("it downloaded a 70 GB checkpoint", "a user requested
+    24 GPUs and blocked the retrain") says what went wrong, not what to set: it is left unused."""
+    # from the word that tells what happened on: "`transcribe-podcasts` (500 shards) failed because one
+    # file kept crashing its pod" names the job before it
+    incidents = [(m.start(), sp[1]) for sp in state if (m := _INCIDENT.search(text, sp[0], sp[1]))]
+    for name in [n for n, sp in full.spans.items() if n in full.values and _within(incidents)(sp)]:
+        spec = recipe.properties.get(name) or {}
+        value = full.values[name]
+        if spec.get("type") in ("integer", "number") or (isinstance(value, str) and _SIZE_RE.match(value)):
+            a, b = full.spans.pop(name)
+            gone = [(a, b), *full.cues.pop(name, [])]
+            full.values.pop(name)
+            full.covered = [c for c in full.covered if not any(x <= c[0] and c[1] <= y for x, y in gone)]
+            full.notes.append(f"{name}: {text[a:b]!r} tells what happened; not used")
+
+
 def _elided_amounts(recipe: Recipe, text: str, full: Extraction, state: list[tuple[int, int]]) -> None:
     """An amount read from what ran before, said again bare in the clause that follows it, with its unit
     left out ("they had 8 GPUs last semester, this semester give them 4", "16 gpus last quarter, this
@@ -6389,6 +6481,7 @@ def _extract(recipe: Recipe, text: str) -> Extraction:
         again.blocked += labels + state + others
         _prefer_wanted(full, again.run(), inside)
         _elided_amounts(recipe, ex.text, full, state)
+        _incident_amounts(recipe, ex.text, full, state)
         in_section = _within([sp for sp in state if _STATE_LABEL.match(ex.text, sp[0])])
         for bounded in [n for n, o in full.out_of_range.items() if in_section(o[1])]:
             full.out_of_range.pop(bounded)  # "Why: 33 GPUs for ~6 days": a total said as a reason bounds nothing
@@ -6493,6 +6586,11 @@ def _locate(text: str, piece: str, start: int = 0) -> tuple[int, int] | None:
     return at, at + len(piece)
 
 
+# a name the request's own words give, outside any paste ("... as a PVC called train-data")
+_NAMED_LATER = re.compile(r"(?<![\w-])(?:called|named)\s+[`'\"]?[a-z0-9][\w.-]*[a-z0-9](?![^`]*```)", re.I)
+_INSTEAD_OF = re.compile(r"\b(\d+)\s+([a-z][\w-]*?)s?\s+(?:instead\s+of|rather\s+than|not)\s+(?:the\s+)?(\d+)\b", re.I)
+
+
 def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
     """``full`` with what a pasted definition from another system says (a batch script, a compose
     service, a launcher; see :mod:`.foreign`) filling the parameters the request's words left open,
@@ -6531,11 +6629,19 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
     def inside(span: tuple[int, int] | None) -> bool:
         return span is not None and any(a <= span[0] and span[1] <= b for a, b in inside_block)
 
+    # "but with 4 nodes instead of 2": the paste's 2 nodes are what the words replace, whichever parameter
+    # the paste's line reads as
+    replaced = [(m.group(3), m.group(2).lower()) for m in _INSTEAD_OF.finditer(full.text) if not inside(m.span())]
     taken: list[tuple[int, int]] = []
     for name, value in syn.values.items():
         sa, _sb = syn.spans.get(name, (0, 0))
         fact = next((f for a, b, f in clauses if a <= sa < b + 1), None)
         if fact is None:
+            continue
+        if name not in full.values and any(str(value) == old and re.search(rf"\b{re.escape(noun)}", fact.words, re.I)
+                                           for old, noun in replaced):
+            if placed.get(id(fact)):
+                taken.append(placed[id(fact)])
             continue
         span = placed.get(id(fact))
         if isinstance(value, (dict, list)):  # a value gathered over several lines ("| 1g.10gb | 2 |" a row each)

@@ -718,6 +718,60 @@ def _read_table(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int,
     return facts, plate
 
 
+# ---------------------------------------------------------------- kubectl get output
+
+# "NAME   REFERENCE   TARGETS   MINPODS": a header of upper-case column names, two spaces or more apart
+_KUBECTL_HEAD = re.compile(r"(?m)^[ \t]*NAME(?:[ \t]{2,}[A-Z][A-Z0-9-]*(?: [A-Z][A-Z0-9-]*)?)+[ \t]*$")
+# columns that report how an object is doing, not how it is set up
+_STATUS_COLUMNS = frozenset({"age", "status", "ready", "restarts", "up-to-date", "available", "current", "targets",
+                             "replicas", "pending workloads", "admitted workloads", "reserving", "admitted", "finished",
+                             "phase", "nominated node", "readiness gates", "ip", "node", "external-ip", "volume",
+                             "bound", "claim", "reason", "voluntary", "allowed disruptions", "completions",
+                             "duration", "desired"})
+# kubectl's column names in the words a request would use
+_KUBECTL_COLUMNS = {"minpods": "min replicas", "maxpods": "max replicas", "capacity": "size",
+                    "storageclass": "storage class", "access modes": "access mode", "cluster queue": "cluster queue",
+                    "value": "value", "global-default": "global default", "preemptionpolicy": "preemption policy"}
+
+
+def _find_kubectl_tables(text: str) -> Iterator[tuple[int, int]]:
+    """The output of ``kubectl get``: the header and the rows under it, up to a blank line or a fence."""
+    for m in _KUBECTL_HEAD.finditer(text):
+        end = m.end()
+        for row in re.finditer(r"\n([^\n]*)", text[end:]):
+            if not row.group(1).strip() or row.group(1).strip().startswith("```"):
+                break
+            end = m.end() + row.end()
+        if end > m.end():
+            yield m.start(), end
+
+
+def _read_kubectl_table(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
+    """The one row of a ``kubectl get`` table as settings: each cell under its column ("min replicas 2",
+    "name triton-hpa", "deployment triton" for a REFERENCE of Deployment/triton). Columns that report
+    status (AGE, READY, TARGETS) say nothing to set. With several rows it is unclear which object is
+    meant: nothing is read."""
+    lines = list(re.finditer(r"[^\n]+", block))
+    if len(lines) != 2:
+        return [], [(0, len(block))] if lines else []
+    head, row = lines
+    cols = [(c.start(), c.group(0).strip().lower()) for c in re.finditer(r"\S+(?: \S+)*", head.group(0))]
+    cells = [(c.start(), c.end(), c.group(0)) for c in re.finditer(r"\S+(?: \S+)*", row.group(0))]
+    if len(cells) != len(cols):
+        return [], [(0, len(block))]
+    facts: list[tuple[str, int, int]] = []
+    for (_at, col), (x, y, value) in zip(cols, cells):
+        a, b = row.start() + x, row.start() + y
+        if col in _STATUS_COLUMNS or value in ("<none>", "<unset>", "<pending>"):
+            continue
+        if col == "reference" and "/" in value:  # "Deployment/triton": the object it points at
+            kind, _, target = value.partition("/")
+            facts.append((f"{kind.lower()} {target}", a, b))
+        else:
+            facts.append((_cell_words(_KUBECTL_COLUMNS.get(col, col), value), a, b))
+    return facts, [(head.start(), head.end())]
+
+
 FORMATS: tuple[Format, ...] = (
     Format("pbs", _find_lines(r"(?:#PBS\b|qsub\s)"), _read_pbs),
     Format("lsf", _find_lines(r"(?:#BSUB\b|bsub\s)"), _read_lsf),
@@ -728,6 +782,7 @@ FORMATS: tuple[Format, ...] = (
     Format("json", _find_json, _read_json),
     Format("mig-parted", _yaml_blocks(r"(?:version|mig-configs)"), _read_mig_parted),
     Format("table", _find_tables, _read_table),
+    Format("kubectl-table", _find_kubectl_tables, _read_kubectl_table),
     Format("assignments", _find_assignments, _read_assignments),
     Format("yaml-settings", _find_yaml_settings, _read_yaml_settings),
 )
