@@ -6640,8 +6640,8 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
             continue
         if name not in full.values and any(str(value) == old and re.search(rf"\b{re.escape(noun)}", fact.words, re.I)
                                            for old, noun in replaced):
-            if placed.get(id(fact)):
-                taken.append(placed[id(fact)])
+            if (gone := placed.get(id(fact))) is not None:
+                taken.append(gone)
             continue
         span = placed.get(id(fact))
         if isinstance(value, (dict, list)):  # a value gathered over several lines ("| 1g.10gb | 2 |" a row each)
