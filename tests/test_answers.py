@@ -414,3 +414,27 @@ def test_names_of_the_users_own_things_are_left_out_of_what_is_weighed():
     # a list of phrases describes kinds of work: nothing is left out
     tiers = "four tiers: production inference, urgent retraining, scheduled research jobs and best-effort notebooks"
     assert without_own_names(tiers, vocab) == tiers
+
+
+SEC_VOLCANO = ("Volcano gives gang scheduling with minAvailable and queues with weights; it runs as a second scheduler "
+               "(schedulerName: volcano).")
+SEC_KUEUE = "Kueue keeps the default scheduler and admits whole jobs against ClusterQueue quotas."
+SEC_DRIVER = ("Upgrading the driver: the upgrade controller drains one node at a time when maxParallelUpgrades is 1, "
+              "and waitForCompletion holds the drain until selected jobs finish.")
+
+
+def test_each_question_of_a_message_gets_its_section():
+    from gpukb.text import sub_questions
+
+    two = "Volcano or Kueue for gang scheduling our training? And how are driver upgrades rolled out across nodes?"
+    assert len(sub_questions(two)) == 2
+    # a statement after the question asks nothing more; nor does a part of one or two words
+    assert len(sub_questions("will the upgrade restart all nodes at once? ideally one node at a time")) == 1
+    assert len(sub_questions("Volcano or Kueue? why?")) < 2
+    pool = [ev(0, "Volcano", SEC_VOLCANO), ev(1, "Kueue", SEC_KUEUE, "doc-b"), ev(2, "Driver", SEC_DRIVER, "doc-c")]
+    c = ExtractiveGenerator().compose(two, pool)
+    assert "maxParallelUpgrades" in c.text and 2 in c.cited
+    assert answer_defects(c.text) == []
+    # asked alone, the first question leaves the driver section out
+    alone = ExtractiveGenerator().compose("Volcano or Kueue for gang scheduling our training?", pool)
+    assert "maxParallelUpgrades" not in alone.text

@@ -54,6 +54,8 @@ _LINK_TARGET = re.compile(r"\]\(((?![a-z][a-z0-9+.-]*:)[^)\s]*)\)", re.I)
 
 SCOPE_NOTE = "gpukb writes Kubernetes manifests, not"  # how an answer to another tool's code request opens
 REFUSAL = "I don't know: the gpukb knowledge base does not cover this."
+# a later question of a message gets its own best section among this many of the first
+SUB_QUESTION_DEPTH = 3
 
 
 @dataclass
@@ -480,6 +482,7 @@ class Engine:
         plain = without_own_names(q, vocab) if vocab else q
         plain = _collapse(plain) if plain != q else q
         got = self.retriever.retrieve(plain or q, k=k, area=area, mode=mode, sources=sources)
+        got.evidence = self._with_sub_questions(plain or q, got.evidence, area, mode, sources)
         confidence = self.confidence(q, got.top_vector, got.evidence[0] if got.evidence else None)
         ans = Answer(question=q, answer="", refused=False, confidence=round(confidence, 4),
                      retrieved=[e.doc_id for e in got.evidence])
@@ -487,6 +490,24 @@ class Engine:
             self._refuse(ans, got.evidence)
             ans.seconds = round(time.perf_counter() - t0, 4)
         return ans, list(got.evidence), t0
+
+    def _with_sub_questions(self, question: str, evidence: list[Any], area: str | None, mode: str,
+                            sources: list[str] | None) -> list[Any]:
+        """Two questions in one message ("Time-slicing or MPS for this? And can a quota count the
+        slices?"): the best section for each later question joins the first ones, since retrieval
+        for the whole message favours whichever part has more words."""
+        from .text import sub_questions
+
+        subs = sub_questions(question)
+        if len(subs) < 2 or not evidence:
+            return evidence
+        out = list(evidence)
+        for n, sub in enumerate(subs[1:], start=1):
+            best = self.retriever.retrieve(sub, k=1, area=area, mode=mode, sources=sources).evidence
+            if best and best[0].key not in {e.key for e in out[:SUB_QUESTION_DEPTH]}:
+                out = [e for e in out if e.key != best[0].key]
+                out.insert(min(n, len(out)), best[0])
+        return out
 
     @staticmethod
     def _refuse(ans: Answer, evidence: list[Any]) -> None:

@@ -164,6 +164,15 @@ def keyword_query(question: str) -> str:
 _PASTED_LINE = re.compile(r"^(?:[ \t]+\S|\S*\s*(?:\d{4}-\d\d-\d\d|[IEWF]\d{4}\s)|[^\n]*\S\s{3,}\S)")
 
 
+def sub_questions(question: str, min_terms: int = 3) -> list[str]:
+    """The separate questions of one message ("Volcano or Kueue for gang scheduling? And is it worth
+    running both?"): its own words split after each question mark, keeping the questions (the parts
+    that end with one; "... at once? ideally one node at a time" asks one thing) with at least
+    ``min_terms`` terms. One part (or none) for a single question."""
+    parts = [p.strip() for p in re.split(r"(?<=\?)\s+", asked_words(question)) if p.strip()]
+    return [p for p in parts if p.endswith("?") and len(set(terms(p))) >= min_terms]
+
+
 def asked_words(question: str) -> str:
     """The question without what it pastes (fenced blocks, indented or log-shaped lines)."""
     text = re.sub(r"```.*?(?:```|$)", " ", question, flags=re.S)

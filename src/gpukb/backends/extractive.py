@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..text import POINTS_ABOVE, POINTS_BELOW, asked_words, terms
+from ..text import POINTS_ABOVE, POINTS_BELOW, asked_words, sub_questions, terms
 from .base import Composed, Evidence
 
 _HOWTO = re.compile(r"\b(how|yaml|manifest|example|config|configure|set ?up|setup|create|write|give me|spec|enable|install|apply|command|cmd)\b", re.I)
@@ -358,6 +358,27 @@ class ExtractiveGenerator:
                                 allow_code and not any(u.kind == "code" for u in first), numbers_ok)
             if more:
                 parts.append((pointed, more))
+        # a message of several questions: each later one its own section when the answer so far leaves it open
+        subs = sub_questions(question)
+        for sub in subs[1:] if parts and len(subs) >= 2 else []:
+            st = set(terms(sub))
+            done = covered.union(*(set(terms(u.text)) for _si, units in parts for u in units))
+            left = st - done
+            if len(left) < max(2, len(st) // 2):
+                continue
+            best, gain = None, 1
+            for si in range(len(pool)):
+                if si in {p for p, _ in parts}:
+                    continue
+                g = len(left & (set().union(*(set(terms(u.text)) for u in per_sec[si])) | set(terms(pool[si].section))))
+                if g > gain:
+                    best, gain = si, g
+            if best is not None:
+                sc = self._unit_scores(Counter(terms(sub)), per_sec[best], keys[best], idf, problem)
+                more = self._select(per_sec[best], sc, Counter(terms(sub)), self.second_words, howto, code_lines,
+                                    allow_code and not any(u.kind == "code" for _si, us in parts for u in us), numbers_ok)
+                if more:
+                    parts.append((best, more))
         if len(parts) == 1 and len(pool) > 1 and (
                 _COMPARE.search(question) or len(missing) >= max(2, int(len(asked) * SECOND_SECTION_SHARE))) \
                 or not parts and len(pool) > 1:
