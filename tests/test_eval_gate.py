@@ -13,14 +13,14 @@ pytestmark = pytest.mark.slow
 # Regression floors at the level measured on the whole dev set (tuned and held-out
 # parts together, wordings by other people included); `gpukb eval` reports the
 # test part and the targets.
-# Measured on 3,044 questions (with ten blind sets written by others, fresh17 to fresh26, held out in
-# the test part: 0.600, 0.543, 0.760, 0.711, 0.706, 0.853, 0.647, 0.588, 0.735 and 0.412 when first
-# measured; fresh26's facts are the most specific, three or four per question):
-# must_include 0.819, refusals correct 0.930 (out-of-scope topics in ingest/config.yaml); hit@5 0.987,
-# MRR 0.896, false refusals 0.009, median 116 prose words, unasked manifests 0.0033.
+# Measured on 3,084 questions (with eleven blind sets written by others, fresh17 to fresh27, held out in
+# the test part: 0.600, 0.543, 0.760, 0.711, 0.706, 0.853, 0.647, 0.588, 0.735, 0.412 and 0.176 when
+# first measured; fresh26's and fresh27's facts are the most specific, three or four per question):
+# must_include 0.812, refusals correct 0.928 (out-of-scope topics in ingest/config.yaml); hit@5 0.987,
+# MRR 0.895, false refusals 0.009, median 117 prose words, unasked manifests 0.0032.
 HIT5_FLOOR = 0.97
 MRR_FLOOR = 0.85
-MUST_INCLUDE_FLOOR = 0.81
+MUST_INCLUDE_FLOOR = 0.80
 FALSE_REFUSAL_CEILING = 0.02
 REFUSALS_CORRECT_FLOOR = 0.90
 UNASKED_MANIFEST_CEILING = 0.01
