@@ -69,3 +69,12 @@ def test_a_pasted_hpa_keeps_its_own_name():
     values = _values("hpa-gpu-metric", text)
     assert {k: values.get(k) for k in ("name", "deployment", "min_replicas", "max_replicas")} == {
         "name": "ocr-hpa", "deployment": "ocr-server", "min_replicas": 2, "max_replicas": 8}
+
+
+@pytest.mark.parametrize("text,want", [
+    ("all 8 workers read the same 2 TB corpus copy, so I need a shared RWX volume of 3Ti called corpus in ns nlp",
+     "3Ti"),
+    ("the 500 GB tokenized set needs a shared claim with 1Ti for all readers", "1Ti"),
+])
+def test_the_size_of_the_volume_over_the_size_of_the_data(text, want):
+    assert _values("rwx-dataset-pvc", text).get("size") == want

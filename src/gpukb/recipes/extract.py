@@ -1490,7 +1490,9 @@ def _inflected(words: tuple[str, ...]) -> list[str]:
 # a size is not part of a longer token: "1g.10gb" names a MIG profile, "mig-2g-claim" an object
 # a size asked for: "request 2Ti", "provision 500 GB", "make it 1Ti", "give us 3 TiB"
 _ASKED_SIZE = re.compile(r"\b(?:request|provision|allocate|reserve|make\s+(?:it|that|the\s+\w+)|size\s+it\s+(?:at|to)|"
-                         r"give\s+(?:it|us|me|them)|ask\s+for|bump\s+(?:it\s+)?to|resize\s+(?:it\s+)?to)\s+(?:(?:a|an|about|"
+                         r"give\s+(?:it|us|me|them)|ask\s+for|bump\s+(?:it\s+)?to|resize\s+(?:it\s+)?to|"
+                         # "a shared volume of 4Ti" (beside "the same 3 TB copy"): the size of the object asked for
+                         r"(?:volume|pvc|claim|disk|drive|share|file\s?system)\s+(?:of|with|sized(?:\s+at)?))\s+(?:(?:a|an|about|"
                          r"roughly|at\s+least)\s+)?$", re.I)
 _SIZE_RE = re.compile(r"(?<![\w.])(?<!\w-)(\d+(?:\.\d+)?)\s*(k|m|g|t|p)(ib|i|b)?(?![a-z0-9]|\.\d|-\w)", re.I)
 _POW = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
