@@ -39,3 +39,16 @@ def test_recipe_chosen(text, want):
 ])
 def test_a_kind_acted_on_names_no_recipe(text, want):
     assert generate(text, RECIPES, llm=False).recipe == want
+
+
+@pytest.mark.parametrize("text,want", [
+    # the tool named decides between recipes of one area that would both do the job
+    ("for our deployment `asr` I want it to autoscale with keda, on the prometheus metric of GPU utilization; "
+     "above 60 percent average go up, minimum 1 replica, maximum 5", "keda-gpu-scaledobject"),
+    ("scale the ranker deployment on gpu utilization via KEDA, 2 to 8 replicas", "keda-gpu-scaledobject"),
+    # a tool named as what not to use names nothing; the recipe whose tool is named stays
+    ("hpa on gpu utilization for deployment ranker, 2 to 8 replicas, not keda", "hpa-gpu-metric"),
+    ("an HPA on gpu util for the ranker deployment; we looked at KEDA but want plain HPA", "hpa-gpu-metric"),
+])
+def test_the_tool_a_request_names_picks_the_recipe(text, want):
+    assert generate(text, RECIPES).recipe == want

@@ -673,8 +673,34 @@ def match_recipes(text: str, recipes: list[Recipe] | None = None, k: int = 3) ->
         targets = idx.targets(text)
         scores = [s + (idx.pasted_bonus(i, *pasted) if not targets or i in targets else 0.0)
                   for i, s in enumerate(scores)]
+    scores = _named_tool_first(recipes, text, scores)
     ranked = sorted(range(len(recipes)), key=lambda i: (-scores[i], recipes[i].id))
     return [(recipes[i], round(scores[i], 4)) for i in ranked[:k] if scores[i] > 0.0]
+
+
+def _named_tool_first(recipes: list[Recipe], text: str, scores: list[float]) -> list[float]:
+    """"autoscale with keda on GPU utilization": a request that names a recipe's tool (``tools``), and
+    no tool of the best-scoring recipe of the same area, asks for the recipe of the tool it names; the
+    words it shares with the other ("autoscale", "metric") say what either would do."""
+    if not recipes or max(scores) <= 0.0:
+        return scores
+    best = max(range(len(recipes)), key=lambda i: scores[i])
+    said = _tools_named(text, recipes)
+    if best in said:
+        return scores
+    named = [i for i in said if recipes[i].area == recipes[best].area and scores[i] > 0.0]
+    if not named:
+        return scores
+    pick = max(named, key=lambda i: scores[i])
+    out = list(scores)
+    out[pick] = scores[best] + 0.01
+    return out
+
+
+def _tools_named(text: str, recipes: list[Recipe]) -> set[int]:
+    """The recipes whose tool ``text`` names (negations already masked: "not keda" names none)."""
+    return {i for i, r in enumerate(recipes)
+            if any(re.search(rf"(?<![\w/.-]){re.escape(t)}(?![\w/-])", text, re.I) for t in r.tools)}
 
 
 def _without_reasons(text: str) -> str:
@@ -700,6 +726,12 @@ def target_ids(text: str, recipes: list[Recipe]) -> set[str]:
     idx = _index_for(recipes)
     norm = normalise_text(text)
     named = {recipes[i].id for i in idx.named_kinds(norm)}
+    # the one recipe of an area whose tool is named ("autoscale with keda"), when no other of it is
+    tooled = _tools_named(mask_negated(norm), recipes)
+    for i in tooled:
+        if not any(j != i and recipes[j].area == recipes[i].area and set(recipes[j].tools) != set(recipes[i].tools)
+                   for j in tooled):
+            named.add(recipes[i].id)
     # "cut every H100 into two 3g.40gb halves": a GPU divided by a MIG profile asks for the partition layout
     if _divides_gpu(norm):
         named |= {recipes[i].id for i, p in enumerate(idx.partitions) if p}

@@ -43,6 +43,9 @@ class Recipe:
     keywords: list[str] = field(default_factory=list)
     extract: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     kinds: list[str] = field(default_factory=list)  # kind of each template document, in order
+    # the projects the recipe is built on, as people name them ("KEDA", "Karpenter"): a request that
+    # names one of them and no other recipe's asks for this recipe among those of its area
+    tools: list[str] = field(default_factory=list)
 
     @property
     def properties(self) -> dict[str, Any]:
@@ -66,6 +69,7 @@ class Recipe:
             "description": self.description,
             "docs": list(self.docs),
             "keywords": list(self.keywords),
+            "tools": list(self.tools),
             "kinds": self.kinds,
             "parameters": self.parameters,
             "examples": self.examples,
@@ -231,6 +235,7 @@ def load_recipe_file(path: Path) -> Recipe:
         keywords=list(data.get("keywords") or []),
         extract=dict(data.get("extract") or {}),
         kinds=kinds,
+        tools=[str(t) for t in data.get("tools") or []],
     )
 
 
