@@ -127,3 +127,16 @@ def test_a_new_name_beats_the_name_a_kubectl_command_shows():
 ])
 def test_a_word_of_manner_is_no_name(recipe_id, text):
     assert "name" not in _values(recipe_id, text)
+
+
+def test_a_root_cause_section_is_what_happened():
+    text = ("Root cause: a kernel update broke the preinstalled driver on half the nodes. Action: let the operator "
+            "manage the driver from now on; ClusterPolicy with the driver enabled, version 550.90.07.")
+    values = _values("gpu-operator-clusterpolicy", text)
+    assert values.get("driver_enabled") is True and values.get("driver_version") == "550.90.07"
+
+
+def test_what_runs_today_still_carries_over_when_the_words_say_nothing_of_it():
+    text = "Current state: the driver is preinstalled on every node. We want a new ClusterPolicy with the toolkit disabled."
+    values = _values("gpu-operator-clusterpolicy", text)
+    assert values.get("driver_enabled") is False and values.get("toolkit_enabled") is False

@@ -4555,9 +4555,16 @@ class _Extractor:
             m = re.search(rf"\b{_NEG_BEFORE}\s+{_MODAL_CHAIN}$", self.text[lo:at], re.I)
         return lo + m.start() if m else None
 
+    def _in_history(self, at: int) -> bool:
+        """Is ``at`` inside a set-aside account of what went wrong ("Root cause: ...", "What happened:
+        ...")? A "Context:" section describes what still holds (the nodes' preinstalled driver)."""
+        return any(a <= at < b and _HISTORY_LABEL.match(self.text, a) for a, b in self.blocked)
+
     def rule_flag(self, name: str, rule: dict[str, Any]):
         spec = self.recipe.properties[name]
         for m in _compile(_words_alt(_with_subject_nouns(tuple(rule["flag"])))).finditer(self.text):
+            if self._in_history(m.start()):
+                continue  # said of what went wrong, once that is set aside: "root cause: the preinstalled driver ..."
             value = rule.get("value", True)
             neg = self._negated_before(m.start())
             if neg is not None and not re.match(_NEGATION, m.group(0), re.I):
@@ -4874,7 +4881,7 @@ class _Extractor:
             rf"{state}\s+(?:{_NOT_BETWEEN}[a-z]+\s+){{0,2}}?(?:{fam}\s*(?:,|and|or|&)\s*(?:the\s+)?)*{noun}",
         ]
         for p in pats:
-            m = _compile(p).search(self.text)
+            m = next((x for x in _compile(p).finditer(self.text) if not self._in_history(x.start())), None)
             if m:
                 ok, val = self._ok(name, st["value"])
                 if ok:
@@ -6046,7 +6053,8 @@ class _Extractor:
 # Words that say a sentence describes what runs today, not what is asked for: "kubectl get pvc x shows
 # storage: 200Gi", "currently 3 workers", "this is how we launch today".
 # the labels of a ticket's sections on why and on what runs today
-_STATE_LABEL_WORDS = r"(?:context|background|motivation|problem|why|reason|rationale|current\s+(?:state|setup)|as-is)"
+_STATE_LABEL_WORDS = (r"(?:context|background|motivation|problem|why|reason|rationale|current\s+(?:state|setup)|as-is|"
+                      r"root\s+cause|what\s+happened|impact|timeline|symptoms?)")
 # an incident told: "a runaway sweep grabbed 40 GPUs and starved the canaries", "a notebook user requested
 # 24 GPUs and blocked the retrain", "it downloaded a 70 GB checkpoint", "two nodes ran for 6 hours at 92C"
 _INCIDENT_WORDS = (r"grabbed|hogged|ate\s+up|took\s+up|starved|exhausted|swallowed|"
@@ -6087,6 +6095,7 @@ _STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:current|curre
                     # a ticket's section on why: "Context: the 2 replicas are pegged at 95% by 10am."
                     r"|(?<![\w-])" + _STATE_LABEL_WORDS + r"\s*:(?=\s)", re.I)
 _STATE_LABEL = re.compile(_STATE_LABEL_WORDS + r"\s*:", re.I)
+_HISTORY_LABEL = re.compile(r"(?:root\s+cause|what\s+happened|impact|timeline)\s*:", re.I)
 # "The shared-dataset PVC is 1Ti on efs-sc and it's full. Please create a new one, ...": a sentence that
 # describes an object, before a request for a new one, is what runs today
 _DESCRIBED = re.compile(r"(?:^|(?<=[.!?]\s))(?:the|our|my)\s+(?!new\b)(?:[\w'-]+\s+){0,2}?(?:pvc|claim|deployment|pod|job|queue|"
