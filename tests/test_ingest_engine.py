@@ -594,3 +594,20 @@ def test_a_question_that_sets_kubernetes_aside_is_outside_the_kb(tiny_settings, 
     ingest(tiny_settings, embedder=emb)
     tiny_settings.answer.refuse_below = -1.0  # confidence from the words alone refuses nothing
     assert Engine(tiny_settings, embedder=emb).ask(question).refused is refused
+
+
+def test_each_question_of_a_message_brings_its_own_section(tiny_settings):
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    tiny_settings.answer.refuse_below = -1.0
+    eng = Engine(tiny_settings, embedder=emb)
+    first = ("How do I request a GPU in the limits of my pod spec, and are fractions of a GPU in limits rejected "
+             "when a pod requests a GPU?")
+    second = "Which access mode shares a volume?"
+    alone = eng.ask(first, k=2)
+    both = eng.ask(f"{first} {second}", k=2)
+    assert "st-rwx" not in alone.retrieved[:2]
+    assert "st-rwx" in both.retrieved[:2]  # the later question's best section joins the first ones
+    # a later part that asks nothing of its own (no question mark) brings nothing
+    stated = eng.ask(f"{first} We use ReadWriteMany volumes for datasets on many nodes", k=2)
+    assert stated.retrieved[:1] == alone.retrieved[:1]

@@ -56,6 +56,8 @@ SCOPE_NOTE = "gpukb writes Kubernetes manifests, not"  # how an answer to anothe
 REFUSAL = "I don't know: the gpukb knowledge base does not cover this."
 # a later question of a message gets its own best section among this many of the first
 SUB_QUESTION_DEPTH = 3
+# ... and only when the KB answers that question on its own this far above the refusal threshold
+SUB_QUESTION_MARGIN = 0.1
 
 
 @dataclass
@@ -503,8 +505,13 @@ class Engine:
             return evidence
         out = list(evidence)
         for n, sub in enumerate(subs[1:], start=1):
-            best = self.retriever.retrieve(sub, k=1, area=area, mode=mode, sources=sources).evidence
-            if best and best[0].key not in {e.key for e in out[:SUB_QUESTION_DEPTH]}:
+            got = self.retriever.retrieve(sub, k=1, area=area, mode=mode, sources=sources)
+            best = got.evidence
+            # only a question the KB answers clearly on its own ("and how are driver upgrades rolled out?");
+            # one that leans on the first ("is it worth running both?") finds nothing of its own
+            if not best or self.confidence(sub, got.top_vector, best[0]) < self.refuse_below + SUB_QUESTION_MARGIN:
+                continue
+            if best[0].key not in {e.key for e in out[:SUB_QUESTION_DEPTH]}:
                 out = [e for e in out if e.key != best[0].key]
                 out.insert(min(n, len(out)), best[0])
         return out
