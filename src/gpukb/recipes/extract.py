@@ -351,8 +351,11 @@ _SHORTHAND: list[tuple[re.Pattern[str], Any]] = [
     (re.compile(r"(?<![\w./:-])cfg(?![\w./:-])", re.I), "config"),
     # "deploy" as a noun is kubectl's short name for a Deployment: "the deploy", "my triton deploy `x`",
     # "deploy name=x", "hpa for deploy llm", "I need deploy for our model server"
-    (re.compile(r"\b((?:a|the|my|our|this|that|their|your|each|new|existing|same|need|want|needs|wants)\s+)"
-                r"deploy(?=\s*(?:$|[,.;:)])|\s+(?:for|with|of|that|called|named|name|in|ns)\b|\s+[`'\"])|"
+    # ("the reranker deploy from yesterday": a word may name which one)
+    (re.compile(r"\b((?:(?:a|the|my|our|this|that|their|your|each|new|existing|same)\s+"
+                r"(?:(?!(?:to|and|or|then|we|i|you|they|it|can|will|should|must|also)\b)[a-z][\w-]*\s+)?|"
+                r"(?:need|want|needs|wants)\s+))"
+                r"deploy(?=\s*(?:$|[,.;:)])|\s+(?:for|with|of|that|called|named|name|in|ns|from|on)\b|\s+[`'\"])|"
                 r"(?<=[a-z]\s)()deploy(?=\s+[`'\"][\w.-]+[`'\"])|(?<![\w./:-])()deploy(?=\s+(?:name|ns|named|called)\s*[:=\s])|"
                 r"(?<=\bfor\s)()deploy(?=\s+[a-z0-9][\w.-]*(?:\s*$|[\s,.;]))", re.I),
      lambda m: (m.group(1) or "") + "deployment"),
@@ -1656,7 +1659,7 @@ _NEGATION = (r"(?:no|not|without|disable[sd]?|disabling|skip|skipping|don'?t|do 
 _NONE_OF = r"\b(?:no|never|zero|without|don'?t|do not)\s+(?!more\b|less\b|fewer\b|later\b|longer\b|than\b)(?:[a-z]+\s+)?"
 # ... where the counted word ends the phrase: "no GPU", "no retries per index", but not
 # "no gpu toleration" (the word qualifies another noun)
-_NONE_END = r"(?=\s*(?:$|[,.;:()!]|(?:per|for|on|in|at|and|or|with|needed|required|at\s+all|please|but)\b))"
+_NONE_END = r"(?=\s*(?:$|[,.;:()!]|\s[-\u2013\u2014]\s|(?:per|for|on|in|at|and|or|with|needed|required|at\s+all|please|but)\b))"
 _AFFIRM = r"(?:with|enable[sd]?|enabling|turn on|on|true|add|include|including|use|using)"
 # "research can also preempt", "let their jobs preempt": a verb cue allowed or asked for
 _MODAL = (r"(?:(?:can|may|should|will|must|allowed\s+to|able\s+to)\s+(?:also\s+|still\s+|always\s+|ever\s+)?"
@@ -2212,6 +2215,10 @@ def manifest_paths(recipe: Recipe) -> dict[str, list[tuple[str, ...]]]:
             both = flat({a: va, b: vb}) if va and vb else None
             held = (both or {}).get(path) or []
             names = {a} if va in held and vb not in held else {b} if vb in held and va not in held else names
+            if va in held and vb in held:
+                # "the StorageClass's name, the claim's unless claim_name names it": the field of the
+                # first document holds the object's own name
+                names = {a} if held.index(va) < held.index(vb) else {b}
         if len(names) == 1 and len(path) >= 2:
             out.setdefault(next(iter(names)), []).append(path)
     _PATHS_CACHE[key] = out
@@ -2499,6 +2506,7 @@ _NAMING_TAIL = re.compile(r"\s*\b(?:(?:is|are|was|gets?|(?:(?:should|will|must|s
                           r"(?:(?:of|with)\s+(?:the\s+)?)?(?:named|called|name)\b\s*[:=]?\s*[\"'`]?[^\"'`\s]*$", re.I)
 
 
+_SLURM_INDEX = re.compile(r"\$\{?SLURM_ARRAY_TASK_ID\}?")
 _LAUNCHER = re.compile(r"(?<![\w./-])(?:srun|mpirun|mpiexec)(?![\w-])", re.I)
 # "pods shouldn't take more than 2 GPUs each": a bound said of pods in the plural, with "each" after its amount
 _PLURAL_BOUND = re.compile(r"\b(?:pods|containers|tasks|jobs|workloads|processes|notebooks)\b[^,.;]{0,40}?(?:more\s+than|"
@@ -2757,6 +2765,10 @@ class _Extractor:
                         continue  # "Max GPUs in a single pod: 4", "fits on a single node": a place, no count
                     if self._per_item_bound(name, span):
                         continue  # "no single task may take more than 4 GPUs": the per-pod parameter's
+                    if i in (0, 2) and "fail" not in name and re.match(
+                            r"\s*(?:have\s+|has\s+|ever\s+|still\s+|should\s+|may\s+|might\s+)?(?:fail|crash|die[sd]?\b|error)",
+                            self.text[m.end():m.end() + 24], re.I):
+                        continue  # "if a couple of pieces fail that's fine": how many fail, not how many there are
                     if i == 4 and not any(_singular(x.lower()) in _ACTION_UNITS for x in units):
                         continue  # "retry each shard up to 4 times": "times" counts an action, never the shards
                     if i == 1:  # "each pod 64 cpus": a number right before another parameter's unit is its
@@ -3646,13 +3658,17 @@ class _Extractor:
                 if "=" not in flag and i < len(toks) and re.match(r"\d[\w.:]*$|[\w.-]*[:=,]", toks[i].group(0)):
                     i += 1  # "-np 64", "--gres gpu:1", "-x NCCL_DEBUG=INFO": the flag's value
             if i >= len(toks) or not re.match(r"(?:\.{0,2}/)?[A-Za-z_][\w./-]*$", toks[i].group(0).rstrip(",")) or \
-                    toks[i].group(0).rstrip(",").lower() in _STOP:
-                continue
+                    toks[i].group(0).rstrip(",").lower() in _STOP or _LAUNCHER.fullmatch(toks[i].group(0)):
+                continue  # "srun -N 2 mpirun python train.py": the inner launcher's program is the one
             start = m.end() + toks[i].start()
             tail = re.match(r"[^`\n;,]*?(?=\s*(?:$|[`\n;,]|\.(?:\s|$)|\s+(?:then|and|but|on|so)\s))", self.text[start:])
             end = start + (tail.end() if tail else toks[i].end() - toks[i].start())
+            command = _split_command(self.text[start:end])
+            if "completions" in self.recipe.properties:
+                # a Slurm array task's index is the Indexed Job's completion index
+                command = [_SLURM_INDEX.sub("$(JOB_COMPLETION_INDEX)", c) for c in command]
             for name in names:
-                if self._take(name, _split_command(self.text[start:end]), (start, end)):
+                if self._take(name, command, (start, end)):
                     self.used.append(m.span())
                     return
 
@@ -3736,7 +3752,10 @@ class _Extractor:
                rf"(?:is|are|was)\s*[:=]\s*|"
                rf"(?:(?:is|are|was)\s+(?:named|called)|named|called|(?:(?:of|with)\s+(?:the\s+)?)?name(?:\s+is|\s*[:=]|\s+(?:should|will|must|shall)\s+be)?|is|of|"
                rf"to\s+[a-z]+\s+(?:is|should\s+be|will\s+be)|(?:renamed|changed|switched)(?:\s+to)?|to|at|"  # "the program to launch is x"
-               rf"(?:must|should|will|shall|needs?\s+to|has\s+to)\s+be)\s+)?"
+               rf"(?:must|should|will|shall|needs?\s+to|has\s+to)\s+be|"
+               # "the cluster ID they gave me is 2150...": who handed the value over, between cue and value
+               rf"(?:(?:that|which)\s+)?(?:they|we|you|i|someone|the\s+(?:[a-z]+\s+)?[a-z]+)\s+(?:gave|sent|told|provided|assigned|shared|"
+               rf"issued|got)(?:\s+(?:me|us|you|them))?\s+(?:is|was|[:=]))\s+)?"
                rf"(?:(?:please|pls|plz)[,:]?\s+)?"  # "the configmap name please `ts-config`"
                rf"(?:(?:the|a|an|our|my|their|just|only|simply)\s+)?")
         is_command = _COMMAND_NAME.search(name) and \
@@ -4198,6 +4217,9 @@ class _Extractor:
                                        or others.search(_OWNER_AFTER.sub("", full_head))
                                        or others.search(_OF_PHRASE.sub("", head))):
                 continue  # "mount name abcd1234", "the second scheduler (its name is x)": another parameter's
+            if not self._quoted(span) and not re.search(r"[-\d]", tok) and \
+                    re.match(r"\s+[A-Z][A-Za-z]+\b", self.text[span[1]:span[1] + 20]):
+                continue  # "I think it's called IBM Spectrum Scale now": a product's proper name, not the object's
             if mine_rx is None or not mine_rx.search(head):
                 # "a PVC named data-claim" names the object formatted from this parameter: its part
                 # is what the format adds around ("data"); another object's name is not this one
@@ -4377,14 +4399,19 @@ class _Extractor:
             phrases.setdefault(str(value), []).extend(ps)
         found: list[tuple[int, int, str]] = []
         for value, ps in phrases.items():
+            first = None
             for m in _compile(_words_alt(ps)).finditer(self.text):
                 if re.search(rf"\b{_NEGATION}\s+(?:\w+\s+)?$", self.text[max(0, m.start() - 30):m.start()], re.I) \
                         or self._excepted(m.start()) or self._negated_before(m.start()) is not None:
-                    continue  # "must not run on spot": ruled out, as for a single value
+                    # "must not run on spot": ruled out, as for a single value; and a value ruled out
+                    # stays out ("Never on spot - the last spot reclaim cost us a run")
+                    first = None
+                    break
                 if any(m.start() < y and x < m.end() for x, y in self.blocked):
                     continue  # "our current pool runs on-demand ... the new one on spot": today's value yields
-                found.append((m.start(), m.end(), value))
-                break
+                first = first or (m.start(), m.end(), value)
+            if first:
+                found.append(first)
         if len(found) < 2:
             return None
         found.sort()
@@ -4467,6 +4494,8 @@ class _Extractor:
                 if w.lower() not in _STOP]
         compound = rf"(?=-(?:{'|'.join(map(re.escape, desc))})\b)" if desc else None
         best = None
+        cands: list[tuple[Any, ...]] = []
+        ruled_out: set[Any] = set()
         values = list(rule["enum"])
         for value, phrases in rule["enum"].items():
             # the value itself, written out in full ("NVIDIA-L40S"), names it too; "the group" also
@@ -4489,8 +4518,8 @@ class _Extractor:
                 if absent:
                     # "no mig" also reads "don't use MIG at all", "we never need mig": the thing itself
                     # ruled out, where it ends the phrase (not "don't use MIG mixed")
-                    pats.append(rf"\b{_NEG_BEFORE}\s+(?:(?:want|use|enable|run|need|have)\s+)?(?:(?:the|any)\s+)?"
-                                + _phrase_re(absent.group(1)) + _NONE_END)
+                    pats.append(rf"\b{_NEG_BEFORE}\s+(?:(?:want|use|enable|run|need|have|be)\s+)?(?:(?:on|in|with)\s+)?(?:(?:the|any)\s+)?"
+                                + _phrase_re(absent.group(1)) + r"(?:\s+(?:instances?|nodes?|capacity|vms?|machines?))?" + _NONE_END)
                 for m in (x for p in pats for x in _compile(p).finditer(self.text)):
                     if rule.get("near") and not self._beside(m.span(), rule["near"]):
                         continue
@@ -4508,13 +4537,16 @@ class _Extractor:
                         # "we don't want spot at all": a value ruled out is not chosen; of two
                         # values, ruling out an action ("don't recreate the group") chooses the other
                         if len(values) != 2 or not re.match(r"[a-z]+\s", str(ph)) or len(str(ph).split()) < 3:
+                            ruled_out.add(value)
                             continue
                         chosen = values[1 - values.index(value)]
                     neg = self._negated_before(m.start()) if chosen != value else None
                     cover = (neg if neg is not None else max(0, m.start() - 20), m.end()) if chosen != value else m.span()
-                    key = (-(m.end() - m.start()), m.start())
-                    if best is None or key < best[0]:
-                        best = (key, chosen, m.span(), cover)
+                    cands.append(((-(m.end() - m.start()), m.start()), chosen, m.span(), cover))
+        # a value ruled out stays out: "Never on spot - the last spot reclaim cost us a run"
+        for cand in cands:
+            if (cand[1] not in ruled_out or cand[3] != cand[2]) and (best is None or cand[0] < best[0]):
+                best = cand
         if best and isinstance(best[1], str):
             # "preempt lower priority or newer equal-priority ones": a value whose CamelCase words all
             # stand in the clause, and include the chosen one's, is the one meant
@@ -4683,6 +4715,8 @@ class _Extractor:
     def _claimed_by_other(self, name: str, span: tuple[int, int]) -> bool:
         """Does a recipe rule of another parameter, still open, read its value at ``span``?"""
         mine = {_singular(w) for w in re.findall(r"[a-z]+", str(self.recipe.properties[name].get("description", "")).lower())}
+        if self._counted_by_other(name, span, mine):
+            return True
         for other, rules in self.recipe.extract.items():
             if other == name or other in self.result.values or other not in self.recipe.properties:
                 continue
@@ -4700,6 +4734,24 @@ class _Extractor:
                         _singular(got.group(0).split()[0].lower()) not in mine:
                     return True
         return False
+
+    def _counted_by_other(self, name: str, span: tuple[int, int], mine: set[str]) -> bool:
+        """Is the amount at ``span`` one of a noun another parameter counts, whether or not that
+        parameter is set already? "defaults to 1 GPU" and "default GPU per container is 0" are GPU
+        amounts, not a default CPU; "2 GPUs and 4 cpus" keeps the cpus for a CPU parameter."""
+        counted = {w.lower() for rules in self.recipe.extract.values()
+                   for r in rules if isinstance(r, dict) and r.get("count") for w in r["count"]}
+        own = {_singular(w.split("/")[-1]) for w in counted} & mine  # the nouns this parameter counts itself
+        nouns = {w for w in counted if _singular(w.split("/")[-1]) not in mine}
+        if not nouns:
+            return False
+        after = _compile(rf"\s*{_words_alt(sorted(nouns))}").match(self.text, span[1])
+        if after:
+            return True
+        start = max(0, span[0] - 40)
+        clause = re.split(r"[.;,:\n(]|\s[-\u2013\u2014]\s|\b(?:and|but|or)\b", self.text[start:span[0]])[-1]
+        words = {_singular(w.split("/")[-1]) for w in re.findall(r"[\w./-]+", clause.lower())[-6:]}
+        return bool(words & {_singular(n.split("/")[-1]) for n in nouns}) and not (words & own)
 
     def _named_for_other(self, name: str, span: tuple[int, int]) -> bool:
         """Does another parameter's own name stand right before ``span`` ("expireAfter 36h")?"""
@@ -5706,6 +5758,10 @@ class _Extractor:
                     continue  # "no two pods on one node", "I don't want 3 nodes sitting idle": no count is set
                 if self._said_of_another(name, span):
                     continue  # "can borrow maximum 8 GPUs", "8 GPUs must always be reserved": another parameter's
+                if re.match(r"\s+(?:[a-z]+\s+)?(?:more|fewer|less|extra)\s+than\b", self.text[span[1]:span[1] + 30], re.I):
+                    continue  # "no node has two more than any other": a difference, not a count
+                if _STATE.search(re.split(r"[.;,:!?]\s", self.text[max(0, span[0] - 60):span[0]])[-1]):
+                    continue  # "last time they all piled onto two nodes": what happened, no second value
                 if re.search(r"\b(?:than|at\s+most|up\s+to|max(?:imum)?|limit(?:ed)?(?:\s+to)?|cap(?:ped)?(?:\s+at)?)\s+"
                              r"(?:[a-z]+\s+){0,2}$|\bsingle\s+(?:[a-z]+\s+){0,3}$", self.text[max(0, span[0] - 30):span[0]], re.I):
                     continue  # "no single container bigger than 4 GPUs": a bound, no second value
@@ -6074,7 +6130,9 @@ _STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:current|curre
                     + _INCIDENT_WORDS + r"|"
                     r"ran\s+with|(?:was|were|has\s+been|have\s+been)\s+running\s+(?:with|on|at)|"  # "the old job ran with 16 workers"
                     r"used\s+to|(?:we|i)\s+(?:have|had|run|ran|launch|launched|use|used|installed|deployed|configured|set\s+up|set|tried)|"
-                    r"(?:they|he|she)\s+(?:had|ran|used|got)|theirs|had(?=\s+(?:about\s+|around\s+|roughly\s+|only\s+)?\d)|"
+                    r"(?:they|he|she)\s+(?:had|ran|used|got)|theirs|hers|(?<=\bin\s)his\b|had(?=\s+(?:about\s+|around\s+|roughly\s+|only\s+)?\d)|"
+                    # "img was nvcr.io/... in hers but use ours": the value something had
+                    r"(?:image|img|tag|version|model|name|namespace|ns)\s+(?:was|were|used\s+to\s+be)\b|"
                     # someone else's setup: "another team's queue has 64 GPUs", "the infra team's pool has a limit
                     # of 128", "the nlp team gets 40 but we need 16"
                     r"(?:another|other|the\s+other|our\s+other|a\s+different|some\s+other)\s+(?:[\w-]+\s+)?(?:teams?|clusters?|groups?|"
