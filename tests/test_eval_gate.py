@@ -15,7 +15,8 @@ pytestmark = pytest.mark.slow
 # test part and the targets.
 # Measured on 3,084 questions (with eleven blind sets written by others, fresh17 to fresh27, held out in
 # the test part: 0.600, 0.543, 0.760, 0.711, 0.706, 0.853, 0.647, 0.588, 0.735, 0.412 and 0.176 when
-# first measured; fresh26's and fresh27's facts are the most specific, three or four per question):
+# first measured; fresh26's and fresh27's facts are the most specific, three or four per question;
+# fresh28, added since, was 0.471 when first measured):
 # must_include 0.812, refusals correct 0.928 (out-of-scope topics in ingest/config.yaml); hit@5 0.987,
 # MRR 0.895, false refusals 0.009, median 117 prose words, unasked manifests 0.0032.
 HIT5_FLOOR = 0.97
