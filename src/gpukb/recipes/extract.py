@@ -4542,11 +4542,12 @@ class _Extractor:
                         chosen = values[1 - values.index(value)]
                     neg = self._negated_before(m.start()) if chosen != value else None
                     cover = (neg if neg is not None else max(0, m.start() - 20), m.end()) if chosen != value else m.span()
-                    cands.append(((-(m.end() - m.start()), m.start()), chosen, m.span(), cover))
-        # a value ruled out stays out: "Never on spot - the last spot reclaim cost us a run"
+                    cands.append(((-(m.end() - m.start()), m.start()), chosen, m.span(), cover, chosen == value))
+        # a value ruled out stays out, before or after this mention: "Never on spot - the last spot
+        # reclaim cost us a run" (a value chosen by ruling out its alternative is kept)
         for cand in cands:
-            if (cand[1] not in ruled_out or cand[3] != cand[2]) and (best is None or cand[0] < best[0]):
-                best = cand
+            if (not cand[4] or cand[1] not in ruled_out) and (best is None or cand[0] < best[0]):
+                best = cand[:4]
         if best and isinstance(best[1], str):
             # "preempt lower priority or newer equal-priority ones": a value whose CamelCase words all
             # stand in the clause, and include the chosen one's, is the one meant
