@@ -646,7 +646,16 @@ _TABLE_RULE = re.compile(r"[\s|:-]+")
 # a cell that says a thing is absent or off
 _NO_CELL = re.compile(r"(?i)no|none|off|false|disabled?|n/?a|-+|—")
 _YES_CELL = re.compile(r"(?i)yes|y|true|on|enabled?|\u2713|\u2714")
-_PER_SLASH = re.compile(r"(?<=[A-Za-z])\s*/\s*(?=[A-Za-z])")
+_PER_SLASH_RX = re.compile(r"(?<=[A-Za-z])\s*/\s*(?=[A-Za-z])")
+
+
+def _per_slash(key: str) -> str:
+    """"GPUs / replica", "GPUs/replica": an amount per unit, said as one ("GPUs per replica"); a resource
+    name ("requests.nvidia.com/gpu", "nvidia.com/mig-1g.10gb"), a domain before its slash, stays whole."""
+    def one(m: re.Match[str]) -> str:
+        left = re.search(r"[\w.-]*$", key[:m.start()])
+        return m.group(0) if m.group(0) == "/" and left is not None and "." in left.group(0) else " per "
+    return _PER_SLASH_RX.sub(one, key)
 _COUNT_HEADS = frozenset({"count", "number", "qty", "quantity", "instances", "#", "amount", "n"})
 
 
@@ -661,7 +670,7 @@ def _cell(text: str) -> str:
 def _cell_words(key: str, value: str) -> str:
     """A table cell under its key as words: "no taint" for a cell saying none, the key alone for a
     cell saying yes under a question ("preempts?" -> "preempts"), else "GPUs per pod 2"."""
-    key = _PER_SLASH.sub(" per ", key)
+    key = _per_slash(key)
     if key.rstrip().endswith("?"):
         key = key.rstrip().rstrip("?").rstrip()
         if _YES_CELL.fullmatch(value):
@@ -701,7 +710,7 @@ def _read_table(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int,
                 facts.append((_cell_words(key, value), a, b))  # "| taint | none |": there is none
             else:
                 # "GPUs / replica", "GPUs/replica": an amount per unit, said as one ("2 GPUs per replica")
-                key = _PER_SLASH.sub(" per ", key)
+                key = _per_slash(key)
                 per = re.search(r"\sper\s", key) and re.fullmatch(r"\d+(?:\.\d+)?|[a-z]+", value, re.I)
                 facts.append((f"{value} {key}" if per else f"{key}: {value}", a, b))
         elif header is not None and len(cells) == len(header) and "name" in header[1:]:

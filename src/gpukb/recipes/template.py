@@ -14,7 +14,7 @@ Directives (``X`` is any template, evaluated first)::
                                    before a "/" of the string is not doubled: path joins)
     {$if: X, then: X, else: X}     ``else`` may be left out: the key or item is dropped
     {$for: X, as: item, do: X}     one item per element; spliced into the enclosing list
-    {$object: [{key: X, value: X}, ...]}   a mapping with computed keys
+    {$object: [{key: X, value: X}, ...]}   a mapping with computed keys (strings, or integers kept as such)
     {$merge: [X, X, ...]}          shallow merge of mappings (later wins)
     {$yaml: X}                     X dumped as a YAML string (ConfigMap payloads)
     {$join: X, sep: ","}           a list joined into one string
@@ -255,8 +255,8 @@ def _eval_directive(d: str, node: dict, scope: dict[str, Any], ctx: _Ctx, where:
                 continue
             key = e["key"]
             if not isinstance(key, (str, int)) or isinstance(key, bool):
-                raise _fail(ctx, where, "$object keys must be strings")
-            obj[str(key)] = e["value"]
+                raise _fail(ctx, where, "$object keys must be strings or integers")
+            obj[key] = e["value"]  # an integer key stays one (the priority expander's map[int][]string)
         return obj
     if d == "$merge":
         parts = ev(arg)
