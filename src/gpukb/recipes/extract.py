@@ -1098,8 +1098,9 @@ _EACH_GPU_SERVES = re.compile(r"\b(?:each|every)\s+(?:gpu|card|device)\s+(?:(?:s
 
 # "4 8-GPU nodes", "an 8-GPU box": nodes counted with their size
 _SIZED_NODES = re.compile(r"(?:\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen)\s+)?"
-                          r"(\d+)[-\s]?(?:gpus?|cards?|x\s*gpus?)\s+(nodes?|box(?:es)?|machines?|hosts?|servers?|instances?|vms?)\b",
-                          re.I)
+                          # "8xH100 node", "8x A100 boxes": the GPUs of one, by their model ("4 H100 nodes" are nodes)
+                          r"(\d+)[-\s]?(?:gpus?|cards?|x\s*gpus?|x\s*(?:" + "|".join(_GPU_MODELS) + r")s?)\s+"
+                          r"(nodes?|box(?:es)?|machines?|hosts?|servers?|instances?|vms?)\b", re.I)
 
 
 def _sized_nodes(m: re.Match[str]) -> str:
@@ -1304,6 +1305,16 @@ def _diff_lines(text: str) -> str:
     return text
 
 
+# "the minimum of replicas", "a maximum of the workers": a bound and the noun it bounds, as "minimum replicas"
+# ("a maximum of 8 replicas", with the amount after "of", stays as written)
+_BOUND_OF = re.compile(r"\b(min(?:imum)?|max(?:imum)?)\s+of\s+(?:the\s+)?(?=[a-z]+\b(?!\s*\d))(?!(?:" + _SIMPLE_WORD
+                       + r")\b)", re.I)
+
+
+# what a size may describe rather than set: the data, the model, its weights
+_DATA_NOUN = re.compile(r"\b(?:weights?|model|checkpoints?|dataset|data|corpus|files?|images?|shards?|download)\b", re.I)
+
+
 def normalise_text(text: str) -> str:
     text = _diff_lines(text)
     text = _ASKED_ANSWERED.sub(_asked_answered, text)
@@ -1333,6 +1344,7 @@ def normalise_text(text: str) -> str:
     if len(_ENUMERATOR.findall(text)) >= 2:  # "1. production class: x" a numbered list's markers are no amounts
         text = _ENUMERATOR.sub(r"\1- ", text)
     text = _slurm_cpus(text)
+    text = _BOUND_OF.sub(r"\1 ", text)  # "the minimum of replicas is eight": "the minimum replicas"
     for rx, repl in _SHORTHAND:
         text = rx.sub(repl, text)
     text = _not_that(text)
@@ -2508,6 +2520,15 @@ _NAMING_TAIL = re.compile(r"\s*\b(?:(?:is|are|was|gets?|(?:(?:should|will|must|s
 
 _SLURM_INDEX = re.compile(r"\$\{?SLURM_ARRAY_TASK_ID\}?")
 _LAUNCHER = re.compile(r"(?<![\w./-])(?:srun|mpirun|mpiexec)(?![\w-])", re.I)
+# launcher flags whose value is a plain word ("-bind-to none", "--map-by socket", "-p gpu"), and those
+# followed by a name and its value
+# flags that say where the ranks run (hosts, binding, partition): the manifest's scheduling replaces them
+_LAUNCHER_PLACEMENT_FLAGS = frozenset("""-h -host --host -hostfile --hostfile -machinefile --machinefile -bind-to
+--bind-to -map-by --map-by -rank-by --rank-by -p --partition -w --nodelist""".split())
+_LAUNCHER_VALUE_FLAGS = _LAUNCHER_PLACEMENT_FLAGS | frozenset("""-x -wdir --wdir -q --qos -a --account -j --job-name
+-o --output -e --error -t --time --mpi --distribution -m --cpu-bind --gpu-bind -d --dependency -launcher --launcher
+-bootstrap --bootstrap -iface --iface""".split())
+_LAUNCHER_PAIR_FLAGS = frozenset("-mca --mca -gmca --gmca -genv -env".split())
 # "pods shouldn't take more than 2 GPUs each": a bound said of pods in the plural, with "each" after its amount
 _PLURAL_BOUND = re.compile(r"\b(?:pods|containers|tasks|jobs|workloads|processes|notebooks)\b[^,.;]{0,40}?(?:more\s+than|"
                            r"over|at\s+most|up\s+to|beyond|exceed\w*|max(?:imum)?(?:\s+of)?)\s+$", re.I)
@@ -2548,6 +2569,8 @@ class _Extractor:
         self.text = correct_words(normalise_text(text), [recipe])
         self.digits = digits_view(self.text)
         self.used: list[tuple[int, int]] = []
+        # phrases a rule took whole for its parameter ("and also across zones, soft"): no enum reads a value in them
+        self.consumed: list[tuple[int, int]] = []
         self.result = Extraction(text=self.text)
         self._camel: frozenset[str] | None = None  # the recipe's CamelCase enum values (:meth:`_camel_values`)
         # pasted cluster output describes the symptom; its numbers and names are no spec
@@ -2660,7 +2683,17 @@ class _Extractor:
         lo = max([lo, *ends])
         after = _SENTENCE_END.search(self.text, b, hi)
         hi = after.start() if after else hi
-        return bool(_compile(_words_alt(_inflected(tuple(words)))).search(self.text, lo, hi))
+        return self._cue_at(_inflected(tuple(words)), lo, hi) is not None
+
+    def _cue_at(self, words: Any, lo: int, hi: int) -> re.Match[str] | None:
+        """The first of ``words`` between ``lo`` and ``hi`` that stands as a word of its own: "request"
+        in "requests.cpu" is part of a field's dotted name, not the word."""
+        for m in _compile(_words_alt(list(words))).finditer(self.text, lo, hi):
+            if "." not in m.group(0) and (self.text[m.start() - 1:m.start()] == "." or
+                                          re.match(r"\.\w", self.text[m.end():m.end() + 2])):
+                continue
+            return m
+        return None
 
     def _cue_words(self, name: str) -> set[str]:
         """Single cue words of the recipe's other parameters (their rules' units and near words)."""
@@ -2741,7 +2774,8 @@ class _Extractor:
                 rf"{_DIG}\s*(?:times|x)(?![\w])",
                 # "bump the gpus to 16", "raise workers up to 8": a change verb, the unit, "to", the count
                 rf"\b(?:bump|raise|increase|set|change|reduce|lower|decrease|drop|scale|grow|move|take|put)\w*\s+"
-                rf"(?:(?:the|our|its|their|his|her)\s+)?(?:[a-z]+\s+)?{u}\s+(?:(?:up|down)\s+)?to\s+{_DIG}(?!\w|\.\w)",
+                rf"(?:(?:the|our|its|their|his|her)\s+)?(?:[a-z]+\s+)?{u}(?:\s+(?:per|each|a)\s+[a-z]+)?\s+(?:(?:up|down)\s+)?"
+                rf"to\s+{_DIG}(?!\w|\.\w)",  # ... "bump gpus per worker to 4"
             ]
             if "gpu" in u.lower() or any(x.lower() in _GPU_UNITS for x in units):
                 # "2x A100-SXM4-80GB", "4 H100-80GB-HBM3": a GPU's full product name counts GPUs too
@@ -2777,6 +2811,11 @@ class _Extractor:
                             continue
                         if nxt and nxt.group(1).lower() in ("per", "a", "an", "each", "every"):
                             continue  # "8 pods one per node": a rate after the count, not the count
+                        if nxt and _singular(nxt.group(1).lower()) in {
+                                _singular(x.lower()) for x in rule["count"] if isinstance(x, str)} and \
+                                re.match(r"\s+(?:per|each|every|on\s+(?:each|every|a|one))\b",
+                                         self.text[span[1] + nxt.end():span[1] + nxt.end() + 20], re.I):
+                            continue  # "8 training pods one pod per node": the number is the rate's after it
                     # ... a rate of two things this count counts ("pods per node" for workers); "gpus per
                     # replica" is a count of gpus
                     per = re.match(r"\s+(?:per|each|every|on\s+(?:each|every|a|one))\s+([a-z]+)",
@@ -3649,14 +3688,22 @@ class _Extractor:
         if not names:
             return
         for m in _LAUNCHER.finditer(self.text):
-            # (a flag's value may hold commas: "-H node1:8,node2:8")
-            toks = list(re.finditer(r"[^\s`;]+", self.text[m.end():m.end() + 300]))
+            # (a flag's value may hold commas: "-H node1:8,node2:8"; a line may go on after a backslash)
+            view = re.sub(r"\\(?=\s)", " ", self.text[m.end():m.end() + 300])
+            toks = list(re.finditer(r"[^\s`;]+", view))
             i = 0
+            placing: list[tuple[int, int]] = []  # flags the manifest itself replaces (hosts, binding)
             while i < len(toks) and toks[i].group(0).startswith("-"):
                 flag = toks[i].group(0)
+                at = i
                 i += 1
-                if "=" not in flag and i < len(toks) and re.match(r"\d[\w.:]*$|[\w.-]*[:=,]", toks[i].group(0)):
-                    i += 1  # "-np 64", "--gres gpu:1", "-x NCCL_DEBUG=INFO": the flag's value
+                if "=" not in flag and flag.lower() in _LAUNCHER_PAIR_FLAGS:
+                    i += 2  # "-mca btl ^openib", "-genv NCCL_DEBUG INFO": a name and its value
+                elif "=" not in flag and i < len(toks) and (flag.lower() in _LAUNCHER_VALUE_FLAGS or
+                                                            re.match(r"\d[\w.:]*$|[\w.-]*[:=,]", toks[i].group(0))):
+                    i += 1  # "-np 64", "--gres gpu:1", "-x NCCL_DEBUG=INFO", "-bind-to none": the flag's value
+                if flag.lower().split("=")[0] in _LAUNCHER_PLACEMENT_FLAGS and i <= len(toks):
+                    placing.append((m.end() + toks[at].start(), m.end() + toks[min(i, len(toks)) - 1].end()))
             if i >= len(toks) or not re.match(r"(?:\.{0,2}/)?[A-Za-z_][\w./-]*$", toks[i].group(0).rstrip(",")) or \
                     toks[i].group(0).rstrip(",").lower() in _STOP or _LAUNCHER.fullmatch(toks[i].group(0)):
                 continue  # "srun -N 2 mpirun python train.py": the inner launcher's program is the one
@@ -3669,7 +3716,10 @@ class _Extractor:
                 command = [_SLURM_INDEX.sub("$(JOB_COMPLETION_INDEX)", c) for c in command]
             for name in names:
                 if self._take(name, command, (start, end)):
-                    self.used.append(m.span())
+                    # where the ranks run is the manifest's own ("-H node1:8,node2:8" is no image); settings
+                    # passed on ("-x NCCL_IB_HCA=mlx5") stay to be reported
+                    self.used.extend([m.span(), *placing])
+                    self.result.covered.extend([m.span(), *placing])
                     return
 
     def _verbatim(self) -> None:
@@ -4290,6 +4340,8 @@ class _Extractor:
                 continue  # "the volcano queue 'vision'": a quoted value after another parameter's noun is its
             if other_nouns is not None and other_nouns.match(self.text, m.end()):
                 continue  # "tolerate the 'batch' taint": a quoted value before another parameter's noun too
+            if others_rx is not None and others_rx.search(_COPULA_TAIL.sub("", self.text[max(0, m.start() - 60):m.start()])):
+                continue  # "pvc `train-tmp` in ns ml": a quoted name right after another object's kind is that object's
             if others is not None and (others.search(_NAMING_TAIL.sub("", self.text[max(0, m.start() - 60):m.end(1)])) or
                                        others.search(_COPULA_TAIL.sub("", self.text[max(0, m.start() - 60):m.start()])) or
                                        others.search(_OF_PHRASE.sub("", _NAMING_TAIL.sub(
@@ -4362,7 +4414,9 @@ class _Extractor:
                 if ok:
                     return val, asked.span()
             return first
-        if estimate is not None:  # the only size there is
+        if estimate is not None and not any(mm.span() != estimate.span() for mm in _SIZE_RE.finditer(self.text)):
+            # the only size there is ("the weights are about 25 GB; a 60Gi volume, an 8Gi limit": the
+            # others are the volume's and the limit's, the estimate describes the data)
             ok, val = self._size_value(name, rule, estimate)
             if ok:
                 return val, estimate.span()
@@ -4398,9 +4452,12 @@ class _Extractor:
         for value, ps in rule["enum"].items():
             phrases.setdefault(str(value), []).extend(ps)
         found: list[tuple[int, int, str]] = []
+        combos = self._negated_combinations([p for ps in phrases.values() for p in ps])
         for value, ps in phrases.items():
             first = None
             for m in _compile(_words_alt(ps)).finditer(self.text):
+                if any(a <= m.start() < b for a, b in combos):
+                    continue  # "not spot+on-demand": the pair ruled out, neither value alone
                 if re.search(rf"\b{_NEGATION}\s+(?:\w+\s+)?$", self.text[max(0, m.start() - 30):m.start()], re.I) \
                         or self._excepted(m.start()) or self._negated_before(m.start()) is not None:
                     # "must not run on spot": ruled out, as for a single value; and a value ruled out
@@ -4416,6 +4473,8 @@ class _Extractor:
             return None
         found.sort()
         ok, val = self._ok(name, list(dict.fromkeys(v for _, _, v in found)))
+        if ok:
+            self.result.covered.extend(combos)
         return (val, (found[0][0], found[0][0])) if ok else None
 
     def rule_joined(self, name: str, rule: dict[str, Any]):
@@ -4497,6 +4556,8 @@ class _Extractor:
         cands: list[tuple[Any, ...]] = []
         ruled_out: set[Any] = set()
         values = list(rule["enum"])
+        combos = self._negated_combinations([p for v, ps in rule["enum"].items() for p in [v, *ps]]) \
+            if spec.get("type") == "array" else []
         for value, phrases in rule["enum"].items():
             # the value itself, written out in full ("NVIDIA-L40S"), names it too; "the group" also
             # reads "the whole group"
@@ -4527,6 +4588,10 @@ class _Extractor:
                         continue  # "accessModes: [ReadWriteMany]" in a pasted manifest is what runs, not what is asked
                     if any(m.start() < y and x < m.end() for x, y in self.blocked):
                         continue  # "today it assumes containerd ... our nodes run cri-o": what runs today yields
+                    if any(a <= m.start() < b for a, b in combos):
+                        continue  # "spot only, not spot+on-demand": the pair ruled out, neither value alone
+                    if any(a <= m.start() < b for a, b in self.consumed):
+                        continue  # "... and also across zones, soft": another parameter's phrase
                     if _NOT_NEEDED_AFTER.match(self.text, m.end()):
                         continue  # "mixed strategy isn't needed since all slices are identical"
                     chosen = value
@@ -4571,8 +4636,21 @@ class _Extractor:
             if ok:
                 if negated_cover:  # the negation and the action it rules out are understood
                     self.result.covered.append(negated_cover)
+                self.result.covered.extend(combos)
                 return val, (best[2][0], best[2][0])
         return None
+
+    def _negated_combinations(self, phrases: Any) -> list[tuple[int, int]]:
+        """Where a combination of values is ruled out as a whole ("spot only - not spot+on-demand like
+        the draft", "not a spot/on-demand mix"): the values in it are neither chosen nor ruled out."""
+        words = [str(p) for p in phrases if not re.match(r"(?:no|never|not|without)\s", str(p), re.I)]
+        if len(words) < 2:
+            return []
+        alt = _words_alt(words)
+        rx = _compile(rf"\b(?:not|no|never|instead\s+of|rather\s+than)\s+(?:an?\s+|the\s+)?(?:mix(?:ture)?\s+of\s+)?"
+                      rf"{alt}\s*(?:\+|/|&|,|\bplus\b|\band\b|\bor\b)\s*{alt}"
+                      r"(?:\s+(?:mix(?:ed)?|combo|combination|blend))?")
+        return [m.span() for m in rx.finditer(self.text)]
 
     def _excepted(self, at: int) -> bool:
         """Is the phrase at ``at`` ruled out ("anything except spot", "any zone other than 1a")?"""
@@ -4666,6 +4744,9 @@ class _Extractor:
                 ok, val = self._ok(name, rule["value"])
                 if ok:
                     self.result.covered.append(m.span(1) if m.groups() else m.span())
+                    if rule.get("consume"):
+                        self.consumed.append(m.span())
+                        self.used.append(m.span())
                     return val, (span[0], span[0])
                 continue
             if numeric and spec.get("type") == "string" and \
@@ -4697,7 +4778,7 @@ class _Extractor:
                 continue  # "memory usage above 95%": a percentage of something the parameter does not measure
             if rule.get("near"):
                 w = int(rule.get("window", 30))
-                near = _compile(_words_alt(rule["near"])).search(self.text, max(0, span[0] - w), min(len(self.text), span[1] + w))
+                near = self._cue_at(rule["near"], max(0, span[0] - w), min(len(self.text), span[1] + w))
                 if near is None:
                     continue
                 cover = (min(cover[0], near.start()), max(cover[1], near.end()))
@@ -4790,7 +4871,7 @@ class _Extractor:
         before = (rf"(?<![\w.*^$-])\(?{items}\)?(?:\s+{noun}(?:s|es)?)?\s+(?:(?:should|must|will|can)\s+)?"
                   rf"(?:(?:come|comes|go|goes|get|gets|be|is|are)\s+(?:tried\s+|used\s+|picked\s+)?(?:the\s+)?|"
                   rf"as\s+(?:the|a|an|our)\s+)?"
-                  rf"{words}(?=\s*(?:$|[,;.)]|\band\b|\bthen\b))")
+                  rf"{words}(?=\s*(?:$|[,;.)]|\(\s*[`'\"]?[.*^]|\band\b|\bthen\b))")  # "... first (.*spot.*)"
         others = self._cue_words(name)
         for m in (x for p in (pat, before) for x in _compile(p).finditer(self.text)):
             parts = [p.strip("`'\"") for p in re.split(r"\s*(?:,|\band\b|\bor\b|&)\s*", m.group(1)) if p.strip("`'\"")]
@@ -4808,6 +4889,10 @@ class _Extractor:
                     and not re.match(rf"\s+{noun}(?:s|es)?\b", self.text[m.end(1):], re.I):
                 parts = parts[:-1]  # ", CA runs in ...": the last word opens the next clause
             # "before anything else": a pronoun is no item ("prefer anything matching x-.*" reads the pattern)
+            if m.re.pattern == pat:
+                # "first .*p5-spot.*, second .*p5-od.*": the list ends where another list's cue begins
+                oc = self._other_list_cues(name)
+                parts = next((parts[:i] for i, p in enumerate(parts) if oc.fullmatch(p)), parts)
             raw_parts = parts
             parts = [p for p in parts if p.lower() not in _STOP and p.lower() not in _PRONOUN_ITEMS]
             spec = self.recipe.properties[name]
@@ -4841,6 +4926,10 @@ class _Extractor:
                 if ok:
                     if m.re.pattern == before:
                         self.result.covered.append((m.end(1), m.end()))  # "... groups come first"
+                    for g in good:  # the items, where they stand in the clause ("pool first (.*spot.*)")
+                        at = self.text.find(g, max(0, m.start() - 160), m.end() + 160)
+                        if at >= 0:
+                            self.result.covered.append((at, at + len(g)))
                     return val, m.span(1)
         return None
 
@@ -5590,7 +5679,8 @@ class _Extractor:
                 name_rules.append({"after": fields, "schema": True})
             short = _initials(name, tuple(props))
             if short:  # "lq=everyone", "cq: shared" for local_queue, cluster_queue
-                name_rules.append({"regex": rf"(?<![\w./-]){short}\s*[:=]\s*[\"'`]?([A-Za-z0-9][\w.-]*[A-Za-z0-9])"})
+                # ... and "lq `vision`", the value in code marks right after the initials
+                name_rules.append({"regex": rf"(?<![\w./-]){short}(?:\s*[:=]\s*[\"'`]?|\s+[\"'`])([A-Za-z0-9][\w.-]*[A-Za-z0-9])"})
             name_rules += _schema_rules(name, props[name], list(props))
             if props[name].get("type") in ("integer", "array"):
                 # a count's units are what is counted ("no GPU"); other cue words must not be frame words
@@ -5614,6 +5704,10 @@ class _Extractor:
                 # "can the GPU quota for that namespace go up to 16?": a bare number the clause raises it to
                 name_rules.append({"regex": rf"{_words_alt(units)}\b[^.,;?!\d]{{0,40}}?\b(?:go\s+up\s+to|up\s+to|"
                                             rf"raised?\s+to|bump(?:ed)?\s+to|increased?\s+to)\s+(\d+)(?=\s*(?:$|[.,;?!]))"})
+            if found and any(r.get("exclusive") for r in found):
+                # read by its own rules alone: "topology.kubernetes.io/zone" written anywhere is the first
+                # spread's, never the second's
+                name_rules = list(found)
             for rule in name_rules:
                 kind = next(k for k in ("objects", "mapping", "none", "count", "after", "before", "name", "size",
                                         "duration", "enum", "flag", "regex", "list", "pairs", "stated", "guarded",
@@ -6030,6 +6124,10 @@ class _Extractor:
                         score -= pen
                         support += max(score, 0.0)
                         best = score if best is None else max(best, score)
+                if best is not None and kind == "size" and _ESTIMATE.search(self.text, max(0, m.start() - 16), m.start()) \
+                        and _DATA_NOUN.search(self.text, max(0, m.start() - 40), m.start()) \
+                        and any(k2 == "size" and m2.span() != m.span() for k2, m2 in mentions):
+                    continue  # "the weights are about 25 GB; a 60Gi volume": the data's size, others are settings
                 if best is not None:
                     best += 0.1 * (support - max(best, 0.0))
                     if _ESTIMATE.search(self.text, max(0, m.start() - 16), m.start()):
@@ -6918,6 +7016,75 @@ _TOTAL_GPUS = re.compile(r"\b(?:total|budget|overall|altogether)\s+(?:is\s+|of\s
                          r"\b(\d+)\s*(?:gpus?|cards?)\s+(?:in\s+total|total|overall|altogether|in\s+all|budget)\b", re.I)
 # the parameters that count the pods a per-pod amount is given to
 _POD_COUNTS = ("nodes", "workers", "replicas", "members")
+# "sixteen GPUs across two machines", "24 cards spread over 3 nodes": a total and the machines it is spread
+# over, whatever else the request calls those machines (workers, replicas)
+_TOTAL_OVER = re.compile(rf"(?<![\w.-])(?P<total>\d+|{_SIMPLE_WORD})\s+(?:[\w.-]+\s+)?(?:gpus?|cards?)\s+"
+                         r"(?:in\s+total\s+|in\s+all\s+|total\s+)?(?:(?:spread|split|divided|distributed)\s+)?"
+                         rf"(?:across|over|on)\s+(?P<units>\d+|{_SIMPLE_WORD})\s+(?:[\w.-]+\s+)?"
+                         r"(?:machines?|nodes?|hosts?|servers?|boxes|box|instances?)\b", re.I)
+
+
+# "1 head + 3 workers", "a head node and three worker nodes", "leader plus one worker": a group counted
+# in two parts
+_LEADER_PLUS = re.compile(rf"(?<![\w-])(?:(?:1|one|a|an|the)\s+)?(?:head|leader)(?:\s+(?:node|pod|box|machine|host|server))?"
+                          rf"\s*(?:\+|and|plus|with|&)\s*(?P<n>\d+|{_SIMPLE_WORD})\s+(?:more\s+)?(?:worker|follower)s?"
+                          r"(?:\s+(?:nodes?|pods?|boxes|machines?|hosts?|servers?))?(?![\w-])", re.I)
+
+
+def _leader_and_workers(recipe: Recipe, full: Extraction) -> Extraction:
+    """A group whose size counts its leader ("the leader included"), told as a head and its workers
+    ("1 head + 3 workers"), has the workers and the head: 4. The workers alone are no size."""
+    name = next((n for n, s in recipe.properties.items() if s.get("type") == "integer"
+                 and re.search(r"\bleader\s+included\b", str(s.get("description", "")))), None)
+    m = _LEADER_PLUS.search(full.text) if name else None
+    if name is None or m is None:
+        return full
+    n = parse_number(m.group("n"))
+    if n is None or not _prop_validator(json.dumps(recipe.properties[name], sort_keys=True)).is_valid(n + 1):
+        return full
+    full.values[name], full.spans[name] = n + 1, m.span()
+    full.conflicts.pop(name, None)
+    full.out_of_range.pop(name, None)
+    full.covered.append(m.span())
+    full.notes.append(f"{name}: {n + 1}, the leader and {n} workers")
+    return full
+
+
+def _total_over_units(recipe: Recipe, full: Extraction) -> Extraction:
+    """A total of GPUs spread over a number of machines ("sixteen GPUs across two machines ... two
+    workers of eight GPUs each") is no per-pod amount: when the per-pod amount it competes with times
+    the machines gives the total, the total agrees and is understood; alone, it is split over them."""
+    spec = recipe.properties.get("gpus") or {}
+    if not re.search(r"\bper\s+(?:worker\s+)?(?:pod|replica|worker|node)\b", str(spec.get("description", ""))):
+        return full
+    m = _TOTAL_OVER.search(full.text)
+    if not m or any(c.start() < m.end() and m.start() < c.end() for c in _CAPACITY.finditer(full.text)):
+        return full  # none, or what the cluster has ("we have 64 GPUs across 8 nodes")
+    total, units = parse_number(m.group("total")), parse_number(m.group("units"))
+    if not total or not units or total % units:
+        return full
+    per = total // units
+    said, conf = full.values.get("gpus"), full.conflicts.get("gpus")
+    values = [v for v in (said, conf[0] if conf else None) if isinstance(v, int)]
+    if not (said == total and conf is None and units > 1):  # else the total was read as the per-pod amount
+        if values and (per not in values or set(values) - {per, total}):
+            return full  # another amount: a conflict the user must settle, or an amount for something else
+    full.values["gpus"] = per
+    full.spans["gpus"] = full.spans["gpus"] if said == per else (conf[1] if conf and conf[0] == per else m.span())
+    full.conflicts.pop("gpus", None)
+    full.out_of_range.pop("gpus", None)
+    full.covered.append(m.span())
+    count = next((p for p in _POD_COUNTS if p in recipe.properties), None)
+    if count and count not in full.values and units > 1:
+        full.values[count], full.spans[count] = units, (m.start("units"), m.end())
+    if per != said:
+        full.notes.append(f"gpus: {per}, {total} GPUs over {units} machines")
+    # "..., eight each": the per-machine amount said again after the total
+    each = re.compile(rf"(?<![\w.-])(?:{per}|{_SIMPLE_WORD})\s+(?:gpus?\s+)?(?:each|apiece|per\s+(?:machine|node|host|server|box))\b", re.I)
+    for e in each.finditer(full.text, m.end(), min(len(full.text), m.end() + 60)):
+        if parse_number(e.group().split()[0]) == per:
+            full.covered.append(e.span())
+    return full
 
 
 def _per_unit_from_total(recipe: Recipe, full: Extraction) -> Extraction:
@@ -6935,6 +7102,9 @@ def _per_unit_from_total(recipe: Recipe, full: Extraction) -> Extraction:
     rejected = full.out_of_range.get("gpus")
     if units and said is not None and said * units == total:
         full.covered.append(m.span())  # "4 nodes with 8 gpus each, 32 in total": the total agrees
+        conf = full.conflicts.get("gpus")
+        if conf is not None and conf[0] == total:
+            full.conflicts.pop("gpus")  # ... and is no second per-pod amount
         return full
     conf = full.conflicts.get("gpus")
     if units is None and conf is not None and isinstance(said, int) and isinstance(conf[0], int) \
@@ -7006,6 +7176,8 @@ _CHANGED_GENERIC = frozenset({"it", "that", "this", "them", "the", "our", "my", 
 def _changes(obj: str, name: str, noun: str | None) -> bool:
     """Do the words a verb of change governs ("the cap", "the gpu count") name parameter ``name``
     (or the things its amount counts)?"""
+    # "bump gpus per worker to 4": the amount before "per" is what changes, not what it is counted per
+    obj = re.split(r"\s+(?:per|each|every|for\s+each|for\s+every)\s+", obj.strip(), maxsplit=1, flags=re.I)[0]
     words = [_singular(w.lower()) for w in obj.split()]
     own = {_singular(w) for w in name.lower().split("_")} | ({noun} if noun else set())
     return all(w in _CHANGED_GENERIC for w in words) or bool(own & set(words))
@@ -7337,9 +7509,33 @@ def _read(recipe: Recipe, text: str) -> Extraction:
 
 
 def _read_values(recipe: Recipe, text: str) -> Extraction:
-    return _per_gpu(recipe, _per_unit_from_total(recipe, _named_row(recipe, text, _duration_in_sentence(
-        recipe, _respective_pair(recipe, _fields_by_description(recipe, text, _with_foreign(
-            recipe, text, _extract(recipe, text))))))))
+    """The values the rules read, then each step that revises them in the light of the whole request,
+    in order (what a paste says, fields by their descriptions, ..., amounts per GPU)."""
+    ext = _extract(recipe, text)
+    for step in (_with_foreign, _fields_by_description):
+        ext = step(recipe, text, ext)
+    for revise in (_respective_pair, _duration_in_sentence):
+        ext = revise(recipe, ext)
+    ext = _named_row(recipe, text, ext)
+    for amounts in (_leader_and_workers, _total_over_units, _per_unit_from_total, _per_gpu):
+        ext = amounts(recipe, ext)
+    return ext
+
+
+def _replaced(recipe: Recipe, ext: Extraction) -> Extraction:
+    """A parameter the request gives that replaces others (``x-replaces``: explicit priorities for the
+    two tiers of preferred and fallback groups) leaves them out; their words are understood."""
+    for name, spec in recipe.properties.items():
+        if name not in ext.values:
+            continue
+        for other in spec.get("x-replaces") or []:
+            if other in ext.values:
+                ext.values.pop(other)
+                ext.conflicts.pop(other, None)
+                span = ext.spans.pop(other, None)
+                if span:
+                    ext.covered.append(span)
+    return ext
 
 
 def extract_params(recipe: Recipe, text: str) -> Extraction:
@@ -7349,6 +7545,6 @@ def extract_params(recipe: Recipe, text: str) -> Extraction:
     try:
         ext = _taken_back(recipe, _read(recipe, text), text, lambda r, t: _read(r, fence_pastes(t)))
         ext.source = text
-        return ext
+        return _replaced(recipe, ext)
     finally:
         _FLAGGED.reset(token)
