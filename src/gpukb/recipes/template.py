@@ -14,6 +14,8 @@ Directives (``X`` is any template, evaluated first)::
                                    before a "/" of the string is not doubled: path joins)
     {$if: X, then: X, else: X}     ``else`` may be left out: the key or item is dropped
     {$for: X, as: item, do: X}     one item per element; spliced into the enclosing list
+                                   (``sort: field`` or ``sort: -field`` orders the items by a field
+                                   first, ascending or descending: a mapping's items by ``value``)
     {$object: [{key: X, value: X}, ...]}   a mapping with computed keys (strings, or integers kept as such)
     {$merge: [X, X, ...]}          shallow merge of mappings (later wins)
     {$yaml: X}                     X dumped as a YAML string (ConfigMap payloads)
@@ -70,7 +72,7 @@ _OPTIONS = {
     "$param": set(),
     "$format": set(),
     "$if": {"then", "else"},
-    "$for": {"as", "do"},
+    "$for": {"as", "do", "sort"},
     "$object": set(),
     "$merge": set(),
     "$yaml": set(),
@@ -230,6 +232,14 @@ def _eval_directive(d: str, node: dict, scope: dict[str, Any], ctx: _Ctx, where:
         name = node.get("as", "item")
         if "do" not in node:
             raise _fail(ctx, where, "$for needs 'do'")
+        if node.get("sort"):
+            field = str(node["sort"]).lstrip("-")
+            if not all(isinstance(x, dict) and field in x for x in seq):
+                raise _fail(ctx, where, f"$for sort: every item needs the field {field!r}")
+            try:
+                seq = sorted(seq, key=lambda x: x[field], reverse=str(node["sort"]).startswith("-"))
+            except TypeError:
+                raise _fail(ctx, where, f"$for sort: the items' {field!r} values cannot be compared") from None
         out = _Splice()
         for i, item in enumerate(seq):
             inner = dict(scope)
