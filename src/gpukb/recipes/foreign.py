@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import yaml
 
-__all__ = ["Fact", "Format", "FORMATS", "SETTINGS_FORMATS", "translate", "key_words", "GPUS_PER_INSTANCE"]
+__all__ = ["Fact", "Format", "FORMATS", "SETTINGS_FORMATS", "translate", "key_words", "csv_rows", "GPUS_PER_INSTANCE"]
 
 
 @dataclass(frozen=True)
@@ -727,6 +727,93 @@ def _read_table(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int,
     return facts, plate
 
 
+# ---------------------------------------------------------------- CSV rows (a spreadsheet's export)
+
+# a header cell: a column's name ("gpus", "gpu_product", "max GPUs", "lend_max")
+_CSV_HEAD_CELL = re.compile(r"[A-Za-z#][\w ./#()-]{0,30}")
+
+
+def _csv_fields(line: str) -> list[str] | None:
+    import csv
+
+    try:
+        row = next(csv.reader([line], skipinitialspace=True))
+    except (csv.Error, StopIteration):
+        return None
+    return [c.strip() for c in row]
+
+
+def _find_csv(text: str) -> Iterator[tuple[int, int]]:
+    """Rows pasted from a spreadsheet: a header line of column names, then one line or more with as many
+    comma-separated cells, short ones, at least one of them a number."""
+    lines = list(re.finditer(r"[^\n]+", text))
+    i = 0
+    while i < len(lines):
+        head = _csv_fields(lines[i].group(0))
+        if not head or len(head) < 2 or not all(_CSV_HEAD_CELL.fullmatch(h) for h in head) or \
+                any(len(h.split()) > 3 for h in head) or len({h.lower() for h in head}) < len(head):
+            i += 1
+            continue
+        j = i + 1
+        while j < len(lines):
+            row = _csv_fields(lines[j].group(0))
+            if not row or len(row) != len(head) or any(len(c.split()) > 6 for c in row):
+                break
+            j += 1
+        rows = [_csv_fields(ln.group(0)) or [] for ln in lines[i + 1:j]]
+        # a spreadsheet writes its commas bare, or has three columns or more ("ns inference, name x" is prose)
+        bare = not any(re.search(r",\s", ln.group(0)) for ln in lines[i:j])
+        if rows and any(re.search(r"\d", c) for r in rows for c in r) and (bare or len(head) >= 3) and \
+                not any(re.search(r"\d", h) for h in head):
+            yield lines[i].start(), lines[j - 1].end()
+            i = j
+        else:
+            i += 1
+
+
+def csv_rows(text: str) -> set[int]:
+    """The numbers of the lines of ``text`` that are CSV rows (header included)."""
+    out: set[int] = set()
+    for a, b in _find_csv(text):
+        first = text.count("\n", 0, a)
+        out.update(range(first, first + text.count("\n", a, b) + 1))
+    return out
+
+
+def _read_csv(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
+    """CSV rows read like a table of the same cells: one data row says each setting under its column
+    ("gpus" 16 -> "16 gpus", as a settings file would); several rows name one object each, as a table's."""
+    found = list(re.finditer(r"[^\n]+", block))
+    header = [h.lower() for h in _csv_fields(found[0].group(0)) or []]
+    rows = []
+    for ln in found[1:]:
+        cells, at = [], ln.start()
+        for c in _csv_fields(ln.group(0)) or []:
+            k = block.find(c, at, ln.end()) if c else -1
+            a = k if k >= 0 else at
+            cells.append((c, a, a + len(c)))
+            at = a + len(c)
+        rows.append(cells)
+    plate = [(0, found[0].end())]
+    if len(rows) == 1:
+        facts = []
+        for h, (c, a, b) in zip(header, rows[0]):
+            words = _setting_words([h], _assigned(c)) if c else None
+            if words:
+                facts.append((words, a, b))
+        return facts, plate
+    pipe = "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] +
+                      ["| " + " | ".join(c for c, _a, _b in r) + " |" for r in rows])
+    facts, _ = _read_table(pipe)
+    # each fact stands for its row: where the row stands in the block
+    starts = [m.start() for m in re.finditer(r"(?m)^\|", pipe)][2:]
+    out = []
+    for words, a, _b in facts:
+        k = max((n for n, st in enumerate(starts) if st <= a), default=0)
+        out.append((words, rows[k][0][1], rows[k][-1][2]))
+    return out, plate
+
+
 # ---------------------------------------------------------------- kubectl get output
 
 # "NAME   REFERENCE   TARGETS   MINPODS": a header of upper-case column names, two spaces or more apart
@@ -791,6 +878,7 @@ FORMATS: tuple[Format, ...] = (
     Format("json", _find_json, _read_json),
     Format("mig-parted", _yaml_blocks(r"(?:version|mig-configs)"), _read_mig_parted),
     Format("table", _find_tables, _read_table),
+    Format("csv", _find_csv, _read_csv),
     Format("kubectl-table", _find_kubectl_tables, _read_kubectl_table),
     Format("assignments", _find_assignments, _read_assignments),
     Format("yaml-settings", _find_yaml_settings, _read_yaml_settings),
