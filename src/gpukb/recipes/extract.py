@@ -103,9 +103,20 @@ def _never_name(text: str, tok: str, at: int) -> bool:
         return False
     if tok.lower() in _ASIDE_NOUNS and re.search(r"\bfor\s+(?:the\s+)?$", text[max(0, at - 9):at], re.I):
         return True  # "For reference, team-b's queue has 48": an aside, never whom it is for
+    # "the team burned 1,200 GPU-hours", "the team uses the A100s": a verb and its object, never a name
+    if _VERB_OF_A_SUBJECT.fullmatch(tok) and _VERB_OBJECT_NEXT.match(text[at + len(tok):]):
+        return True
     # "the namespace must be tightly boxed": an adverb before the word it qualifies
     return tok.lower() in _NEVER_NAMES or bool(re.fullmatch(r"[a-z]{4,}ly", tok) and
                                                 re.match(r"\s+[a-z]{3,}\b", text[at + len(tok):]))
+
+
+# a lower-case verb after its subject: past tense, or a verb of having and using ("burned", "uses", "ran")
+_VERB_OF_A_SUBJECT = re.compile(r"[a-z]{3,}ed|(?:use|need|want|burn|spend|consume|run|hold|hog|own|keep|get)s|"
+                                r"ran|spent|held|kept|got|had|owns", re.I)
+# what follows such a verb: an amount or a determiner of its object
+_VERB_OBJECT_NEXT = re.compile(r"\s+(?:[~≈]?\d|(?:a|an|the|their|its|our|his|her|all|about|over|around|roughly|"
+                               r"nearly|almost|most|half|every|each|some|up|through)\b)", re.I)
 
 # words that frame a value and are never one ("release is called kps", "the existing pvc x")
 # words that relate a name to a pattern rather than give it ("name contains h200", "name starts with")
@@ -846,7 +857,13 @@ def _form_lines(text: str) -> str:
         return text
     lines = text.split("\n")
     fence = False
+    from .foreign import csv_rows
+
+    rows = csv_rows(text)
     for i, ln in enumerate(lines[:-1]):
+        if i in rows and not ln.rstrip().endswith(";"):
+            lines[i] = ln.rstrip() + ";"  # a spreadsheet's row ends where its line does ("8" / "worker,3,8")
+            continue
         if ln.lstrip().startswith("```"):
             fence = not fence
             continue
@@ -1315,7 +1332,97 @@ _BOUND_OF = re.compile(r"\b(min(?:imum)?|max(?:imum)?)\s+of\s+(?:the\s+)?(?=[a-z
 _DATA_NOUN = re.compile(r"\b(?:weights?|model|checkpoints?|dataset|data|corpus|files?|images?|shards?|download)\b", re.I)
 
 
+# a chat line: an optional time stamp, the speaker's handle, a colon, what they said ("[10:02] dana: take 4")
+_CHAT_LINE = re.compile(r"(?m)^(?:\[?\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?\]?[ \t]*)?"
+                        r"@?([A-Za-z][\w.-]{0,23})[ \t]*:[ \t]+(?=\S)", re.I)
+# handles that are a form's field names, never a speaker's
+_FIELD_HANDLES = frozenset("""name names value key image namespace ns gpus gpu cpu memory replicas queue model
+requirements requirement req constraints context note notes goal goals ask question answer summary status field type
+size workers nodes command args env error warning events must should may shall todo fyi ps eta update edit owner team
+tenant step action example input output expected actual current desired before after old new problem fix reason
+acceptance criteria priority deadline due description details ticket subject title""".split())
+
+
+def is_chat(text: str) -> bool:
+    """Is ``text`` a pasted chat thread: two speakers' handles or more, one of them speaking twice or more?"""
+    if text.count("\n") < 2:
+        return False
+    # (an upper-case label is a requirement's or a field's: "MUST:", "SHOULD:", "NOTE:")
+    if "```" in text or re.search(r"(?m)^(?:apiVersion|kind|metadata|spec):", text):
+        return False  # a pasted file's keys, not speakers
+    handles = [m.group(1).lower() for m in _CHAT_LINE.finditer(text) if m.group(1).lower() not in _FIELD_HANDLES
+               and not (len(m.group(1)) >= 2 and m.group(1).isupper())]
+    return len(set(handles)) >= 2 and max(handles.count(h) for h in set(handles)) >= 2
+
+
+def _chat_lines(text: str) -> str:
+    """A pasted chat thread as the messages it holds: the time stamps and speakers' handles go, each message
+    ends as a sentence ("[10:03] dana: take 4" -> "take 4."). A thread is two handles or more, one of them
+    speaking twice or more; a form's field lines ("namespace: x") never repeat a label."""
+    if not is_chat(text):
+        return text
+    found = [(m, m.group(1).lower()) for m in _CHAT_LINE.finditer(text)
+             if not (len(m.group(1)) >= 2 and m.group(1).isupper())]
+    handles = [h for _m, h in found if h not in _FIELD_HANDLES]
+    speakers = {h for h in handles if handles.count(h) >= 2} | {h for _m, h in found if
+                                                                 h in handles and re.search(r"\d:\d", _m.group(0))}
+    out, last = [], 0
+    for m, h in found:
+        if h not in speakers and not (h in handles and len(set(handles)) >= 2 and handles.count(h) == 1
+                                      and _chat_neighbours(found, m, speakers)):
+            continue
+        out.append(text[last:m.start()])
+        last = m.end()
+    out.append(text[last:])
+    lines = _chat_answers("".join(out).split("\n"))
+    # a message ends as a sentence; one that ends on a reference, a path or a command's flag and value ends its
+    # paragraph instead (a period would join the value)
+    def end(ln: str) -> str:
+        if not ln.strip() or re.search(r"[.!?;,:`]$", ln.rstrip()):
+            return ln.rstrip()
+        return ln.rstrip() + ("\n" if re.search(r"/\S*$|\s-{1,2}\w+\s+\S+$", ln.rstrip()) else ".")
+    return "\n".join(end(ln) for ln in lines)
+
+
+# a message that opens with a bare amount, after words of agreeing or choosing ("fine, 12.", "more like 10",
+# "take 4, leave 2", "ok let's do 8 then", "4?"): the amount answers what the thread is counting
+_BARE_ANSWER = re.compile(r"^(\s*(?:(?:ok(?:ay)?|fine|yep|yeah|yes|sure|alright|right|so|hmm+|k)[,.!]*\s+)*"
+                          r"(?:(?:let'?s\s+(?:do|go\s+with|say|use)|take|make\s+it|more\s+like|go\s+with|use|maybe|"
+                          r"how\s+about|what\s+about)\s+)?)(\d+)(?=\s*(?:[.!?,;]|\.\.\.|$|then\b|is\b|it\s+is\b|sounds\b|"
+                          r"should\b|works\b|[\u2014\u2013-]\s))", re.I)
+# what a thread counts: "how many nodes?", "how many per gpu?", or the noun after an amount ("6 boxes", "16 gpus")
+_COUNTED_ASKED = re.compile(r"\bhow\s+(?:many|much)\s+((?:per\s+)?[a-z][\w-]*)", re.I)
+_COUNTED_SAID = re.compile(r"(?<![\w.:/-])\d+\s+((?:per\s+)?[a-z][a-z-]*)", re.I)
+_NOT_COUNTED = frozenset("""is are was were of or and to more less than a an the it i we you they for in on at
+with as by from per then max min tops total each pods? so""".split())
+
+
+def _chat_answers(messages: list[str]) -> list[str]:
+    """A thread's bare amounts with what they count, from the question or amount before them ("how many
+    nodes? there are 6 boxes free" / "take 4" -> "take 4 boxes"), so that the thread's last word on a
+    value can be read as such."""
+    counted: str | None = None
+    out = []
+    for msg in messages:
+        m = _BARE_ANSWER.match(msg)
+        if m and counted:
+            msg = f"{msg[:m.end(2)]} {counted}{msg[m.end(2):]}"
+        for found in sorted([*_COUNTED_ASKED.finditer(msg), *_COUNTED_SAID.finditer(msg)], key=lambda x: x.start()):
+            noun = found.group(1).lower()
+            if noun.split()[-1] not in _NOT_COUNTED:
+                counted = found.group(1)
+        out.append(msg)
+    return out
+
+
+def _chat_neighbours(found: list, m: re.Match[str], speakers: set[str]) -> bool:
+    """Is a one-time handle's line between lines of the thread's speakers (a third person chiming in once)?"""
+    i = next(k for k, (x, _h) in enumerate(found) if x is m)
+    return any(h in speakers for _x, h in found[max(0, i - 1):i]) and any(h in speakers for _x, h in found[i + 1:i + 2])
+
+
 def normalise_text(text: str) -> str:
+    text = _chat_lines(text)
     text = _diff_lines(text)
     text = _ASKED_ANSWERED.sub(_asked_answered, text)
     text = _REQUIREMENT_LABEL.sub(lambda m: (m.group(1) + (m.group(2) or "")).lower() + " ", text)
@@ -1442,6 +1549,12 @@ def digits_view(text: str) -> str:
     # "retried twice": so many times ("once" is as often "as soon as")
     return re.sub(r"(?<![\w-])(twice|thrice)(?![\w-])", lambda m: ("2x" if m.group(1).lower() == "twice" else "3x").ljust(
         len(m.group(1))), text, flags=re.I)
+
+
+# the upper end of a range: "between two and ten replicas"
+_RANGE_END = re.compile(r"\bbetwe+n\s+[\w.]+\s+and\s+$", re.I)
+# a size right after a CPU count is the memory that goes with it ("64 cores and 512Gi per pod", "32 vCPU / 256 GiB")
+_BESIDE_CPUS = re.compile(r"(?<![\w.])\d+\s*(?:v?cpus?|cores?)\s*(?:,|and|\+|/|&|with|plus)\s*$", re.I)
 
 
 # Words people count the same things by: "3 boxes" are 3 nodes, "2 retries" 2 attempts. A parameter
@@ -2514,7 +2627,8 @@ _OF_PHRASE = re.compile(r"\s+of\s+(?:(?:the|our|my|its|their|this|that)\s+)?(?:[
 # "our second scheduler is 'x'": the verb that gives the value, and its quote
 _COPULA_TAIL = re.compile(r"\s+(?:is|are|was|=|:)?\s*[\"'`]?$", re.I)
 # "the template should be called x", "the queue of name x": the naming words after the head of what is named
-_NAMING_TAIL = re.compile(r"\s*\b(?:(?:is|are|was|gets?|(?:(?:should|will|must|shall|can|would|to)\s+(?:just\s+|simply\s+)?)?be)\s+)?"
+_NAMING_TAIL = re.compile(r"\s*\b(?:(?:it'?s|its|it\s+is|that'?s|which\s+is)\s+)?"
+                          r"(?:(?:is|are|was|gets?|(?:(?:should|will|must|shall|can|would|to)\s+(?:just\s+|simply\s+)?)?be)\s+)?"
                           r"(?:(?:of|with)\s+(?:the\s+)?)?(?:named|called|name)\b\s*[:=]?\s*[\"'`]?[^\"'`\s]*$", re.I)
 
 
@@ -2566,6 +2680,8 @@ class _Extractor:
         from .spelling import correct_words
 
         self.raw = text
+        # a chat thread settles a value as it goes: its last word on a value is the value
+        self.chat = is_chat(text)
         self.text = correct_words(normalise_text(text), [recipe])
         self.digits = digits_view(self.text)
         self.used: list[tuple[int, int]] = []
@@ -2744,6 +2860,9 @@ class _Extractor:
                                              self.text[max(0, got[1][0] - 12):got[1][0]], re.I) and \
                     re.match(r"one\b", self.text[got[1][0]:], re.I):
                 continue  # "that one scales on CPU": a pronoun, no amount
+            if got is not None and _RANGE_END.search(self.text, max(0, got[1][0] - 30), got[1][0]) and \
+                    not any(p.startswith(("min_", "max_")) for p in self.recipe.properties):
+                return None  # "keep it between two and ten replicas": a range asks for an autoscaler, not a count
             if got is not None:
                 return got
         return None
@@ -3830,7 +3949,7 @@ class _Extractor:
                      rf"(?:should|will|must|shall|can|would)\s+be|to\s+be)\s+)?(?:named|called)\s+{_TOKEN}")
             for tok, span in self._token_candidates(named):
                 ok, val = self._ok(name, tok)
-                if ok and not cue.match(tok):
+                if ok and not cue.match(tok) and not self._inside_longer_cue(name, words, span):
                     return val, span
         owner = self._other_named(name) if rule.get("schema") else None
         if spec.get("type") == "string" and not spec.get("enum"):
@@ -3872,7 +3991,7 @@ class _Extractor:
                 continue  # "the image ships Intel MPI", "image pulls take ages": an image is a reference, not a word
             field = (re.match(rf"\s*(?:[:=]|\s+is\s)\s*{_TOKEN}", self.text[span[1]:])
                      or re.match(rf"\s+{_TOKEN}", self.text[span[1]:])) \
-                if tok.lower() in ("key", "name", "value") and not is_command else None
+                if tok.lower() in ("key", "name", "value", "label") and not is_command else None
             if field and field.group(1).lower() in _STOP | _FILLERS:
                 field = None  # "the taint key is ...", "key and value": no value right after the field word
             if field:  # "tolerate key=spot", "tainted with key gpu-only": the field word's value is the value
@@ -3881,6 +4000,8 @@ class _Extractor:
                 continue  # "the device-plugin.config label": the cue was the end of a dotted name, not a field label
             if cue.match(tok):  # "tolerate taint key dedicated": a cue word is not the value
                 continue
+            if self._inside_longer_cue(name, words, span):
+                continue  # "cluster queue named x": the ClusterQueue's cue holds the LocalQueue's "queue named"
             if owner is not None:  # "port name metrics": the cue qualified by another parameter's noun
                 head = re.sub(rf"{words}\s*(?:[:=]|is)?\s*(?:(?:the|a|an|our|my|their)\s+)?[\"'`]?$", "",
                               self.text[max(0, span[0] - 60):span[0]], flags=re.I)
@@ -4053,6 +4174,30 @@ class _Extractor:
                 break
         return self.text[span[0]:end], (span[0], end)
 
+    def _inside_longer_cue(self, name: str, words: str, span: tuple[int, int]) -> bool:
+        """Does the cue before ``span`` stand inside a longer ``after`` cue of another parameter of the recipe
+        that starts earlier ("cluster queue named x": "queue named" is the LocalQueue's cue, "cluster queue"
+        the ClusterQueue's)? The longer cue says whose value it is."""
+        lo = max(0, span[0] - 60)
+        before = self.text[lo:span[0]]
+        mine = None
+        for mine in _compile(words).finditer(before):
+            pass
+        if mine is None:
+            return False
+        for other, rules in self.recipe.extract.items():
+            if other == name:
+                continue
+            theirs = [str(w) for r in rules for w in r.get("after") or [] if " " in str(w)]
+            if not theirs:
+                continue
+            for m in _compile(_words_alt(theirs)).finditer(before):
+                # (the rest of the shorter cue only names: "cluster queue named", never "cluster queue for")
+                if m.start() < mine.start() < m.end() <= mine.end() + 1 and \
+                        re.fullmatch(r"\s*(?:(?:is\s+)?(?:named|called)|name(?:\s+is)?|[:=])?\s*", before[m.end():mine.end()]):
+                    return True
+        return False
+
     def rule_before(self, name: str, rule: dict[str, Any]):
         words = _words_alt(rule["before"])
         # (never "hpa ns=chat": a cue with "=" after it, or ":" and no space, keys the value that follows)
@@ -4060,14 +4205,26 @@ class _Extractor:
         # "tolerate taint gpu-pool": a word that cues this parameter itself is not its value
         own = {str(w).lower() for r in self.recipe.extract.get(name) or [] for k in ("after", "before")
                for w in r.get(k) or [] if isinstance(w, str)}
+        theirs = self._others_after_cues(name)
         for tok, span in self._token_candidates(pat):
             if (tok.lower() in own or tok.lower() in _NOT_A_NAME) and not self._quoted(span) and \
                     not (tok.lower() == "default" and _namespace_named_default(self.text, span[0])):
                 continue  # "the volcano queue": a tool's name describes the queue, it does not name it
+            if theirs is not None and theirs.search(self.text, max(0, span[0] - 40), span[0]):
+                continue  # "namespace serving deployment name x": the word is the namespace's, right after its cue
             ok, val = self._ok(name, tok)
             if ok:
                 return val, span
         return None
+
+    def _others_after_cues(self, name: str) -> re.Pattern | None:
+        """The other parameters' own ``after`` cues (single words or phrases) right before a word, as
+        ``namespace`` is in "namespace serving deployment"."""
+        words = sorted({str(w).lower() for other in self.recipe.properties if other != name
+                        for r in self.recipe.extract.get(other) or _DEFAULT_RULES.get(other, [])
+                        for w in r.get("after") or [] if isinstance(w, str) and re.fullmatch(r"[a-z][a-z -]*[a-z]", str(w))
+                        and str(w).lower() not in _STOP and len(str(w)) >= 2})
+        return _compile(rf"(?<![\w-]){_words_alt(words)}\s*[:=]?\s*[\"'`]?$") if words else None
 
     def _other_named(self, name: str) -> re.Pattern | None:
         """Phrases naming another parameter's object ("claim template" for claim_template)."""
@@ -4381,13 +4538,15 @@ class _Extractor:
                 if any("size" in r for r in self.recipe.extract.get(p) or _DEFAULT_RULES.get(p, []))
                 or re.search(r"Gi|Mi|Ti", str(sp.get("pattern", "")))]
 
-    def rule_size(self, name: str, rule: dict[str, Any]):
+    def rule_size(self, name: str, rule: dict[str, Any]):  # noqa: C901
         # the recipe's only size parameter needs no cue word: "32 cores, 256Gi" is its memory
         sole = rule.get("near") and self._size_params() == [name]
         estimate = None  # "the weights are about 150 GB, so a 250 gig cache": an estimate describes; a plain size sets
         first: tuple[Any, tuple[int, int]] | None = None
+        of_memory = "memory" in (rule.get("near") or [])
         for m in _SIZE_RE.finditer(self.text):
-            if not self._free(m.span()) or not (sole or self._near(m.span(), rule.get("near"))):
+            beside_cpus = of_memory and bool(m.group(3)) and _BESIDE_CPUS.search(self.text, max(0, m.start() - 30), m.start())
+            if not self._free(m.span()) or not (sole or beside_cpus or self._near(m.span(), rule.get("near"))):
                 continue
             if estimate is None and _ESTIMATE.search(self.text, max(0, m.start() - 16), m.start()):
                 estimate = m
@@ -5080,7 +5239,9 @@ class _Extractor:
         a, b = (_words_alt([p] + _ABBREVIATIONS.get(p, [])) for p in rule["parts"])
         # a kind's noun ("mig config cm = x") is no value: it names what the value is
         kinds = _words_alt(sorted(self._kind_words()))
-        tok = rf"(?:{kinds}\s*[:=]?\s*)?[\"'`]?(?!{kinds})([A-Za-z0-9](?:[\w./:@+-]*[\w])?)[\"'`]?"
+        # ... and nor is a field's word before it ("gpu product label NVIDIA-A10G")
+        tok = (rf"(?:{kinds}\s*[:=]?\s*)?(?:(?:label|value|key|id)\s*[:=]?\s+(?=[\"'`]?[A-Za-z0-9]))?"
+               rf"[\"'`]?(?!{kinds})([A-Za-z0-9](?:[\w./:@+-]*[\w])?)[\"'`]?")
         if self.recipe.properties[name].get("type") == "integer":
             # "its priority class at 5000", "prod at 1000000" for priority_value, production_value:
             # the object the number belongs to, then the number after "at", "=" or ":"
@@ -5825,12 +5986,19 @@ class _Extractor:
                 continue
             units = [u for r in self.recipe.extract.get(name) or _DEFAULT_RULES.get(name, []) if not r.get("near")
                      for u in r.get("count") or [] if isinstance(u, str)]
-            if not units:
-                continue
-            plain = rf"(?<![\w.:=-]){_DIG}\s*{_words_alt_cached(tuple(units))}"
-            rx = _compile(plain + r"(?!\s*(?:per|each|every|a|an|on\s+each|in\s+total|total|overall|altogether|max)\b)")
+            if not units and not (self.chat and any("regex" in r for r in self.recipe.extract.get(name) or [])):
+                continue  # (a thread settles a value its own phrases give twice: "minMember 16" ... "min member 12")
+            if self.chat:  # a thread says "6 boxes" and "take 4 nodes" of one count
+                units += [w + suffix for g in _COUNT_SYNONYMS if any(_singular(str(u).lower()) in g for u in units)
+                          for w in sorted(g - _AMBIGUOUS_UNITS) for suffix in ("", "es" if w.endswith("x") else "s")]
+            plain = rf"(?<![\w.:=-]){_DIG}\s*{_words_alt_cached(tuple(units))}" if units else r"(?!x)x"
+            # ("3 GPU workers": the GPU names the kind of worker, the number counts the workers)
+            rx = _compile(plain + r"(?!\s*(?:per|each|every|a|an|on\s+each|in\s+total|total|overall|altogether|max)\b)"
+                          r"(?!\s+(?:workers?|nodes?|pods?|machines?|boxes|box|servers?|instances?|replicas?|hosts?|"
+                          r"vms?|cards?)\b)")
             own, other = any(self._whole_word(m.span(1)) == self.result.spans.get(name)
                              for m in _compile(plain).finditer(self.digits)), None
+            later: tuple[Any, tuple[int, int]] | None = None
             regexes = [_compile(r["regex"]) for r in self.recipe.extract.get(name) or [] if "regex" in r
                        and not r.get("shared") and _compile(r["regex"]).groups == 1]
             for m in itertools.chain(rx.finditer(self.digits), *(x.finditer(self.digits) for x in regexes)):
@@ -5861,8 +6029,18 @@ class _Extractor:
                              r"(?:[a-z]+\s+){0,2}$|\bsingle\s+(?:[a-z]+\s+){0,3}$", self.text[max(0, span[0] - 30):span[0]], re.I):
                     continue  # "no single container bigger than 4 GPUs": a bound, no second value
                 ok, val = self._ok(name, parse_number(m.group(1)))
+                if ok and val != value and self.chat and span[0] > (self.result.spans.get(name) or (0, 0))[0] and \
+                        (later is None or span[0] > later[1][0]):
+                    later = (val, span)
                 if ok and val != value and other is None:
                     other = (val, span)
+            if self.chat and other is not None and other[1][0] < (self.result.spans.get(name) or (0, 0))[0]:
+                other = None  # a thread's earlier word on the value is settled by the later one
+            if later is not None:  # a thread's later word on the value settles it ("16 gpus?" ... "fine, 12 gpus")
+                self.result.values[name] = later[0]
+                self.result.spans[name] = later[1]
+                self.used.append(later[1])
+                continue
             if own and other is not None:  # both in the same plain shape: neither reading is the likelier
                 self.result.conflicts[name] = other
 
@@ -6818,10 +6996,10 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
                      for k in (value if isinstance(value, dict) else value) if not isinstance(k, list)]
             taken += [sp for f in facts if f is not fact and any(i and i in f.words for i in items)
                       and (sp := placed.get(id(f)))]
-        # a Markdown table is the request's own settings, keyed: it wins over a reading of its raw text
+        # a Markdown table (or CSV rows) is the request's own settings, keyed: it wins over a reading of its raw text
         # and of the words that lead into it ("quota for the speech team:"), not over words after it
         table_end = next((b for a, b in inside_block if span and a <= span[0] < b), None) \
-            if fact.fmt == "table" else None
+            if fact.fmt in ("table", "csv") else None
         if name in full.values:
             if span:
                 taken.append(span)  # said in words too, or changed by them: understood either way
@@ -6842,7 +7020,7 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
     consumed = {id(f) for name in syn.values for a, b, f in clauses if a <= syn.spans.get(name, (-9, 0))[0] < b + 1}
     for f in facts:
         # ... and so does a table's row of one setting ("| GPU cap | forty |")
-        setting = f.fmt in SETTINGS_FORMATS or (f.fmt == "table" and ", " not in f.words)
+        setting = f.fmt in SETTINGS_FORMATS or (f.fmt in ("table", "csv") and ", " not in f.words)
         if not setting or id(f) in consumed or not (span := placed.get(id(f))):
             continue
         got = _setting_by_key(recipe, digits_view(f.words.replace(": ", " ")), set(full.values))
@@ -7027,7 +7205,7 @@ _TOTAL_OVER = re.compile(rf"(?<![\w.-])(?P<total>\d+|{_SIMPLE_WORD})\s+(?:[\w.-]
 # "1 head + 3 workers", "a head node and three worker nodes", "leader plus one worker": a group counted
 # in two parts
 _LEADER_PLUS = re.compile(rf"(?<![\w-])(?:(?:1|one|a|an|the)\s+)?(?:head|leader)(?:\s+(?:node|pod|box|machine|host|server))?"
-                          rf"\s*(?:\+|and|plus|with|&)\s*(?P<n>\d+|{_SIMPLE_WORD})\s+(?:more\s+)?(?:worker|follower)s?"
+                          rf"\s*(?:\+|and|plus|with|&)\s*(?P<n>\d+|{_SIMPLE_WORD})\s+(?:more\s+)?(?:gpu\s+)?(?:worker|follower)s?"
                           r"(?:\s+(?:nodes?|pods?|boxes|machines?|hosts?|servers?))?(?![\w-])", re.I)
 
 
@@ -7522,6 +7700,26 @@ def _read_values(recipe: Recipe, text: str) -> Extraction:
     return ext
 
 
+# the index of an array task in other systems: Slurm, PBS, LSF, Grid Engine, an Argo loop's item
+_ARRAY_INDEX = re.compile(r"\$\{?(?:SLURM_ARRAY_TASK_ID|PBS_ARRAY_INDEX|PBS_ARRAYID|LSB_JOBINDEX|SGE_TASK_ID)\}?|"
+                          r"\{\{\s*item\s*\}\}")
+
+
+def _array_index(recipe: Recipe, ext: Extraction) -> Extraction:
+    """In a recipe with a completion index (an Indexed Job), a command written for another system's task
+    array gets the index under its Kubernetes name: "$SLURM_ARRAY_TASK_ID", "$PBS_ARRAY_INDEX" or an Argo
+    loop's "{{item}}" is "$(JOB_COMPLETION_INDEX)"."""
+    if "completions" not in recipe.properties:
+        return ext
+    for name, value in ext.values.items():
+        if _COMMAND_NAME.search(name) and isinstance(value, list) and any(
+                isinstance(c, str) and _ARRAY_INDEX.search(c) for c in value):
+            ext.values[name] = [_ARRAY_INDEX.sub("$(JOB_COMPLETION_INDEX)", c) if isinstance(c, str) else c
+                                for c in value]
+            ext.notes.append(f"{name}: the task array's index is the Job's completion index, $(JOB_COMPLETION_INDEX)")
+    return ext
+
+
 def _replaced(recipe: Recipe, ext: Extraction) -> Extraction:
     """A parameter the request gives that replaces others (``x-replaces``: explicit priorities for the
     two tiers of preferred and fallback groups) leaves them out; their words are understood."""
@@ -7545,6 +7743,6 @@ def extract_params(recipe: Recipe, text: str) -> Extraction:
     try:
         ext = _taken_back(recipe, _read(recipe, text), text, lambda r, t: _read(r, fence_pastes(t)))
         ext.source = text
-        return _replaced(recipe, ext)
+        return _array_index(recipe, _replaced(recipe, ext))
     finally:
         _FLAGGED.reset(token)

@@ -153,8 +153,11 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
             unread = _not_understood(alt, alt_ext)
             # (a bundle renders the first recipe's objects too: one more detail read is enough)
             more = 1 if bundle else _MORE_PARAMS
+            # (or reads twice that many more and leaves no more unread: "autoscale the triton deployment ...
+            # between two and ten replicas, target sixty percent" fills five of an HPA's parameters, one of a Deployment's)
             if _evidenced(alt_ext) >= _evidenced(ext) + more and \
-                    unread + _FEWER_UNREAD <= _not_understood(recipe, ext):
+                    unread + _FEWER_UNREAD <= _not_understood(recipe, ext) or \
+                    _evidenced(alt_ext) >= _evidenced(ext) + 2 * _MORE_PARAMS and unread <= _not_understood(recipe, ext):
                 better.append((unread, order, alt, alt_score, alt_ext))
         if better:
             _, _, alt, alt_score, alt_ext = min(better, key=lambda b: (b[0], b[1]))
