@@ -358,6 +358,17 @@ class ExtractiveGenerator:
                                 allow_code and not any(u.kind == "code" for u in first), numbers_ok)
             if more:
                 parts.append((pointed, more))
+        # a doc's overview (its opening section) answers "what is it"; a question that also asks how (a spec,
+        # steps, "how do I use it") goes on with the same doc's section that shows how: its code
+        if parts and pool[lead].anchor == "" and _HOWTO.search(question) and \
+                not any(u.kind == "code" for u in first) and len(parts) == 1:
+            shown = next((i for i, e in enumerate(pool) if i != lead and e.doc_id == pool[lead].doc_id
+                          and any(u.kind == "code" for u in per_sec[i])), None)
+            if shown is not None:
+                sc = self._unit_scores(q, per_sec[shown], keys[shown], idf, problem)
+                more = self._select(per_sec[shown], sc, q, self.second_words, True, code_lines, allow_code, numbers_ok)
+                if more:
+                    parts.append((shown, more))
         # a message of several questions: each later one its own section when the answer so far leaves it open
         subs = sub_questions(question)
         for sub in subs[1:] if parts and len(subs) >= 2 else []:
