@@ -438,3 +438,25 @@ def test_each_question_of_a_message_gets_its_section():
     # asked alone, the first question leaves the driver section out
     alone = ExtractiveGenerator().compose("Volcano or Kueue for gang scheduling our training?", pool)
     assert "maxParallelUpgrades" not in alone.text
+
+
+def _overview_and_example():
+    overview = Evidence(key="lws#", doc_id="lws", title="LeaderWorkerSet", section="LeaderWorkerSet", anchor="",
+                        path="kb/x/lws.md", area="x", source_urls=["https://example.org"], rank=0,
+                        text="A LeaderWorkerSet runs a group of pods as one unit: a leader and size - 1 workers.")
+    other = ev(1, "Queueing", "Kueue admits a LeaderWorkerSet group as one Workload.", doc="kueue", title="Kueue")
+    example = ev(2, "Example", "Set size to the nodes one model spans:\n\n```yaml\napiVersion: leaderworkerset.x-k8s.io/v1\n"
+                 "kind: LeaderWorkerSet\nspec:\n  leaderWorkerTemplate:\n    size: 2\n```", doc="lws", title="LeaderWorkerSet")
+    return overview, other, example
+
+
+def test_an_overview_lead_goes_on_with_its_docs_example_for_a_how_to_question():
+    overview, other, example = _overview_and_example()
+    c = ExtractiveGenerator().compose("what is a leaderworkerset and how do I use it for serving?", [overview, other, example])
+    assert c.cited == [0, 2] and "size: 2" in c.text
+
+
+def test_an_overview_alone_answers_what_something_is():
+    overview, other, example = _overview_and_example()
+    c = ExtractiveGenerator().compose("what is a leaderworkerset?", [overview, other, example])
+    assert c.cited == [0] and "```" not in c.text

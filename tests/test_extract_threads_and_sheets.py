@@ -183,3 +183,11 @@ def test_a_sheets_description_column_describes_each_class():
                  "PriorityClasses from this sheet", RECIPES)
     desc = {d["metadata"]["name"]: d.get("description") for d in g.documents if d.get("kind") == "PriorityClass"}
     assert desc == {"web-critical": "user facing", "batch-low": "nightly jobs"}
+
+
+@pytest.mark.parametrize("text,port", [
+    ("serve mistral with vllm on 1 gpu, the old flask app listened on 5000 but put this one on 8001", 8001),
+    ("vllm deployment, 1 gpu; the api listens on 5000 today, keep the server on 8000 instead", 8000),
+])
+def test_where_the_object_itself_is_to_listen(text, port):
+    assert _read("gpu-inference-deployment", text).values.get("port") == port

@@ -1335,23 +1335,25 @@ _DATA_NOUN = re.compile(r"\b(?:weights?|model|checkpoints?|dataset|data|corpus|f
 # a chat line: an optional time stamp, the speaker's handle, a colon, what they said ("[10:02] dana: take 4")
 _CHAT_LINE = re.compile(r"(?m)^(?:\[?\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?\]?[ \t]*)?"
                         r"@?([A-Za-z][\w.-]{0,23})[ \t]*:[ \t]+(?=\S)", re.I)
-# handles that are a form's field names, never a speaker's
-_FIELD_HANDLES = frozenset("""name names value key image namespace ns gpus gpu cpu memory replicas queue model
-requirements requirement req constraints context note notes goal goals ask question answer summary status field type
-size workers nodes command args env error warning events must should may shall todo fyi ps eta update edit owner team
-tenant step action example input output expected actual current desired before after old new problem fix reason
-acceptance criteria priority deadline due description details ticket subject title""".split())
+# handles that are a form's field names or a requirement's label, never a speaker's (with :data:`_FIELD_LABELS`,
+# the labels :func:`_thread_turns` never takes for speakers either)
+_FIELD_HANDLES = frozenset("""gpu gpus cpu memory replicas queue model requirement req constraints ask question answer
+field type size workers nodes command args env error warning events must should may shall eta owner team tenant
+action example input output expected actual current desired before after old new fix acceptance criteria
+priority deadline due details title""".split())
 
 
 def is_chat(text: str) -> bool:
-    """Is ``text`` a pasted chat thread: two speakers' handles or more, one of them speaking twice or more?"""
+    """Is ``text`` a plain pasted chat thread: lines led by two speakers' handles or more, one of them speaking
+    twice or more? (Mail threads, quoted or bulleted speaker lines are read turn by turn by
+    :func:`_thread_turns` instead; a plain thread is flattened while normalising, :func:`_chat_lines`.)"""
     if text.count("\n") < 2:
         return False
     # (an upper-case label is a requirement's or a field's: "MUST:", "SHOULD:", "NOTE:")
     if "```" in text or re.search(r"(?m)^(?:apiVersion|kind|metadata|spec):", text):
         return False  # a pasted file's keys, not speakers
     handles = [m.group(1).lower() for m in _CHAT_LINE.finditer(text) if m.group(1).lower() not in _FIELD_HANDLES
-               and not (len(m.group(1)) >= 2 and m.group(1).isupper())]
+               and m.group(1).lower() not in _FIELD_LABELS and not (len(m.group(1)) >= 2 and m.group(1).isupper())]
     return len(set(handles)) >= 2 and max(handles.count(h) for h in set(handles)) >= 2
 
 
@@ -1363,7 +1365,7 @@ def _chat_lines(text: str) -> str:
         return text
     found = [(m, m.group(1).lower()) for m in _CHAT_LINE.finditer(text)
              if not (len(m.group(1)) >= 2 and m.group(1).isupper())]
-    handles = [h for _m, h in found if h not in _FIELD_HANDLES]
+    handles = [h for _m, h in found if h not in _FIELD_HANDLES and h not in _FIELD_LABELS]
     speakers = {h for h in handles if handles.count(h) >= 2} | {h for _m, h in found if
                                                                  h in handles and re.search(r"\d:\d", _m.group(0))}
     out, last = [], 0
@@ -1972,6 +1974,12 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
         variants = variants + ["listen on", "listens on", "listening on", "serve on", "serves on", "served on",
                                "exposed on", "expose", "exposes"]
     rules: list[dict[str, Any]] = [{"after": variants, "schema": True}]
+    if t == "integer" and (name == "port" or name.endswith("_port")):
+        # "put this one on 8001", "keep the server on 8000": where the object itself is to listen
+        # (on the digits view "one" reads "1  ")
+        rules.insert(0, {"regex": r"\b(?:put|run|keep|move|serve|expose|bind|have|host)\w*\s+(?:it|(?:this|that)(?:\s+(?:one|1))?|"
+                                  r"the\s+(?:new\s+)?(?:server|api|service|endpoint|app|container))\s+(?:on|at|to)\s+"
+                                  r"(?:port\s+)?:?(\d{2,5})\b"})
     if t == "array" and _COMMAND_NAME.search(name):
         # "a job that runs python /x.py", "executes ./bench.sh": the verb names the command
         rules.append({"after": ["runs", "run", "running", "execute", "executes", "executing", "launch", "launches",
