@@ -191,3 +191,9 @@ def test_a_sheets_description_column_describes_each_class():
 ])
 def test_where_the_object_itself_is_to_listen(text, port):
     assert _read("gpu-inference-deployment", text).values.get("port") == port
+
+
+def test_a_labelled_field_names_the_tenant_over_an_object_named_after_it_elsewhere():
+    text = ("## Onboarding: vision team\n\n- namespace: `vision`\n- GPU quota: 16\n"
+            "- hook the local queue up to the cluster queue `shared-a100`\n")
+    assert _read("tenant-onboarding", text).values.get("tenant") == "vision"

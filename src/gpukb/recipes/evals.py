@@ -213,9 +213,10 @@ def _reported(detail: str, unused: list[str]) -> bool:
             pieces.append(" ".join(words))
     if not pieces:
         return True
-    low = [u.lower() for u in unused]
+    # (code marks are no words: "`cost-center`" is reported as "cost-center")
+    low = [u.lower().replace("`", "") for u in unused]
     for piece in pieces:
-        said = {piece.lower(), normalise_text(piece).lower().strip(".?!,;:").strip()}
+        said = {x.replace("`", "") for x in (piece.lower(), normalise_text(piece).lower().strip(".?!,;:").strip())}
         if not any(d in u for d in said for u in low):
             return False
     return True

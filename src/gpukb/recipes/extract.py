@@ -4182,6 +4182,16 @@ class _Extractor:
                 break
         return self.text[span[0]:end], (span[0], end)
 
+    def _labelled_by_own_cue(self, name: str) -> bool:
+        """Does the request give the parameter as a labelled field of its own cue ("- namespace: `robotics`"
+        for a tenant cued by "namespace")? Then an object named after it elsewhere ("the cluster queue
+        `shared-gpu`") does not name it; the field does."""
+        cues = sorted({str(w) for r in self.recipe.extract.get(name) or [] for w in r.get("after") or []
+                       if isinstance(w, str) and re.fullmatch(r"[a-z][a-z -]*[a-z]{2}", w)
+                       and w not in ("for", "the", "and", "with", "from", "into")})
+        return bool(cues) and bool(_compile(rf"(?:^|[\n\-*•]\s*|[,;]\s+)(?:{_words_alt(cues)})\s*[:=]\s*[\"'`]?[A-Za-z0-9]")
+                                   .search(self.text))
+
     def _inside_longer_cue(self, name: str, words: str, span: tuple[int, int]) -> bool:
         """Does the cue before ``span`` stand inside a longer ``after`` cue of another parameter of the recipe
         that starts earlier ("cluster queue named x": "queue named" is the LocalQueue's cue, "cluster queue"
@@ -5819,7 +5829,7 @@ class _Extractor:
         for name in order:
             # a parameter naming an object of a kind: "configmap team-mig-layouts"
             if props.get(name, {}).get("type") == "string" and name not in self.result.values \
-                    and name not in named_by_rule:
+                    and name not in named_by_rule and not self._labelled_by_own_cue(name):
                 got = self._after_kind_noun(name, named_kinds(self.recipe)["direct"].get(name, []))
                 if got is not None:
                     self.result.values[name] = got[0]
