@@ -2640,7 +2640,6 @@ _NAMING_TAIL = re.compile(r"\s*\b(?:(?:it'?s|its|it\s+is|that'?s|which\s+is)\s+)
                           r"(?:(?:of|with)\s+(?:the\s+)?)?(?:named|called|name)\b\s*[:=]?\s*[\"'`]?[^\"'`\s]*$", re.I)
 
 
-_SLURM_INDEX = re.compile(r"\$\{?SLURM_ARRAY_TASK_ID\}?")
 _LAUNCHER = re.compile(r"(?<![\w./-])(?:srun|mpirun|mpiexec)(?![\w-])", re.I)
 # launcher flags whose value is a plain word ("-bind-to none", "--map-by socket", "-p gpu"), and those
 # followed by a name and its value
@@ -3839,8 +3838,8 @@ class _Extractor:
             end = start + (tail.end() if tail else toks[i].end() - toks[i].start())
             command = _split_command(self.text[start:end])
             if "completions" in self.recipe.properties:
-                # a Slurm array task's index is the Indexed Job's completion index
-                command = [_SLURM_INDEX.sub("$(JOB_COMPLETION_INDEX)", c) for c in command]
+                # a task array's index (Slurm's, PBS's, an Argo loop's) is the Indexed Job's completion index
+                command = [_ARRAY_INDEX.sub("$(JOB_COMPLETION_INDEX)", c) for c in command]
             for name in names:
                 if self._take(name, command, (start, end)):
                     # where the ranks run is the manifest's own ("-H node1:8,node2:8" is no image); settings
