@@ -339,3 +339,19 @@ def test_a_plain_word_after_a_list_cue_yields_to_the_patterns_written_later():
                    "fall back to `.*l4-od.*` only when spot is gone", RECIPES)
     assert got.recipe == "cluster-autoscaler-priority-expander"
     assert got.params["preferred_groups"] == [".*l4-spot.*"] and got.params["fallback_groups"] == [".*l4-od.*"]
+
+
+def test_pasted_yaml_is_parsed_once_and_each_caller_gets_its_own_copy():
+    import yaml
+
+    from gpukb.recipes.foreign import load_yaml
+
+    block = "spec:\n  replicas: 2\n  template: {gpus: 4}\n"
+    first = load_yaml(block)
+    first["spec"]["replicas"] = 99  # a reader that changes what it got
+    assert load_yaml(block) == {"spec": {"replicas": 2, "template": {"gpus": 4}}}
+    assert load_yaml("a: 1\n---\nb: 2\n", many=True) == [{"a": 1}, {"b": 2}]
+    with pytest.raises(yaml.YAMLError):
+        load_yaml("key: [unclosed\n")
+    with pytest.raises(yaml.YAMLError):  # an error is raised again from the cache, not swallowed
+        load_yaml("key: [unclosed\n")

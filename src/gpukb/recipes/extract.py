@@ -24,7 +24,7 @@ import yaml
 
 from ..errors import GpukbError
 from ..text import STOPWORDS
-from .foreign import GPUS_PER_INSTANCE, SETTINGS_FORMATS, key_words, translate
+from .foreign import GPUS_PER_INSTANCE, SETTINGS_FORMATS, key_words, load_yaml, translate
 from .model import Recipe
 
 __all__ = ["extract_params", "Extraction", "normalise_text", "parse_number", "parse_size"]
@@ -1423,6 +1423,7 @@ def _chat_neighbours(found: list, m: re.Match[str], speakers: set[str]) -> bool:
     return any(h in speakers for _x, h in found[max(0, i - 1):i]) and any(h in speakers for _x, h in found[i + 1:i + 2])
 
 
+@lru_cache(maxsize=256)  # matching and each recipe's reader normalise the same request
 def normalise_text(text: str) -> str:
     text = _chat_lines(text)
     text = _diff_lines(text)
@@ -1512,6 +1513,7 @@ def parse_number(s: str) -> int | None:
 
 
 _DIG = r"(\d+)"  # a count on the digits view (:func:`digits_view`)
+_UNIT_PATTERNS = 6  # the patterns of a count rule (:meth:`_Extractor._count_in`) that hold its unit
 _NUMBER_WORD = re.compile(r"(?<![\w.-])" + _NUM[1:-1].split("|", 1)[1].join(["(?:", ")"]) + r"(?![\w-])", re.I)
 
 
@@ -2561,7 +2563,7 @@ def _pasted_docs(text: str) -> list[dict[str, Any]]:
         # "      ..." standing for the lines left out ends a YAML document: it is no part of the paste
         block = re.sub(r"(?m)^[ \t]*(?:#\s*)?(?:\.\.\.|\u2026)[ \t]*$", "", block)
         try:
-            out += [d for d in yaml.safe_load_all(block[:20000]) if isinstance(d, dict)]
+            out += [d for d in load_yaml(block, many=True) if isinstance(d, dict)]
         except yaml.YAMLError:
             continue
     return out
@@ -2598,7 +2600,7 @@ def _applied_diff(block: str) -> str:
 def _yaml_leaves(block: str) -> list[tuple[tuple[str, ...], Any]]:
     """The (key path, value) leaves of a YAML block that is no manifest (Helm values), or none."""
     try:
-        data = yaml.safe_load(block[:20000])
+        data = load_yaml(block)
     except yaml.YAMLError:
         return []
     return list(_leaves(data)) if isinstance(data, dict) else []
@@ -2903,12 +2905,17 @@ class _Extractor:
                 rf"(?:(?:the|our|its|their|his|her)\s+)?(?:[a-z]+\s+)?{u}(?:\s+(?:per|each|a)\s+[a-z]+)?\s+(?:(?:up|down)\s+)?"
                 rf"to\s+{_DIG}(?!\w|\.\w)",  # ... "bump gpus per worker to 4"
             ]
+            assert len(pats) == _UNIT_PATTERNS
             if "gpu" in u.lower() or any(x.lower() in _GPU_UNITS for x in units):
                 # "2x A100-SXM4-80GB", "4 H100-80GB-HBM3": a GPU's full product name counts GPUs too
                 # (the match ends before the name, which another parameter may read)
                 pats.append(rf"(?<![\w.=:]){_DIG}\s*(?:x\s*)?(?=(?:{'|'.join(_GPU_MODELS)})-[\w-]*\w(?![\w-])"
                             r"(?!\s+(?:pod|node|job|box|server|machine|host|vm|worker|replica|instance|task|rank|gpu|card)s?\b))")
+            # every pattern but the GPU product name's holds the unit: a text without it is not scanned
+            unit_seen = _compile(u_after_number).search(self.digits) is not None
             for i, p in enumerate(pats):
+                if i < _UNIT_PATTERNS and not unit_seen:
+                    continue
                 for m in _compile(p).finditer(self.digits):
                     span = self._whole_word(m.span(1))
                     if not self._free(span) or not self._near(m.span(), rule.get("near")):
@@ -3788,7 +3795,7 @@ class _Extractor:
             if not self._free(m.span()):
                 continue
             try:
-                items = yaml.safe_load(m.group(0))
+                items = load_yaml(m.group(0))
             except yaml.YAMLError:
                 continue
             if not isinstance(items, list) or not items:

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..text import STOPWORDS, WORD_PATTERN, mask_negated, stem, words
 from .extract import _FENCE, _GPU_MODELS, _singular, fence_pastes, is_field_name
+from .foreign import load_yaml
 from .model import Recipe, library_of
 
 __all__ = ["match_recipes", "wants_manifest", "recipe_search_text", "tokenize"]
@@ -162,7 +163,7 @@ def _pasted_manifest(text: str) -> tuple[str | None, set[str]] | None:
     kind = None
     for block in blocks[:4]:
         try:
-            docs = [d for d in yaml.safe_load_all(block[:20000]) if isinstance(d, dict)]
+            docs = [d for d in load_yaml(block, many=True) if isinstance(d, dict)]
         except yaml.YAMLError:
             continue
         for d in docs:
