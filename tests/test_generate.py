@@ -263,9 +263,10 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     # thread and its last word on a value, CSV rows, "cluster queue named x", "PVC named x", "3 GPU workers",
     # "64 cores and 512Gi", "concurrency: 25", an Argo loop's item, "keep the server on 8000")
     "fresh56.yaml": (0.82, 0, 0),
-    # held out (0.550, 0 silent drops, 10 changed values, on the code before any change made with it), in the
-    # test part
-    "fresh57.yaml": (0.55, 0, 10),
+    # held out (0.550, 0 silent drops, 10 changed values, on the code before any change made with it; 0.650 once
+    # fourteen checks written as "contains" on a whole mapping or list were pointed at the value they meant), in
+    # the test part
+    "fresh57.yaml": (0.65, 0, 10),
     "tune-classes.yaml": (0.95, None, None),
 }
 # tuned sets whose drops and changed values are held by their floors above, not at zero
