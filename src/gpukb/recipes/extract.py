@@ -18,7 +18,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
+from typing import Any, Iterator
 
 import yaml
 
@@ -106,6 +106,10 @@ def _never_name(text: str, tok: str, at: int) -> bool:
     # "the team burned 1,200 GPU-hours", "the team uses the A100s": a verb and its object, never a name
     if _VERB_OF_A_SUBJECT.fullmatch(tok) and _VERB_OBJECT_NEXT.match(text[at + len(tok):]):
         return True
+    # "the local-nvme storage class mounted at /models": a participle and its preposition, never a name
+    if re.fullmatch(r"[a-z]{3,}ed", tok) and re.match(r"\s+(?:at|on|in|into|under|to|by|from|with|as|via)\b",
+                                                      text[at + len(tok):]):
+        return True
     # "the namespace must be tightly boxed": an adverb before the word it qualifies
     return tok.lower() in _NEVER_NAMES or bool(re.fullmatch(r"[a-z]{4,}ly", tok) and
                                                 re.match(r"\s+[a-z]{3,}\b", text[at + len(tok):]))
@@ -147,7 +151,9 @@ _FRAME_WORDS = frozenset({"called", "named", "name", "existing", "current", "sam
 _GPU_MODELS = ["h100", "h200", "a100", "a10g", "a10", "l40s", "l40", "l4", "t4", "v100", "b200", "gb200", "a6000", "rtx"]
 _GPU_UNITS = frozenset([*_GPU_MODELS, "card", "cards", "accelerator", "accelerators"])
 
-_TOKEN = r"[\"'`]?([A-Za-z0-9](?:[\w./:@+-]*[\w])?)[\"'`]?"
+# (a path's closing slash is part of it: "s3://bucket/tokenized/")
+_TOKEN_BODY = r"([A-Za-z0-9](?:[\w./:@+-]*[\w])?(?:(?<=\w)/(?=[\s,;:)\"'`]|$))?)"
+_TOKEN = r"[\"'`]?" + _TOKEN_BODY + r"[\"'`]?"
 _IMAGE_RE = (
     r"(?<![\w./:-])(?!gpus?:)(?!nvidia\.com/|[\w.-]*k8s\.io/|kubernetes\.io/)"
     # "triton-fraud.scoring:8001" is a host and port, not an image
@@ -349,6 +355,16 @@ def _job_array(m: re.Match[str]) -> str:
 _SHORTHAND: list[tuple[re.Pattern[str], Any]] = [
     (re.compile(r"(?<![\w-])--?(?:array|a)[=\s]+(\d+)-(\d+)(?:%(\d+))?(?![\w-])"), _job_array),
     (re.compile(r"(?<![\w./:-])w/o(?![\w/])", re.I), "without"),
+    # docker's device list: "--gpus '"device=0,1"'" is "--gpus 2"; "CUDA_VISIBLE_DEVICES=0,1,2,3" is 4 GPUs
+    (re.compile(r"(--gpus)(?:\s+|=)['\"]*device=(\d+(?:,\d+)*)['\"]*"),
+     lambda m: f"{m.group(1)} {len(m.group(2).split(','))}"),
+    (re.compile(r"\b(?:CUDA|NVIDIA)_VISIBLE_DEVICES=['\"]?(\d+(?:,\d+)+)['\"]?"),
+     lambda m: f"{len(m.group(1).split(','))} GPUs"),
+    # "may not take more as 4 GPU", "not bigger as 2Ti": a comparison as a German or Dutch speaker words it
+    # ("more then once": the same with a slip of the keyboard)
+    (re.compile(r"\b(more|less|fewer|bigger|larger|smaller|higher|lower)\s+(?:as|then)(?=\s+(?:\d|one|two|three|four|five|six|"
+                r"seven|eight|nine|ten|twelve|once|twice)\b)", re.I),
+     r"\1 than"),
     (re.compile(r"(?<![\w./:-])w/(?:\s+|(?=[a-z0-9])(?![\w.-]*[/:]))", re.I), "with "),
     # "16 wkrs", "2 gpu ea"
     (re.compile(r"(?<![\w./:-])wkrs?(?![\w./:-])", re.I), lambda m: "workers" if m.group(0).lower().endswith("s") else "worker"),
@@ -1430,7 +1446,9 @@ def normalise_text(text: str) -> str:
     text = _ASKED_ANSWERED.sub(_asked_answered, text)
     text = _REQUIREMENT_LABEL.sub(lambda m: (m.group(1) + (m.group(2) or "")).lower() + " ", text)
     text = _OK_THEN.sub(r"let's do \1", text)
-    text = re.sub(r"\b(do|does)n['\u2019]t\b", r"\1 not", text, flags=re.I)  # "don't schedule": DoNotSchedule's words
+    text = re.sub(r"\b(do|does)n['\u2019]?t\b", r"\1 not", text, flags=re.I)  # "don't schedule": DoNotSchedule's words
+    # ("dont retry", "shouldnt preempt": the same without the apostrophe)
+    text = re.sub(r"\b(did|is|are|was|should|would|must|could)nt\b", r"\1 not", text, flags=re.I)
     text = _SINGLE_QUANTIFIER.sub(r"\1 ", text)
     text = _CAPPED_SINGLE.sub(r"\1any ", text)
     text = _EACH_ONE.sub(lambda m: f"one {m.group(3)} per {m.group(1)}"
@@ -1459,6 +1477,7 @@ def normalise_text(text: str) -> str:
         text = rx.sub(repl, text)
     text = _not_that(text)
     text = _cue_not_that(text)
+    text = _SPOKEN_DECIMAL.sub(_spoken_decimal, text)
     text = _AND_A_HALF.sub(_and_a_half, text)
     text = _COMPOUND.sub(_compound, text)
     text = _WORD_BEFORE_UNIT.sub(_word_in_digits, text)
@@ -1503,6 +1522,20 @@ def mask_negated_asides(text: str) -> str:
     return _NEGATED_ASIDE.sub(lambda m: " " * len(m.group(0)), text)
 
 
+# "four point eight tebibytes", "one point five TiB", "2 point 4": a decimal said in words
+_DIGIT_WORD = {"zero": "0", "oh": "0", **{w: str(i) for i, w in enumerate(_UNITS, 1)}}
+_SPOKEN_DECIMAL = re.compile(r"(?<![\w.-])" + _NUM + r"\s+point\s+((?:(?:" + "|".join(_DIGIT_WORD) + r"|\d)(?:\s+|(?![\w-])))+)",
+                             re.I)
+
+
+def _spoken_decimal(m: re.Match) -> str:
+    whole = parse_number(m.group(1))
+    digits = "".join(_DIGIT_WORD.get(w.lower(), w) for w in m.group(2).split())
+    if whole is None:
+        return m.group(0)
+    return f"{whole}.{digits}" + (" " if m.group(2)[-1:].isspace() else "")
+
+
 def parse_number(s: str) -> int | None:
     s = s.strip().lower()
     if s.isdigit():
@@ -1513,6 +1546,9 @@ def parse_number(s: str) -> int | None:
 
 
 _DIG = r"(\d+)"  # a count on the digits view (:func:`digits_view`)
+_TITLE_WORDS = re.compile(r"[A-Z][a-z]+[ \t]+[A-Z][a-z]+\b")  # "Robotics Perception": words of a title
+# a field label's colon before its value, with a word that only links them ("toolkit: also pre-installed")
+_LABEL_JOIN = re.compile(r"(?<=[A-Za-z])[ \t]*:[ \t]+(?:(?:also|too|already|likewise|again)[ \t]+)?(?=[A-Za-z])", re.I)
 _UNIT_PATTERNS = 6  # the patterns of a count rule (:meth:`_Extractor._count_in`) that hold its unit
 _NUMBER_WORD = re.compile(r"(?<![\w.-])" + _NUM[1:-1].split("|", 1)[1].join(["(?:", ")"]) + r"(?![\w-])", re.I)
 
@@ -2642,6 +2678,10 @@ _NAMING_TAIL = re.compile(r"\s*\b(?:(?:it'?s|its|it\s+is|that'?s|which\s+is)\s+)
                           r"(?:(?:of|with)\s+(?:the\s+)?)?(?:named|called|name)\b\s*[:=]?\s*[\"'`]?[^\"'`\s]*$", re.I)
 
 
+# a launcher in a sentence: a verb of its own after it ("mpirun starts 32 ranks", "srun should use 8 tasks")
+_LAUNCHER_AS_SUBJECT = re.compile(r"\s+(?:(?:should|must|will|would|can|shall|may|has\s+to|needs?\s+to)\s+[a-z]+|"
+                                  r"(?:starts|launches|runs|spawns|uses|creates|gets|sees|reports|prints|shows|fails|"
+                                  r"hangs|works|is|are|was)\b(?!\s*[-=]))", re.I)
 _LAUNCHER = re.compile(r"(?<![\w./-])(?:srun|mpirun|mpiexec)(?![\w-])", re.I)
 # launcher flags whose value is a plain word ("-bind-to none", "--map-by socket", "-p gpu"), and those
 # followed by a name and its value
@@ -2698,6 +2738,7 @@ class _Extractor:
         self.consumed: list[tuple[int, int]] = []
         self.result = Extraction(text=self.text)
         self._camel: frozenset[str] | None = None  # the recipe's CamelCase enum values (:meth:`_camel_values`)
+        self._labels: tuple[str, list[int]] | None = None  # (:meth:`_label_view`)
         # pasted cluster output describes the symptom; its numbers and names are no spec
         for m in _PASTED_OUTPUT.finditer(self.text):
             self.used.append(m.span())
@@ -3840,6 +3881,8 @@ class _Extractor:
             if i >= len(toks) or not re.match(r"(?:\.{0,2}/)?[A-Za-z_][\w./-]*$", toks[i].group(0).rstrip(",")) or \
                     toks[i].group(0).rstrip(",").lower() in _STOP or _LAUNCHER.fullmatch(toks[i].group(0)):
                 continue  # "srun -N 2 mpirun python train.py": the inner launcher's program is the one
+            if i == 0 and _LAUNCHER_AS_SUBJECT.match(self.text, m.end()):
+                continue  # "mpirun starts 32 ranks in total": the launcher named in a sentence, no command line
             start = m.end() + toks[i].start()
             tail = re.match(r"[^`\n;,]*?(?=\s*(?:$|[`\n;,]|\.(?:\s|$)|\s+(?:then|and|but|on|so)\s))", self.text[start:])
             end = start + (tail.end() if tail else toks[i].end() - toks[i].start())
@@ -3909,6 +3952,12 @@ class _Extractor:
             if hits and (best is None or len(head) - hits[-1] < best[0]):
                 best = (len(head) - hits[-1], name, val)
         return best
+
+    def _title_word(self, span: tuple[int, int]) -> bool:
+        """Is the word at ``span`` the first of a title ("Robotics Perception", "Speech Recognition Team"):
+        a display name in capitals, not an object's name?"""
+        return bool(_TITLE_WORDS.match(self.text, span[0])) and span[1] - span[0] == \
+            len(re.match(r"[A-Za-z]+", self.text[span[0]:]).group(0))  # type: ignore[union-attr]
 
     def _first_valid(self, name: str, pattern: str):
         for tok, span in self._token_candidates(pattern):
@@ -3992,8 +4041,9 @@ class _Extractor:
                 rf"(?<![\w./-]){_TOKEN}\s*(?:\(\s*|,\s*|\s+(?:is|=)\s+)(?:(?:that'?s|which\s+is)\s+)?(?:the|its|our|their|my)\s+"
                 rf"{words}(?:'s)?\s+name\s*\)?"))
         if spec.get("type") == "string" and not spec.get("enum") and not is_command:
-            # "onboard tenant 'fraud-ml'" over "budget for the year": a value quoted right after its cue goes first
-            candidates.sort(key=lambda c: not self._quoted(c[1]))
+            # "onboard tenant 'fraud-ml'" over "budget for the year": a value quoted right after its cue goes first;
+            # a word of a title ("New team: Robotics Perception") goes after the names written as names
+            candidates.sort(key=lambda c: (not self._quoted(c[1]), not self._quoted(c[1]) and self._title_word(c[1])))
         for tok, span in candidates:
             if tok.lower() in ("whose", "which", "where", "what", "who"):  # "the taint whose key is x": not yet
                 continue
@@ -4003,6 +4053,9 @@ class _Extractor:
                 continue  # '{namespace="prod"}' inside a query is part of that value, not one of its own
             if name.endswith("image") and re.fullmatch(r"[a-z]+", tok) and not self._quoted(span):
                 continue  # "the image ships Intel MPI", "image pulls take ages": an image is a reference, not a word
+            if re.fullmatch(r"[A-Za-z]*[a-z][A-Z][A-Za-z]*", tok) and not self._quoted(span) and spec.get("pattern") \
+                    and "A-Z" not in str(spec["pattern"]) and not tok.isupper():
+                continue  # "the operator's namespace (OpenShift)": a product's name in capitals is no lower-case name
             field = (re.match(rf"\s*(?:[:=]|\s+is\s)\s*{_TOKEN}", self.text[span[1]:])
                      or re.match(rf"\s+{_TOKEN}", self.text[span[1]:])) \
                 if tok.lower() in ("key", "name", "value", "label") and not is_command else None
@@ -4847,6 +4900,9 @@ class _Extractor:
         if m is None:
             lo = max(0, at - 70)
             m = re.search(rf"\b{_NEG_BEFORE}\s+{_MODAL_CHAIN}$", self.text[lo:at], re.I)
+        if m is None:  # "no rename", "no preemption": "no" right before the phrase
+            lo = max(0, at - 4)
+            m = re.search(r"(?<![\w-])no\s+$", self.text[lo:at], re.I)
         return lo + m.start() if m else None
 
     def _in_history(self, at: int) -> bool:
@@ -4854,34 +4910,60 @@ class _Extractor:
         ...")? A "Context:" section describes what still holds (the nodes' preinstalled driver)."""
         return any(a <= at < b and _HISTORY_LABEL.match(self.text, a) for a, b in self.blocked)
 
+    def _label_view(self) -> tuple[str, list[int]]:
+        """The text with a field label joined to its value ("container toolkit: also pre-installed" reads
+        "container toolkit pre-installed"), and where each of its characters stands in the text."""
+        if self._labels is None:
+            parts, where, pos = [], [], 0
+            for m in _LABEL_JOIN.finditer(self.text):
+                parts += [self.text[pos:m.start()], " "]
+                where += [*range(pos, m.start()), m.start()]
+                pos = m.end()
+            parts.append(self.text[pos:])
+            where += list(range(pos, len(self.text) + 1))
+            self._labels = ("".join(parts), where)
+        return self._labels
+
+    def _flag_matches(self, rx: re.Pattern[str]) -> Iterator[tuple[int, int, str]]:
+        """(start, end, words) of a flag's phrases in the text, then of those that only a field label's
+        colon splits ("toolkit: pre-installed")."""
+        for m in rx.finditer(self.text):
+            yield m.start(), m.end(), m.group(0)
+        view, where = self._label_view()
+        if len(view) != len(self.text):
+            for m in rx.finditer(view):
+                a, b = where[m.start()], where[m.end()]
+                if self.text[a:b] != m.group(0):
+                    yield a, b, m.group(0)
+
     def rule_flag(self, name: str, rule: dict[str, Any]):
         spec = self.recipe.properties[name]
-        for m in _compile(_words_alt(_with_subject_nouns(tuple(rule["flag"])))).finditer(self.text):
-            if self._in_history(m.start()):
+        for start, end, said in self._flag_matches(_compile(_words_alt(_with_subject_nouns(tuple(rule["flag"]))))):
+            if self._in_history(start):
                 continue  # said of what went wrong, once that is set aside: "root cause: the preinstalled driver ..."
             value = rule.get("value", True)
-            neg = self._negated_before(m.start())
-            if neg is not None and not re.match(_NEGATION, m.group(0), re.I):
+            neg = self._negated_before(start)
+            if neg is not None and not re.match(_NEGATION, said, re.I):
                 if spec.get("type") != "boolean" or not isinstance(value, bool):
                     continue  # "don't scale to zero" selects no value
                 value = not value  # "do not rename it"
-                self.result.covered.append((neg, m.end()))
-            elif (none := re.match(r"\s+(?:nothing|nobody|no\s+one|none)\b", self.text[m.end():], re.I)) is not None:
+                self.result.covered.append((neg, end))
+            elif (none := re.match(r"\s+(?:nothing|nobody|no\s+one|none)\b", self.text[end:], re.I)) is not None:
                 if spec.get("type") != "boolean" or not isinstance(value, bool):
                     continue
                 value = not value  # "may preempt nothing": the action on no one is none
-                self.result.covered.append((m.start(), m.end() + none.end()))
+                self.result.covered.append((start, end + none.end()))
             # "renameByDefault: false", "renamebydefault off", "ssh = no", "rename resources off"
             stated = re.match(r"(?:\s+(?:resources?|option|setting|flag|feature|plugin|policy|mode))?"
                               r"\s*(?:[:=]\s*|\s(?=(?:true|false|on|off|enabled|disabled)\b))"
-                              r"(true|false|yes|no|on|off|enabled|disabled)\b(?![\w-])", self.text[m.end():], re.I)
+                              r"(true|false|yes|no|on|off|enabled|disabled)\b(?![\w-])", self.text[end:], re.I)
             if stated and spec.get("type") == "boolean" and rule.get("value", True) is True and neg is None:
                 # "renameByDefault: false": the value written after the flag's own name says which
                 value = stated.group(1).lower() in ("true", "yes", "on", "enabled")
-                self.result.covered.append((m.end(), m.end() + stated.end()))
+                self.result.covered.append((end, end + stated.end()))
             ok, val = self._ok(name, value)
             if ok:
-                return val, (m.start(), m.start())  # phrases select values; they use up no text
+                return val, (start, start)  # phrases select values; they use up no text
         return None
 
     def rule_regex(self, name: str, rule: dict[str, Any]):
@@ -5265,7 +5347,7 @@ class _Extractor:
         kinds = _words_alt(sorted(self._kind_words()))
         # ... and nor is a field's word before it ("gpu product label NVIDIA-A10G")
         tok = (rf"(?:{kinds}\s*[:=]?\s*)?(?:(?:label|value|key|id)\s*[:=]?\s+(?=[\"'`]?[A-Za-z0-9]))?"
-               rf"[\"'`]?(?!{kinds})([A-Za-z0-9](?:[\w./:@+-]*[\w])?)[\"'`]?")
+               rf"[\"'`]?(?!{kinds}){_TOKEN_BODY}[\"'`]?")
         if self.recipe.properties[name].get("type") == "integer":
             # "its priority class at 5000", "prod at 1000000" for priority_value, production_value:
             # the object the number belongs to, then the number after "at", "=" or ":"

@@ -197,10 +197,14 @@ _JOINED_PREFIX = re.compile(r"(?:\d+|one|two|three|four|five|six|seven|eight|nin
                             re.I)
 
 
+# ("as a Kubernetes pod", "into a plain Deployment": words that say which world the kind is of)
+_KIND_QUALIFIER = re.compile(r"(?:(?:kubernetes|k8s|plain|regular|simple|normal|vanilla|native|standard)\s+)+", re.I)
 _INTO_AT = re.compile(r"\b(?:to|into|as|onto|over\s+to)\s+(?:an?\s+|the\s+|our\s+|using\s+)?", re.I)
 # (a change told in the past, "we moved to Karpenter last year. Now ...", leads only in the last sentence)
 _CHANGE = re.compile(r"\b(?:move|moving|migrate|migrating|switch|switching|port|porting|translate|translating|"
-                     r"convert|converting|turn|turning|rewrite|rewriting)\b|\bmoved\b(?![^.!?]*[.!?]\s)",
+                     r"convert|converting|turn|turning|rewrite|rewriting)\b|\bmoved\b(?![^.!?]*[.!?]\s)|"
+                     # "do the same thing on k8s as a Deployment", "what's the Kubernetes equivalent, as a PyTorchJob?"
+                     r"\bsame\s+thing\b|\bequivalent\b(?=\s*,?\s*(?:as|in)\s)",
                      re.I)
 _INSTEAD = re.compile(r"\s(?:instead\s+of|rather\s+than|in\s+place\s+of)\s", re.I)
 _CHOSE = re.compile(r"\b(?:(?:went|go|going|gone)\s+with|(?:decided|settled)\s+on|opted\s+for|chose|picked)\s+"
@@ -488,7 +492,9 @@ class _Index:
         return self._keyword_at(text, starts) or self._chosen_instead(text)
 
     def _keyword_at(self, text: str, starts: list[int]) -> set[int]:
-        """Recipes with a keyword that starts at one of ``starts``."""
+        """Recipes with a keyword that starts at one of ``starts`` (or after the words there that say which
+        world the kind is of: "as a plain Deployment", "into a Kubernetes pod")."""
+        starts = starts + [q.end() for at in starts if (q := _KIND_QUALIFIER.match(text, at))]
         return {i for i, pats in enumerate(self.phrases) if any(rx.match(text, at) for at in starts for rx, _w in pats)}
 
     def _chosen_instead(self, text: str) -> set[int]:
