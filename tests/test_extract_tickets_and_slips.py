@@ -139,3 +139,15 @@ def test_a_participle_after_a_cue_is_no_name():
     got = _read("model-cache-ephemeral", "a generic ephemeral claim of 200Gi on the local-nvme storage class mounted "
                                          "at /models, 4 GPUs")
     assert got["storage_class"] == "local-nvme"
+
+
+def test_a_manifest_key_written_with_its_number_beats_a_reading_by_nearness():
+    got = _read("keda-gpu-scaledobject", "keda scaledobject for deployment llama-chat, cold start is 3 min, cooldownPeriod 600")
+    assert got["cooldown_period"] == 600
+    g = generate("keda scaledobject for deployment llama-chat, cold start is 3 min, cooldownPeriod 600", RECIPES, llm=False)
+    assert any("3 min" in u for u in g.unused)  # the reading set aside is reported, not counted as used
+
+
+def test_a_product_name_before_the_kind_noun_is_no_object_name():
+    got = _read("keda-gpu-scaledobject", "scale the vLLM deployment on queue depth, threshold 5")
+    assert got.get("deployment") != "vllm"

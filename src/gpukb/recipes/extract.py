@@ -97,6 +97,13 @@ _ASIDE_NOUNS = frozenset("""reference context example instance comparison clarit
 info information background visibility awareness now safety headroom""".split())
 
 
+def _product_name(tok: str, spec: dict[str, Any]) -> bool:
+    """Is ``tok`` a product's name in mixed capitals ("OpenShift", "vLLM", "PyTorch") where the parameter
+    takes a lower-case name (its schema rejects the capitals)?"""
+    return bool(re.fullmatch(r"[A-Za-z]*[a-z][A-Z][A-Za-z]*", tok)) and not tok.isupper() and \
+        not _prop_validator(json.dumps(spec, sort_keys=True)).is_valid(tok)  # (an IAM role keeps its capitals)
+
+
 def _never_name(text: str, tok: str, at: int) -> bool:
     """Is ``tok`` at ``at`` one of :data:`_NEVER_NAMES`, neither quoted nor assigned ("lq=everyone")?"""
     if re.search(r"[\"'`=:]\s*$", text[max(0, at - 3):at]):
@@ -108,7 +115,8 @@ def _never_name(text: str, tok: str, at: int) -> bool:
         return True
     # "the local-nvme storage class mounted at /models": a participle and its preposition, never a name
     if re.fullmatch(r"[a-z]{3,}ed", tok) and re.match(r"\s+(?:at|on|in|into|under|to|by|from|with|as|via)\b",
-                                                      text[at + len(tok):]):
+                                                      text[at + len(tok):]) and \
+            not re.search(r"\b(?:called|named)\s+$", text[max(0, at - 8):at], re.I):  # ("layout called balanced with")
         return True
     # "the namespace must be tightly boxed": an adverb before the word it qualifies
     return tok.lower() in _NEVER_NAMES or bool(re.fullmatch(r"[a-z]{4,}ly", tok) and
@@ -2809,6 +2817,8 @@ class _Extractor:
             return False, None  # "Devices: 2x A100": a multiplier, no name
         if isinstance(value, str) and "enum" not in spec and value in self._camel_values():
             return False, None  # "recreate it as ReadWriteMany": another setting's value, no name
+        if isinstance(value, str) and "enum" not in spec and _product_name(value, spec):
+            return False, None  # "the vLLM deployment", "namespace (OpenShift)": a product's name in mixed capitals
         v = _prop_validator(json.dumps(spec, sort_keys=True))
         if v.is_valid(value):
             return True, value
@@ -4053,9 +4063,6 @@ class _Extractor:
                 continue  # '{namespace="prod"}' inside a query is part of that value, not one of its own
             if name.endswith("image") and re.fullmatch(r"[a-z]+", tok) and not self._quoted(span):
                 continue  # "the image ships Intel MPI", "image pulls take ages": an image is a reference, not a word
-            if re.fullmatch(r"[A-Za-z]*[a-z][A-Z][A-Za-z]*", tok) and not self._quoted(span) and spec.get("pattern") \
-                    and "A-Z" not in str(spec["pattern"]) and not tok.isupper():
-                continue  # "the operator's namespace (OpenShift)": a product's name in capitals is no lower-case name
             field = (re.match(rf"\s*(?:[:=]|\s+is\s)\s*{_TOKEN}", self.text[span[1]:])
                      or re.match(rf"\s+{_TOKEN}", self.text[span[1]:])) \
                 if tok.lower() in ("key", "name", "value", "label") and not is_command else None
@@ -4289,6 +4296,15 @@ class _Extractor:
                 continue  # "the volcano queue": a tool's name describes the queue, it does not name it
             if theirs is not None and theirs.search(self.text, max(0, span[0] - 40), span[0]):
                 continue  # "namespace serving deployment name x": the word is the namespace's, right after its cue
+            if _product_name(tok, self.recipe.properties[name]) and not self._quoted(span):
+                # "the `llama-chat` vLLM deployment": a product's name describes the object; its name stands before
+                prev = re.search(r"[\"'`]?([a-z0-9][\w.-]*[a-z0-9])[\"'`]?\s+$", self.text[max(0, span[0] - 80):span[0]])
+                if prev is None:
+                    continue
+                tok, span = prev.group(1), (span[0] - len(prev.group(0)) + prev.start(1) - prev.start(0),
+                                            span[0] - len(prev.group(0)) + prev.end(1) - prev.start(0))
+                if not self._free(span) or _never_name(self.text, tok, span[0]):
+                    continue
             ok, val = self._ok(name, tok)
             if ok:
                 return val, span
@@ -5988,6 +6004,7 @@ class _Extractor:
                     self.result.spans[name] = span
                     self.used.append(span)
                     break
+        self._own_keys()
         self._per_pod_bounds()
         self._min_max_pairs()
         self._pasted_fields()
@@ -6000,6 +6017,32 @@ class _Extractor:
         self._retractions()
         self._cover()
         return self.result
+
+    def _own_keys(self) -> None:
+        """"cooldownPeriod 600" beside "cold start is 3 min": a manifest key written as the manifest spells
+        it (camelCase), then a number, gives its parameter that number over any reading by nearness."""
+        fields = manifest_fields(self.recipe)
+        for name, spec in self.recipe.properties.items():
+            if spec.get("type") != "integer":
+                continue
+            camel = [f for f in [*fields.get(name, []), *name_variants(name)] if re.search(r"[a-z][A-Z]", f)]
+            if not camel:
+                continue
+            m = _compile(rf"(?<![\w.-])(?-i:{'|'.join(map(re.escape, camel))})\s*[:=]?\s*(\d+)(?![\w.%])").search(self.digits)
+            if m is None or not self._free(m.span()) or \
+                    not self.text[self.text.rfind("\n", 0, m.start()) + 1:m.start()].strip(" \t-*"):
+                continue  # (keys that open their line are a paste's or a form's, read as such with what the request changes)
+            span = self._whole_word(m.span(1))
+            if self.result.spans.get(name) == span or any(sp == span for o, sp in self.result.spans.items() if o != name):
+                continue
+            ok, val = self._ok(name, int(m.group(1)))
+            if ok:
+                old = self.result.spans.get(name)
+                if old in self.used:
+                    self.used.remove(old)  # what was read before is reported, not taken as used
+                self.result.values[name] = val
+                self.result.spans[name] = span
+                self.used.extend([span, m.span()])
 
     def _retractions(self) -> None:
         """An item the writer takes back from a list ("p4d.24xlarge + p5.48xlarge (scratch the p5)",
