@@ -6028,7 +6028,8 @@ class _Extractor:
             camel = [f for f in [*fields.get(name, []), *name_variants(name)] if re.search(r"[a-z][A-Z]", f)]
             if not camel:
                 continue
-            m = _compile(rf"(?<![\w.-])(?-i:{'|'.join(map(re.escape, camel))})\s*[:=]?\s*(\d+)(?![\w.%])").search(self.digits)
+            # (inline, "cooldownPeriod 600" or "=600"; "key: value" is a pasted object's or a form's, read as such)
+            m = _compile(rf"(?<![\w.-])(?-i:{'|'.join(map(re.escape, camel))})\s*=?\s*(\d+)(?![\w.%])").search(self.digits)
             if m is None or not self._free(m.span()) or \
                     not self.text[self.text.rfind("\n", 0, m.start()) + 1:m.start()].strip(" \t-*"):
                 continue  # (keys that open their line are a paste's or a form's, read as such with what the request changes)
