@@ -151,3 +151,10 @@ def test_a_manifest_key_written_with_its_number_beats_a_reading_by_nearness():
 def test_a_product_name_before_the_kind_noun_is_no_object_name():
     got = _read("keda-gpu-scaledobject", "scale the vLLM deployment on queue depth, threshold 5")
     assert got.get("deployment") != "vllm"
+
+
+def test_a_service_on_a_port_and_a_probe_path_in_code_marks():
+    assert _read("lws-vllm", "lws for llama 3.1 405b on vllm, 2 nodes per group, 8 gpus each, svc on 8000 for the "
+                             "leader")["port"] == 8000
+    got = _read("gpu-inference-deployment", "Deployment `sdxl-api`, 1 GPU, Readiness probe on `/healthz` port 7860")
+    assert got["health_path"] == "/healthz"
