@@ -365,3 +365,37 @@ def test_a_question_around_a_paste_is_matched_by_its_own_words_too(tiny_settings
     assert r.retrieve(q, k=2).evidence[0].doc_id == "labels"
     # the paste alone, with nothing asked in its own words, keeps the section it matches
     assert r.retrieve(f"seen:\n{paste}\n", k=2).evidence[0].doc_id == "hpa-metric"
+
+
+def test_a_long_message_is_matched_by_the_sentence_it_asks_too(tiny_settings):
+    from gpukb.retrieval import asked_focus
+
+    root = tiny_settings.root
+    write_doc(root, "autoscaling", "zones", id="zones", title="Inference replicas across zones",
+              intro="Inference replicas run on GPU nodes in three zones.",
+              body="## Inference replicas in three zones\n\nSpread inference replicas over GPU nodes in three "
+                   "zones.\n")
+    filler = " ".join(f"Drain step {i} cordons the node and evicts its pods in order." for i in range(5))
+    write_doc(root, "autoscaling", "pdb", id="pdb", title="Disruption budgets",
+              intro="Disruption budgets limit evictions.",
+              body=f"## Budgets during drains\n\n{filler} Keep pods up during drains with minAvailable set. "
+                   f"{filler}\n")
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    eng = Engine(tiny_settings, embedder=emb)
+    q = ("We run six inference replicas on GPU nodes in three zones behind one service, and the nodes in each "
+         "zone carry the GPU pool label. How do I keep pods up during drains with minAvailable set?")
+    assert asked_focus(q) == "How do I keep pods up during drains with minAvailable set?"
+    assert asked_focus("How do I keep replicas serving while nodes drain?") == ""  # short: the whole of it asks
+    r = eng.retriever
+    r.sentence_weight = 2.0
+    r.ask_weight = 0.0
+    assert r.retrieve(q, k=2).evidence[0].doc_id == "zones"
+    r.ask_weight = 1.0
+    assert r.retrieve(q, k=2).evidence[0].doc_id == "pdb"
+    # the llama-index path ranks the same
+    qb = r.query_bundle(q)
+    nodes = r.for_mode("hybrid").retrieve(qb)
+    for post in r.postprocessors("hybrid", 2):
+        nodes = post.postprocess_nodes(nodes, qb)
+    assert nodes[0].node.metadata["key"].startswith("pdb#")

@@ -68,6 +68,8 @@ class RetrievalConfig(_Strict):
     rerank_depth: int = Field(10, ge=1, le=100, description="Fused sections re-ordered by the heading boost.")
     sentence_weight: float = Field(0.5, ge=0.0, le=5.0, description="Weight of the best sentence match "
                                    "(question vs one sentence of a section) in the section rerank; 0 turns it off.")
+    ask_weight: float = Field(1.0, ge=0.0, le=5.0, description="A long message's asking sentences, matched "
+                              "alone against each reranked section's sentences, count at this weight; 0 turns it off.")
     part_slots: int = Field(1, ge=0, le=3, description="Sections a question's second asked part may bring "
                             "in after the lead (0: the whole question only).")
 

@@ -407,6 +407,33 @@ def question_parts(question: str) -> list[str]:
     return [f"{p} {context}".strip() for p in asked]
 
 
+# A long message (context about the cluster, maybe a pasted log, then the ask) reads like the sections
+# its context words match; from LONG_QUESTION_WORDS words on, the sentences that ask (a question, a want)
+# are its focus (:func:`asked_focus`), and a section with a sentence that answers them moves up.
+LONG_QUESTION_WORDS = 18
+_SENTENCE_SPLIT = re.compile(r"(?<=[?!])\s+|(?<=[a-z0-9)\]`'\"][.])\s+(?=\S)|;\s+|\n+")
+
+
+def asked_focus(question: str, min_words: int = LONG_QUESTION_WORDS) -> str:
+    """What a long message asks, in its own words: its asking sentences (questions and wants, not its
+    context or a pasted log); an ask too short to say what it is about ("why won't it go there?") with
+    the sentence before it. Empty for a short message, or when every sentence asks."""
+    if len(question.split()) < min_words:
+        return ""
+    sentences = [s.strip() for s in _SENTENCE_SPLIT.split(asked_words(question)) if s and s.strip(" ,.;:")]
+    picked: list[int] = []
+    for i, s in enumerate(sentences):
+        if not _ASKING.search(s):
+            continue
+        if len(set(terms(s))) < PART_MIN_TERMS and i > 0 and i - 1 not in picked:
+            picked.append(i - 1)
+        picked.append(i)
+    if not picked or len(picked) == len(sentences):
+        return ""
+    focus = " ".join(sentences[i] for i in sorted(set(picked)))
+    return focus if len(set(terms(focus))) >= PART_MIN_TERMS else ""
+
+
 # -- the retriever -------------------------------------------------------------
 
 
@@ -416,7 +443,7 @@ class Retriever:
     def __init__(self, index: IndexHandle, embedder: Any, candidates: int = 20,
                  fusion: str = "dist_based_full", weights: tuple[float, float] = (0.5, 0.5),
                  heading_weight: float = 0.0, rerank_depth: int = DEFAULT_RERANK_DEPTH,
-                 part_slots: int = 0, sentence_weight: float = 0.0):
+                 part_slots: int = 0, sentence_weight: float = 0.0, ask_weight: float = 0.0):
         from .errors import IndexMismatchError
 
         self.index = index
@@ -424,6 +451,8 @@ class Retriever:
         self.heading_weight = float(heading_weight)
         self.part_slots = int(part_slots)
         self.sentence_weight = float(sentence_weight)
+        self.ask_weight = float(ask_weight)
+        self._focus_cache: tuple[str, str, Any] | None = None  # (question, focus, focus embedding)
         self._sentences: Any = None  # the sentence vectors (gpukb.sentences.SentenceVectors), read on first use
         self.rerank_depth = int(rerank_depth)
         self.candidates = candidates
@@ -531,9 +560,25 @@ class Retriever:
             # section's sentence matched by them alone counts as well
             own = self.sentence_scores(self.embedder.embed_query(asked), keys)
             best = {k: max(v, own.get(k, 0.0)) for k, v in best.items()}
+        focus = self.focus_embedding(question)
+        if focus is not None:  # a long message: a sentence that answers what it asks counts as well
+            own = self.sentence_scores(focus, keys)
+            best = {k: max(v, self.ask_weight * own.get(k, 0.0)) for k, v in best.items()}
         w = self.sentence_weight
         return heading_rerank(found, question, self.index.sections, self.heading_weight,
                               extra=lambda h: w * best.get(h.key, 0.0))
+
+    def focus_embedding(self, question: str) -> Any:
+        """The embedding of what a long message asks (:func:`asked_focus`), or None (a short message,
+        one that only asks, or ``ask_weight`` 0). The last one is kept: one message is reranked more than once."""
+        if not self.ask_weight:
+            return None
+        cached = self._focus_cache
+        if cached is None or cached[0] != question:
+            focus = asked_focus(question)
+            cached = (question, focus, self.embedder.embed_query(focus) if focus else None)
+            self._focus_cache = cached
+        return cached[2]
 
     def sentence_scores(self, embedding: Sequence[float], keys: Sequence[str]) -> dict[str, float]:
         """Per section, the best cosine similarity between ``embedding`` and its heading path or
