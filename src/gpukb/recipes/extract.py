@@ -97,11 +97,14 @@ _ASIDE_NOUNS = frozenset("""reference context example instance comparison clarit
 info information background visibility awareness now safety headroom""".split())
 
 
+# a product's name in mixed capitals ("OpenShift", "vLLM", "PyTorch"), never all capitals
+_MIXED_CAPS = re.compile(r"[A-Za-z]*[a-z][A-Z][A-Za-z]*")
+
+
 def _product_name(tok: str, spec: dict[str, Any]) -> bool:
-    """Is ``tok`` a product's name in mixed capitals ("OpenShift", "vLLM", "PyTorch") where the parameter
-    takes a lower-case name (its schema rejects the capitals)?"""
-    return bool(re.fullmatch(r"[A-Za-z]*[a-z][A-Z][A-Za-z]*", tok)) and not tok.isupper() and \
-        not _prop_validator(json.dumps(spec, sort_keys=True)).is_valid(tok)  # (an IAM role keeps its capitals)
+    """Is ``tok`` a product's name in mixed capitals where the parameter takes a lower-case name (its
+    schema rejects the capitals; an IAM role keeps them)?"""
+    return bool(_MIXED_CAPS.fullmatch(tok)) and not _prop_validator(json.dumps(spec, sort_keys=True)).is_valid(tok)
 
 
 def _never_name(text: str, tok: str, at: int) -> bool:
@@ -1554,10 +1557,10 @@ def parse_number(s: str) -> int | None:
 
 
 _DIG = r"(\d+)"  # a count on the digits view (:func:`digits_view`)
-_TITLE_WORDS = re.compile(r"[A-Z][a-z]+[ \t]+[A-Z][a-z]+\b")  # "Robotics Perception": words of a title
+_TITLE_WORD = re.compile(r"[A-Z][a-z]+(?=[ \t]+[A-Z][a-z]+\b)")  # "Robotics Perception": a title's first word
+_WORD_BEFORE = re.compile(r"[\"'`]?([a-z0-9][\w.-]*[a-z0-9])[\"'`]?\s+$")  # the word right before a position
 # a field label's colon before its value, with a word that only links them ("toolkit: also pre-installed")
 _LABEL_JOIN = re.compile(r"(?<=[A-Za-z])[ \t]*:[ \t]+(?:(?:also|too|already|likewise|again)[ \t]+)?(?=[A-Za-z])", re.I)
-_UNIT_PATTERNS = 6  # the patterns of a count rule (:meth:`_Extractor._count_in`) that hold its unit
 _NUMBER_WORD = re.compile(r"(?<![\w.-])" + _NUM[1:-1].split("|", 1)[1].join(["(?:", ")"]) + r"(?![\w-])", re.I)
 
 
@@ -2817,11 +2820,11 @@ class _Extractor:
             return False, None  # "Devices: 2x A100": a multiplier, no name
         if isinstance(value, str) and "enum" not in spec and value in self._camel_values():
             return False, None  # "recreate it as ReadWriteMany": another setting's value, no name
-        if isinstance(value, str) and "enum" not in spec and _product_name(value, spec):
-            return False, None  # "the vLLM deployment", "namespace (OpenShift)": a product's name in mixed capitals
         v = _prop_validator(json.dumps(spec, sort_keys=True))
         if v.is_valid(value):
             return True, value
+        if isinstance(value, str) and "enum" not in spec and _MIXED_CAPS.fullmatch(value):
+            return False, None  # "the vLLM deployment", "namespace (OpenShift)": a product's name in mixed capitals
         if isinstance(value, str) and value.lower() != value and v.is_valid(value.lower()):
             return True, value.lower()
         return False, value
@@ -2956,16 +2959,16 @@ class _Extractor:
                 rf"(?:(?:the|our|its|their|his|her)\s+)?(?:[a-z]+\s+)?{u}(?:\s+(?:per|each|a)\s+[a-z]+)?\s+(?:(?:up|down)\s+)?"
                 rf"to\s+{_DIG}(?!\w|\.\w)",  # ... "bump gpus per worker to 4"
             ]
-            assert len(pats) == _UNIT_PATTERNS
+            with_unit = len(pats)  # every pattern so far holds the unit
             if "gpu" in u.lower() or any(x.lower() in _GPU_UNITS for x in units):
                 # "2x A100-SXM4-80GB", "4 H100-80GB-HBM3": a GPU's full product name counts GPUs too
                 # (the match ends before the name, which another parameter may read)
                 pats.append(rf"(?<![\w.=:]){_DIG}\s*(?:x\s*)?(?=(?:{'|'.join(_GPU_MODELS)})-[\w-]*\w(?![\w-])"
                             r"(?!\s+(?:pod|node|job|box|server|machine|host|vm|worker|replica|instance|task|rank|gpu|card)s?\b))")
-            # every pattern but the GPU product name's holds the unit: a text without it is not scanned
+            # a text without the unit is scanned only by the GPU product name's pattern
             unit_seen = _compile(u_after_number).search(self.digits) is not None
             for i, p in enumerate(pats):
-                if i < _UNIT_PATTERNS and not unit_seen:
+                if i < with_unit and not unit_seen:
                     continue
                 for m in _compile(p).finditer(self.digits):
                     span = self._whole_word(m.span(1))
@@ -3966,8 +3969,8 @@ class _Extractor:
     def _title_word(self, span: tuple[int, int]) -> bool:
         """Is the word at ``span`` the first of a title ("Robotics Perception", "Speech Recognition Team"):
         a display name in capitals, not an object's name?"""
-        return bool(_TITLE_WORDS.match(self.text, span[0])) and span[1] - span[0] == \
-            len(re.match(r"[A-Za-z]+", self.text[span[0]:]).group(0))  # type: ignore[union-attr]
+        m = _TITLE_WORD.match(self.text, span[0])
+        return m is not None and m.end() == span[1]
 
     def _first_valid(self, name: str, pattern: str):
         for tok, span in self._token_candidates(pattern):
@@ -4298,11 +4301,10 @@ class _Extractor:
                 continue  # "namespace serving deployment name x": the word is the namespace's, right after its cue
             if _product_name(tok, self.recipe.properties[name]) and not self._quoted(span):
                 # "the `llama-chat` vLLM deployment": a product's name describes the object; its name stands before
-                prev = re.search(r"[\"'`]?([a-z0-9][\w.-]*[a-z0-9])[\"'`]?\s+$", self.text[max(0, span[0] - 80):span[0]])
+                prev = _WORD_BEFORE.search(self.text, max(0, span[0] - 80), span[0])
                 if prev is None:
                     continue
-                tok, span = prev.group(1), (span[0] - len(prev.group(0)) + prev.start(1) - prev.start(0),
-                                            span[0] - len(prev.group(0)) + prev.end(1) - prev.start(0))
+                tok, span = prev.group(1), prev.span(1)
                 if not self._free(span) or _never_name(self.text, tok, span[0]):
                     continue
             ok, val = self._ok(name, tok)
