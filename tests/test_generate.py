@@ -271,6 +271,11 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     # (decimals said in words, "more as 4", docker's device lists, a field label before its setting, a title
     # after a name written as one, a product's name as a namespace, a launcher in a sentence, restarts in times)
     "fresh57.yaml": (0.85, 0, 4),
+    # held out (0.775, 0 silent drops, 2 changed values, on the code before any change made with it), in the test
+    # part; its misses were read after that measurement, and the classes of eight are handled since (roles listed
+    # together and said of again, a bound worded by who holds the GPUs, "wait no ... instead", a mistyped modal
+    # before "be", a form label with a qualifier, paired names and values, sharing worded as what runs at once)
+    "fresh58.yaml": (0.97, 0, 1),
     "tune-classes.yaml": (0.95, None, None),
 }
 # tuned sets whose drops and changed values are held by their floors above, not at zero
@@ -495,6 +500,15 @@ def test_one_amount_in_two_units_is_the_same_value():
     doc = [{"kind": "ResourceQuota", "spec": {"hard": {"requests.memory": "2.5Ti"}}}]
     assert _check(doc, {}, {"path": "ResourceQuota.spec.hard[requests.memory]", "equals": "2560Gi"}) is None
     assert _check(doc, {}, {"path": "ResourceQuota.spec.hard[requests.memory]", "equals": "2Ti"}) is not None
+
+
+def test_objects_with_more_fields_than_annotated_change_nothing_but_a_differing_field_does():
+    from gpukb.recipes.evals import _items_hold
+
+    want = [{"name": "master", "replicas": 1}, {"name": "worker", "replicas": 4}]
+    assert _items_hold([{"name": "master", "replicas": 1}, {"name": "worker", "replicas": 4, "gpus": 2}], want)
+    assert not _items_hold([{"name": "master", "replicas": 1}, {"name": "worker", "replicas": 3, "gpus": 2}], want)
+    assert not _items_hold([{"name": "master", "replicas": 1}], want)
 
 
 def test_an_overlong_request_is_refused_by_the_library_itself():

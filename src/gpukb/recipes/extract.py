@@ -26,6 +26,7 @@ from ..errors import GpukbError
 from ..text import STOPWORDS
 from .foreign import GPUS_PER_INSTANCE, SETTINGS_FORMATS, key_words, load_yaml, translate
 from .model import Recipe
+from .spelling import within_one_edit
 
 __all__ = ["extract_params", "Extraction", "normalise_text", "parse_number", "parse_size"]
 
@@ -121,9 +122,16 @@ def _never_name(text: str, tok: str, at: int) -> bool:
                                                       text[at + len(tok):]) and \
             not re.search(r"\b(?:called|named)\s+$", text[max(0, at - 8):at], re.I):  # ("layout called balanced with")
         return True
+    # "the pod name shoud be lena-exp1", "name wil be x": a modal verb, mistyped, before "be"
+    if re.match(r"\s+be\b", text[at + len(tok):], re.I) and tok.isalpha() and \
+            any(within_one_edit(tok.lower(), v) for v in _MODALS):
+        return True
     # "the namespace must be tightly boxed": an adverb before the word it qualifies
     return tok.lower() in _NEVER_NAMES or bool(re.fullmatch(r"[a-z]{4,}ly", tok) and
                                                 re.match(r"\s+[a-z]{3,}\b", text[at + len(tok):]))
+
+
+_MODALS = ("should", "would", "could", "shall", "must", "will", "might")
 
 
 # a lower-case verb after its subject: past tense, or a verb of having and using ("burned", "uses", "ran")
@@ -409,7 +417,7 @@ _NUM_OR_WORD = r"(\d+(?:\.\d+)?(?:[KMGTP]i?B?|[kmgt]b)?|" + _NUM[1:-1].split("|"
 # the word between a range's two bounds: "1 to 10", "from one until five", "2..8", "3–6"
 _RANGE_TO = r"(?:to|until|till|through|thru|up\s+to|->|-|\.\.|–|—)"
 # the words that take a stated amount back
-_TAKE_BACK = (r"no\s+wait|wait(?=\s*[,!.:;\u2026-])|actually|sorry|oops|i\s+mean|scratch\s+that|correction|on\s+second\s+thoughts?|let'?s\s+say|"
+_TAKE_BACK = (r"no\s+wait|wait\s+no\b|wait(?=\s*[,!.:;\u2026-])|actually|sorry|oops|i\s+mean|scratch\s+that|correction|on\s+second\s+thoughts?|let'?s\s+say|"
               r"change\s+of\s+plans?|thinking\s+about\s+it|come\s+to\s+think\s+of\s+it")
 _CORRECTION = re.compile(
     r"(?<![\w-])(?<!\w\.)" + _NUM_OR_WORD + r"(\s+[A-Za-z][\w-]*)?\s*(?:\.{2,}|\u2026|[-=]>|-{1,2}|[,;:!?]|\.(?=\s))?\s*\(?\s*"
@@ -624,6 +632,9 @@ _CLAUSE_END = re.compile(r"\s*(?:$|[.,;!?)]|instead\b|then\b|please\b|pls\b|to\s
                          re.I)
 
 
+_RATE_THEN_END = re.compile(r"\s+(?:per|each|a|an)\s+[A-Za-z]+(\s*)(?=" + _CLAUSE_END.pattern[3:] + r")", re.I)
+
+
 def _late_correction(text: str) -> str:
     for m in reversed(list(_SETTLE.finditer(text))):
         clause = re.split(r"[.!?;,:\n]", text[:m.start()])[-1]
@@ -643,7 +654,9 @@ def _late_correction(text: str) -> str:
                 unit = unit.split()[0]
                 m_end = m.start(2) + len(unit)
         sized = bool(unit) and bool(_SIZE_UNITS.fullmatch(unit))
-        if unit and not sized and not _CLAUSE_END.match(text, m_end):
+        # "wait no, ... do 4 gpus per node instead": a rate after the noun, then the clause ends
+        rated = _RATE_THEN_END.match(text, m_end) if unit and not sized else None
+        if unit and not sized and not _CLAUSE_END.match(text, m_end) and rated is None:
             continue  # "let's do 2 per node": more words follow, not a bare correction
         sentences = [s.end() for s in re.finditer(r"[.!?](?=\s)", text[:m.start()])]
         window = sentences[-4] if len(sentences) >= 4 else 0
@@ -663,6 +676,9 @@ def _late_correction(text: str) -> str:
             raise_verb = re.match(r"(?:bump|raise|increase|lower|reduce|drop|cut)", m.group(0), re.I)
             if cands and (raise_verb or _BACK_WORDS.search(text, cands[-1].end() + window, m.start())):
                 pick = cands[-1]
+        if pick is not None and rated is not None and not _BACK_WORDS.search(text, pick.end() + window, m.start()) \
+                and not re.match(r"\s*instead\b", text[rated.end(1):]):
+            pick = None  # "3 nodes of 8 gpus, let's do 4 gpus per node": nothing is taken back
         if pick is None:
             continue
         a0, a1 = pick.start(1) + window, pick.end(1) + window
@@ -686,7 +702,7 @@ def _late_correction(text: str) -> str:
 # "over two hours, hmm, let's say four hours": a word of taking back, a few words, then an amount
 # in a unit of the same kind (a size, a time, the same noun) replaces the last earlier amount of
 # that kind.
-_BACK_THEN = re.compile(r"\b(?:oh\s+wait|no\s+wait|wait(?=\s*[,!:-])|(?<=[.,;\u2026]\s)no(?=\s*[,.]\s*\w)|(?<=[.\u2026])\s*no(?=\s*[,.])|actually|sorry|oops|hmm+|i\s+mean|scratch\s+that|correction|"
+_BACK_THEN = re.compile(r"\b(?:oh\s+wait|no\s+wait|wait\s+no|wait(?=\s*[,!:-])|(?<=[.,;\u2026]\s)no(?=\s*[,.]\s*\w)|(?<=[.\u2026])\s*no(?=\s*[,.])|actually|sorry|oops|hmm+|i\s+mean|scratch\s+that|correction|"
                         r"on\s+second\s+thoughts?|change\s+of\s+plans?|let'?s\s+say)\b", re.I)
 _AMOUNT = re.compile(rf"(?<![\w.:/=-])(\d+(?:\.\d+)?|{_SIMPLE_WORD})\s*([A-Za-z]+)\b(?![.:/-]\w)", re.I)
 _TIME_UNITS = re.compile(r"(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|weeks?)", re.I)
@@ -1450,6 +1466,19 @@ def _chat_neighbours(found: list, m: re.Match[str], speakers: set[str]) -> bool:
     return any(h in speakers for _x, h in found[max(0, i - 1):i]) and any(h in speakers for _x, h in found[i + 1:i + 2])
 
 
+# "uid/gid 1001 / 1001", "cpu/mem: 8/32Gi", "min/max 2/8": two names, then their two values in the same order
+_RATE_OF = r"(?<![\w.-])(?:\d+|one|two|three|four|eight|no|zero)\s+[A-Za-z]+\s+(?:per|each|a|for\s+each|for\s+every)"
+_LIST_JOIN = re.compile(r"\s*(?:\+|,|&|\band\b|\bplus\b)\s*(?:an?\s+)?", re.I)
+_PAIRED_SLASH = re.compile(r"(?<![\w./:-])([A-Za-z][A-Za-z_-]{1,15})\s*/\s*([A-Za-z][A-Za-z_-]{1,15})(\s*(?:[:=|]|\bis\b|\bare\b)?\s*)"
+                          r"(\d+(?:\.\d+)?[A-Za-z]{0,3})\s*/\s*(\d+(?:\.\d+)?[A-Za-z]{0,3})(?![\w./-])")
+_MISTYPED_MODAL = re.compile(r"(?<![\w'-])([a-z]{4,7})(?=\s+(?:be|have)\b)")
+
+
+def _modal_fixed(m: re.Match) -> str:
+    w = m.group(1)
+    return next((v for v in _MODALS if v != w and len(v) >= 5 and within_one_edit(w, v)), w)
+
+
 @lru_cache(maxsize=256)  # matching and each recipe's reader normalise the same request
 def normalise_text(text: str) -> str:
     text = _chat_lines(text)
@@ -1460,6 +1489,8 @@ def normalise_text(text: str) -> str:
     text = re.sub(r"\b(do|does)n['\u2019]?t\b", r"\1 not", text, flags=re.I)  # "don't schedule": DoNotSchedule's words
     # ("dont retry", "shouldnt preempt": the same without the apostrophe)
     text = re.sub(r"\b(did|is|are|was|should|would|must|could)nt\b", r"\1 not", text, flags=re.I)
+    text = _PAIRED_SLASH.sub(r"\1 \4, \2 \5", text)  # "uid/gid: 1001/1001": each name with its own value
+    text = _MISTYPED_MODAL.sub(_modal_fixed, text)  # "the name shoud be x": a modal before "be", mistyped
     text = _SINGLE_QUANTIFIER.sub(r"\1 ", text)
     text = _CAPPED_SINGLE.sub(r"\1any ", text)
     text = _EACH_ONE.sub(lambda m: f"one {m.group(3)} per {m.group(1)}"
@@ -2945,8 +2976,8 @@ class _Extractor:
                     r"(?!\s+(?:pod|node|job|box|server|machine|host|vm|worker|replica|instance|task|rank)s?\b)"
                     # "4 H100 nodes", "2 A100 boxes": nodes of that GPU, not GPUs
                     if "gpu" in u.lower() or any(x.lower() in _GPU_UNITS for x in units) else ""),
-                # "gpu total 64", "gpus quota: 24": the unit, a word saying which count, the count
-                rf"{u}\s*(?:(?:total|quota|budget|nominal|overall)\s*)?(?:[:=]|of|count(?:\s+(?:to|of|at|is|=|:|should\s+be|will\s+be|goes\s+to))?|set to|(?:stays?|remains?|staying|kept)\s+at|(?:max(?:imum)?|at\s+most)(?:\s+of)?|(?:to|should|must|will|shall)\s+be|is|are)?"
+                # "gpu total 64", "gpus quota: 24", "GPUs requested: 12": the unit, a word saying which count, the count
+                rf"{u}\s*(?:(?:total|quota|budget|nominal|overall|requested|needed|required|wanted|approved|allocated|granted)\s*)?(?:[:=]|of|count(?:\s+(?:to|of|at|is|=|:|should\s+be|will\s+be|goes\s+to))?|set to|(?:stays?|remains?|staying|kept)\s+at|(?:max(?:imum)?|at\s+most)(?:\s+of)?|(?:to|should|must|will|shall)\s+be|is|are)?"
                 rf"\s*{_DIG}(?!\w|\.\w)(?!\s+times\b)",  # "retry every shard at most 3 times" counts retries
                 rf"(?<![\w.]){_DIG}(?:\s*x\s*|\s*-\s*|\s+)(?!(?:{_RATE_ALT})\b)[A-Za-z][\w.-]*\s+{u_word}",
                 # "two 1g.10gb mig devices": a value naming the kind of thing counted between
@@ -5690,7 +5721,7 @@ class _Extractor:
                     return val, span
         return None
 
-    def _anchored_objects(self, name: str, rule: dict[str, Any]):
+    def _anchored_objects(self, name: str, rule: dict[str, Any]):  # noqa: C901
         """Several objects in one request, for a list-of-objects parameter.
 
         ``objects`` lists anchor patterns whose named groups are fields of one item
@@ -5728,8 +5759,25 @@ class _Extractor:
             return None
         items: list[dict[str, Any]] = []
         start, end = -1, 0  # the words read: from the first item's anchor to its last anchor or field
+        # "1 master + 4 workers with 8 GPUs each": anchors listed together are objects of one list, so an
+        # anchor joined to the next by "+", "and" or a comma needs no evidence of its own when that one has it
+        # (a role the rule knows, "master", "launcher": "3 retries and 4 workers" lists no retry object)
+        roles = {str(r).lower() for r in rule.get("roles") or []}
+        listed = {k for k in range(len(anchors) - 1)
+                  if _LIST_JOIN.fullmatch(self.text, anchors[k][1], anchors[k + 1][0])
+                  and _singular(str(anchors[k][2].get("name", "")).lower()) in roles}
+        # the words about an object end where another object is spoken of again ("4 workers. The master
+        # only does rendezvous, it needs no GPU"): its name as a word after its own anchor
+        names = {_singular(str(g.get("name", "")).lower()) for _a, _b, g in anchors} - {""}
+        pending: list[tuple[int, int, dict[str, Any]]] = []
         for k, (a, b, groups) in enumerate(anchors):
             seg_end = anchors[k + 1][0] if k + 1 < len(anchors) else min(len(self.text), b + 80)
+            others = names - {_singular(str(groups.get("name", "")).lower())}
+            # ("... one GPU per worker": a rate naming another object is that object's)
+            again = _compile(rf"(?:{_RATE_OF}\s+)?(?<![\w-]){_words_alt(sorted(others))}(?![\w-])").search(
+                self.text, b, seg_end) if others else None
+            if again is not None:
+                seg_end = again.start()
             item: dict[str, Any] = {}
             evidence = any(f.startswith("_") for f in groups)  # a marker group such as "pods" after the name
             for f, raw in groups.items():
@@ -5757,12 +5805,26 @@ class _Extractor:
                     item[f], used_end = got
                     read = max(read, b + used_end)
                     evidence = True
+            if not evidence and item.get("name"):
+                # "4 workers. The master ... the workers get 8 GPUs each": its fields where it is said again
+                again_fields = self._said_again(str(item["name"]), [f for f in fields if f not in item], anchors,
+                                                names, fields, iprops)
+                item.update(again_fields)
+                evidence = bool(again_fields)
+            if not evidence and k in listed:
+                pending.append((a, read, item))  # taken if the object it is listed with is
+                continue
             if evidence:  # "retry 2 times" names no object: nothing but a count and a word
+                for pa, pread, pitem in pending:
+                    start, end = pa if start < 0 else start, max(end, pread)
+                    items.append({**(rule.get("item_defaults") or {}), **pitem})
                 start, end = a if start < 0 else start, max(end, read)
                 # "a master task with a single GPU": a field neither its anchor nor its segment gives
                 items.append({**(rule.get("item_defaults") or {}), **item})
+            pending = []
         if len(items) < int(rule.get("min_items", 1)):
             return None
+        self._fields_said_again(items, anchors, names, fields, iprops)
         # an object named again is said again: its later words are the ones meant ("one small master
         # component with no GPUs plus 3 nodes ... Here I want a master task (1 pod, 0 GPUs) and ...")
         merged: dict[Any, dict[str, Any]] = {}
@@ -5779,6 +5841,41 @@ class _Extractor:
         if ok:
             return val, (start, end)
         return None
+
+    def _fields_said_again(self, items: list[dict[str, Any]], anchors: list[tuple[int, int, dict[str, str]]],
+                           names: set[str], fields: dict[str, list[dict[str, Any]]], iprops: dict[str, Any]) -> None:
+        """"1 master + 4 workers ... The master only does rendezvous, it does not need a GPU": a field
+        an object's own segment left unsaid, read where the object is spoken of again, up to the next
+        mention of another object or 100 characters."""
+        for item in items:
+            n = str(item.get("name", ""))
+            todo = [f for f in fields if f not in item]
+            if n and todo:
+                item.update(self._said_again(n, todo, anchors, names, fields, iprops))
+
+    def _said_again(self, n: str, todo: list[str], anchors: list[tuple[int, int, dict[str, str]]], names: set[str],
+                    fields: dict[str, list[dict[str, Any]]], iprops: dict[str, Any]) -> dict[str, Any]:
+        spans = [(a, b) for a, b, _g in anchors]
+        others = names - {n}
+        found: dict[str, Any] = {}
+        for m in _compile(rf"(?<![\w-]){_words_alt([n])}(?![\w-])").finditer(self.text):
+            if any(a <= m.start() < b for a, b in spans):
+                continue
+            end = min(len(self.text), m.end() + 100)
+            nxt = _compile(rf"(?:{_RATE_OF}\s+)?(?<![\w-]){_words_alt(sorted(others))}(?![\w-])").search(
+                self.text, m.end(), end) if others else None
+            seg = self.text[m.end():nxt.start() if nxt else end]
+            rate = _compile(rf"{_RATE_OF}\s+$").search(self.text, max(0, m.start() - 40), m.start())
+            if rate is not None:  # "one GPU per worker": the amount before the rate is the object's
+                seg = self.text[rate.start():m.start()] + " " + seg
+            for f in todo:
+                if f in found:
+                    continue
+                got = self._field_in(seg, fields[f], iprops.get(f, {}))
+                if got is not None:
+                    found[f] = got[0]
+                    self.result.covered.append((m.start(), m.end() + got[1]))
+        return found
 
     def _speaks_of_slots(self, rule: dict[str, Any]) -> bool:
         """Does the request name the roles of the recipe's fixed objects (the first word of each slot's
