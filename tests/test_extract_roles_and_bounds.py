@@ -97,3 +97,56 @@ def test_paired_uid_and_gid_fill_both():
 ])
 def test_sharing_worded_as_what_runs_at_once(recipe_id, text, n):
     assert _read(recipe_id, text)["replicas"] == n
+
+
+def test_listed_values_keep_the_order_of_the_place_they_are_named_together():
+    got = _read("karpenter-gpu-nodepool", "we want Karpenter to provision GPU nodes on demand instead of a static group. "
+                                          "NodePool gpu-batch: g5.12xlarge only, spot and on-demand, 64 GPUs total")
+    assert got["capacity_types"] == ["spot", "on-demand"]
+
+
+@pytest.mark.parametrize(("said", "preempts"), [
+    ("w/ preemption never", False), ("preemptionPolicy: Never", False), ("preempt lower", True),
+])
+def test_a_class_preemption_policy_named_with_its_value(said, preempts):
+    got = _read("priority-classes", f"2 priorityclasses: gpu-high 100000 preempt lower, gpu-low 10 {said}")
+    low = [c for c in got["classes"] if c["name"] == "gpu-low"][0]
+    assert low["preempt"] is preempts
+
+
+def test_a_take_back_to_a_decimal_size_keeps_the_decimal():
+    assert "2.5" in normalise_text("a shared volume, ~3 TiB... hmm no, 2.5Ti is enough")
+    got = _read("rwx-dataset-pvc", "shared read-only volume, ~3 TiB... hmm no, 2.5Ti is enough. storage class cephfs")
+    assert got["size"] in ("2.5Ti", "2560Gi")
+
+
+@pytest.mark.parametrize(("said", "want"), [("a TB and a half", "1.5 TB"), ("3 TiB and a half", "3.5 TiB")])
+def test_a_size_and_a_half(said, want):
+    assert normalise_text(f"a volume of {said} on fs_ai") == f"a volume of {want} on fs_ai"
+
+
+def test_a_time_and_a_half_still_reads_as_hours():
+    assert normalise_text("delete it two and a half hours after it finishes") == "delete it 2.5 hours after it finishes"
+
+
+def test_a_count_written_with_x_before_a_profile():
+    got = _read("dra-gpu-claim-pod", "resourceclaim-style pod pls, 2x 1g.10gb MIG devices, pod name mig-probe")
+    assert got["count"] == 2 and got["mig_profile"] == "1g.10gb"
+
+
+def test_retrying_said_as_trying_again():
+    got = _read("indexed-job", "indexed job, 250 chunks, image ghcr.io/lin/whisper:v3, $(JOB_COMPLETION_INDEX). "
+                               "If a chunk fails, try it again, up to 4 times.")
+    assert got["backoff_limit_per_index"] == 4
+
+
+def test_the_least_a_gang_starts_with_and_a_scheduler_named_in_code_marks():
+    got = _read("coscheduling-podgroup", "PodGroup + Job `allgather-bench`: 12 members with 1 GPU each; the gang needs "
+                                         "at least 10 of them up to start. Scheduled by our second scheduler `sched-gang`.")
+    assert got["min_member"] == 10 and got["members"] == 12 and got["scheduler_name"] == "sched-gang"
+
+
+@pytest.mark.parametrize("recipe_id", ["hpa-gpu-metric", "keda-gpu-scaledobject"])
+def test_the_object_to_autoscale_in_code_marks_is_the_deployment(recipe_id):
+    got = _read(recipe_id, "Can we autoscale `sdxl-api` in ns `imagegen` on GPU utilization? between 2 and 12 replicas")
+    assert got["deployment"] == "sdxl-api"

@@ -276,6 +276,11 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     # together and said of again, a bound worded by who holds the GPUs, "wait no ... instead", a mistyped modal
     # before "be", a form label with a qualifier, paired names and values, sharing worded as what runs at once)
     "fresh58.yaml": (0.97, 0, 1),
+    # held out (0.750, 0 silent drops, 2 changed values, on the code both before and after the changes made with
+    # fresh58), in the test part; its misses were read after that measurement, and the classes of six are handled
+    # since (a take-back to a decimal size, "a TB and a half", "2x 1g.10gb devices", "try it again, up to 4 times",
+    # "needs at least 10 of them up to start", a scheduler or a deployment to autoscale named in code marks)
+    "fresh59.yaml": (0.9, 0, 1),
     "tune-classes.yaml": (0.95, None, None),
 }
 # tuned sets whose drops and changed values are held by their floors above, not at zero

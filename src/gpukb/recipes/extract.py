@@ -725,7 +725,7 @@ _COUNTED_NOUNS = frozenset({"gpu", "node", "pod", "job", "worker", "replica", "s
 
 
 _BACK_BARE = re.compile(rf"[\s,.:;-]*(?:(?:no|make\s+it|it'?s)[\s,.:;-]+)?(?:([A-Za-z][\w-]*)\s+)?(\d+(?:\.\d+)?|{_SIMPLE_WORD})"
-                        r"(?=\s*(?:$|[.,;!?)]|:\s|[-\u2013\u2014]+\s))", re.I)
+                        r"(?!\.?\d)(?=\s*(?:$|[.,;!?)]|:\s|[-\u2013\u2014]+\s))", re.I)
 
 
 def _take_back_bare(text: str, t: re.Match) -> str | None:
@@ -1468,6 +1468,17 @@ def _chat_neighbours(found: list, m: re.Match[str], speakers: set[str]) -> bool:
 
 # "uid/gid 1001 / 1001", "cpu/mem: 8/32Gi", "min/max 2/8": two names, then their two values in the same order
 _RATE_OF = r"(?<![\w.-])(?:\d+|one|two|three|four|eight|no|zero)\s+[A-Za-z]+\s+(?:per|each|a|for\s+each|for\s+every)"
+# "a TB and a half", "two gigs and a half": N.5 of a size unit (times: _AND_A_HALF)
+_SIZE_AND_A_HALF = re.compile(rf"(?<![\w.])(an?|\d+|{_SIMPLE_WORD})\s+([A-Za-z]{{1,9}})\s+and\s+a\s+half\b", re.I)
+
+
+def _size_and_a_half(m: re.Match) -> str:
+    n = 1 if m.group(1).lower() in ("a", "an") else parse_number(m.group(1))
+    if n is None or not _SIZE_UNITS.fullmatch(m.group(2)):
+        return m.group(0)
+    return f"{n + 0.5:g} {m.group(2)}"
+
+
 _LIST_JOIN = re.compile(r"\s*(?:\+|,|&|\band\b|\bplus\b)\s*(?:an?\s+)?", re.I)
 _PAIRED_SLASH = re.compile(r"(?<![\w./:-])([A-Za-z][A-Za-z_-]{1,15})\s*/\s*([A-Za-z][A-Za-z_-]{1,15})(\s*(?:[:=|]|\bis\b|\bare\b)?\s*)"
                           r"(\d+(?:\.\d+)?[A-Za-z]{0,3})\s*/\s*(\d+(?:\.\d+)?[A-Za-z]{0,3})(?![\w./-])")
@@ -1489,6 +1500,7 @@ def normalise_text(text: str) -> str:
     text = re.sub(r"\b(do|does)n['\u2019]?t\b", r"\1 not", text, flags=re.I)  # "don't schedule": DoNotSchedule's words
     # ("dont retry", "shouldnt preempt": the same without the apostrophe)
     text = re.sub(r"\b(did|is|are|was|should|would|must|could)nt\b", r"\1 not", text, flags=re.I)
+    text = _SIZE_AND_A_HALF.sub(_size_and_a_half, text)  # "a TB and a half"
     text = _PAIRED_SLASH.sub(r"\1 \4, \2 \5", text)  # "uid/gid: 1001/1001": each name with its own value
     text = _MISTYPED_MODAL.sub(_modal_fixed, text)  # "the name shoud be x": a modal before "be", mistyped
     text = _SINGLE_QUANTIFIER.sub(r"\1 ", text)
@@ -2980,8 +2992,8 @@ class _Extractor:
                 rf"{u}\s*(?:(?:total|quota|budget|nominal|overall|requested|needed|required|wanted|approved|allocated|granted)\s*)?(?:[:=]|of|count(?:\s+(?:to|of|at|is|=|:|should\s+be|will\s+be|goes\s+to))?|set to|(?:stays?|remains?|staying|kept)\s+at|(?:max(?:imum)?|at\s+most)(?:\s+of)?|(?:to|should|must|will|shall)\s+be|is|are)?"
                 rf"\s*{_DIG}(?!\w|\.\w)(?!\s+times\b)",  # "retry every shard at most 3 times" counts retries
                 rf"(?<![\w.]){_DIG}(?:\s*x\s*|\s*-\s*|\s+)(?!(?:{_RATE_ALT})\b)[A-Za-z][\w.-]*\s+{u_word}",
-                # "two 1g.10gb mig devices": a value naming the kind of thing counted between
-                rf"(?<![\w.]){_DIG}\s+(?=[\w.+-]*[A-Za-z])\d[\w.+-]*[A-Za-z][\w+-]*\s+{u_word}",
+                # "two 1g.10gb mig devices", "2x 1g.10gb MIG devices": a value naming the kind of thing counted between
+                rf"(?<![\w.]){_DIG}(?:\s*x)?\s+(?=[\w.+-]*[A-Za-z])\d[\w.+-]*[A-Za-z][\w+-]*\s+{u_word}",
                 # "retry it at most 2 times", "restart each shard up to three times"
                 rf"{u}\s+(?:[a-z]+\s+){{0,3}}?(?:at\s+most\s+|up\s+to\s+|max(?:imum)?\s+|no\s+more\s+than\s+)?"
                 rf"{_DIG}\s*(?:times|x)(?![\w])",
@@ -4737,9 +4749,11 @@ class _Extractor:
         for value, ps in rule["enum"].items():
             phrases.setdefault(str(value), []).extend(ps)
         found: list[tuple[int, int, str]] = []
+        seen: list[list[tuple[int, int, str]]] = []  # every place each value is named
         combos = self._negated_combinations([p for ps in phrases.values() for p in ps])
         for value, ps in phrases.items():
             first = None
+            places: list[tuple[int, int, str]] = []
             for m in _compile(_words_alt(ps)).finditer(self.text):
                 if any(a <= m.start() < b for a, b in combos):
                     continue  # "not spot+on-demand": the pair ruled out, neither value alone
@@ -4752,10 +4766,16 @@ class _Extractor:
                 if any(m.start() < y and x < m.end() for x, y in self.blocked):
                     continue  # "our current pool runs on-demand ... the new one on spot": today's value yields
                 first = first or (m.start(), m.end(), value)
+                places.append((m.start(), m.end(), value))
             if first:
                 found.append(first)
+                seen.append(places[:6])
         if len(found) < 2:
             return None
+        # "nodes on demand instead of a static group ... spot and on-demand": the values in the order of the
+        # place where they are named closest together
+        found = list(min(itertools.product(*seen), key=lambda c: (max(x[0] for x in c) - min(x[0] for x in c),
+                                                                   sorted(c))))
         found.sort()
         ok, val = self._ok(name, list(dict.fromkeys(v for _, _, v in found)))
         if ok:
