@@ -150,3 +150,24 @@ def test_the_least_a_gang_starts_with_and_a_scheduler_named_in_code_marks():
 def test_the_object_to_autoscale_in_code_marks_is_the_deployment(recipe_id):
     got = _read(recipe_id, "Can we autoscale `sdxl-api` in ns `imagegen` on GPU utilization? between 2 and 12 replicas")
     assert got["deployment"] == "sdxl-api"
+
+
+@pytest.mark.parametrize("said", ["stop rejecting pods that ask for more than one share",
+                                  "Pods must NOT be rejected when they ask for more than one shared GPU"])
+def test_not_rejecting_requests_for_several_shares(said):
+    got = _read("time-slicing", f"time-slicing x8 on the notebook nodes. {said}.")
+    assert got["fail_requests_greater_than_one"] is False
+
+
+@pytest.mark.parametrize(("said", "want"), [("Call the config ts-t4", "ts-t4"),
+                                            ("Device plugin config `dev-timeslice`, config key `t4`", "dev-timeslice")])
+def test_the_config_named_by_a_verb_or_in_code_marks(said, want):
+    got = _read("time-slicing", f"time-slicing, 4 users per T4. {said}.")
+    assert got["configmap_name"] == want
+
+
+@pytest.mark.parametrize(("said", "n"), [("shards shouldn't be retried at all", 0), ("retryStrategy limit 1", 1),
+                                         ("no retries, if one fails it fails", 0)])
+def test_retries_per_index_said_as_none_or_as_a_limit(said, n):
+    got = _read("indexed-job", f"indexed job, 40 chunks, 5 at once, image x/y:1. {said}.")
+    assert got["backoff_limit_per_index"] == n

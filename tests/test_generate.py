@@ -174,7 +174,10 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     "fresh21.yaml": (0.92, 0, 1),
     # held out once (0.579 and 0.632; 0.558 and 0.621 on the code they were written against), tuned on since
     "fresh22.yaml": (0.80, 0, 4),
-    "fresh23.yaml": (0.81, 1, 4),
+    # (a pasted device plugin ConfigMap to change, "stop rejecting pods ...": once read as time-slicing, the recipe
+    # it is, instead of MPS, its pasted key and old replica count show as two changed values, no longer hidden by
+    # the wrong recipe)
+    "fresh23.yaml": (0.81, 1, 6),
     # held out once (0.656 and 0.570; 0.656 and 0.581 on the code they were written against), tuned on since
     "fresh24.yaml": (0.84, 1, 2),
     "fresh25.yaml": (0.76, 1, 4),
