@@ -171,3 +171,14 @@ def test_the_config_named_by_a_verb_or_in_code_marks(said, want):
 def test_retries_per_index_said_as_none_or_as_a_limit(said, n):
     got = _read("indexed-job", f"indexed job, 40 chunks, 5 at once, image x/y:1. {said}.")
     assert got["backoff_limit_per_index"] == n
+
+
+@pytest.mark.parametrize("noun", ["images", "prompts", "tiles", "pages"])
+def test_the_work_items_an_indexed_job_runs_over_are_its_completions(noun):
+    got = _read("indexed-job", f"indexed job for 500 {noun}, 25 at once, 1 gpu each, image ghcr.io/x/ocr:2.1")
+    assert got["completions"] == 500 and got["parallelism"] == 25
+
+
+def test_defaults_for_containers_without_requests():
+    got = _read("gpu-quota", "quota for ns vision-lab: 32 GPUs, 64 cpu. defaults for containers w/o requests: 1 cpu / 2Gi")
+    assert got["cpu"] == 64 and got["default_cpu"] == "1" and got["default_memory"] == "2Gi"
