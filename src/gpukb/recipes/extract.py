@@ -559,14 +559,16 @@ def _cue_not_that(text: str) -> str:
     return text
 
 
-# "an hour and a half", "two days and a half", "one and a half hours": N.5 of the unit
+# "an hour and a half", "two days and a half", "one and a half hours", "a TB and a half": N.5 of the unit
 _AND_A_HALF = re.compile(rf"(?<![\w.-])(an?|\d+|{_SIMPLE_WORD})\s+(?:(second|minute|hour|day|week)s?\s+and\s+a\s+half|"
-                         r"and\s+a\s+half\s+(second|minute|hour|day|week)s?)(?![\w-])", re.I)
+                         r"and\s+a\s+half\s+(second|minute|hour|day|week)s?|([A-Za-z]{1,9})\s+and\s+a\s+half)(?![\w-])", re.I)
 
 
 def _and_a_half(m: re.Match) -> str:
     n = 1 if m.group(1).lower() in ("a", "an") else parse_number(m.group(1))
-    return m.group(0) if n is None else f"{n}.5 {m.group(2) or m.group(3)}s"
+    if n is None or (m.group(4) and not _SIZE_UNITS.fullmatch(m.group(4))):
+        return m.group(0)
+    return f"{n}.5 {m.group(4)}" if m.group(4) else f"{n}.5 {m.group(2) or m.group(3)}s"
 
 
 # "2 nodes with 8 gpus each - sorry, 16 nodes, not 2": the later amount replaces the one it names
@@ -1466,20 +1468,15 @@ def _chat_neighbours(found: list, m: re.Match[str], speakers: set[str]) -> bool:
     return any(h in speakers for _x, h in found[max(0, i - 1):i]) and any(h in speakers for _x, h in found[i + 1:i + 2])
 
 
-# "uid/gid 1001 / 1001", "cpu/mem: 8/32Gi", "min/max 2/8": two names, then their two values in the same order
+# an amount at a rate naming what it is for ("one GPU per worker", "8 gpus each"): before an object's name
 _RATE_OF = r"(?<![\w.-])(?:\d+|one|two|three|four|eight|no|zero)\s+[A-Za-z]+\s+(?:per|each|a|for\s+each|for\s+every)"
-# "a TB and a half", "two gigs and a half": N.5 of a size unit (times: _AND_A_HALF)
-_SIZE_AND_A_HALF = re.compile(rf"(?<![\w.])(an?|\d+|{_SIMPLE_WORD})\s+([A-Za-z]{{1,9}})\s+and\s+a\s+half\b", re.I)
-
-
-def _size_and_a_half(m: re.Match) -> str:
-    n = 1 if m.group(1).lower() in ("a", "an") else parse_number(m.group(1))
-    if n is None or not _SIZE_UNITS.fullmatch(m.group(2)):
-        return m.group(0)
-    return f"{n + 0.5:g} {m.group(2)}"
-
-
 _LIST_JOIN = re.compile(r"\s*(?:\+|,|&|\band\b|\bplus\b)\s*(?:an?\s+)?", re.I)
+# "uid/gid 1001 / 1001", "cpu/mem: 8/32Gi", "min/max 2/8": two names, then their two values in the same order
+def _mention_of(names: set[str]) -> re.Pattern[str]:
+    """One of ``names`` as a word, with an amount at a rate before it ("one GPU per worker")."""
+    return _compile(rf"(?:{_RATE_OF}\s+)?(?<![\w-]){_words_alt(sorted(names))}(?![\w-])")
+
+
 _PAIRED_SLASH = re.compile(r"(?<![\w./:-])([A-Za-z][A-Za-z_-]{1,15})\s*/\s*([A-Za-z][A-Za-z_-]{1,15})(\s*(?:[:=|]|\bis\b|\bare\b)?\s*)"
                           r"(\d+(?:\.\d+)?[A-Za-z]{0,3})\s*/\s*(\d+(?:\.\d+)?[A-Za-z]{0,3})(?![\w./-])")
 _MISTYPED_MODAL = re.compile(r"(?<![\w'-])([a-z]{4,7})(?=\s+(?:be|have)\b)")
@@ -1500,7 +1497,6 @@ def normalise_text(text: str) -> str:
     text = re.sub(r"\b(do|does)n['\u2019]?t\b", r"\1 not", text, flags=re.I)  # "don't schedule": DoNotSchedule's words
     # ("dont retry", "shouldnt preempt": the same without the apostrophe)
     text = re.sub(r"\b(did|is|are|was|should|would|must|could)nt\b", r"\1 not", text, flags=re.I)
-    text = _SIZE_AND_A_HALF.sub(_size_and_a_half, text)  # "a TB and a half"
     text = _PAIRED_SLASH.sub(r"\1 \4, \2 \5", text)  # "uid/gid: 1001/1001": each name with its own value
     text = _MISTYPED_MODAL.sub(_modal_fixed, text)  # "the name shoud be x": a modal before "be", mistyped
     text = _SINGLE_QUANTIFIER.sub(r"\1 ", text)
@@ -5794,8 +5790,7 @@ class _Extractor:
             seg_end = anchors[k + 1][0] if k + 1 < len(anchors) else min(len(self.text), b + 80)
             others = names - {_singular(str(groups.get("name", "")).lower())}
             # ("... one GPU per worker": a rate naming another object is that object's)
-            again = _compile(rf"(?:{_RATE_OF}\s+)?(?<![\w-]){_words_alt(sorted(others))}(?![\w-])").search(
-                self.text, b, seg_end) if others else None
+            again = _mention_of(others).search(self.text, b, seg_end) if others else None
             if again is not None:
                 seg_end = again.start()
             item: dict[str, Any] = {}
@@ -5882,8 +5877,7 @@ class _Extractor:
             if any(a <= m.start() < b for a, b in spans):
                 continue
             end = min(len(self.text), m.end() + 100)
-            nxt = _compile(rf"(?:{_RATE_OF}\s+)?(?<![\w-]){_words_alt(sorted(others))}(?![\w-])").search(
-                self.text, m.end(), end) if others else None
+            nxt = _mention_of(others).search(self.text, m.end(), end) if others else None
             seg = self.text[m.end():nxt.start() if nxt else end]
             rate = _compile(rf"{_RATE_OF}\s+$").search(self.text, max(0, m.start() - 40), m.start())
             if rate is not None:  # "one GPU per worker": the amount before the rate is the object's
