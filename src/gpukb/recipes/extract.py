@@ -1472,6 +1472,11 @@ def _chat_neighbours(found: list, m: re.Match[str], speakers: set[str]) -> bool:
 _RATE_OF = r"(?<![\w.-])(?:\d+|one|two|three|four|eight|no|zero)\s+[A-Za-z]+\s+(?:per|each|a|for\s+each|for\s+every)"
 _LIST_JOIN = re.compile(r"\s*(?:\+|,|&|\band\b|\bplus\b)\s*(?:an?\s+)?", re.I)
 # "uid/gid 1001 / 1001", "cpu/mem: 8/32Gi", "min/max 2/8": two names, then their two values in the same order
+# words that speak of every object listed at once: "none of them may kick anybody out", "all three preempt"
+_OF_ALL = re.compile(r"(?<![\w-])(?:(?:none|all|each|every\s+one|neither|both|any)\s+of\s+(?:them|these|those|the\s+(?:[\w-]+\s+)?[\w-]+s)|"
+                     r"(?:they|these|those)\s+all|all\s+(?:two|three|four|five|six|\d)\b(?:\s+(?:of\s+them|[\w-]+s))?)(?![\w-])", re.I)
+
+
 def _mention_of(names: set[str]) -> re.Pattern[str]:
     """One of ``names`` as a word, with an amount at a rate before it ("one GPU per worker")."""
     return _compile(rf"(?:{_RATE_OF}\s+)?(?<![\w-]){_words_alt(sorted(names))}(?![\w-])")
@@ -5793,6 +5798,9 @@ class _Extractor:
             again = _mention_of(others).search(self.text, b, seg_end) if others else None
             if again is not None:
                 seg_end = again.start()
+            of_all = _OF_ALL.search(self.text, b, seg_end)
+            if of_all is not None:  # ("..., speech at 3000. None of them may evict": said of every object)
+                seg_end = of_all.start()
             item: dict[str, Any] = {}
             evidence = any(f.startswith("_") for f in groups)  # a marker group such as "pods" after the name
             for f, raw in groups.items():
@@ -5840,6 +5848,7 @@ class _Extractor:
         if len(items) < int(rule.get("min_items", 1)):
             return None
         self._fields_said_again(items, anchors, names, fields, iprops)
+        self._fields_said_of_all(items, anchors, fields, iprops)
         # an object named again is said again: its later words are the ones meant ("one small master
         # component with no GPUs plus 3 nodes ... Here I want a master task (1 pod, 0 GPUs) and ...")
         merged: dict[Any, dict[str, Any]] = {}
@@ -5867,6 +5876,28 @@ class _Extractor:
             todo = [f for f in fields if f not in item]
             if n and todo:
                 item.update(self._said_again(n, todo, anchors, names, fields, iprops))
+
+    def _fields_said_of_all(self, items: list[dict[str, Any]], anchors: list[tuple[int, int, dict[str, str]]],
+                            fields: dict[str, list[dict[str, Any]]], iprops: dict[str, Any]) -> None:
+        """"nlp at 5000, vision at 4000 and speech at 3000. None of them is allowed to kick anybody out": a
+        field said of every object at once, after the last one, in the rest of that sentence, fills each
+        object that left it unsaid."""
+        if len(items) < 2 or not anchors:
+            return
+        m = _OF_ALL.search(self.text, anchors[-1][1], min(len(self.text), anchors[-1][1] + 200))
+        if m is None:
+            return
+        end = re.search(r"[.!?;\n]|$", self.text[m.end():])
+        seg = self.text[m.start():m.end() + (end.start() if end else 0)]
+        for f, frules in fields.items():
+            if all(f in item for item in items):
+                continue
+            got = self._field_in(seg, frules, iprops.get(f, {}))
+            if got is None:
+                continue
+            for item in items:
+                item.setdefault(f, got[0])
+            self.result.covered.append((m.start(), m.start() + got[1]))
 
     def _said_again(self, n: str, todo: list[str], anchors: list[tuple[int, int, dict[str, str]]], names: set[str],
                     fields: dict[str, list[dict[str, Any]]], iprops: dict[str, Any]) -> dict[str, Any]:
@@ -6286,6 +6317,9 @@ class _Extractor:
                     continue  # "can borrow maximum 8 GPUs", "8 GPUs must always be reserved": another parameter's
                 if re.match(r"\s+(?:[a-z]+\s+)?(?:more|fewer|less|extra)\s+than\b", self.text[span[1]:span[1] + 30], re.I):
                     continue  # "no node has two more than any other": a difference, not a count
+                if re.search(r"\bthe\s+(?:[\w-]+\s+)?(?:box(?:es)?|nodes?|machines?|servers?|hosts?|instances?)\s+with\s+$",
+                             self.text[max(0, span[0] - 40):span[0]], re.I):
+                    continue  # "the 8-gpu boxes are all taken": machines spoken of, no second value
                 if _STATE.search(re.split(r"[.;,:!?]\s", self.text[max(0, span[0] - 60):span[0]])[-1]):
                     continue  # "last time they all piled onto two nodes": what happened, no second value
                 if re.search(r"\b(?:than|at\s+most|up\s+to|max(?:imum)?|limit(?:ed)?(?:\s+to)?|cap(?:ped)?(?:\s+at)?)\s+"
@@ -7983,6 +8017,31 @@ def _array_index(recipe: Recipe, ext: Extraction) -> Extraction:
     return ext
 
 
+# the words that name an autoscaler itself: "an HPA named x", "scaledobject called x", "name the scaler x"
+_OWN_NAME = re.compile(r"\b(?:hpa|autoscaler|scaler|scaledobject|scaled\s+object|so)\s+(?:named|called|name(?:d)?\s*[:=]?|"
+                       r"should\s+be\s+(?:named|called))\s*[\"'`(]?\s*$|\bname\s+(?:it|the\s+(?:hpa|scaler|scaledobject))\s*[\"'`]?\s*$",
+                       re.I)
+
+
+def _named_target(recipe: Recipe, ext: Extraction) -> Extraction:
+    """An autoscaler is rarely given a name of its own: "the HPA on `sd-inference`", "our embedding
+    service `e5-embed`" name what it scales. A parameter marked ``x-named-by: name`` that no rule read takes
+    the name read for ``name`` unless the words right before that name are the autoscaler's own ("an HPA
+    named x"); the object's own name follows what it scales anyway."""
+    for param, spec in recipe.properties.items():
+        own = spec.get("x-named-by")
+        if not own or param in ext.values or own not in ext.values or own not in ext.spans:
+            continue
+        a = ext.spans[own][0]
+        if _OWN_NAME.search(ext.text, max(0, a - 40), a):
+            continue
+        if not _prop_validator(json.dumps(spec, sort_keys=True)).is_valid(ext.values[own]):
+            continue
+        ext.values[param] = ext.values[own]
+        ext.spans[param] = ext.spans[own]
+    return ext
+
+
 def _replaced(recipe: Recipe, ext: Extraction) -> Extraction:
     """A parameter the request gives that replaces others (``x-replaces``: explicit priorities for the
     two tiers of preferred and fallback groups) leaves them out; their words are understood."""
@@ -8006,6 +8065,6 @@ def extract_params(recipe: Recipe, text: str) -> Extraction:
     try:
         ext = _taken_back(recipe, _read(recipe, text), text, lambda r, t: _read(r, fence_pastes(t)))
         ext.source = text
-        return _array_index(recipe, _replaced(recipe, ext))
+        return _array_index(recipe, _named_target(recipe, _replaced(recipe, ext)))
     finally:
         _FLAGGED.reset(token)
