@@ -83,3 +83,59 @@ def test_a_word_said_of_every_listed_object_fills_each():
 def test_preemption_asked_and_answered(text, preempt):
     g = gen(text)
     assert g.params["preempt"] is preempt and "preempt" in g.from_request, g.params
+
+
+@pytest.mark.parametrize("text,want", [
+    ("CA priority expander config: try `.*a100-spot.*` first (priority 100), then `.*a100-ondemand.*` at 50, then "
+     "`.*cpu-only.*` at 5. No catch-all at the bottom.",
+     {".*a100-spot.*": 100, ".*a100-ondemand.*": 50, ".*cpu-only.*": 5}),
+    ("Cost rule for the autoscaler: spot GPU groups first (pattern `.*-g5-spot-.*`, priority 100), then on-demand "
+     "(`.*-g5-od-.*`, 50), and p4d (`.*-p4d-.*`) only as a last resort at priority 1.",
+     {".*-g5-spot-.*": 100, ".*-g5-od-.*": 50, ".*-p4d-.*": 1}),
+    ("CA priority expander pls. .*a10g-spot.* prio 100, .*a10g-od.* prio 50, and the p4d groups (.*p4d-od.*) only as "
+     "last resort at 10. no catch-all for the other groups",
+     {".*a10g-spot.*": 100, ".*a10g-od.*": 50, ".*p4d-od.*": 10}),
+    ("I want a strict order: the `.*l4-spot.*` groups get priority 90, `.*l4-ondemand.*` gets 60, and "
+     "`.*p5-ondemand.*` gets 10. Do NOT let it fall through to any other group",
+     {".*l4-spot.*": 90, ".*l4-ondemand.*": 60, ".*p5-ondemand.*": 10}),
+])
+def test_expander_tiers_said_each_in_its_own_way(text, want):
+    g = gen(text)
+    assert g.params["priorities"] == want, g.params
+    # (a catch-all for the other groups stays unless the request rules it out)
+    assert g.params["other_groups"] is ("last resort at priority 1" in text), g.params
+
+
+def test_mig_devices_read_by_the_first_rule_that_reads_them():
+    g = gen("mig layout name=mixed-h100 devices: 3g.40gb x1 + 1g.10gb x4, strategy=mixed")
+    assert g.params["mig_devices"] == {"3g.40gb": 1, "1g.10gb": 4}, g.params
+
+
+@pytest.mark.parametrize("text,want", [
+    ("For the 8-worker run `fm-pretrain`, 8 GPUs per pod: spread evenly across availability zones, a difference of "
+     "at most 2 between zones, but if that's impossible still schedule them. On top of that, one pod per node as a "
+     "hard rule.", ("topology.kubernetes.io/zone", 2, "ScheduleAnyway", "kubernetes.io/hostname", "DoNotSchedule")),
+    ("For the 8-pod `dlrm-train` job (4 GPUs per pod): spread the pods across availability zones, and the difference "
+     "between the fullest and the emptiest zone must never be more than 2 pods, strictly enforced. On top of that, "
+     "try to keep them on separate nodes, but that part is best-effort.",
+     ("topology.kubernetes.io/zone", 2, "DoNotSchedule", "kubernetes.io/hostname", "ScheduleAnyway")),
+])
+def test_a_second_spread_said_on_top_of_the_first(text, want):
+    p = gen(text).params
+    assert (p["topology_key"], p["max_skew"], p["when_unsatisfiable"], p.get("also_spread_over"),
+            p.get("also_when_unsatisfiable")) == want, p
+
+
+@pytest.mark.parametrize("text,recipe,replicas,reject", [
+    ("time-slice every GPU 6 ways. Pods that ask for more than one slice must still be accepted (some request 2).",
+     "time-slicing", 6, False),
+    ("could we have the T4 nodes shared between students? Up to six notebooks on each card is fine. Advertise them as "
+     "nvidia.com/gpu.shared. It's ok if a notebook asks for 2 slices, don't reject those.", "time-slicing", 6, False),
+    ("Our inference pods barely use 10% of an A100 each. Could we let seven of them share one GPU with MPS instead of "
+     "time slicing?", "mps-sharing", 7, None),
+])
+def test_how_many_share_one_gpu(text, recipe, replicas, reject):
+    g = gen(text)
+    assert (g.recipe, g.params["replicas"]) == (recipe, replicas), g.params
+    if reject is not None:
+        assert g.params["fail_requests_greater_than_one"] is reject, g.params

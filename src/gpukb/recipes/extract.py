@@ -2842,6 +2842,12 @@ class _Extractor:
             self.result.covered.append(m.span())
 
     # ---------------------------------------------------------- helpers
+    def _free_but(self, span: tuple[int, int], mine: list[tuple[int, int]]) -> bool:
+        """Is ``span`` free once the words read into the spans in ``mine`` are read again?"""
+        a, b = span
+        return all(b <= x or a >= y or any(p <= x and y <= q for p, q in mine) for x, y in self.used) and \
+            all(b <= x or a >= y for x, y in self.blocked)
+
     def _free(self, span: tuple[int, int]) -> bool:
         a, b = span
         return all(b <= x or a >= y for x, y in self.used) and all(b <= x or a >= y for x, y in self.blocked)
@@ -5635,12 +5641,22 @@ class _Extractor:
         return None
 
     def rule_pairs(self, name: str, rule: dict[str, Any]):
-        """A regex with two groups, (count, key) or (key, count), collected into a mapping."""
-        rx = _compile(rule["pairs"])
+        """A regex with two groups, (count, key) or (key, count), collected into a mapping. All of the
+        parameter's ``pairs`` rules read together, in the order of the request: one pair may be said
+        ".*a-spot.* (priority 100)" and the next ".*a-od.* at 50"."""
+        rxs = [_compile(r["pairs"]) for r in self.recipe.extract.get(name) or [] if "pairs" in r] or [_compile(rule["pairs"])]
+        matches: list[re.Match[str]] = []
+        for rx in rxs:  # (where two rules read the same words, the earlier rule's reading stands)
+            matches += [m for m in rx.finditer(self.text)
+                        if all(m.end() <= o.start() or m.start() >= o.end() for o in matches)]
+        matches.sort(key=lambda m: m.start())
         out: dict[str, int] = {}
         spans: list[tuple[int, int]] = []
-        for m in rx.finditer(self.text):
-            if len(m.groups()) < 2 or not self._free(m.span()):
+        # (words another parameter read that this one replaces are this one's to read again)
+        replaced = [self.result.spans[p] for p in self.recipe.properties[name].get("x-replaces") or []
+                    if p in self.result.spans]
+        for m in matches:
+            if len(m.groups()) < 2 or not (self._free(m.span()) or replaced and self._free_but(m.span(), replaced)):
                 continue
             a, b = m.group(1), m.group(2)
             na, nb = parse_number(a), parse_number(b)
@@ -6317,6 +6333,9 @@ class _Extractor:
                     continue  # "can borrow maximum 8 GPUs", "8 GPUs must always be reserved": another parameter's
                 if re.match(r"\s+(?:[a-z]+\s+)?(?:more|fewer|less|extra)\s+than\b", self.text[span[1]:span[1] + 30], re.I):
                     continue  # "no node has two more than any other": a difference, not a count
+                if re.search(r"\b(?:asks?|asking|requests?|requesting|wants?)\s+(?:for\s+)?$", self.text[max(0, span[0] - 20):span[0]],
+                             re.I) and re.match(r"\s*(?:slices?|shares?)\b", self.text[span[1]:], re.I):
+                    continue  # "ok if a notebook asks for 2 slices": what one pod requests, not how a GPU is shared
                 if re.search(r"\bthe\s+(?:[\w-]+\s+)?(?:box(?:es)?|nodes?|machines?|servers?|hosts?|instances?)\s+with\s+$",
                              self.text[max(0, span[0] - 40):span[0]], re.I):
                     continue  # "the 8-gpu boxes are all taken": machines spoken of, no second value
