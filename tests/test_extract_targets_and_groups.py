@@ -139,3 +139,50 @@ def test_how_many_share_one_gpu(text, recipe, replicas, reject):
     assert (g.recipe, g.params["replicas"]) == (recipe, replicas), g.params
     if reject is not None:
         assert g.params["fail_requests_greater_than_one"] is reject, g.params
+
+
+@pytest.mark.parametrize("text,want", [
+    ("INFRA-5521 Create Volcano queue for the speech team\n\n- queue name: speech\n- hard cap: 48 GPUs, 384 cores\n"
+     "- under contention they should get 32 GPUs\n- 8 GPUs always reserved for them, even when idle\n- weight 3\n"
+     "- whatever they borrow must NOT be reclaimable by other queues", (48, 32, 8, False)),
+    ("Could we have a Volcano queue for the speech group? They should never go above 24 GPUs, their fair share when "
+     "the cluster is busy is 16, and 8 of those should stay reserved for them even while they're idle. Other queues "
+     "must not be able to reclaim from them. Name it speech.", (24, 16, 8, False)),
+])
+def test_a_queues_cap_share_and_reserve_in_plain_words(text, want):
+    p = gen(text).params
+    assert (p["gpus"], p["deserved_gpus"], p["guarantee_gpus"], p["reclaimable"]) == want, p
+
+
+def test_a_total_being_divided_is_no_second_value():
+    g = gen("We're splitting the 64 H100s of the `lab` cohort between three teams: nlp gets 32, vision 16. Kueue "
+            "objects for nlp only: namespace nlp, nominal 32 GPUs on the H100 flavor, borrow up to 16 more")
+    assert (g.recipe, g.params["gpus"], g.params["borrowing_limit"]) == ("kueue-cluster-queue", 32, 16), g.params
+
+
+def test_a_new_object_at_another_size_than_the_one_described():
+    g = gen("the `imagenet-shared` PVC in ns `cv` is 500Gi RWX on efs-sc and it's full. can you give me the manifest "
+            "for a new one at 2 TB, read-only for the pods, storage class `filestore-rwx`, same name")
+    assert (g.params["size"], g.params["storage_class"]) == ("2Ti", "filestore-rwx"), g.params
+
+
+def test_kubectl_describe_output_is_what_is_set_today():
+    g = gen("$ kubectl describe quota gpu-quota -n recsys\nName:                    gpu-quota\n"
+            "Namespace:               recsys\nResource                 Used   Hard\n--------                 ----   ----\n"
+            "limits.cpu               48     48\nlimits.memory            200Gi  256Gi\n"
+            "requests.nvidia.com/gpu  8      8\n\nThe team got budget approval to double their GPUs (so sixteen) and to "
+            "go to 96 cores and 512Gi. The per-pod GPU max stays at 8. Can I get the updated manifests?")
+    p = g.params
+    assert (p["namespace"], p["gpus"], p["cpu"], p["memory"], p["max_gpus_per_pod"]) == ("recsys", 16, 96, "512Gi", 8), p
+
+
+def test_a_two_column_markdown_table_is_a_form():
+    g = gen("Quota for the `fraud-ml` namespace:\n\n| Resource | Limit |\n|---|---|\n| GPUs (total, whole namespace) | 12 |\n"
+            "| GPUs per pod | no more than 3 |\n| CPU cores | 96 |\n| Memory | 384Gi |\n| Pods | 40 |\n\n"
+            "Containers that don't set anything should default to 2 cores and 4Gi.")
+    p = g.params
+    assert (p["gpus"], p["max_gpus_per_pod"], p["cpu"], p["memory"], p["max_pods"], p["default_cpu"]) == (
+        12, 3, 96, "384Gi", 40, "2"), p
+    # a label's bracketed words qualify it; a rate's base still names the parameter that has it
+    g = gen("Quota for ns fraud-ml:\nGPUs: 12\nGPUs per pod: 3\nCPU cores: 96")
+    assert (g.params["gpus"], g.params["max_gpus_per_pod"]) == (12, 3) and "max_pods" not in g.from_request, g.params

@@ -873,8 +873,11 @@ _PASTED_PICK_STOP = frozenset({"group", "groups", "one", "ones", "node", "nodes"
 _PICK_SYNONYMS = {"on-demand": {"on-demand", "ondemand", "od"}, "ondemand": {"on-demand", "ondemand", "od"},
                   "od": {"on-demand", "ondemand", "od"}}
 # a form's field line, read from the request as written: its label and its value
-_FORM_FIELD = re.compile(r"(?m)^[ \t]*(?:[-*][ \t]+)?(?P<label>[A-Za-z][\w ./()-]{0,40}?)[ \t]*:[ \t]+(?P<value>\S[^\n]*?)[ \t]*$")
+_FORM_FIELD = re.compile(r"(?m)^[ \t]*(?:[-*][ \t]+)?(?P<label>[A-Za-z][\w ./(),-]{0,40}?)[ \t]*:[ \t]+(?P<value>\S[^\n]*?)[ \t]*$")
 # an environment line ("GPUS_PER_WORKER=4", "export JOB_NAME=resnet-ddp"): a form's field in shell terms
+# a row of a Markdown table of two columns ("| GPUs per pod | no more than 3 |") and the rule under its header
+_MD_FIELD = re.compile(r"[ \t]*\|[ \t]*(?P<label>[A-Za-z][\w ./(),-]{0,40}?)[ \t]*\|[ \t]*(?P<value>[^|\n]*?\S)[ \t]*\|[ \t]*$")
+_MD_RULE = re.compile(r"^\s*\|\s*:?-{2,}:?\s*\|\s*:?-{2,}:?\s*\|\s*$")
 _ENV_LINE = re.compile(r"(?m)^[ \t]*(?:export[ \t]+)?(?P<label>[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)=[\"']?(?P<value>[^\s\"']+)[\"']?[ \t]*$")
 _LIMIT_WORDS = frozenset({"ceiling", "cap", "max", "maximum", "budget", "quota"})
 # a label counting something per something else ("gpus per worker", "GPUS_PER_WORKER"): head, "per", base
@@ -1714,6 +1717,9 @@ def _inflected(words: tuple[str, ...]) -> list[str]:
 # a size asked for: "request 2Ti", "provision 500 GB", "make it 1Ti", "give us 3 TiB"
 _ASKED_SIZE = re.compile(r"\b(?:request|provision|allocate|reserve|make\s+(?:it|that|the\s+\w+)|size\s+it\s+(?:at|to)|"
                          r"give\s+(?:it|us|me|them)|ask\s+for|bump\s+(?:it\s+)?to|resize\s+(?:it\s+)?to|"
+                         # "a new one at 2 TB" (beside "is 500Gi and it's full"), "grow it to 4Ti"
+                         r"(?:new|bigger|larger|fresh|second|replacement)\s+(?:one|volume|pvc|claim|copy)\s+(?:at|of|with|sized(?:\s+at)?)|"
+                         r"(?:grow|increase|expand|enlarge|extend|double)\s+(?:it\s+|that\s+|them\s+)?to|"
                          # "a shared volume of 4Ti" (beside "the same 3 TB copy"): the size of the object asked for
                          r"(?:volume|pvc|claim|disk|drive|share|file\s?system)\s+(?:of|with|sized(?:\s+at)?))\s+(?:(?:a|an|about|"
                          r"roughly|at\s+least)\s+)?$", re.I)
@@ -2632,10 +2638,30 @@ def _object_yaml_end(lines: list[str], i: int) -> tuple[int, bool]:
     return j, False
 
 
+# "$ kubectl describe quota gpu-quota -n recsys": what follows, up to the first line of words, is its output
+_DESCRIBE_LINE = re.compile(r"^\s*(?:\$\s*)?kubectl\s+describe\s+(?:quota|resourcequota|limitrange|queue|clusterqueue|"
+                            r"localqueue|nodepool|priorityclass|pvc|persistentvolumeclaim)\b[^\n]*$", re.I)
+
+
+_IDENTITY_LINE = re.compile(r"^\s*(?:Name|Namespace):\s+\S+\s*$")
+
+
 def _table_end(lines: list[str], i: int) -> int:
-    """The end (exclusive) of a table that starts at line ``i``, or ``i`` when none does."""
+    """The end (exclusive) of a table that starts at line ``i``, or ``i`` when none does. (The output of
+    ``kubectl describe`` on an object of settings, after its command line, is one: its fields are what is
+    set today, never the request's words.)"""
     n = len(lines)
     ln = lines[i]
+    k = i - 1  # (the object's own name and namespace, right under the command, name the object asked for)
+    while k >= 0 and _IDENTITY_LINE.match(lines[k]):
+        k -= 1
+    if k >= 0 and _DESCRIBE_LINE.match(lines[k]) and ln.strip() and not _prose(ln) and not _IDENTITY_LINE.match(ln):
+        j = i
+        while j < n and not _prose(lines[j]) and not lines[j].lstrip().startswith("```"):
+            j += 1
+        while j > i and not lines[j - 1].strip():
+            j -= 1
+        return j
     if _TABLE_HEAD.match(ln):
         j = i + 1
         while j < n and lines[j].strip() and not _prose(lines[j]) and not lines[j].lstrip().startswith("```"):
@@ -3749,6 +3775,23 @@ class _Extractor:
             self.result.spans[name] = (m.start(), end)
             self.result.covered.append((m.start(), end))
 
+    def _md_fields(self) -> list[re.Match[str]]:
+        """The rows of a Markdown table of two columns under a header ("| GPUs (total) | 12 |"): a form's
+        fields, each a label written for people and its value (a row naming an object, "| 3g.40gb | 1 |",
+        is left to the table's own readers)."""
+        if "|" not in self.raw:
+            return []
+        out = []
+        lines = self.raw.split("\n")
+        starts = list(itertools.accumulate((len(ln) + 1 for ln in lines), initial=0))
+        for i, ln in enumerate(lines):
+            if i < 2 or not any(_MD_RULE.match(x) for x in lines[max(0, i - 40):i]):
+                continue
+            m = _MD_FIELD.match(self.raw, starts[i], starts[i] + len(ln))
+            if m and (m.group("label")[0].isupper() or " " in m.group("label")) and not re.search(r"\d", m.group("label")):
+                out.append(m)
+        return out
+
     def _form_fields(self) -> None:
         """A form's field line ("GPU budget: 24", "Team name: genomics", "Max GPUs per job: 4") fills the
         one parameter its label names best: by the parameter's name words and its cue words, less half a
@@ -3776,7 +3819,8 @@ class _Extractor:
         lines = self.raw.split("\n")
         starts = list(accumulate((len(ln) + 1 for ln in lines), initial=0))
         counted = {w for ws in names.values() for w in ws}
-        for m in sorted([*_FORM_FIELD.finditer(self.raw), *_ENV_LINE.finditer(self.raw)], key=lambda x: x.start()):
+        for m in sorted([*_FORM_FIELD.finditer(self.raw), *_ENV_LINE.finditer(self.raw), *self._md_fields()],
+                        key=lambda x: x.start()):
             # a form's label is written for people ("GPU budget", "Team name", "CPU"); a lowercase key
             # ("replicas: 2") or a line of nested YAML is a pasted object, read by its own rules
             text_label = m.group("label").strip()
@@ -3791,18 +3835,27 @@ class _Extractor:
                 continue
             # "GPUs per worker": what is counted stands before "per"; a base that another parameter
             # counts ("worker") names no parameter here ("Max GPUs per job" keeps its "job")
-            rate = _RATE_LABEL.match(text_label.lower())
-            head, sep, base = rate.groups("") if rate else (text_label.lower(), "", "")
+            # ("GPUs (total, whole namespace)": what stands in brackets qualifies the label, it names nothing)
+            plain_label = re.sub(r"\s*\([^)]*\)", " ", text_label).strip() or text_label
+            rate = _RATE_LABEL.match(plain_label.lower())
+            head, sep, base = rate.groups("") if rate else (plain_label.lower(), "", "")
             label = [_singular(w) for w in re.findall(r"[a-z]+", f"{head} {sep}") if w not in _FORM_STOP] + [
                 _singular(w) for w in re.findall(r"[a-z]+", base) if w not in _FORM_STOP and _singular(w) not in counted]
+            # (a counted base still names a parameter whose name has it with the head: "GPUs per pod" is
+            # max_gpus_per_pod's, not max_pods')
+            based = {_singular(w) for w in re.findall(r"[a-z]+", base) if _singular(w) in counted}
             if not label or len(label) > 5:
                 continue
             if self._kind_field(m, label):
                 continue
             # "GPU ceiling for the pool", "GPU cap": words for a limit name a limit
             label += ["limit"] if set(label) & _LIMIT_WORDS and "limit" not in label else []
-            scored = sorted(((sum(w in cues[n] for w in label) - 0.5 * len(names[n] - set(label)), n) for n in cues),
-                            reverse=True)
+            def score(n: str) -> float:
+                own = sum(w in cues[n] for w in label)
+                extra = len(based & names[n]) if own else 0
+                return own + extra - 0.5 * len(names[n] - set(label) - (based if own else set()))
+
+            scored = sorted(((score(n), n) for n in cues), reverse=True)
             if scored[0][0] <= 0 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
                 continue
             name = scored[0][1]
@@ -3811,7 +3864,9 @@ class _Extractor:
             spec = self.recipe.properties[name]
             value = m.group("value").strip()
             if spec.get("type") == "integer":
-                num = re.fullmatch(r"(-?\d[\d,]*|[a-z]+(?:[- ][a-z]+)?)(?:\s*\([^)]*\))?[.;]?", value, re.I)
+                # ("GPUs per pod: no more than 3": a bound, under a label that says what it bounds)
+                num = re.fullmatch(r"(?:(?:no\s+more\s+than|not\s+more\s+than|at\s+most|up\s+to|max(?:imum)?\.?|<=?)\s*)?"
+                                   r"(-?\d[\d,]*|[a-z]+(?:[- ][a-z]+)?)(?:\s*\([^)]*\))?[.;]?", value, re.I)
                 said = num and (int(num.group(1).replace(",", "")) if num.group(1)[-1].isdigit()
                                 else parse_number(num.group(1).lower()))
                 if not num or said is None:
@@ -3822,11 +3877,12 @@ class _Extractor:
                 raw_value = shown = value  # a name, never an amount ("300Gi")
             else:
                 continue
-            hit = _compile(rf"(?<![\w-])(?:export\s+)?{re.escape(m.group('label').strip())}\s*[:=]\s*").search(self.text)
+            hit = _compile(rf"(?<![\w-])(?:export\s+)?{re.escape(m.group('label').strip())}\s*(?:[:=]|\s\|)\s*").search(self.text)
             if not hit:
                 continue
+            lead = num.start(1) if spec.get("type") == "integer" and num else 0
             at = self.text.find(shown, hit.end())
-            if at < 0 or at > hit.end() + 2:
+            if at < 0 or at > hit.end() + 2 + lead:
                 continue
             if self._take(name, raw_value, (at, at + len(shown))):
                 self.result.covered.append(hit.span())  # the label said which parameter
@@ -6333,6 +6389,9 @@ class _Extractor:
                     continue  # "can borrow maximum 8 GPUs", "8 GPUs must always be reserved": another parameter's
                 if re.match(r"\s+(?:[a-z]+\s+)?(?:more|fewer|less|extra)\s+than\b", self.text[span[1]:span[1] + 30], re.I):
                     continue  # "no node has two more than any other": a difference, not a count
+                if re.search(r"\b(?:split\w*|divid\w*|carv\w*|shar(?:e|es|ed|ing))\s+(?:up\s+)?(?:(?:the|our|all|those|these|its|their)\s+)?$",
+                             self.text[max(0, span[0] - 30):span[0]], re.I):
+                    continue  # "we're splitting the 64 H100s of the cohort between three teams": a total divided
                 if re.search(r"\b(?:asks?|asking|requests?|requesting|wants?)\s+(?:for\s+)?$", self.text[max(0, span[0] - 20):span[0]],
                              re.I) and re.match(r"\s*(?:slices?|shares?)\b", self.text[span[1]:], re.I):
                     continue  # "ok if a notebook asks for 2 slices": what one pod requests, not how a GPU is shared
