@@ -186,3 +186,35 @@ def test_a_two_column_markdown_table_is_a_form():
     # a label's bracketed words qualify it; a rate's base still names the parameter that has it
     g = gen("Quota for ns fraud-ml:\nGPUs: 12\nGPUs per pod: 3\nCPU cores: 96")
     assert (g.params["gpus"], g.params["max_gpus_per_pod"]) == (12, 3) and "max_pods" not in g.from_request, g.params
+
+
+def test_a_helm_values_paste_names_the_recipe_with_all_its_keys():
+    g = gen("Current Helm values of our reranker:\n\n```yaml\nname: bge-reranker\nnamespace: search\nreplicas: 2\n"
+            "gpus: 1\nimage: ghcr.io/huggingface/text-embeddings-inference:1.5\nport: 8080\nhealthPath: /health\n"
+            "memory: 16Gi\n```\n\nChange it to 4 replicas. And please set an imagePullSecret `regcred`.")
+    assert g.recipe == "gpu-inference-deployment", g.recipe
+    assert (g.params["name"], g.params["replicas"], g.params["health_path"]) == ("bge-reranker", 4, "/health"), g.params
+
+
+def test_a_kind_asked_by_its_own_name():
+    g = gen('resource "volcano_queue" "genomics" {\n  name       = "genomics"\n  gpu_cap    = 40\n  cpu_cap    = 320\n}\n\n'
+            "There's no Terraform provider for Volcano. Can you write the real Queue YAML for it?")
+    assert (g.recipe, g.params["gpus"], g.params["cpu"]) == ("volcano-queue", 40, 320), g.params
+
+
+@pytest.mark.parametrize("text,param,want", [
+    ("pytorchjob sdxl-run on two machines with eight GPUs each. Also the \"shared memory\" thing: a colleague told me "
+     "the data loader crashes unless it's at least 64 gigs.", "shm_size", "64Gi"),
+    ("dataset volume `imagenet-21k` in ns vision, two and a half TB, storage class `cephfs`, read only", "size", "2560Gi"),
+    ("quota for ns genomics: 24 GPUs. Containers that don't set anything should default to 2 CPUs and 4 gigs.",
+     "default_memory", "4Gi"),
+])
+def test_amounts_said_loosely(text, param, want):
+    assert gen(text).params[param] == want
+
+
+def test_plain_nouns_at_a_number_are_no_priority_class():
+    g = gen("two priority classes pls: `tier1-prod` at two million and `tier3-research` at 500. research should still "
+            "be able to preempt the even-lower stuff (we have scavenger pods at 0)")
+    names = {d["metadata"]["name"]: d["value"] for d in g.documents}
+    assert names == {"tier1-prod": 2000000, "tier3-research": 500}, names

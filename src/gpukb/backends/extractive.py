@@ -308,8 +308,8 @@ class ExtractiveGenerator:
                     continue
                 if unshown and any(n in unshown for code in _CODE_SPAN.findall(u.text) for n in re.findall(r"[\w.-]+", code)):
                     continue
-            if u.kind == "code" and not out:
-                continue  # a block is never the whole answer from its section
+            if u.kind == "code" and not any(c.kind != "code" and c.pos > pos for c in chosen.values()) and not out:
+                continue  # a block is never the whole answer from its section (one the prose follows is its example)
             out.append(u)
         return out
 

@@ -561,13 +561,17 @@ def _cue_not_that(text: str) -> str:
 
 # "an hour and a half", "two days and a half", "one and a half hours", "a TB and a half": N.5 of the unit
 _AND_A_HALF = re.compile(rf"(?<![\w.-])(an?|\d+|{_SIMPLE_WORD})\s+(?:(second|minute|hour|day|week)s?\s+and\s+a\s+half|"
-                         r"and\s+a\s+half\s+(second|minute|hour|day|week)s?|([A-Za-z]{1,9})\s+and\s+a\s+half)(?![\w-])", re.I)
+                         r"and\s+a\s+half\s+(second|minute|hour|day|week)s?|([A-Za-z]{1,9})\s+and\s+a\s+half|"
+                         # "two and a half TB"
+                         r"and\s+a\s+half\s+([KMGTP]i?B?|gigs?|gigabytes?|terabytes?|tera(?:bytes?)?))(?![\w-])", re.I)
 
 
 def _and_a_half(m: re.Match) -> str:
     n = 1 if m.group(1).lower() in ("a", "an") else parse_number(m.group(1))
     if n is None or (m.group(4) and not _SIZE_UNITS.fullmatch(m.group(4))):
         return m.group(0)
+    if m.group(5):
+        return f"{n}.5 {m.group(5)}"
     return f"{n}.5 {m.group(4)}" if m.group(4) else f"{n}.5 {m.group(2) or m.group(3)}s"
 
 
@@ -879,6 +883,9 @@ _FORM_FIELD = re.compile(r"(?m)^[ \t]*(?:[-*][ \t]+)?(?P<label>[A-Za-z][\w ./(),
 _MD_FIELD = re.compile(r"[ \t]*\|[ \t]*(?P<label>[A-Za-z][\w ./(),-]{0,40}?)[ \t]*\|[ \t]*(?P<value>[^|\n]*?\S)[ \t]*\|[ \t]*$")
 _MD_RULE = re.compile(r"^\s*\|\s*:?-{2,}:?\s*\|\s*:?-{2,}:?\s*\|\s*$")
 _ENV_LINE = re.compile(r"(?m)^[ \t]*(?:export[ \t]+)?(?P<label>[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)=[\"']?(?P<value>[^\s\"']+)[\"']?[ \t]*$")
+# an amount said of what the sentence spoke of before: "it's at least 64 gigs", "that should be 2Ti"
+_PRONOUN_IS = re.compile(r"\b(?:it|that|this)(?:'s|\s+is|\s+(?:should|must|has\s+to|will|needs?\s+to)\s+be)\s+"
+                         r"(?:at\s+least\s+|about\s+|around\s+|roughly\s+)?$", re.I)
 _LIMIT_WORDS = frozenset({"ceiling", "cap", "max", "maximum", "budget", "quota"})
 # a label counting something per something else ("gpus per worker", "GPUS_PER_WORKER"): head, "per", base
 _RATE_LABEL = re.compile(r"(.*?)[\s_]+(per|each|for[\s_]+each)(?:[\s_]+(.*))?$")
@@ -1979,7 +1986,8 @@ def _with_subject_nouns(phrases: tuple[str, ...]) -> list[str]:
 # after one is that thing's ("the #ml-infra Slack channel", "PagerDuty service \"gpu-oncall\"")
 _OUTSIDE_OBJECTS = frozenset("""channel service folder dashboard bucket repo repository project account org
 organisation organization webhook receiver route routing workspace board ticket runbook wiki page space
-calendar mailbox vault""".split())
+calendar mailbox vault secret imagepullsecret imagepullsecrets pullsecret serviceaccount certificate cert
+token ingress registry""".split())
 _PERMITTED_TO = ("allowed to", "permitted to", "able to", "free to")
 
 
@@ -2921,6 +2929,11 @@ class _Extractor:
             return [value]
         if t == "string" and isinstance(value, (int, float)) and not isinstance(value, bool):
             return str(value)
+        if t == "string" and isinstance(value, str) and "Gi" in str(spec.get("pattern", "")):
+            # a size the request writes in its own unit ("4GB", "512M") for a quantity in binary units
+            m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([KMGTP])(?:B|b)?", value)
+            if m:
+                return _quantity(parse_size(m.group(1), m.group(2)))
         if t == "integer" and isinstance(value, str):
             n = parse_number(value)
             return n
@@ -2933,6 +2946,8 @@ class _Extractor:
             return True
         a, b = span
         lo, hi = max(0, a - window), min(len(self.text), b + window)
+        if _PRONOUN_IS.search(self.text, max(0, a - 40), a):
+            lo = max(0, a - 150)  # "the shared memory thing: the loader crashes unless it's at least 64 gigs"
         # ... within its sentence: "80 gigs. Scratch emptyDir capped at 40Gi" puts no cue on the 80
         ends = [m.end() for m in _SENTENCE_END.finditer(self.text, lo, a)]
         lo = max([lo, *ends])

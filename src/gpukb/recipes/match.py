@@ -665,6 +665,7 @@ def match_recipes(text: str, recipes: list[Recipe] | None = None, k: int = 3) ->
     from .spelling import correct_words
 
     text = fence_pastes(text)
+    raw = text
     pasted = _pasted_manifest(text)
     if pasted is not None:  # the pasted manifest is scored by its fields, the words around it by theirs
         text = _FENCE.sub(" ", text) if _FENCE.search(text) else "\n".join(
@@ -680,9 +681,54 @@ def match_recipes(text: str, recipes: list[Recipe] | None = None, k: int = 3) ->
         targets = idx.targets(text)
         scores = [s + (idx.pasted_bonus(i, *pasted) if not targets or i in targets else 0.0)
                   for i, s in enumerate(scores)]
+    if pasted is None:
+        scores = _values_named(recipes, raw, scores)
+        scores = _kind_asked(recipes, text, scores)
     scores = _named_tool_first(recipes, text, scores)
     ranked = sorted(range(len(recipes)), key=lambda i: (-scores[i], recipes[i].id))
     return [(recipes[i], round(scores[i], 4)) for i in ranked[:k] if scores[i] > 0.0]
+
+
+# the key of a pasted chart value or settings line: "healthPath: /health", "replicas: 2"
+_VALUE_KEY = re.compile(r"^[ \t]*([A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)*)[ \t]*[:=][ \t]*\S", re.M)
+_GENERIC_KEYS = frozenset({"name", "namespace"})
+MIN_VALUE_KEYS = 3
+
+
+def _values_named(recipes: list[Recipe], text: str, scores: list[float]) -> list[float]:
+    """Pasted chart values or settings (no manifest: "replicas: 2", "healthPath: /health", "port: 8080")
+    whose keys, three or more besides name and namespace, are all parameters of one recipe name that
+    recipe (of several that have them all, the best-scoring one)."""
+    keys = {re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", k).replace("-", "_").lower() for k in _VALUE_KEY.findall(text)}
+    keys -= _GENERIC_KEYS
+    if len(keys) < MIN_VALUE_KEYS:
+        return scores
+    having = [i for i, r in enumerate(recipes) if keys <= set(r.properties)]
+    if not having:
+        return scores
+    pick = max(having, key=lambda i: scores[i])
+    out = list(scores)
+    out[pick] = max(scores) + 0.01
+    return out
+
+
+_KIND_ASKED = re.compile(r"\b([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*)\s+(?:YAML|yaml|manifests?|objects?|resources?|CRs?|specs?)\b")
+
+
+def _kind_asked(recipes: list[Recipe], text: str, scores: list[float]) -> list[float]:
+    """"write the real Queue YAML for it", "the PodGroup manifest": a kind asked for by its own name is
+    the recipe that renders it with the fewest other kinds (when that is one recipe)."""
+    out = list(scores)
+    for m in _KIND_ASKED.finditer(text):
+        having = [i for i, r in enumerate(recipes) if m.group(1) in r.kinds]
+        if not having:
+            continue
+        fewest = min(len(set(recipes[i].kinds)) for i in having)
+        smallest = [i for i in having if len(set(recipes[i].kinds)) == fewest]
+        if len(smallest) == 1 and out[smallest[0]] > 0.0:
+            out[smallest[0]] = max(out) + 0.01
+            break
+    return out
 
 
 def _named_tool_first(recipes: list[Recipe], text: str, scores: list[float]) -> list[float]:
