@@ -27,6 +27,8 @@ pytestmark = pytest.mark.slow
 # On 3,284 questions with fresh31 and fresh32 (fresh32 0.647 when first measured), a second section of 76 words
 # and out-of-scope topics at a margin of -0.06: must_include 0.795, refusals correct 0.944, hit@5 0.985,
 # MRR 0.891, false refusals 0.011, median 118 prose words, unasked manifests 0.003.
+# On 3,324 questions with fresh33 (0.618 when first measured, refusals 4 of 6): must_include 0.793, refusals
+# correct 0.939, false refusals 0.010, median 118 prose words, unasked manifests 0.003.
 HIT5_FLOOR = 0.97
 MRR_FLOOR = 0.85
 MUST_INCLUDE_FLOOR = 0.79

@@ -218,3 +218,10 @@ def test_plain_nouns_at_a_number_are_no_priority_class():
             "be able to preempt the even-lower stuff (we have scavenger pods at 0)")
     names = {d["metadata"]["name"]: d["value"] for d in g.documents}
     assert names == {"tier1-prod": 2000000, "tier3-research": 500}, names
+
+
+def test_an_exception_to_what_is_said_of_every_object():
+    g = gen("three priority classes: gold at 100000, silver at 10000 and bronze at 100 — all three may preempt lower "
+            "ones except bronze which never preempts")
+    assert [(c["name"], c.get("preempt")) for c in g.params["classes"]] == [
+        ("gold", True), ("silver", True), ("bronze", False)], g.params

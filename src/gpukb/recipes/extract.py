@@ -3878,6 +3878,8 @@ class _Extractor:
                 continue
             spec = self.recipe.properties[name]
             value = m.group("value").strip()
+            if len(value) > 2 and value[0] == value[-1] and value[0] in "`'\"":
+                value = value[1:-1]  # "| HPA target | `whisper-api` |": a value in code marks
             if spec.get("type") == "integer":
                 # ("GPUs per pod: no more than 3": a bound, under a label that says what it bounds)
                 num = re.fullmatch(r"(?:(?:no\s+more\s+than|not\s+more\s+than|at\s+most|up\s+to|max(?:imum)?\.?|<=?)\s*)?"
@@ -5976,6 +5978,18 @@ class _Extractor:
             return
         end = re.search(r"[.!?;\n]|$", self.text[m.end():])
         seg = self.text[m.start():m.end() + (end.start() if end else 0)]
+        # "all three may preempt, except bronze which never does": the exception is said of the objects it names
+        but = re.search(r"\b(?:except(?:\s+for)?|but\s+not|other\s+than|apart\s+from|save\s+for)\b", seg, re.I)
+        if but is not None:
+            tail, seg = seg[but.end():], seg[:but.start()]
+            for item in items:
+                n = str(item.get("name", ""))
+                if not n or not re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", tail, re.I):
+                    continue
+                for f, frules in fields.items():
+                    got = self._field_in(tail, frules, iprops.get(f, {}))
+                    if got is not None and f not in item:
+                        item[f] = got[0]
         for f, frules in fields.items():
             if all(f in item for item in items):
                 continue
