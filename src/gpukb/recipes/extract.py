@@ -878,10 +878,10 @@ _PICK_SYNONYMS = {"on-demand": {"on-demand", "ondemand", "od"}, "ondemand": {"on
                   "od": {"on-demand", "ondemand", "od"}}
 # a form's field line, read from the request as written: its label and its value
 _FORM_FIELD = re.compile(r"(?m)^[ \t]*(?:[-*][ \t]+)?(?P<label>[A-Za-z][\w ./(),-]{0,40}?)[ \t]*:[ \t]+(?P<value>\S[^\n]*?)[ \t]*$")
-# an environment line ("GPUS_PER_WORKER=4", "export JOB_NAME=resnet-ddp"): a form's field in shell terms
 # a row of a Markdown table of two columns ("| GPUs per pod | no more than 3 |") and the rule under its header
 _MD_FIELD = re.compile(r"[ \t]*\|[ \t]*(?P<label>[A-Za-z][\w ./(),-]{0,40}?)[ \t]*\|[ \t]*(?P<value>[^|\n]*?\S)[ \t]*\|[ \t]*$")
 _MD_RULE = re.compile(r"^\s*\|\s*:?-{2,}:?\s*\|\s*:?-{2,}:?\s*\|\s*$")
+# an environment line ("GPUS_PER_WORKER=4", "export JOB_NAME=resnet-ddp"): a form's field in shell terms
 _ENV_LINE = re.compile(r"(?m)^[ \t]*(?:export[ \t]+)?(?P<label>[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)=[\"']?(?P<value>[^\s\"']+)[\"']?[ \t]*$")
 # an amount said of what the sentence spoke of before: "it's at least 64 gigs", "that should be 2Ti"
 _PRONOUN_IS = re.compile(r"\b(?:it|that|this)(?:'s|\s+is|\s+(?:should|must|has\s+to|will|needs?\s+to)\s+be)\s+"
@@ -1481,7 +1481,6 @@ def _chat_neighbours(found: list, m: re.Match[str], speakers: set[str]) -> bool:
 # an amount at a rate naming what it is for ("one GPU per worker", "8 gpus each"): before an object's name
 _RATE_OF = r"(?<![\w.-])(?:\d+|one|two|three|four|eight|no|zero)\s+[A-Za-z]+\s+(?:per|each|a|for\s+each|for\s+every)"
 _LIST_JOIN = re.compile(r"\s*(?:\+|,|&|\band\b|\bplus\b)\s*(?:an?\s+)?", re.I)
-# "uid/gid 1001 / 1001", "cpu/mem: 8/32Gi", "min/max 2/8": two names, then their two values in the same order
 # words that speak of every object listed at once: "none of them may kick anybody out", "all three preempt"
 _OF_ALL = re.compile(r"(?<![\w-])(?:(?:none|all|each|every\s+one|neither|both|any)\s+of\s+(?:them|these|those|the\s+(?:[\w-]+\s+)?[\w-]+s)|"
                      r"(?:they|these|those)\s+all|all\s+(?:two|three|four|five|six|\d)\b(?:\s+(?:of\s+them|[\w-]+s))?)(?![\w-])", re.I)
@@ -1492,6 +1491,7 @@ def _mention_of(names: set[str]) -> re.Pattern[str]:
     return _compile(rf"(?:{_RATE_OF}\s+)?(?<![\w-]){_words_alt(sorted(names))}(?![\w-])")
 
 
+# "uid/gid 1001 / 1001", "cpu/mem: 8/32Gi", "min/max 2/8": two names, then their two values in the same order
 _PAIRED_SLASH = re.compile(r"(?<![\w./:-])([A-Za-z][A-Za-z_-]{1,15})\s*/\s*([A-Za-z][A-Za-z_-]{1,15})(\s*(?:[:=|]|\bis\b|\bare\b)?\s*)"
                           r"(\d+(?:\.\d+)?[A-Za-z]{0,3})\s*/\s*(\d+(?:\.\d+)?[A-Za-z]{0,3})(?![\w./-])")
 _MISTYPED_MODAL = re.compile(r"(?<![\w'-])([a-z]{4,7})(?=\s+(?:be|have)\b)")
@@ -2649,8 +2649,6 @@ def _object_yaml_end(lines: list[str], i: int) -> tuple[int, bool]:
 # "$ kubectl describe quota gpu-quota -n recsys": what follows, up to the first line of words, is its output
 _DESCRIBE_LINE = re.compile(r"^\s*(?:\$\s*)?kubectl\s+describe\s+(?:quota|resourcequota|limitrange|queue|clusterqueue|"
                             r"localqueue|nodepool|priorityclass|pvc|persistentvolumeclaim)\b[^\n]*$", re.I)
-
-
 _IDENTITY_LINE = re.compile(r"^\s*(?:Name|Namespace):\s+\S+\s*$")
 
 
@@ -2876,15 +2874,11 @@ class _Extractor:
             self.result.covered.append(m.span())
 
     # ---------------------------------------------------------- helpers
-    def _free_but(self, span: tuple[int, int], mine: list[tuple[int, int]]) -> bool:
-        """Is ``span`` free once the words read into the spans in ``mine`` are read again?"""
+    def _free(self, span: tuple[int, int], again: list[tuple[int, int]] | tuple = ()) -> bool:
+        """Is ``span`` unread (words read into the spans in ``again`` may be read again)?"""
         a, b = span
-        return all(b <= x or a >= y or any(p <= x and y <= q for p, q in mine) for x, y in self.used) and \
+        return all(b <= x or a >= y or any(p <= x and y <= q for p, q in again) for x, y in self.used) and \
             all(b <= x or a >= y for x, y in self.blocked)
-
-    def _free(self, span: tuple[int, int]) -> bool:
-        a, b = span
-        return all(b <= x or a >= y for x, y in self.used) and all(b <= x or a >= y for x, y in self.blocked)
 
     def _ok(self, name: str, value: Any) -> tuple[bool, Any]:
         spec = self.recipe.properties[name]
@@ -3800,7 +3794,7 @@ class _Extractor:
         lines = self.raw.split("\n")
         starts = list(itertools.accumulate((len(ln) + 1 for ln in lines), initial=0))
         for i, ln in enumerate(lines):
-            if i < 2 or not any(_MD_RULE.match(x) for x in lines[max(0, i - 40):i]):
+            if not any(_MD_RULE.match(x) for x in lines[max(0, i - 40):i]):
                 continue
             m = _MD_FIELD.match(self.raw, starts[i], starts[i] + len(ln))
             if m and (m.group("label")[0].isupper() or " " in m.group("label")) and not re.search(r"\d", m.group("label")):
@@ -5729,7 +5723,7 @@ class _Extractor:
         replaced = [self.result.spans[p] for p in self.recipe.properties[name].get("x-replaces") or []
                     if p in self.result.spans]
         for m in matches:
-            if len(m.groups()) < 2 or not (self._free(m.span()) or replaced and self._free_but(m.span(), replaced)):
+            if len(m.groups()) < 2 or not self._free(m.span(), replaced):
                 continue
             a, b = m.group(1), m.group(2)
             na, nb = parse_number(a), parse_number(b)
