@@ -196,6 +196,9 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
                             r"corner|sandbox)(?:\s+on\s+(?:the|this|our)\s+(?:new\s+|shared\s+)?cluster)?\s*(?:,|\bis\b|:|=)?\s*"
                             r"[`'\"]?(?!(?:on|in|at|is|for|of|the|a|an|and|with|to|from|will|should|has|was)\b)"
                             r"([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?![\w-]|\.\w)"},
+                  # "run it in the `risk-ml` space", "lives in the `cx-ai` area": a quoted place after "in"
+                  {"regex": r"\b(?:in|into|to|under)\s+(?:the\s+|our\s+|their\s+|its\s+)?[`'\"]([a-z][a-z0-9]*(?:-[a-z0-9]+)*)[`'\"]\s+"
+                            r"(?:space|area|project|tenancy)\b"},
                   # "for the speech team's namespace: one pod", "in the vision team's ns": named after the team
                   {"regex": r"\b(?:for|in|into|to|under)\s+(?:the\s+)?(?!(?:the|our|my|their|your|this|that|other|another|same|whole|new|old)\b)"
                             r"([a-z][a-z0-9]*(?:-[a-z0-9]+)*)\s+team(?:'s|s')\s+(?:own\s+)?(?:namespace|ns)\b"},
@@ -306,7 +309,12 @@ class Extraction:
 
 # Words between a cue and its quantity that do not separate them ("a limit of only 100Gi").
 # adverbs that may follow a value ("queue mlops instead of theirs", "namespace ml too")
-_AFTER_VALUE = frozenset({"instead", "too", "also", "then", "now", "please", "pls", "again", "here", "there"})
+_AFTER_VALUE = frozenset({"instead", "too", "also", "then", "now", "please", "pls", "again", "here", "there",
+                          # a chat message's sign-off after its last value ("ns data thx")
+                          "plz", "thx", "thanks", "ty", "tia", "cheers", "asap"})
+# words of an amount, never a name: "claims a couple of GPUs", "a handful of workers"
+_AMOUNT_WORDS = frozenset({"couple", "pair", "dozen", "few", "handful", "several", "bunch", "lot", "lots", "half",
+                           "quarter", "third", "many", "more", "most", "all", "both", "none"})
 _FILLERS = frozenset({"of", "only", "is", "at", "to", "the", "a", "an", "be", "set", "about", "around", "just",
                       "every", "each", "per", "some", "roughly", "approximately", "up"})
 
@@ -405,6 +413,16 @@ _SHORTHAND: list[tuple[re.Pattern[str], Any]] = [
                 r"(?<=[a-z]\s)()deploy(?=\s+[`'\"][\w.-]+[`'\"])|(?<![\w./:-])()deploy(?=\s+(?:name|ns|named|called)\s*[:=\s])|"
                 r"(?<=\bfor\s)()deploy(?=\s+[a-z0-9][\w.-]*(?:\s*$|[\s,.;]))", re.I),
      lambda m: (m.group(1) or "") + "deployment"),
+    # "it should never run more than 6 copies", "don't have more than 4": the bound, without its verb
+    (re.compile(r"\b(never|not|no)\s+(?:run|have|use|get|spin\s+up|start|keep|launch|create)s?\s+(?=more\s+than\s+\d)", re.I),
+     r"\1 "),
+    # "32 processors", "16 processor cores": CPUs
+    (re.compile(r"(?<=\d\s)(?:logical\s+)?processors?(?:\s+cores?)?\b", re.I), "cpus"),
+    # "their team handle is `mkt-analytics`", "team slug: fraud": the name it goes by
+    (re.compile(r"\b(?:handle|slug|short\s+name)(?=\s*(?:is\b|[:=]))", re.I), "name"),
+    # "a floor of 80Gi and a ceiling of 160Gi", "replica floor 1, ceiling 8": the least and the most
+    (re.compile(r"\b(floor|ceiling)(?=\s+(?:of\s+|at\s+|is\s+)?(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve)\b)|\s*[:=]\s*\d)", re.I),
+     lambda m: "minimum" if m.group(1).lower() == "floor" else "maximum"),
     # plurals written "gpu(s)", "GPU's", "2 node's": the plain plural
     (re.compile(r"(?<=[A-Za-z])\(s\)(?![\w(])"), "s"),
     (re.compile(r"(?<![\w'])([A-Z]{2,}\d*|(?<=\d\s)[a-z]+)['\u2019]s(?![\w'])"), lambda m: m.group(1) + "s"),
@@ -2759,10 +2777,12 @@ _OWNER_AFTER = re.compile(r"[\s(,]+(?:(?:its|whose|their|the)\s+)?(?:name\s*(?:i
 _OF_PHRASE = re.compile(r"\s+of\s+(?:(?:the|our|my|its|their|this|that)\s+)?(?:[\w-]+\s+){0,2}[\w-]+\s*$", re.I)
 # "our second scheduler is 'x'": the verb that gives the value, and its quote
 _COPULA_TAIL = re.compile(r"\s+(?:is|are|was|=|:)?\s*[\"'`]?$", re.I)
-# "the template should be called x", "the queue of name x": the naming words after the head of what is named
+# "the template should be called x", "the queue of name x", "our scheduler runs as x": the naming words after
+# the head of what is named
 _NAMING_TAIL = re.compile(r"\s*\b(?:(?:it'?s|its|it\s+is|that'?s|which\s+is)\s+)?"
                           r"(?:(?:is|are|was|gets?|(?:(?:should|will|must|shall|can|would|to)\s+(?:just\s+|simply\s+)?)?be)\s+)?"
-                          r"(?:(?:of|with)\s+(?:the\s+)?)?(?:named|called|name)\b\s*[:=]?\s*[\"'`]?[^\"'`\s]*$", re.I)
+                          r"(?:(?:of|with)\s+(?:the\s+)?)?(?:named|called|name|(?:runs?|running|deployed|installed|registered)\s+as)\b"
+                          r"\s*[:=]?\s*[\"'`]?[^\"'`\s]*$", re.I)
 
 
 # a launcher in a sentence: a verb of its own after it ("mpirun starts 32 ranks", "srun should use 8 tasks")
@@ -3038,7 +3058,7 @@ class _Extractor:
                 rf"(?<![\w.]){_DIG}(?:\s*x)?\s+(?=[\w.+-]*[A-Za-z])\d[\w.+-]*[A-Za-z][\w+-]*\s+{u_word}",
                 # "retry it at most 2 times", "restart each shard up to three times"
                 rf"{u}\s+(?:[a-z]+\s+){{0,3}}?(?:at\s+most\s+|up\s+to\s+|max(?:imum)?\s+|no\s+more\s+than\s+)?"
-                rf"{_DIG}\s*(?:times|x)(?![\w])",
+                rf"{_DIG}\s*(?:times?|x)(?![\w])",  # ("retried no more than once": "1 time")
                 # "bump the gpus to 16", "raise workers up to 8": a change verb, the unit, "to", the count
                 rf"\b(?:bump|raise|increase|set|change|reduce|lower|decrease|drop|scale|grow|move|take|put)\w*\s+"
                 rf"(?:(?:the|our|its|their|his|her)\s+)?(?:[a-z]+\s+)?{u}(?:\s+(?:per|each|a)\s+[a-z]+)?\s+(?:(?:up|down)\s+)?"
@@ -4177,6 +4197,8 @@ class _Extractor:
         for tok, span in candidates:
             if tok.lower() in ("whose", "which", "where", "what", "who"):  # "the taint whose key is x": not yet
                 continue
+            if tok.lower() in _AMOUNT_WORDS and not self._quoted(span):
+                continue  # "a pod that claims a couple of GPUs": an amount, not the claim's name
             if tok.lower() == "s" and self.text[max(0, span[0] - 1):span[0]] in ("'", "\u2019"):
                 continue  # "another team's queue": a possessive, not a value in quotes
             if self._inside_code(span):
@@ -5849,8 +5871,12 @@ class _Extractor:
                 groups = {k: v for k, v in m.groupdict().items() if v is not None}
                 # a word that is usually a cue ("high", "low", "worker") is a name when given as one:
                 # in quotes or after "named"
+                # or in a table's first column ("| research | 1000 | no |", its rows joined as "... | | research |",
+                # or read as "class research, value 1000")
                 given = "name" in groups and (m.start("name") in quoted or bool(
-                    _compile(r"\b(?:named|called)\s*$").search(view, 0, m.start("name"))))
+                    _compile(r"\b(?:named|called)\s*$").search(view, 0, m.start("name"))) or bool(
+                    _compile(r"(?:^|\n|\|[ \t]*)[ \t]*\|[ \t]*$|(?:^|[\n;.,]\s*)(?:name|class)\s*:?\s*$").search(
+                        view, max(0, m.start("name") - 40), m.start("name"))))
                 if "_quoted" in m.groupdict() and m.start("name") not in quoted:
                     continue  # a pattern with a "_quoted" marker reads only names given in quotes
                 if (_singular(str(groups.get("name", "")).lower()) in exclude and not given) or not self._free(m.span()):
@@ -7202,8 +7228,13 @@ def _selected_row(recipe: Recipe, text: str) -> tuple[tuple[int, int], str, list
     return (row.start(), row.end()), row.group("name"), [sp for sp in listed if sp != (row.start(), row.end())]
 
 
+# an amount of money ("$40k a month", "€1,200", "40000 USD"): a cost, never a setting of a manifest
+_MONEY = re.compile(r"[$\u20ac\u00a3]\s?\d[\d,.]*(?:\s*[kKmM]\b)?|\b\d[\d,.]*\s*[kKmM]?\s*(?:USD|EUR|GBP|dollars|euros|bucks)\b")
+
+
 def _extract(recipe: Recipe, text: str) -> Extraction:
     ex = _Extractor(recipe, text)
+    ex.blocked += [m.span() for m in _MONEY.finditer(ex.text)]
     # "- chat: 4 replicas x 1 GPU / - summarizer: 2 replicas x 2 GPUs ... give me the chat one first":
     # the other rows are what comes later, not values of this object
     selected = _selected_row(recipe, text)

@@ -501,7 +501,11 @@ def _find_json(text: str) -> Iterator[tuple[int, int]]:
         except ValueError:
             pos = i + 1
             continue
-        if isinstance(data, dict) and len(data) >= 2 and not {"apiVersion", "kind"} & set(data):
+        # (one key around the object asked about counts its keys: '{"FileSystems": [{...}]}')
+        one = _one_item_lists(data)
+        inner = next(iter(one.values())) if isinstance(one, dict) and len(one) == 1 else None
+        if isinstance(data, dict) and (len(data) >= 2 or isinstance(inner, dict) and len(inner) >= 2) \
+                and not {"apiVersion", "kind"} & set(data):
             yield i, end
         pos = max(end, i + 1)
 
@@ -558,12 +562,23 @@ def _settings_facts(data: dict, block: str, where: Callable[[str, object], str],
 
 
 def _json_setting(key: str, v: object) -> str:
-    value = r"\[[^\]]*\]" if isinstance(v, list) else r"\{" if isinstance(v, dict) else r"[^,}\n]*"
+    # (a mapping may stand as a list's one item: see _one_item_lists)
+    value = r"\[[^\]]*\]" if isinstance(v, list) else r"\[?\s*\{" if isinstance(v, dict) else r"[^,}\n]*"
     return rf"\"{re.escape(key)}\"\s*:\s*{value}"
 
 
+def _one_item_lists(data: object) -> object:
+    """A list holding one mapping read as that mapping: a cloud CLI's describe output wraps the one
+    object asked about (``{"FileSystems": [{"StorageCapacity": 9600, ...}]}``)."""
+    if isinstance(data, dict):
+        return {k: _one_item_lists(v) for k, v in data.items()}
+    if isinstance(data, list) and len(data) == 1 and isinstance(data[0], dict):
+        return _one_item_lists(data[0])
+    return data
+
+
 def _read_json(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
-    return _settings_facts(json.loads(block), block, _json_setting), []
+    return _settings_facts(_one_item_lists(json.loads(block)), block, _json_setting), []
 
 
 # "cluster_name = \"prod\"", "gpu_limit = 64", "export JOB_NAME=x", "instance_types = [\"p5.48xlarge\"]":
