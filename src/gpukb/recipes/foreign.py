@@ -578,7 +578,8 @@ def _one_item_lists(data: object) -> object:
 
 
 def _read_json(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
-    return _settings_facts(_one_item_lists(json.loads(block)), block, _json_setting), []
+    data = _one_item_lists(json.loads(block))
+    return (_settings_facts(data, block, _json_setting) if isinstance(data, dict) else []), []
 
 
 # "cluster_name = \"prod\"", "gpu_limit = 64", "export JOB_NAME=x", "instance_types = [\"p5.48xlarge\"]":
