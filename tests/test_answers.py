@@ -460,3 +460,21 @@ def test_an_overview_alone_answers_what_something_is():
     overview, other, example = _overview_and_example()
     c = ExtractiveGenerator().compose("what is a leaderworkerset?", [overview, other, example])
     assert c.cited == [0] and "```" not in c.text
+
+
+def test_a_short_answer_goes_on_with_a_section_as_close_in_meaning():
+    import dataclasses
+
+    quota = ev(0, "Quota", "Cap a namespace's GPUs with a ResourceQuota on requests.nvidia.com/gpu.")
+    lent = ev(1, "Lending", "Idle quota is lent to other teams through a Kueue cohort with a borrowingLimit.", "doc-b")
+    q = "cap the gpus of a namespace with a quota"
+    close = [dataclasses.replace(quota, unit_similarity=(0.62,)), dataclasses.replace(lent, unit_similarity=(0.55,))]
+    assert ExtractiveGenerator().compose(q, close).cited == [0, 1]
+    # far from the question by meaning, or with nothing known of its sentences: the short answer stays short
+    far = [close[0], dataclasses.replace(lent, unit_similarity=(0.2,))]
+    assert ExtractiveGenerator().compose(q, far).cited == [0]
+    assert ExtractiveGenerator().compose(q, [quota, lent]).cited == [0]
+    # a lead that already says enough is not padded
+    long_lead = dataclasses.replace(close[0], text=close[0].text + " " + " ".join(
+        f"Quota rule {i} limits requests.nvidia.com/gpu for namespace teams and gpu pods." for i in range(8)))
+    assert ExtractiveGenerator().compose(q, [long_lead, close[1]]).cited == [0]

@@ -113,6 +113,24 @@ def test_answer_cites_what_it_uses(tiny_settings):
         assert key in d["citations"][0]
 
 
+def test_each_retrieved_section_carries_its_sentences_similarity_to_the_question(tiny_settings):
+    from gpukb.backends.extractive import split_units
+    from gpukb.sentences import PER_SECTION
+
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    tiny_settings.answer.refuse_below = -1.0
+    eng = Engine(tiny_settings, embedder=emb)
+    _ans, evidence, _t0 = eng._retrieve("how do I request a GPU: nvidia.com/gpu in limits?", None, None, "hybrid")
+    for e in evidence:
+        prose = [u for u in split_units(e.text) if u.kind in ("sent", "item")]
+        assert len(e.unit_similarity) == min(len(prose), PER_SECTION), e.key
+        assert all(-1.0 <= x <= 1.0 for x in e.unit_similarity)
+    # the sentence that says what was asked is the closest of its section
+    best = evidence[0]
+    assert max(best.unit_similarity) > min(best.unit_similarity) or len(best.unit_similarity) == 1
+
+
 def test_refusal_below_threshold(tiny_settings):
     emb = make_hash_embedder()
     ingest(tiny_settings, embedder=emb)

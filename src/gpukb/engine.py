@@ -486,6 +486,7 @@ class Engine:
         plain = _collapse(plain) if plain != q else q
         got = self.retriever.retrieve(plain or q, k=k, area=area, mode=mode, sources=sources)
         got.evidence = self._with_sub_questions(plain or q, got.evidence, area, mode, sources)
+        got.evidence = self._with_unit_similarity(got.evidence, got.query_vector)
         confidence = self.confidence(q, got.top_vector, got.evidence[0] if got.evidence else None)
         ans = Answer(question=q, answer="", refused=False, confidence=round(confidence, 4),
                      retrieved=[e.doc_id for e in got.evidence])
@@ -493,6 +494,17 @@ class Engine:
             self._refuse(ans, got.evidence)
             ans.seconds = round(time.perf_counter() - t0, 4)
         return ans, list(got.evidence), t0
+
+    def _with_unit_similarity(self, evidence: list[Any], query_vector: Any) -> list[Any]:
+        """Each section's sentences scored by meaning against the question (``Evidence.unit_similarity``),
+        so the answer generator can pick the sentence that answers it even when it shares few words."""
+        import dataclasses
+
+        similar = getattr(self.retriever, "unit_similarities", None)
+        if query_vector is None or not evidence or not callable(similar):
+            return evidence
+        sims = similar(query_vector, [e.key for e in evidence])
+        return [dataclasses.replace(e, unit_similarity=sims.get(e.key, ())) for e in evidence]
 
     def _with_sub_questions(self, question: str, evidence: list[Any], area: str | None, mode: str,
                             sources: list[str] | None) -> list[Any]:

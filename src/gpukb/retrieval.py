@@ -583,11 +583,21 @@ class Retriever:
     def sentence_scores(self, embedding: Sequence[float], keys: Sequence[str]) -> dict[str, float]:
         """Per section, the best cosine similarity between ``embedding`` and its heading path or
         one of its first sentences (:mod:`gpukb.sentences`: written at ingest, read once)."""
+        return self._sentence_vectors().scores(embedding, keys)
+
+    def unit_similarities(self, embedding: Sequence[float], keys: Sequence[str]) -> dict[str, tuple[float, ...]]:
+        """Per section, the cosine similarity between ``embedding`` and each of its first sentences
+        and list items, in order (the heading path left out): what the answer generator weighs
+        beside the words a sentence shares with the question."""
+        return {k: tuple(round(float(x), 4) for x in v[1:])
+                for k, v in self._sentence_vectors().similarities(embedding, keys).items()}
+
+    def _sentence_vectors(self) -> Any:
         if self._sentences is None:
             from .sentences import SentenceVectors
 
             self._sentences = SentenceVectors(self.index.dir, self.index.sections, self.embedder)
-        return self._sentences.scores(embedding, keys)
+        return self._sentences
 
     def _with_parts(self, found: list[SectionHit], question: str, area: str | None,
                     sources: Sequence[str] | None, depth: int) -> list[SectionHit]:

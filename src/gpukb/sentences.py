@@ -104,6 +104,11 @@ class SentenceVectors:
 
     def scores(self, embedding: Sequence[float], keys: Sequence[str]) -> dict[str, float]:
         """The best cosine similarity between ``embedding`` and one of each section's texts."""
+        return {k: float(v.max()) for k, v in self.similarities(embedding, keys).items() if len(v)}
+
+    def similarities(self, embedding: Sequence[float], keys: Sequence[str]) -> dict[str, Any]:
+        """Per section, the cosine similarity between ``embedding`` and each of its texts, in the
+        order of :func:`section_texts` (the heading path first)."""
         import numpy as np
 
         if not self._loaded:
@@ -121,4 +126,4 @@ class SentenceVectors:
                 self._rows[key] = vecs[lo:hi]
         q = np.asarray(embedding, dtype=np.float32)
         q = q / (float(np.linalg.norm(q)) or 1.0)
-        return {k: float((self._rows[k] @ q).max()) for k in keys if k in self._rows and len(self._rows[k])}
+        return {k: self._rows[k] @ q for k in keys if k in self._rows}

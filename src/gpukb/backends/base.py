@@ -64,6 +64,9 @@ class Evidence:
     vector_score: float | None = None
     rank: int = 0
     pointed_from: str = ""  # the key of the section whose text sends its reader here ("See the next section")
+    # the cosine similarity between the question and each of the section's first sentences and list
+    # items, in order (gpukb.sentences); empty when not known
+    unit_similarity: tuple[float, ...] = ()
 
     @classmethod
     def from_section(cls, key: str, s: Mapping[str, Any], **extra: Any) -> Evidence:

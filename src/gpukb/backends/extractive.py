@@ -155,6 +155,13 @@ KEY_TERM_WEIGHT = 0.6  # terms the section heading names mark its key facts
 MIN_UNIT_SCORE = 0.5  # below this a unit adds nothing
 REMEDY_BONUS = 1.0  # for a problem question, a sentence that states the fix
 MAX_RELATED = 3
+# A short answer goes on with the next section that answers the question about as closely by meaning
+# (the cosine of its best sentence, gpukb.sentences) as the lead, up to this many prose words in all ...
+FILL_TO_WORDS = 95
+FILL_MIN_WORDS = 25  # ... when at least this many words are left
+FILL_MIN_SIMILARITY = 0.4
+FILL_SIMILARITY_MARGIN = 0.2  # below the lead's best sentence at most
+FILL_DEPTH = 3  # among the sections ranked this high
 SECOND_SECTION_SHARE = 0.37  # a second section when the first leaves this share of question terms open
 # ... with a budget of its own: the question needs it, so it is not squeezed into what the lead left over
 SECOND_SECTION_WORDS = 80
@@ -409,6 +416,25 @@ class ExtractiveGenerator:
                 if second:
                     parts.append((best, second))
 
+        # a short answer goes on with a section that answers the question about as closely by meaning as the one
+        # it has (the lead, or the section that stood in for a lead with nothing to say)
+        said = sum(u.words for _si, units in parts for u in units if u.kind != "code")
+        if len(parts) == 1 and len(pool) > 1 and FILL_TO_WORDS - said >= FILL_MIN_WORDS:
+            head = parts[0][0]
+            head_best = max(pool[head].unit_similarity, default=0.0)
+            for si in range(1, min(len(pool), FILL_DEPTH)):
+                if si == head or pool[si].key == pool[head].key:
+                    continue  # (the same section may stand twice in the evidence: never said twice)
+                best_sim = max(pool[si].unit_similarity, default=0.0)
+                if best_sim >= FILL_MIN_SIMILARITY and best_sim >= head_best - FILL_SIMILARITY_MARGIN:
+                    sc = self._unit_scores(q, per_sec[si], keys[si], idf, problem)
+                    room = FILL_TO_WORDS - said
+                    more = self._select(per_sec[si], sc, q, room, howto, code_lines,
+                                        allow_code and not any(u.kind == "code" for u in parts[0][1]), numbers_ok)
+                    # (a section's opening sentence comes whatever its length: one too long to fit is left out)
+                    if more and sum(u.words for u in more if u.kind != "code") <= room:
+                        parts.append((si, more))
+                    break
         order = [si for si, _ in parts]
         num = {si: n + 1 for n, si in enumerate(order)}
         text = "\n\n".join(self._render(units, num[si]) for si, units in parts)
