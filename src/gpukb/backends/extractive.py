@@ -418,8 +418,8 @@ class ExtractiveGenerator:
 
         # a short answer goes on with a section that answers the question about as closely by meaning as the one
         # it has (the lead, or the section that stood in for a lead with nothing to say)
-        said = sum(u.words for _si, units in parts for u in units if u.kind != "code")
-        if len(parts) == 1 and len(pool) > 1 and FILL_TO_WORDS - said >= FILL_MIN_WORDS:
+        room = FILL_TO_WORDS - sum(u.words for _si, units in parts for u in units if u.kind != "code")
+        if len(parts) == 1 and len(pool) > 1 and room >= FILL_MIN_WORDS:
             head = parts[0][0]
             head_best = max(pool[head].unit_similarity, default=0.0)
             for si in range(1, min(len(pool), FILL_DEPTH)):
@@ -428,7 +428,6 @@ class ExtractiveGenerator:
                 best_sim = max(pool[si].unit_similarity, default=0.0)
                 if best_sim >= FILL_MIN_SIMILARITY and best_sim >= head_best - FILL_SIMILARITY_MARGIN:
                     sc = self._unit_scores(q, per_sec[si], keys[si], idf, problem)
-                    room = FILL_TO_WORDS - said
                     more = self._select(per_sec[si], sc, q, room, howto, code_lines,
                                         allow_code and not any(u.kind == "code" for u in parts[0][1]), numbers_ok)
                     # (a section's opening sentence comes whatever its length: one too long to fit is left out)

@@ -2775,6 +2775,8 @@ _QUOTED_TOKEN = re.compile(r"[\"'`]([A-Za-z0-9][\w.-]*)[\"'`]")
 _OWNER_AFTER = re.compile(r"[\s(,]+(?:(?:its|whose|their|the)\s+)?(?:name\s*(?:is|should\s+be|[:=])?\s*[\"'`]?)?$", re.I)
 # "the release of our prometheus stack (is called x)": what the owner is of, after its noun
 _OF_PHRASE = re.compile(r"\s+of\s+(?:(?:the|our|my|its|their|this|that)\s+)?(?:[\w-]+\s+){0,2}[\w-]+\s*$", re.I)
+# an amount of money ("$40k a month", "€1,200", "40000 USD"): a cost, never a setting of a manifest
+_MONEY = re.compile(r"[$\u20ac\u00a3]\s?\d[\d,.]*(?:\s*[kKmM]\b)?|\b\d[\d,.]*\s*[kKmM]?\s*(?:USD|EUR|GBP|dollars|euros|bucks)\b")
 # "our second scheduler is 'x'": the verb that gives the value, and its quote
 _COPULA_TAIL = re.compile(r"\s+(?:is|are|was|=|:)?\s*[\"'`]?$", re.I)
 # "the template should be called x", "the queue of name x", "our scheduler runs as x": the naming words after
@@ -2892,6 +2894,8 @@ class _Extractor:
             self.pasted += _kubectl_create_leaves(m)
             self.used.append(m.span())
             self.result.covered.append(m.span())
+        # an amount of money ("$40k a month") is a cost, never a setting: no reading of the request takes it
+        self.blocked += [m.span() for m in _MONEY.finditer(self.text)]
 
     # ---------------------------------------------------------- helpers
     def _free(self, span: tuple[int, int], again: list[tuple[int, int]] | tuple = ()) -> bool:
@@ -7228,13 +7232,8 @@ def _selected_row(recipe: Recipe, text: str) -> tuple[tuple[int, int], str, list
     return (row.start(), row.end()), row.group("name"), [sp for sp in listed if sp != (row.start(), row.end())]
 
 
-# an amount of money ("$40k a month", "€1,200", "40000 USD"): a cost, never a setting of a manifest
-_MONEY = re.compile(r"[$\u20ac\u00a3]\s?\d[\d,.]*(?:\s*[kKmM]\b)?|\b\d[\d,.]*\s*[kKmM]?\s*(?:USD|EUR|GBP|dollars|euros|bucks)\b")
-
-
 def _extract(recipe: Recipe, text: str) -> Extraction:
     ex = _Extractor(recipe, text)
-    ex.blocked += [m.span() for m in _MONEY.finditer(ex.text)]
     # "- chat: 4 replicas x 1 GPU / - summarizer: 2 replicas x 2 GPUs ... give me the chat one first":
     # the other rows are what comes later, not values of this object
     selected = _selected_row(recipe, text)

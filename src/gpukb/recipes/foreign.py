@@ -501,12 +501,11 @@ def _find_json(text: str) -> Iterator[tuple[int, int]]:
         except ValueError:
             pos = i + 1
             continue
-        # (one key around the object asked about counts its keys: '{"FileSystems": [{...}]}')
-        one = _one_item_lists(data)
-        inner = next(iter(one.values())) if isinstance(one, dict) and len(one) == 1 else None
-        if isinstance(data, dict) and (len(data) >= 2 or isinstance(inner, dict) and len(inner) >= 2) \
-                and not {"apiVersion", "kind"} & set(data):
-            yield i, end
+        if isinstance(data, dict) and not {"apiVersion", "kind"} & set(data):
+            # (one key around the object asked about counts its keys: '{"FileSystems": [{...}]}')
+            inner = _one_item_lists(next(iter(data.values()))) if len(data) == 1 else None
+            if len(data) >= 2 or isinstance(inner, dict) and len(inner) >= 2:
+                yield i, end
         pos = max(end, i + 1)
 
 
