@@ -146,10 +146,25 @@ _NEGATED = re.compile(r"\b(?:without|not|no|never|instead of|rather than|except|
                       r"(?:the\s+|a\s+|an\s+|any\s+|using\s+)?([\w./-]+)", re.I)
 
 
+# "KEDA isn't installed on that cluster", "we don't have volcano": what is ruled out, named first or
+# after a negated verb with its contraction
+_RULED_OUT = re.compile(r"(?<![\w./-])([\w./-]+)(?:\s+(?:itself|here|there))?\s+(?:is|are)(?:\s+not|n['\u2019]t)\s+"
+                        r"(?:even\s+|yet\s+)?(?:installed|available|an\s+option|allowed|supported|present|deployed|enabled|"
+                        r"running|there)\b"
+                        r"|\b(?:don|doesn|didn|can|won)['\u2019]t\s+(?:run|use|want|need|have|install|deploy|get)\s+"
+                        r"(?:the\s+|a\s+|an\s+|any\s+)?([\w./-]+)", re.I)
+
+
 def mask_negated(text: str) -> str:
     """``text`` with the word each negation governs blanked out ("gang scheduling
-    without volcano" -> "gang scheduling without        "), so that word does
-    not count as something asked for. Offsets are preserved."""
+    without volcano" -> "gang scheduling without        ", "KEDA isn't installed"),
+    so that word does not count as something asked for. Offsets are preserved."""
+    def blank(m: re.Match[str]) -> str:
+        g = 1 if m.group(1) else 2
+        a, b = m.start(g) - m.start(0), m.end(g) - m.start(0)
+        return m.group(0)[:a] + " " * (b - a) + m.group(0)[b:]
+
+    text = _RULED_OUT.sub(blank, text)
     return _NEGATED.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + " " * len(m.group(1)), text)
 
 

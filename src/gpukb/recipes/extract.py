@@ -439,7 +439,8 @@ _TAKE_BACK = (r"no\s+wait|wait\s+no\b|wait(?=\s*[,!.:;\u2026-])|actually|sorry|o
               r"change\s+of\s+plans?|thinking\s+about\s+it|come\s+to\s+think\s+of\s+it")
 _CORRECTION = re.compile(
     r"(?<![\w-])(?<!\w\.)" + _NUM_OR_WORD + r"(\s+[A-Za-z][\w-]*)?\s*(?:\.{2,}|\u2026|[-=]>|-{1,2}|[,;:!?]|\.(?=\s))?\s*\(?\s*"
-    r"(?:" + _TAKE_BACK + r"|make\s+(?:it|that)|no(?=\s*,?\s*(?:make|change|set)\b))(?![\w-])"
+    # ("min 3 workers.. no, 2 is enough": a bare "no" and a comma take the amount back too)
+    r"(?:" + _TAKE_BACK + r"|make\s+(?:it|that)|no(?=\s*,?\s*(?:make|change|set)\b)|no(?=\s*[,!]\s*\d))(?![\w-])"
     r"[\s,.:!-]*(?:no\s*[,.]?\s*)?(?:(?:make|change|set)\s+(?:it|that|(?:the\s+)?[a-z_]+)(?:\s+to)?|it'?s|it\s+should\s+be|should\s+be|rather|"
     r"(?:[a-z]+\s+){1,3}(?:is|should\s+be)(?:\s+(?:on|at))?|)"  # "8001.. no wait, http is (on) 8000"
     r"\s*" + _NUM_OR_WORD + r"(?![\w-]|\.\d)(\s+(?!(?:is|are|was|will|would|should|sounds?|seems?|works?|plenty|enough|"
@@ -611,7 +612,8 @@ def _not_that(text: str) -> str:
 
 _CORRECTION_WORD = re.compile(rf"\b(?:{_TAKE_BACK})\b", re.I)
 # "a day", "an hour": one of the unit, so that a correction can name what it replaces
-_ONE_UNIT = re.compile(r"(?<![\w.-])an?\s+(?=(?:second|minute|hour|day|week)s?\b)", re.I)
+# (not a part of one: "a quarter of an hour", "half a day")
+_ONE_UNIT = re.compile(r"(?<![\w.-])(?<!\bof\s)(?<!\bhalf\s)an?\s+(?=(?:second|minute|hour|day|week)s?\b)", re.I)
 
 
 # "1 day after it finishes -- actually make it two days": the correction names its unit; the last
@@ -1340,8 +1342,12 @@ def _command_line_ends(text: str) -> str:
         return text
     lines = text.split("\n")
     for i, line in enumerate(lines[:-1]):
-        if _LAUNCHER.search(line) and not line.lstrip().startswith("#") and any(x.strip() for x in lines[i + 1:]) \
-                and not re.search(r"[\\.!?:;,`]\s*$", line) and "```" not in line:
+        if not _LAUNCHER.search(line) or line.lstrip().startswith("#") or "```" in line:
+            continue
+        while re.search(r"\\\s*$", line) and i + 1 < len(lines) - 1 and lines[i + 1].strip():
+            i += 1  # "mpirun -np 16 \" then the program on the next line: the command ends where the lines stop going on
+            line = lines[i]
+        if any(x.strip() for x in lines[i + 1:]) and not re.search(r"[\\.!?:;,`]\s*$", line) and "```" not in line:
             lines[i] = line.rstrip() + " ;"
     return "\n".join(lines)
 
@@ -1403,6 +1409,9 @@ _BOUND_OF = re.compile(r"\b(min(?:imum)?|max(?:imum)?)\s+of\s+(?:the\s+)?(?=[a-z
 
 # what a size may describe rather than set: the data, the model, its weights
 _DATA_NOUN = re.compile(r"\b(?:weights?|model|checkpoints?|dataset|data|corpus|files?|images?|shards?|download)\b", re.I)
+# "the weights are about 25 GB": what the data weighs, said of the data
+_DATA_SIZE_SAID = re.compile(_DATA_NOUN.pattern + r"[^.;,]{0,20}?\b(?:is|are|was|were|weigh\w*|take\w*|come\w*\s+to|total\w*)\s+"
+                             r"(?:about|around|roughly|approx\w*|nearly|almost|some|~)\s*~?\s*$", re.I)
 
 
 # a chat line: an optional time stamp, the speaker's handle, a colon, what they said ("[10:02] dana: take 4")
@@ -2460,6 +2469,11 @@ def manifest_paths(recipe: Recipe) -> dict[str, list[tuple[str, ...]]]:
                 changed.setdefault(path, set()).add(name)
     out: dict[str, list[tuple[str, ...]]] = {}
     for path, names in changed.items():
+        if len(names) == 2 and len(path) >= 2 and all(recipe.properties[n].get("type") == "integer" for n in names):
+            # "parallelism: {$param: members}" while min_member only pulls the pods up to it: the
+            # parameter the template writes into the field itself, unconditionally, is the one it is for
+            direct = {n for n in names if path in _direct_paths(recipe.templates).get(n, set())}
+            names = direct if len(direct) == 1 else names
         if len(names) == 2 and len(path) >= 2 and all(recipe.properties[n].get("type") == "string" for n in names):
             # "the HPA's name, else the Deployment's": with both given, the field holds the one it is for
             a, b = sorted(names)
@@ -2747,6 +2761,29 @@ def _yaml_leaves(block: str) -> list[tuple[tuple[str, ...], Any]]:
     return list(_leaves(data)) if isinstance(data, dict) else []
 
 
+def _direct_paths(templates: Any) -> dict[str, set[tuple[str, ...]]]:
+    """Per parameter, the template paths (list positions left out, no kind) whose value is the
+    parameter itself (``{$param: name}``), outside any condition."""
+    out: dict[str, set[tuple[str, ...]]] = {}
+
+    def walk(t: Any, path: tuple[str, ...]) -> None:
+        if isinstance(t, dict):
+            if set(t) == {"$param"} and isinstance(t["$param"], str):
+                out.setdefault(t["$param"], set()).add(path)
+                return
+            if any(str(k).startswith("$") for k in t):
+                return  # a condition, a loop, a merge: what it writes depends on more than one parameter
+            for k, v in t.items():
+                if not str(k).startswith("$"):
+                    walk(v, (*path, str(k)))
+        elif isinstance(t, list):
+            for v in t:
+                walk(v, path)
+
+    walk(templates, ())
+    return out
+
+
 def _leaves(t: Any, path: tuple[str, ...] = ()):
     """The (key path, value) of every scalar in a manifest, list positions left out."""
     if isinstance(t, dict):
@@ -2767,6 +2804,15 @@ _COMMON_KINDS = ("ConfigMap", "Secret", "PersistentVolumeClaim", "StorageClass",
 _OTHER_NAMED_CACHE: dict[tuple[int, int, str], Any] = {}
 
 
+# a sentence that picks values out of others: "from that list we only want", "just use", "keep only"
+_SELECTION = re.compile(r"\b(?:only|just)\s+(?:want|need|use|keep|allow|take|pick)\b|"
+                        r"\b(?:want|need|use|keep|allow|take|pick)\s+(?:only|just)\b", re.I)
+_PICK_END = re.compile(r"[.!?;](?=\s|$)|\n")
+# a pasted command line: a prompt, or a launcher or CLI and its arguments
+_PASTED_COMMAND = re.compile(r"\s*(?:\$\s+|(?:docker|podman|nerdctl|kubectl|helm|aws|gcloud|az|eksctl|srun|sbatch|salloc|"
+                             r"mpirun|mpiexec|torchrun|accelerate|deepspeed)\s+-{0,2}[\w-])")
+# a command line flag's quoted argument: '--filters "Name=instance-type,Values=g6e.*"'
+_FLAG_ARGUMENT = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*(?:\s+|=)(\"[^\"\n]*\"|'[^'\n]*')")
 # a single token in quotes or backticks (for views of the text that read it bare, same length)
 _QUOTED_TOKEN = re.compile(r"[\"'`]([A-Za-z0-9][\w.-]*)[\"'`]")
 
@@ -2838,6 +2884,8 @@ class _Extractor:
         from .spelling import correct_words
 
         self.raw = text
+        self._flag_args: list[tuple[int, int]] | None = None
+        self._commands: list[tuple[int, int]] | None = None
         # a chat thread settles a value as it goes: its last word on a value is the value
         self.chat = is_chat(text)
         self.text = correct_words(normalise_text(text), [recipe])
@@ -3254,6 +3302,27 @@ class _Extractor:
                 taken.update(_singular(w.lower()) for w in r.get("count") or [] if isinstance(w, str))
         return [w for w in extra if w not in taken and _singular(w) not in taken]
 
+    def _as_pasted(self, command: list[str]) -> list[str]:
+        """A command's arguments as pasted ("-b 1M" stays "1M", though the words around it are read with
+        their amounts spelled out), when the pasted line holds the same arguments but for amounts."""
+        if not command:
+            return command
+        for m in re.finditer(re.escape(command[0]), self.raw):
+            line = re.sub(r"\\\n\s*", " ", self.raw[m.start():]).split("\n", 1)[0]
+            raw = _split_command(line)[:len(command)]
+            if len(raw) == len(command) and all(a == b or (re.search(r"\d", a) and re.search(r"\d", b))
+                                                for a, b in zip(command, raw)):
+                return [a if b.rstrip(".,;:`'\")") == a else b.rstrip("`") if b.endswith("`") and not a.endswith("`") else b
+                        for a, b in zip(command, raw)]
+        return command
+
+    def _flag_arguments(self) -> list[tuple[int, int]]:
+        """The spans of quoted arguments of a command line's flags ('--filters "Name=x,Values=y"',
+        "--query 'Items[].Name'")."""
+        if self._flag_args is None:
+            self._flag_args = [m.span(1) for m in _FLAG_ARGUMENT.finditer(self.text)]
+        return self._flag_args
+
     def _token_candidates(self, pattern: str):
         rx = _compile(pattern)
         pos = 0
@@ -3274,6 +3343,8 @@ class _Extractor:
             if _never_name(self.text, tok, m.start(1)):
                 continue
             span = (m.start(1), m.start(1) + len(tok))
+            if any(a <= span[0] and span[1] <= b for a, b in self._flag_arguments()):
+                continue  # '--filters "Name=instance-type,Values=g6e.*"': a pasted command's argument names nothing
             if self._free(span):
                 yield tok, span
 
@@ -3471,7 +3542,10 @@ class _Extractor:
         "maxRestarts"), when the request's words left it open; names and namespaces are never
         read this way (every object in a paste has them)."""
         words = _key_words(path[-1]) if path else set()
-        name = next((n for n in self.recipe.properties if set(n.split("_")) == words), None)
+        # "scheduler:\n  namespace: kube-system": the key under the key of what it belongs to, first
+        both = _key_words(path[-2]) | words if len(path) >= 2 else set()
+        name = next((n for n in self.recipe.properties if "_" in n and set(n.split("_")) == both), None) or \
+            next((n for n in self.recipe.properties if set(n.split("_")) == words), None)
         if name is None or name in ("name", "namespace") or name in self.result.values:
             return None
         ok, val = self._ok(name, value)
@@ -4040,7 +4114,7 @@ class _Extractor:
             start = m.end() + toks[i].start()
             tail = re.match(r"[^`\n;,]*?(?=\s*(?:$|[`\n;,]|\.(?:\s|$)|\s+(?:then|and|but|on|so)\s))", self.text[start:])
             end = start + (tail.end() if tail else toks[i].end() - toks[i].start())
-            command = _split_command(self.text[start:end])
+            command = self._as_pasted(_split_command(self.text[start:end]))
             if "completions" in self.recipe.properties:
                 # a task array's index (Slurm's, PBS's, an Argo loop's) is the Indexed Job's completion index
                 command = [_ARRAY_INDEX.sub("$(JOB_COMPLETION_INDEX)", c) for c in command]
@@ -4249,6 +4323,11 @@ class _Extractor:
             if spec.get("type") == "string" and not spec.get("enum") and re.fullmatch(r"[a-z]+", tok) \
                     and not self._quoted(span) and self._plain_word_not_the_value(span, words, cues):
                 continue
+            if rule.get("schema") and re.fullmatch(r"[a-z]+", tok) and not self._quoted(span):
+                part = re.search(r"\b(?:the|a|an|our|my|their|its)\s+([a-z]+)\s+$", self.text[max(0, span[0] - 40):span[0]])
+                if part and part.group(1) in distinctive_cues(name, list(self.recipe.properties)) and \
+                        part.group(1) not in {v.lower() for v in name_variants(name)}:
+                    continue  # "stop using the device plugin": one word of the name and a plain word are one noun
             if re.fullmatch(r"[a-z]+", tok) and not self._quoted(span) and \
                     re.search(r"\b(?:name|call)\s+(?:the|this|our|my)\s+$", self.text[max(0, span[0] - 12):span[0]], re.I) \
                     and re.match(r"\s+[a-z]", self.text[span[1]:], re.I):
@@ -4431,7 +4510,12 @@ class _Extractor:
     def rule_before(self, name: str, rule: dict[str, Any]):
         words = _words_alt(rule["before"])
         # (never "hpa ns=chat": a cue with "=" after it, or ":" and no space, keys the value that follows)
-        pat = rf"(?<![\w./:-])([A-Za-z0-9][\w./:@+-]*[\w])[\"'`]?\s+{words}(?!\s*=|:[\w\"'`])"
+        # "triton-resnet (deployment in ns serving)", "qwen-chat (our vLLM deployment, ...)": a name, then in
+        # brackets what kind of thing it is; the noun ends the aside or is followed by where it lives, never
+        # by a value of its own ("job-a (ns research)" names no namespace)
+        pat = (rf"(?<![\w./:-])([A-Za-z0-9][\w./:@+-]*[\w])[\"'`]?(?:\s+{words}(?!\s*=|:[\w\"'`])"
+               rf"|\s+\(\s*(?:(?:a|an|the|our|my|their|its)\s+)?(?:[\w.-]+\s+)?{words}"
+               rf"(?=\s*[),;]|\s+(?:in|on|at|under|behind|that|which|running|serving)\b))")
         # "tolerate taint gpu-pool": a word that cues this parameter itself is not its value
         own = {str(w).lower() for r in self.recipe.extract.get(name) or [] for k in ("after", "before")
                for w in r.get(k) or [] if isinstance(w, str)}
@@ -4796,6 +4880,8 @@ class _Extractor:
                 continue  # "4m" is more likely minutes than megabytes, "250m" millicores
             ok, val = self._size_value(name, rule, m)
             if ok:
+                if first is not None and self._in_command(first[1]) and not self._in_command(m.span()):
+                    first = None  # "docker run ... size=50g" then "the cache as a 300Gi volume": the words say it
                 if first is None:
                     first = (val, m.span())
                 if _ASKED_SIZE.search(self.text, max(0, m.start() - 24), m.start()):
@@ -4811,9 +4897,12 @@ class _Extractor:
                 if ok:
                     return val, asked.span()
             return first
-        if estimate is not None and not any(mm.span() != estimate.span() for mm in _SIZE_RE.finditer(self.text)):
-            # the only size there is ("the weights are about 25 GB; a 60Gi volume, an 8Gi limit": the
-            # others are the volume's and the limit's, the estimate describes the data)
+        described = estimate is not None and _DATA_SIZE_SAID.search(self.text[max(0, estimate.start() - 60):estimate.start()])
+        if estimate is not None and not any(mm.span() != estimate.span() and (described or self._free(mm.span()) and (
+                sole or self._near(mm.span(), rule.get("near")))) for mm in _SIZE_RE.finditer(self.text)):
+            # the only size left by its cues ("the weights are about 25 GB; a 60Gi volume, an 8Gi limit": the
+            # others are the volume's and the limit's, the estimate describes the data; "128GB of ram. A
+            # cache, ~300Gi": the memory's size is another sentence's, the rough one is the cache's)
             ok, val = self._size_value(name, rule, estimate)
             if ok:
                 return val, estimate.span()
@@ -4989,6 +5078,9 @@ class _Extractor:
                 for m in (x for p in pats for x in _compile(p).finditer(self.text)):
                     if rule.get("near") and not self._beside(m.span(), rule["near"]):
                         continue
+                    if ph == value and isinstance(value, str) and value.lower() in _PLAIN_WORD_VALUES and \
+                            m.group(0) != value and value not in phrases:
+                        continue  # "jobs from any namespace": the plain word, not the value "Any" written as one
                     if self._in_fence(m.span()):
                         continue  # "accessModes: [ReadWriteMany]" in a pasted manifest is what runs, not what is asked
                     if any(m.start() < y and x < m.end() for x, y in self.blocked):
@@ -5148,14 +5240,22 @@ class _Extractor:
             text = _QUOTED_TOKEN.sub(lambda q: '"' + q.group(1) + '"', text)
         if rule.get("all"):
             vals, spans = [], []
+            picked: set[str] = set()
             for m in rx.finditer(self.text):
                 g = m.group(1) if m.groups() else m.group(0)
                 if g and rule.get("lower"):
                     g = g.lower()
-                if g and g not in vals and self._free(m.span()) and \
-                        not any(m.start() < y and x < m.end() for x, y in self.blocked):
-                    vals.append(g)
-                    spans.append(m.span())
+                if g and self._free(m.span()) and not any(m.start() < y and x < m.end() for x, y in self.blocked):
+                    if g not in vals:
+                        vals.append(g)
+                        spans.append(m.span())
+                    if self._in_selection(m.span()):
+                        picked.add(g)
+            chosen = [i for i, v in enumerate(vals) if v in picked]
+            if chosen and len(chosen) < len(vals):
+                # "g6e.xlarge 1; g6e.2xlarge 1; ... From that list we only want g6e.xlarge and g6e.12xlarge":
+                # the values a sentence picks out are the list, the others what there is to pick from
+                vals, spans = [vals[i] for i in chosen], [spans[i] for i in chosen]
             if vals:
                 ok, val = self._ok(name, vals)
                 if ok:
@@ -5227,6 +5327,24 @@ class _Extractor:
                 return val, span
             self._note_out_of_range(name, g, span)
         return None
+
+    def _in_command(self, span: tuple[int, int]) -> bool:
+        """Is ``span`` inside a pasted command line ("docker run --gpus 2 ... --tmpfs /scratch:size=50g")?"""
+        if self._commands is None:
+            self._commands = []
+            for line in self.raw.split("\n"):
+                if _PASTED_COMMAND.match(line):
+                    at = self.text.find(line.strip()[:60])
+                    if at >= 0:
+                        self._commands.append((at, at + len(line.strip())))
+        return any(a <= span[0] and span[1] <= b for a, b in self._commands)
+
+    def _in_selection(self, span: tuple[int, int]) -> bool:
+        """Is ``span`` in a sentence that picks values out ("we only want ...", "just use ...")?"""
+        starts = [m.end() for m in _PICK_END.finditer(self.text, 0, span[0])]
+        after = _PICK_END.search(self.text, span[1])
+        sentence = self.text[starts[-1] if starts else 0:after.start() if after else len(self.text)]
+        return bool(_SELECTION.search(sentence))
 
     def _claimed_by_other(self, name: str, span: tuple[int, int]) -> bool:
         """Does a recipe rule of another parameter, still open, read its value at ``span``?"""
@@ -6738,6 +6856,8 @@ class _Extractor:
                     best += 0.1 * (support - max(best, 0.0))
                     if _ESTIMATE.search(self.text, max(0, m.start() - 16), m.start()):
                         best -= _ESTIMATE_PENALTY  # "the weights are about 150 GB": an estimate describes
+                    if self._in_command(m.span()):
+                        best -= _ESTIMATE_PENALTY  # "docker run ... size=50g" then the words: what runs today
                     pairs.append((best, -m.start(), name, val, m.span()))
         pairs.sort(key=lambda t: (-t[0], -t[1], t[2]))
         for _score, _pos, name, val, span in pairs:
@@ -6853,8 +6973,9 @@ _STATE = re.compile(r"\bkubectl\s[^.;]*?\bshow(?:s|ed|ing)?\b|\b(?:current|curre
                     r"existing|(?:sits?|sitting|is\s+pinned|pinned|pegged|hovers?|hovering|stuck|idles?|idling)\s+(?:on|at)|"  # "sits on 6 replicas"
                     r"is\s+how\s+we|this\s+is\s+(?:what|how)\s+we|"
                     # "same bundle as we gave team-a (8 GPUs, ...), but with 12 GPUs": the setup copied from
-                    # (unless the change is relative to it: "same as my old pod (2 GPUs) but with twice the GPUs")
-                    r"same\s+(?:[\w-]+\s+){0,2}?as(?![^.;\n]*\b(?:twice|double|triple|halve|half|times|more|fewer|less)\b))\b"
+                    # (unless the change is relative to it: "same as my old pod (2 GPUs) but with twice the GPUs";
+                    # "the same as a single pod: 2 GPUs, ..." says the form the same thing takes, and what follows)
+                    r"same\s+(?:[\w-]+\s+){0,2}?as(?!\s+an?\s)(?![^.;\n]*\b(?:twice|double|triple|halve|half|times|more|fewer|less)\b))\b"
                     # a ticket's section on why: "Context: the 2 replicas are pegged at 95% by 10am."
                     r"|(?<![\w-])" + _STATE_LABEL_WORDS + r"\s*:(?=\s)", re.I)
 _STATE_LABEL = re.compile(_STATE_LABEL_WORDS + r"\s*:", re.I)
@@ -7232,6 +7353,13 @@ def _selected_row(recipe: Recipe, text: str) -> tuple[tuple[int, int], str, list
     return (row.start(), row.end()), row.group("name"), [sp for sp in listed if sp != (row.start(), row.end())]
 
 
+# enum values that are also plain English words: read as the value when written as it ("Any", "Never")
+_PLAIN_WORD_VALUES = frozenset("any all none never always default".split())
+_NOT_TOGETHER = re.compile(r"\b(?:never|not|no)\s+(two|2|several|multiple)\s+(?:of\s+(?:them|the\s+\w+)\s+|[\w-]+\s+){0,2}?"
+                           r"(?:on|per|in|share|sharing)\s+(?:the\s+|a\s+)?(?:same|one|single|a\s+single)?\s*"
+                           r"(?:node|host|machine|box|server|gpu)s?\b", re.I)
+
+
 def _extract(recipe: Recipe, text: str) -> Extraction:
     ex = _Extractor(recipe, text)
     # "- chat: 4 replicas x 1 GPU / - summarizer: 2 replicas x 2 GPUs ... give me the chat one first":
@@ -7239,6 +7367,8 @@ def _extract(recipe: Recipe, text: str) -> Extraction:
     selected = _selected_row(recipe, text)
     others = [sp for a, b in selected[2] if (sp := _locate(ex.text, text[a:b]))] if selected else []
     ex.blocked += others
+    # "never two pods on the same node": how pods may share a node, no count of them
+    ex.blocked += [m.span(1) for m in _NOT_TOGETHER.finditer(ex.text)]
     thread = _thread_turns(recipe, text)
     turns, labels = _thread_spans(ex.text, text, thread)
     ex.blocked += labels  # "[10:05] bob:" names who speaks: no value of the request
