@@ -174,3 +174,28 @@ def test_a_bare_cap_on_replicas_and_a_quarter_hour_beside_a_correction():
     assert g.recipe == "hpa-gpu-metric"
     assert (g.params["min_replicas"], g.params["max_replicas"]) == (2, 9), g.params
     assert g.params["scale_down_stabilization_seconds"] == 900, g.params
+
+
+def test_a_second_spread_said_not_to_be_strict_stays_soft():
+    g = gen("8 training pods with 4 GPUs each, strictly one pod per node, and also balance them between the zones, "
+            "but that one is not strict. Name `asr-ft`, namespace speech")
+    assert g.recipe == "topology-spread-training"
+    assert g.params["when_unsatisfiable"] == "DoNotSchedule", g.params
+    assert g.params["also_when_unsatisfiable"] == "ScheduleAnyway", g.params
+
+
+def test_a_standalone_exporter_and_a_window_in_words():
+    g = gen("dcgm-exporter runs standalone in `metrics`, release `prom`; ServiceMonitor plus GPU alerts, flag GPUs "
+            "as idle if they average under 5% over a three-hour window")
+    assert g.recipe == "dcgm-servicemonitor-alerts"
+    assert g.params["exporter_namespace"] == "metrics", g.params
+    assert g.params["idle_window_seconds"] == 10800, g.params
+
+
+def test_a_restated_amount_and_a_used_amount_are_not_reported():
+    g = gen("karpenter nodepool `gpu` for cluster `ml`, expire nodes after 30 days (720h), on-demand only")
+    assert g.params["expire_after"] == "720h", g.params
+    assert not any("720h" in u for u in g.unused), g.unused
+    g = gen("Model cache pod `box`, 2 GPUs, 300Gi cache, and reserve 80Gi of node disk with a hard ceiling of 160Gi")
+    assert g.params["ephemeral_request"] == "80Gi", g.params
+    assert not any("80Gi" in u for u in g.unused), g.unused

@@ -551,6 +551,15 @@ def _word_in_digits(m: re.Match) -> str:
     return (m.group(1) if n is None else str(n)) + " "
 
 
+# "a two-hour window", "a ten-minute cooldown": an amount in words joined to its unit of time
+_WORD_TIME_COMPOUND = re.compile(rf"(?<![\w.-])({_SIMPLE_WORD})-(?=(?:second|minute|hour|day|week)s?(?![\w-]))", re.I)
+
+
+def _word_time_digits(m: re.Match) -> str:
+    n = parse_number(m.group(1))
+    return (m.group(1) if n is None else str(n)) + "-"
+
+
 # "actually parallelism 5 not 10", "oops workers shud be 7 not 3": a setting named again with its new amount and
 # the old one it replaces; the old amount next to a word like the named one takes the new one
 _CUE_NOT_THAT = re.compile(
@@ -1573,6 +1582,7 @@ def normalise_text(text: str) -> str:
     text = _AND_A_HALF.sub(_and_a_half, text)
     text = _COMPOUND.sub(_compound, text)
     text = _WORD_BEFORE_UNIT.sub(_word_in_digits, text)
+    text = _WORD_TIME_COMPOUND.sub(_word_time_digits, text)
     text = _PERCENT.sub(r"\1%", text)  # "70 percent", "65 per cent" -> "70%"
     if _CORRECTION_WORD.search(text):  # "a day after it finishes -- actually make it two days"
         text = _ONE_UNIT.sub("1 ", text)
@@ -6820,7 +6830,7 @@ class _Extractor:
         if not mentions:
             return
         starts = sorted(m.start() for _, m in mentions)
-        pairs: list[tuple[float, int, str, Any, tuple[int, int]]] = []
+        pairs: list[tuple[float, int, str, Any, tuple[int, int], tuple[int, int]]] = []
         for name, (rule, cues) in cands.items():
             kind = "size" if "size" in rule else "duration"
             rx = _compile("|".join(f"(?:{_phrase_re(w, flags=_FLAGGED.get())})" for w, _ in cues))
@@ -6835,6 +6845,7 @@ class _Extractor:
                 if not ok:
                     continue
                 best = None
+                cue = (0, 0)  # the cue words that bind best: understood with the quantity
                 support = 0.0  # the other cues that bind to it: a tie goes to the quantity more of them point at
                 for (ca, cb), pen in hits:
                     if ca < m.end() and cb > m.start():
@@ -6847,6 +6858,8 @@ class _Extractor:
                         score += 0.5 * len(re.findall(r"[\s_-]+", self.text[ca:cb].strip()))
                         score -= pen
                         support += max(score, 0.0)
+                        if best is None or score > best:
+                            cue = (ca, cb)
                         best = score if best is None else max(best, score)
                 if best is not None and kind == "size" and _ESTIMATE.search(self.text, max(0, m.start() - 16), m.start()) \
                         and _DATA_NOUN.search(self.text, max(0, m.start() - 40), m.start()) \
@@ -6858,13 +6871,15 @@ class _Extractor:
                         best -= _ESTIMATE_PENALTY  # "the weights are about 150 GB": an estimate describes
                     if self._in_command(m.span()):
                         best -= _ESTIMATE_PENALTY  # "docker run ... size=50g" then the words: what runs today
-                    pairs.append((best, -m.start(), name, val, m.span()))
+                    pairs.append((best, -m.start(), name, val, m.span(), cue))
         pairs.sort(key=lambda t: (-t[0], -t[1], t[2]))
-        for _score, _pos, name, val, span in pairs:
+        for _score, _pos, name, val, span, cue in pairs:
             if name not in self.result.values and self._free(span):
                 self.result.values[name] = val
                 self.result.spans[name] = span
                 self.used.append(span)
+                if cue[1] > cue[0] and cue[1] - cue[0] <= 40:
+                    self.result.covered.append(cue)  # "reserve 100Gi of node disk": "node disk" said what it is
 
     @staticmethod
     def _cue_penalty(found: str, pens: dict[str, float]) -> float:

@@ -511,6 +511,10 @@ def _unused_runs(recipe: Recipe, ext: Extraction) -> tuple[list[str], int]:
         said = [w for w, a, b in run if w.lower() not in _FRAME and not hits(names, a, b)]
         if not said:
             continue
+        # "after 30 days (720h)": the same amount again in brackets right after the one used
+        if len(run) == 1 and re.fullmatch(r"\d+(?:\.\d+)?[A-Za-z]{0,3}", run[0][0]) and any(
+                re.fullmatch(r"\s*\(\s*", text[y:run[0][1]]) for _x, y in used if y <= run[0][1]):
+            continue
         # "4x GPU per pod": the rate of a count used right before
         if len(run) == 2 and run[0][0].lower() in ("per", "each", "every", "a", "an") and any(
                 re.fullmatch(r"\s*", text[y:run[0][1]]) and re.search(r"\d", text[x:y]) for x, y in used if y <= run[0][1]):
@@ -527,9 +531,11 @@ def _unused_runs(recipe: Recipe, ext: Extraction) -> tuple[list[str], int]:
         start = run[0][1]
         while start > 0 and text[start - 1] == "-" and (start < 2 or not text[start - 2].isalnum()):
             start -= 1  # a flag keeps its dashes ("-t 48:00:00")
-        if kept and kept[-1][0] == at_clause and len(_TOKEN.findall(text[kept[-1][2]:start])) <= _GAP:
+        if kept and kept[-1][0] == at_clause and len(_TOKEN.findall(text[kept[-1][2]:start])) <= _GAP and not any(
+                kept[-1][2] <= a and b <= start and re.search(r"\d", text[a:b]) for a, b in ext.spans.values() if b > a):
             # "route the alert to the PagerDuty service": one detail of one clause, read whole, though
-            # a word inside it was read for a parameter
+            # a word inside it was read for a parameter (but not across an amount a parameter took:
+            # "reserve 100Gi of node disk" says no more than its 100Gi)
             start = kept[-1][1]
             kept.pop()
             out.pop()
