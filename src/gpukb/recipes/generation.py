@@ -531,11 +531,9 @@ def _unused_runs(recipe: Recipe, ext: Extraction) -> tuple[list[str], int]:
         start = run[0][1]
         while start > 0 and text[start - 1] == "-" and (start < 2 or not text[start - 2].isalnum()):
             start -= 1  # a flag keeps its dashes ("-t 48:00:00")
-        if kept and kept[-1][0] == at_clause and len(_TOKEN.findall(text[kept[-1][2]:start])) <= _GAP and not any(
-                kept[-1][2] <= a and b <= start and re.search(r"\d", text[a:b]) for a, b in ext.spans.values() if b > a):
+        if kept and kept[-1][0] == at_clause and len(_TOKEN.findall(text[kept[-1][2]:start])) <= _GAP:
             # "route the alert to the PagerDuty service": one detail of one clause, read whole, though
-            # a word inside it was read for a parameter (but not across an amount a parameter took:
-            # "reserve 100Gi of node disk" says no more than its 100Gi)
+            # a word inside it was read for a parameter
             start = kept[-1][1]
             kept.pop()
             out.pop()
