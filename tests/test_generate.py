@@ -316,6 +316,9 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     # the key it belongs to, a numbered expander list, "never two pods on the same node", "the gang has to be at
     # least", "uneven by two", "preempt lower", "any" as a plain word, an embeddings server, a bare cap)
     "fresh67.yaml": (0.9, 0, 2),
+    # held out (0.567, 0 silent drops, 7 changed values) on the code both before and after the changes made with
+    # fresh65 and fresh67, in the test part
+    "fresh68.yaml": (0.55, 0, 7),
     "tune-classes.yaml": (0.95, None, None),
 }
 # tuned sets whose drops and changed values are held by their floors above, not at zero
