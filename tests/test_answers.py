@@ -478,3 +478,50 @@ def test_a_short_answer_goes_on_with_a_section_as_close_in_meaning():
     long_lead = dataclasses.replace(close[0], text=close[0].text + " " + " ".join(
         f"Quota rule {i} limits requests.nvidia.com/gpu for namespace teams and gpu pods." for i in range(8)))
     assert ExtractiveGenerator().compose(q, [long_lead, close[1]]).cited == [0]
+
+
+LABELS = """Label values are always strings.
+
+| Label | Meaning | Example |
+|---|---|---|
+| `nvidia.com/gpu.product` | GPU model name | `Tesla-T4`, `A100-SXM4-40GB` |
+| `nvidia.com/gpu.count` | number of GPUs on the node | `2` |
+| `nvidia.com/gpu.memory` | memory per GPU in MiB, as reported by the driver at startup | `15360` |
+| `nvidia.com/gpu.family` | architecture family of the cards | `turing`, `ampere` |
+| `nvidia.com/gpu.machine` | machine type; the cloud instance type in public clouds | `DGX-1` |
+| `nvidia.com/gpu.replicas` | schedulable replicas, equal to the count unless the GPUs are shared | `4` |
+| `nvidia.com/gpu.mode` | compute or display mode of the cards | `compute` |
+"""
+
+COMPARE = """Pick the mode by the isolation the tenants need.
+
+| | Time-slicing | MPS | MIG |
+| --- | --- | --- | --- |
+| Memory isolation | none | a capped share per replica | hardware partitions |
+| Fault isolation | none, one crash hits every pod on the card | software limits only | hardware partitions |
+| Compute share | equal time per process on the card | capped per replica | fixed slices |
+| GPUs | any NVIDIA GPU including older ones | full GPUs with MIG off | data-center GPUs only such as A100, A30, H100, H200 and B200 |
+| Config | `sharing.timeSlicing` in the plugin config | `sharing.mps` in the plugin config | `nvidia.com/mig.config` label with `mig.strategy` |
+| Resource | `nvidia.com/gpu` or `nvidia.com/gpu.shared` | the same as time-slicing | `nvidia.com/gpu` or `nvidia.com/mig-<profile>` |
+"""
+
+
+def test_a_long_table_answers_with_the_rows_asked_about():
+    gen = ExtractiveGenerator(max_words=60)
+    out = gen.compose("which node label has the gpu model?", [ev(0, "Main labels", LABELS)]).text
+    assert "| Label | Meaning | Example |" in out and "`nvidia.com/gpu.product` | GPU model name" in out
+    assert "gpu.memory" not in out and "gpu.mode" not in out
+    # a table that fits is shown whole
+    whole = ExtractiveGenerator(max_words=400).compose("which node label has the gpu model?",
+                                                       [ev(0, "Main labels", LABELS)]).text
+    assert "gpu.memory" in whole and "gpu.mode" in whole
+
+
+def test_a_question_naming_the_columns_gets_the_first_rows_that_fit():
+    gen = ExtractiveGenerator(max_words=60)
+    out = gen.compose("time-slicing vs MPS vs MIG?", [ev(0, "At a glance", COMPARE)]).text
+    rows = [line for line in out.splitlines() if line.startswith("| ") and "---" not in line]
+    assert rows[0].startswith("| | Time-slicing | MPS | MIG |")
+    assert rows[1].startswith("| Memory isolation")
+    assert all(not r.startswith(("| Resource", "| Config")) for r in rows)
+    assert prose_words(out) <= 60 + 5  # (the citation marker and the lead's words)

@@ -399,3 +399,26 @@ def test_a_long_message_is_matched_by_the_sentence_it_asks_too(tiny_settings):
     for post in r.postprocessors("hybrid", 2):
         nodes = post.postprocess_nodes(nodes, qb)
     assert nodes[0].node.metadata["key"].startswith("pdb#")
+
+
+def test_a_troubleshooting_section_gives_way_when_the_question_names_no_symptom(tiny_settings):
+    root = tiny_settings.root
+    write_doc(root, "troubleshooting", "mig-trouble", id="mig-trouble", title="MIG Manager problems",
+              intro="MIG Manager problems on H100.",
+              body="## MIG slices on H100 nodes fail to apply\n\nThe MIG slices on H100 nodes fail when the profile "
+                   "name does not exist for that H100 model.\n")
+    write_doc(root, "gpu-sharing", "mig-profiles", id="mig-profiles", title="MIG profiles",
+              intro="MIG profiles.",
+              body="## How many MIG instances a GPU holds\n\nA GPU holds up to seven MIG instances, each with its own "
+                   "memory and compute.\n")
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    r = Engine(tiny_settings, embedder=emb).retriever
+    r.sentence_weight = 0.0
+    q = "H100 MIG slices, max?"
+    r.symptom_weight = 0.0
+    assert r.retrieve(q, k=2).evidence[0].doc_id == "mig-trouble"
+    r.symptom_weight = 1.0
+    assert r.retrieve(q, k=2).evidence[0].doc_id == "mig-profiles"
+    # a question that names a symptom still reads the troubleshooting section first
+    assert r.retrieve("H100 MIG slices fail, max?", k=2).evidence[0].doc_id == "mig-trouble"

@@ -70,6 +70,8 @@ class RetrievalConfig(_Strict):
                                    "(question vs one sentence of a section) in the section rerank; 0 turns it off.")
     ask_weight: float = Field(1.0, ge=0.0, le=5.0, description="A long message's asking sentences, matched "
                               "alone against each reranked section's sentences, count at this weight; 0 turns it off.")
+    symptom_weight: float = Field(0.0, ge=0.0, le=5.0, description="Taken from a troubleshooting section's "
+                                  "rerank score when the question names no symptom; 0 turns it off.")
     part_slots: int = Field(1, ge=0, le=3, description="Sections a question's second asked part may bring "
                             "in after the lead (0: the whole question only).")
 

@@ -265,7 +265,7 @@ class Engine:
         self.retriever = Retriever(self.index, embedder, candidates=r.candidates, fusion=r.fusion,
                                    weights=r.weights, heading_weight=r.heading_weight, rerank_depth=r.rerank_depth,
                                    part_slots=r.part_slots, sentence_weight=r.sentence_weight,
-                                   ask_weight=r.ask_weight)
+                                   ask_weight=r.ask_weight, symptom_weight=r.symptom_weight)
         a = self.settings.answer
         self.refuse_below = a.refuse_below
         self.oov_weight = a.oov_weight

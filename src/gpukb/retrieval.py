@@ -47,7 +47,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from .backends.base import Evidence
 from .index import IndexHandle
-from .text import asked_words, keyword_query, stemmer, terms
+from .text import PROBLEM, asked_words, keyword_query, stemmer, terms
 
 MODES = ("hybrid", "vector", "bm25")
 
@@ -55,6 +55,8 @@ MODES = ("hybrid", "vector", "bm25")
 DEFAULT_RERANK_DEPTH = 10
 # llama-index's reciprocal rank fusion constant.
 RRF_K = 60.0
+# The KB area of sections about things going wrong (symptoms, error messages and their fixes).
+TROUBLESHOOTING = "troubleshooting"
 
 
 @dataclass
@@ -443,7 +445,8 @@ class Retriever:
     def __init__(self, index: IndexHandle, embedder: Any, candidates: int = 20,
                  fusion: str = "dist_based_full", weights: tuple[float, float] = (0.5, 0.5),
                  heading_weight: float = 0.0, rerank_depth: int = DEFAULT_RERANK_DEPTH,
-                 part_slots: int = 0, sentence_weight: float = 0.0, ask_weight: float = 0.0):
+                 part_slots: int = 0, sentence_weight: float = 0.0, ask_weight: float = 0.0,
+                 symptom_weight: float = 0.0):
         from .errors import IndexMismatchError
 
         self.index = index
@@ -452,6 +455,7 @@ class Retriever:
         self.part_slots = int(part_slots)
         self.sentence_weight = float(sentence_weight)
         self.ask_weight = float(ask_weight)
+        self.symptom_weight = float(symptom_weight)
         self._focus_cache: tuple[str, str, Any] | None = None  # (question, focus, focus embedding)
         self._sentences: Any = None  # the sentence vectors (gpukb.sentences.SentenceVectors), read on first use
         self.rerank_depth = int(rerank_depth)
@@ -550,8 +554,17 @@ class Retriever:
     def rerank(self, found: list[SectionHit], question: str, embedding: Sequence[float] | None) -> list[SectionHit]:
         """The heading boost (:func:`heading_rerank`) plus ``sentence_weight`` x the best cosine
         similarity between the question and one of the section's sentences or its heading path."""
+        sections = self.index.sections
+        # a question that names no symptom (no error, nothing failing or stuck) is seldom answered by a
+        # troubleshooting section, however closely its heading matches ("H100 MIG, max slices?")
+        aside = self.symptom_weight if self.symptom_weight and not PROBLEM.search(question) else 0.0
+
+        def penalty(h: SectionHit) -> float:
+            return aside if sections[h.key].get("area") == TROUBLESHOOTING else 0.0
+
         if not self.sentence_weight or embedding is None or not found:
-            return heading_rerank(found, question, self.index.sections, self.heading_weight)
+            return heading_rerank(found, question, sections, self.heading_weight,
+                                  extra=(lambda h: -penalty(h)) if aside else None)
         keys = [h.key for h in found[: self.rerank_depth]]
         best = self.sentence_scores(embedding, keys)
         asked = " ".join(asked_words(question).split())
@@ -565,8 +578,8 @@ class Retriever:
             own = self.sentence_scores(focus, keys)
             best = {k: max(v, self.ask_weight * own.get(k, 0.0)) for k, v in best.items()}
         w = self.sentence_weight
-        return heading_rerank(found, question, self.index.sections, self.heading_weight,
-                              extra=lambda h: w * best.get(h.key, 0.0))
+        return heading_rerank(found, question, sections, self.heading_weight,
+                              extra=lambda h: w * best.get(h.key, 0.0) - penalty(h))
 
     def focus_embedding(self, question: str) -> Any:
         """The embedding of what a long message asks (:func:`asked_focus`), or None (a short message,

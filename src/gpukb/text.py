@@ -19,6 +19,7 @@ import re
 from functools import lru_cache
 
 __all__ = [
+    "PROBLEM",
     "STOPWORDS", "CHAT_FILLER", "TERMS_VERSION", "WORD_PATTERN",
     "words", "stem", "terms", "keyword_query", "stemmer", "bm25_stopwords", "mask_negated",
     "POINTS_BELOW", "POINTS_ABOVE",
@@ -113,6 +114,12 @@ def bm25_stopwords() -> list[str]:
 def words(text: str) -> list[str]:
     """Lowercase word tokens (letters, digits, underscore; two or more)."""
     return _WORD.findall(text.lower())
+
+
+# A message about a problem: a symptom, an error, something that does not happen.
+PROBLEM = re.compile(r"\b(?:stuck|fail\w*|error\w*|never|not|no|doesn'?t|don'?t|didn'?t|won'?t|wont|can'?t|cant|"
+                     r"cannot|isn'?t|pending|crash\w*|killed|evicted|hangs?|hanging|slow|rejected|denied|wrong|"
+                     r"broken|keeps?|forever|deadlock\w*|oom\w*|unschedulable|timed?\s*out|timeout)\b", re.I)
 
 
 def terms(text: str) -> list[str]:

@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..text import POINTS_ABOVE, POINTS_BELOW, asked_words, sub_questions, terms
+from ..text import POINTS_ABOVE, POINTS_BELOW, PROBLEM, asked_words, sub_questions, terms
 from .base import Composed, Evidence
 
 _HOWTO = re.compile(r"\b(how|yaml|manifest|example|config|configure|set ?up|setup|create|write|give me|spec|enable|install|apply|command|cmd)\b", re.I)
@@ -24,11 +24,9 @@ _HOWTO = re.compile(r"\b(how|yaml|manifest|example|config|configure|set ?up|setu
 # section's steps, command or YAML too.
 _CONCEPT = re.compile(r"^\W*(?:why|what\s+(?:is|are|does|do|happens)|whats|explain|is\s+it|are\s+there|does|do)\b|"
                       r"\b(?:vs\.?|versus|difference|differences|compare|meaning)\b", re.I)
-# A question about a problem (a symptom, something that does not happen) is
+# A question about a problem (a symptom, something that does not happen, gpukb.text.PROBLEM) is
 # answered by its cause and its fix; the fix often shares no word with the symptom.
-_PROBLEM = re.compile(r"\b(?:stuck|fail\w*|error\w*|never|not|no|doesn'?t|don'?t|didn'?t|won'?t|wont|can'?t|cant|"
-                      r"cannot|isn'?t|pending|crash\w*|killed|evicted|hangs?|hanging|slow|rejected|denied|wrong|"
-                      r"broken|keeps?|forever|deadlock\w*|oom\w*|unschedulable|timed?\s*out|timeout)\b", re.I)
+_PROBLEM = PROBLEM
 _REMEDY = re.compile(r"^(?:\*\*[^*]+\*\*:?\s*)?(?:the\s+fix\b|fix\b|to\s+fix\b|workaround|solution|set|use|add|enable|"
                      r"disable|run|apply|label|patch|restart|raise|lower|increase|remove|delete|install|upgrade|give|"
                      r"request|put|move|create|avoid|check)\b|\b(?:the\s+fix\s+is|instead,|to\s+avoid)\b", re.I)
@@ -45,6 +43,7 @@ class Unit:
     text: str
     pos: int  # position in the section
     words: int
+    cut: "Unit | None" = None  # a long table cut to the rows the question asks about (used when it does not fit)
 
 
 def split_units(body: str) -> list[Unit]:
@@ -155,6 +154,8 @@ KEY_TERM_WEIGHT = 0.6  # terms the section heading names mark its key facts
 MIN_UNIT_SCORE = 0.5  # below this a unit adds nothing
 REMEDY_BONUS = 1.0  # for a problem question, a sentence that states the fix
 MAX_RELATED = 3
+TABLE_ROWS = 4  # a longer table is cut to the rows the question asks about ...
+TABLE_ROW_SHARE = 0.5  # ... those that score at least this share of the best row
 # A short answer goes on with the next section that answers the question about as closely by meaning
 # (the cosine of its best sentence, gpukb.sentences) as the lead, up to this many prose words in all ...
 FILL_TO_WORDS = 95
@@ -225,6 +226,34 @@ class ExtractiveGenerator:
                     out[u.pos] += LEAD_BONUS
         return out
 
+    @staticmethod
+    def _asked_rows(units: list[Unit], q: Counter, idf) -> list[Unit]:
+        """A long table that does not fit answers with the rows the question asks about: its header,
+        then the rows that share the most telling terms with the question, in the table's order."""
+        out = []
+        for u in units:
+            lines = u.text.splitlines()
+            if u.kind != "table" or len(lines) - 2 <= TABLE_ROWS or not re.match(r"^\s*\|[\s:|-]+\|\s*$", lines[1]):
+                out.append(u)
+                continue
+            row_terms = [set(terms(row)) for row in lines[2:]]
+            # (a term most rows share, such as the "gpu" of every label, tells no row apart)
+            telling = {t for t in q if sum(t in rt for rt in row_terms) * 2 <= len(row_terms)}
+            scored = [(sum(idf(t) for t in telling if t in rt), i) for i, rt in enumerate(row_terms, start=2)]
+            best = max(s for s, _i in scored)
+            if sum(1 for t in set(terms(lines[0])) if t in q) >= 2:
+                # the question names the table's columns ("time-slicing vs MPS vs MIG"): it compares them
+                # on every row, the first ones first
+                keep = list(range(2, 2 + TABLE_ROWS))
+            elif best <= 0:
+                out.append(u)
+                continue
+            else:
+                keep = sorted(i for s, i in sorted(scored, key=lambda x: -x[0])[:TABLE_ROWS] if s >= best * TABLE_ROW_SHARE)
+            text = "\n".join(lines[:2] + [lines[i] for i in keep])
+            out.append(Unit("table", u.text, u.pos, u.words, cut=Unit("table", text, u.pos, len(text.split()))))
+        return out
+
     # ------------------------------------------------------------ selection
     def _select(self, units: list[Unit], scores: dict[int, float], q: Counter, budget: int, howto: bool,
                 code_lines: int, allow_code: bool, numbers_ok: set[str] | None) -> list[Unit]:
@@ -260,6 +289,12 @@ class ExtractiveGenerator:
                 code_taken = True
                 chosen[u.pos] = u
                 continue
+            if u.kind == "table" and (u.text.count("\n") > 12 or words + u.words > budget) and u.cut is not None:
+                u = u.cut
+                rows = u.text.splitlines()
+                while words + len("\n".join(rows).split()) > budget and len(rows) > 3:
+                    rows.pop()  # (its last rows left out, down to one, to fit the words left)
+                u = Unit("table", "\n".join(rows), u.pos, len("\n".join(rows).split()))
             if u.kind == "table" and u.text.count("\n") > 12:
                 continue
             if words + u.words > budget:
@@ -331,6 +366,7 @@ class ExtractiveGenerator:
         pool = list(evidence[: self.max_sections])
         per_sec = [split_units(resolve_links(e.text, e.path)) for e in pool]
         idf = self._idf(per_sec)
+        per_sec = [self._asked_rows(units, q, idf) for units in per_sec]
         keys = [set(terms(e.section)) - set(terms(e.title)) for e in pool]
         # With a manifest attached, the text must not quote another example's numbers
         # or YAML: numbers are kept only when the manifest has them.
