@@ -1772,6 +1772,9 @@ _POW = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
 _DURATION_RE = re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?|{_NUM[1:-1]}|an?|half an?|every|each)\s*"
                           r"(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|wks?)(?![\w])", re.I)
 _DURATION_MULT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+# "recycle nodes weekly", "a nightly window": once every hour, day or week
+_PERIODIC_RE = re.compile(r"(?<![\w.-])(hour|dai|night|week)ly(?![\w-])", re.I)
+_PERIOD_SECONDS = {"hour": 3600, "dai": 86400, "night": 86400, "week": 604800}
 
 
 def parse_size(num: str, unit: str) -> float:
@@ -3093,8 +3096,27 @@ class _Extractor:
             if got is not None and _RANGE_END.search(self.text, max(0, got[1][0] - 30), got[1][0]) and \
                     not any(p.startswith(("min_", "max_")) for p in self.recipe.properties):
                 return None  # "keep it between two and ten replicas": a range asks for an autoscaler, not a count
+            if got is not None and rates and got[0] == 1:
+                return self._one_per_item(name, rule, got)
             if got is not None:
                 return got
+        return None
+
+    def _one_per_item(self, name: str, rule: dict[str, Any], got: tuple[Any, tuple[int, int]]):
+        """"We have 500 files ... one pod per file": one of a unit for each of another unit this count
+        also counts is as many as those, when the request gives their number; else no count at all."""
+        units = {_singular(str(x).lower()) for x in rule["count"] if isinstance(x, str)}
+        per = re.match(r"\s*[a-z]+\s+(?:per|for\s+each|for\s+every|each|every)\s+([a-z]+)", self.text[got[1][1]:got[1][1] + 40], re.I)
+        if per is None or _singular(per.group(1).lower()) not in units:
+            return got
+        item = _singular(per.group(1).lower())
+        for m in _compile(rf"(?<![\w.,-])(\d[\d,]*|{_NUM[1:-1]})[\s-]+(?:[a-z-]+\s+){{0,2}}?{re.escape(item)}s?\b").finditer(self.text):
+            n = parse_number(m.group(1).replace(",", ""))
+            if n is not None and n > 1:
+                ok, val = self._ok(name, n)
+                if ok:
+                    self.result.covered.append((got[1][0], got[1][1] + per.end()))  # the rate is understood
+                    return val, self._whole_word(m.span(1))
         return None
 
     def _count_in(self, name: str, rule: dict[str, Any], groups: list[list[str]], rates: bool):
@@ -4334,10 +4356,12 @@ class _Extractor:
                     and not self._quoted(span) and self._plain_word_not_the_value(span, words, cues):
                 continue
             if rule.get("schema") and re.fullmatch(r"[a-z]+", tok) and not self._quoted(span):
-                part = re.search(r"\b(?:the|a|an|our|my|their|its)\s+([a-z]+)\s+$", self.text[max(0, span[0] - 40):span[0]])
+                part = re.search(r"\b(?:the|a|an|our|my|their|its|of|for|with|about|from|and|or)\s+([a-z]+)\s+$",
+                                 self.text[max(0, span[0] - 40):span[0]])
                 if part and part.group(1) in distinctive_cues(name, list(self.recipe.properties)) and \
                         part.group(1) not in {v.lower() for v in name_variants(name)}:
-                    continue  # "stop using the device plugin": one word of the name and a plain word are one noun
+                    continue  # "stop using the device plugin", "shards of product descriptions": one word of the
+                    # name and a plain word are one noun
             if re.fullmatch(r"[a-z]+", tok) and not self._quoted(span) and \
                     re.search(r"\b(?:name|call)\s+(?:the|this|our|my)\s+$", self.text[max(0, span[0] - 12):span[0]], re.I) \
                     and re.match(r"\s+[a-z]", self.text[span[1]:], re.I):
@@ -4935,6 +4959,14 @@ class _Extractor:
             if not self._free(m.span()) or not self._near(m.span(), rule.get("near"), 40):
                 continue
             ok, val = self._duration_value(name, m)
+            if ok:
+                return val, m.span()
+        for m in _PERIODIC_RE.finditer(self.text):
+            if not self._free(m.span()) or not self._near(m.span(), rule.get("near"), 40):
+                continue
+            secs = _PERIOD_SECONDS[m.group(1).lower()]
+            ok, val = self._ok(name, f"{secs // 3600}h") if self.recipe.properties[name].get("type") == "string" \
+                else self._ok(name, secs)
             if ok:
                 return val, m.span()
         return None

@@ -1,0 +1,71 @@
+"""Requests that give a period as an adverb ("weekly"), a count as one of a thing for each of another
+("one pod per file" after "500 files"), a second scheduler as a profile, shared GPUs under a resource
+name of their own, or one word of a parameter's name before a plain noun ("product descriptions")."""
+
+import pytest
+
+from gpukb.recipes import generate
+
+
+def gen(text):
+    return generate(text, llm=False)
+
+
+@pytest.mark.parametrize("text,value", [
+    ("karpenter nodepool gpu-spot for L4s, recycle the nodes weekly", "168h"),
+    ("karpenter nodepool gpu-od, g6 instances, replace nodes daily so they pick up new AMIs", "24h"),
+])
+def test_a_period_said_as_an_adverb_is_a_duration(text, value):
+    g = gen(text)
+    assert g.recipe == "karpenter-gpu-nodepool"
+    assert g.params["expire_after"] == value and "expire_after" in g.from_request, g.params
+
+
+@pytest.mark.parametrize("text,param,value", [
+    ("We have 500 audio files to transcribe. Indexed job, one pod per file, one GPU each, 20 in parallel",
+     "completions", 500),
+    ("indexed job over 2,000 parquet shards, one pod per shard, at most 40 at once, 1 gpu", "completions", 2000),
+    ("one pod per node for my six-node DDP job, 8 GPUs each, spread across hosts, call it ddp-x", "workers", 6),
+])
+def test_one_of_a_thing_for_each_of_another_counts_as_many_as_those(text, param, value):
+    g = gen(text)
+    assert g.params[param] == value and param in g.from_request, g.params
+
+
+def test_one_per_item_with_no_count_of_the_items_sets_no_count():
+    g = gen("indexed job `embed`, one pod per shard, 1 gpu each")
+    assert "completions" not in g.from_request, g.params
+
+
+def test_one_word_of_a_parameters_name_then_a_plain_noun_is_no_value():
+    g = gen("indexed job: 300 shards of product descriptions to embed, one GPU each, 10 at a time")
+    assert "gpu_product" not in g.from_request, g.params
+
+
+@pytest.mark.parametrize("text,value", [
+    ("coscheduling for job ray-shuffle, six pods with 2 GPUs each, at least 4 together. Our second scheduler "
+     "profile is `sched-gang`", "sched-gang"),
+    ("gang-schedule job `ring` with the coscheduling plugin: 4 pods, 1 gpu each, scheduler profile: gang-sched",
+     "gang-sched"),
+])
+def test_a_second_schedulers_profile_name_is_its_scheduler_name(text, value):
+    g = gen(text)
+    assert g.recipe == "coscheduling-podgroup"
+    assert g.params["scheduler_name"] == value, g.params
+
+
+def test_a_profile_that_enables_a_plugin_names_no_scheduler():
+    g = gen("coscheduling PodGroup `eval-gang` in ns eval, minMember 6, 6 pods with 1 GPU each, scheduler named "
+            "`sp-sched`. Scheduler profile enabling the Coscheduling plugin with permitWaitingTimeSeconds 60")
+    assert g.params["scheduler_name"] == "sp-sched", g.params
+
+
+@pytest.mark.parametrize("text,recipe", [
+    ("CUDA MPS on the A100s, 8 clients per GPU, and advertise the shared GPUs under a different resource name",
+     "mps-sharing"),
+    ("time-slicing, 4 replicas per T4, shared GPUs under a separate resource name please", "time-slicing"),
+])
+def test_shared_gpus_under_a_resource_name_of_their_own_rename_them(text, recipe):
+    g = gen(text)
+    assert g.recipe == recipe
+    assert g.params["rename_by_default"] is True and "rename_by_default" in g.from_request, g.params
