@@ -69,3 +69,26 @@ def test_shared_gpus_under_a_resource_name_of_their_own_rename_them(text, recipe
     g = gen(text)
     assert g.recipe == recipe
     assert g.params["rename_by_default"] is True and "rename_by_default" in g.from_request, g.params
+
+
+def test_what_people_call_something_gives_no_name():
+    g = gen("pytorchjob, 4 workers x 4 GPUs, torchrun may restart the group at most 50 times before we call it dead. "
+            "Run name vitl-ablate-07, namespace vision-research.")
+    assert g.params["name"] == "vitl-ablate-07", g.params
+    assert gen("pytorchjob with 2 workers, 8 gpus each, call it bert").params["name"] == "bert"
+
+
+def test_the_label_key_selected_by_takes_its_value_from_pasted_labels():
+    g = gen("We installed dcgm-exporter ourselves from its helm chart, into namespace `gpu-mon`. kubectl get svc "
+            "--show-labels shows\n\nNAME  TYPE  LABELS\ndcgm  ClusterIP  app.kubernetes.io/name=dcgm,tier=infra\n\n"
+            "Select it by app.kubernetes.io/name. ServiceMonitor and alert rules go in `monitoring`.")
+    assert g.recipe == "dcgm-servicemonitor-alerts"
+    assert g.params["service_label_key"] == "app.kubernetes.io/name", g.params
+    assert g.params["service_label_value"] == "dcgm", g.params
+    assert g.params["exporter_namespace"] == "gpu-mon" and g.params["namespace"] == "monitoring", g.params
+
+
+def test_a_count_per_replica_is_the_scaling_target():
+    g = gen("KEDA ScaledObject for deployment `chat` in ns `gw`: scale on vLLM waiting requests, 3 per replica, "
+            "1 to 12 replicas")
+    assert g.params["threshold"] == "3", g.params

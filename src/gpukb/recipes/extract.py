@@ -4725,6 +4725,10 @@ class _Extractor:
                     rf"(?:name|call)\s+(?:it|this(?:\s+one)?|that(?:\s+one)?|the\s+[\w-]+\s+itself)|"
                     rf"(?:a|the)\s+new\s+(?:one|copy|version)(?:\s+(?:named|called)|\s*,)|new\s+name\s*(?:is|[:=])?)"
                     rf"\s*{_TOKEN}"):
+                if not (re.search(r"[-\d]", tok) or self._quoted(span)) and re.search(
+                        r"\b(?:we|they|you|i|people|folks|everyone|one)\s+(?:\w+\s+)?(?:call|name)\s+(?:it|this|that)\s*$",
+                        self.text[max(0, span[0] - 40):span[0]], re.I):
+                    continue  # "restart at most 50 times before we call it dead": what people say, no name given
                 if re.search(r"[-\d]", tok) or self._quoted(span) or re.match(r"\s*(?:[,.;:]|(?:in|on|with)\b|$)",
                                                                                  self.text[span[1]:]):
                     ok, val = self._ok(name, tok)
@@ -6532,6 +6536,24 @@ class _Extractor:
                 if ok_k and ok_v:
                     self._take(kname, k, m.span(1))
                     self._take(vname, v, m.span(2))
+                    break
+            if kname in self.result.values:
+                continue
+            # "select it by app.kubernetes.io/name" under pasted labels "app.kubernetes.io/name=dcgm-exporter": the key
+            # the request selects by, with the value a pasted pair gives it
+            for m in _compile(r"\b(?:select\w*|match\w*|pick\w*)\s+(?:(?:it|them|the\s+\w+)\s+)?(?:by|on|with)\s+"
+                              r"(?:the\s+)?(?:label\s+)?[`'\"]?([A-Za-z0-9][\w./-]*[A-Za-z0-9])").finditer(self.text):
+                key = m.group(1)
+                pair = _compile(rf"(?<![\w./-]){re.escape(key)}\s*[=:]\s*[\"'`]?([A-Za-z0-9][\w.-]*[A-Za-z0-9])").search(self.text)
+                if pair is None:
+                    continue
+                ok_k, k = self._ok(kname, key)
+                ok_v, v = self._ok(vname, pair.group(1))
+                if ok_k and ok_v and self._take(kname, k, m.span(1)):
+                    # (the pair may stand in pasted output, which gives no values of its own: here it is asked for)
+                    self.result.values[vname] = v
+                    self.result.spans[vname] = pair.span(1)
+                    self.used.append(pair.span(1))
                     break
 
     def _qualified_siblings(self) -> None:
