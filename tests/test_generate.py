@@ -319,6 +319,14 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     # held out (0.567, 0 silent drops, 7 changed values) on the code both before and after the changes made with
     # fresh65 and fresh67, in the test part
     "fresh68.yaml": (0.55, 0, 7),
+    # held out (0.575, 1 silent drop, 6 changed values) on the code before any change made with it, in the tune
+    # part; its misses were read after that measurement (a period said as an adverb, one pod per item counted as
+    # the items, a second scheduler's profile, shared GPUs under their own resource name, "before we call it
+    # dead", a label key selected by with its pasted value, an exporter installed into a namespace, "3 per replica")
+    "fresh69.yaml": (0.75, 1, 4),
+    # held out (0.650, 2 silent drops, 16 changed values) on the code both before and after the changes made with
+    # fresh69, in the test part
+    "fresh70.yaml": (0.65, 2, 16),
     "tune-classes.yaml": (0.95, None, None),
 }
 # tuned sets whose drops and changed values are held by their floors above, not at zero
@@ -328,7 +336,7 @@ _OPEN_TUNE = (
     "fresh26.yaml", "fresh27.yaml", "fresh28.yaml", "fresh29.yaml", "fresh30.yaml", "fresh31.yaml",
     "fresh32.yaml", "fresh33.yaml", "fresh34.yaml", "fresh35.yaml", "fresh36.yaml", "fresh37.yaml",
     "fresh38.yaml", "fresh39.yaml", "fresh40.yaml", "fresh41.yaml", "fresh42.yaml", "fresh44.yaml", "fresh46.yaml",
-    "fresh65.yaml", "fresh67.yaml",
+    "fresh65.yaml", "fresh67.yaml", "fresh69.yaml",
 )
 
 
