@@ -92,3 +92,34 @@ def test_a_count_per_replica_is_the_scaling_target():
     g = gen("KEDA ScaledObject for deployment `chat` in ns `gw`: scale on vLLM waiting requests, 3 per replica, "
             "1 to 12 replicas")
     assert g.params["threshold"] == "3", g.params
+
+
+@pytest.mark.parametrize("text,param,value", [
+    ("volcano job sweep, 8 workers, 1 gpu each. I was going to say min 6, but no, all 8 or nothing",
+     "min_available", 8),
+    ("coscheduling for job ring: 6 pods, 1 gpu each, all 6 pods or none", "min_member", 6),
+])
+def test_all_of_the_gang_or_nothing_is_its_least(text, param, value):
+    g = gen(text)
+    assert g.params[param] == value and param in g.from_request, g.params
+
+
+def test_what_the_writer_was_about_to_say_is_no_value():
+    g = gen("volcano job sweep with 1 gpu per worker, queue hpo. I was going to say 12 workers")
+    assert "workers" not in g.from_request, g.params
+    assert gen("volcano job sweep with 1 gpu per worker, queue hpo. We were going to ask for 12 workers, but the "
+               "queue is small: 8 workers").params["workers"] == 8
+
+
+def test_some_of_a_share_kept_guaranteed_is_the_guarantee():
+    g = gen("Volcano queue `cv`: capped at 32 GPUs; under contention they get 16, and 8 of those should stay "
+            "guaranteed even when idle")
+    assert g.recipe == "volcano-queue"
+    assert g.params["guarantee_gpus"] == 8 and g.params["deserved_gpus"] == 16, g.params
+
+
+def test_a_queue_that_borrows_at_most_n_has_that_borrowing_limit():
+    g = gen("Kueue ClusterQueue nlp-cq, flavor h100, 32 GPUs nominal, cohort research. Borrows at most 16 GPUs, "
+            "lends at most 8.")
+    assert g.params["borrowing_limit"] == 16 and g.params["lending_limit"] == 8, g.params
+    assert g.params["gpus"] == 32, g.params

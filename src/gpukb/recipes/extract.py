@@ -1771,6 +1771,9 @@ _SIZE_RE = re.compile(r"(?<![\w.])(?<!\w-)(\d+(?:\.\d+)?)\s*(k|m|g|t|p)(ib|i|b)?
 _POW = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
 _DURATION_RE = re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?|{_NUM[1:-1]}|an?|half an?|every|each)\s*"
                           r"(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|wks?)(?![\w])", re.I)
+# what the writer was about to ask and then did not ("I was going to say 12, but no", "we were gonna go with 4 nodes")
+_ABOUT_TO_SAY = re.compile(r"\b(?:i|we)\s+(?:was|were)\s+(?:going\s+to|gonna|about\s+to)\s+(?:say|ask\s+for|go\s+with|use|"
+                           r"request|suggest|propose|pick)\b[^,;.!?\n]*", re.I)
 _DURATION_MULT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 # "recycle nodes weekly", "a nightly window": once every hour, day or week
 _PERIODIC_RE = re.compile(r"(?<![\w.-])(hour|dai|night|week)ly(?![\w-])", re.I)
@@ -2957,6 +2960,10 @@ class _Extractor:
             self.result.covered.append(m.span())
         # an amount of money ("$40k a month") is a cost, never a setting: no reading of the request takes it
         self.blocked += [m.span() for m in _MONEY.finditer(self.text)]
+        # "I was going to say min 12 of the 16, but no ...": what the writer was about to ask and did not
+        for m in _ABOUT_TO_SAY.finditer(self.text):
+            self.blocked.append(m.span())
+            self.result.covered.append(m.span())
 
     # ---------------------------------------------------------- helpers
     def _free(self, span: tuple[int, int], again: list[tuple[int, int]] | tuple = ()) -> bool:
