@@ -26,6 +26,8 @@ def test_a_period_said_as_an_adverb_is_a_duration(text, value):
      "completions", 500),
     ("indexed job over 2,000 parquet shards, one pod per shard, at most 40 at once, 1 gpu", "completions", 2000),
     ("one pod per node for my six-node DDP job, 8 GPUs each, spread across hosts, call it ddp-x", "workers", 6),
+    ("we've got 320 videos to caption, 1 pod each, one GPU per pod, at most 16 at a time, indexed job caption-run",
+     "completions", 320),
 ])
 def test_one_of_a_thing_for_each_of_another_counts_as_many_as_those(text, param, value):
     g = gen(text)
@@ -109,6 +111,10 @@ def test_what_the_writer_was_about_to_say_is_no_value():
     assert "workers" not in g.from_request, g.params
     assert gen("volcano job sweep with 1 gpu per worker, queue hpo. We were going to ask for 12 workers, but the "
                "queue is small: 8 workers").params["workers"] == 8
+    # (what the writer was about to say ends where the clause turns: "..., but let's do ...")
+    g = gen("I was gonna ask for 6 replicas but let's do a KEDA scaledobject on deployment asr-gw in ns speech, "
+            "2 queued requests per pod, min 1 max 6")
+    assert g.params["deployment"] == "asr-gw" and g.params["namespace"] == "speech", g.params
 
 
 def test_some_of_a_share_kept_guaranteed_is_the_guarantee():

@@ -1773,7 +1773,7 @@ _DURATION_RE = re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?|{_NUM[1:-1]}|an?|half an?|
                           r"(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|wks?)(?![\w])", re.I)
 # what the writer was about to ask and then did not ("I was going to say 12, but no", "we were gonna go with 4 nodes")
 _ABOUT_TO_SAY = re.compile(r"\b(?:i|we)\s+(?:was|were)\s+(?:going\s+to|gonna|about\s+to)\s+(?:say|ask\s+for|go\s+with|use|"
-                           r"request|suggest|propose|pick)\b[^,;.!?\n]*", re.I)
+                           r"request|suggest|propose|pick)\b[^,;.!?\n]*?(?=\s+(?:but|so|and|then|instead)\b|[,;.!?\n]|$)", re.I)
 _DURATION_MULT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 # "recycle nodes weekly", "a nightly window": once every hour, day or week
 _PERIODIC_RE = re.compile(r"(?<![\w.-])(hour|dai|night|week)ly(?![\w-])", re.I)
@@ -3103,7 +3103,8 @@ class _Extractor:
             if got is not None and _RANGE_END.search(self.text, max(0, got[1][0] - 30), got[1][0]) and \
                     not any(p.startswith(("min_", "max_")) for p in self.recipe.properties):
                 return None  # "keep it between two and ten replicas": a range asks for an autoscaler, not a count
-            if got is not None and rates and got[0] == 1:
+            if got is not None and got[0] == 1 and (rates or re.match(r"\s*[a-z]+\s+each\b(?=\s*(?:[,.;:!)]|$))",
+                                                                       self.text[got[1][1]:got[1][1] + 40], re.I)):
                 return self._one_per_item(name, rule, got)
             if got is not None:
                 return got
@@ -3113,11 +3114,19 @@ class _Extractor:
         """"We have 500 files ... one pod per file": one of a unit for each of another unit this count
         also counts is as many as those, when the request gives their number; else no count at all."""
         units = {_singular(str(x).lower()) for x in rule["count"] if isinstance(x, str)}
-        per = re.match(r"\s*[a-z]+\s+(?:per|for\s+each|for\s+every|each|every)\s+([a-z]+)", self.text[got[1][1]:got[1][1] + 40], re.I)
-        if per is None or _singular(per.group(1).lower()) not in units:
+        per = re.match(r"\s*([a-z]+)\s+(?:per|for\s+each|for\s+every|each|every)\s+([a-z]+)", self.text[got[1][1]:got[1][1] + 40], re.I)
+        if per is not None and _singular(per.group(2).lower()) in units:
+            items = [_singular(per.group(2).lower())]
+        else:
+            # "320 videos to caption, 1 pod each": each of the things counted before
+            per = re.match(r"\s*([a-z]+)\s+each\b(?=\s*(?:[,.;:!)]|$))", self.text[got[1][1]:got[1][1] + 40], re.I)
+            if per is None:
+                return got
+            items = sorted(units - {_singular(per.group(1).lower())})
+        if not items:
             return got
-        item = _singular(per.group(1).lower())
-        for m in _compile(rf"(?<![\w.,-])(\d[\d,]*|{_NUM[1:-1]})[\s-]+(?:[a-z-]+\s+){{0,2}}?{re.escape(item)}s?\b").finditer(self.text):
+        before = self.text if len(items) == 1 else self.text[:got[1][0]]
+        for m in _compile(rf"(?<![\w.,-])(\d[\d,]*|{_NUM[1:-1]})[\s-]+(?:[a-z-]+\s+){{0,2}}?(?:{'|'.join(map(re.escape, items))})s?\b").finditer(before):
             n = parse_number(m.group(1).replace(",", ""))
             if n is not None and n > 1:
                 ok, val = self._ok(name, n)
