@@ -26,7 +26,7 @@ def test_a_period_said_as_an_adverb_is_a_duration(text, value):
      "completions", 500),
     ("indexed job over 2,000 parquet shards, one pod per shard, at most 40 at once, 1 gpu", "completions", 2000),
     ("one pod per node for my six-node DDP job, 8 GPUs each, spread across hosts, call it ddp-x", "workers", 6),
-    ("we've got 320 videos to caption, 1 pod each, one GPU per pod, at most 16 at a time, indexed job caption-run",
+    ("we've got 320 audio files to transcribe, 1 pod each, one GPU per pod, at most 16 at a time, indexed job asr-run",
      "completions", 320),
 ])
 def test_one_of_a_thing_for_each_of_another_counts_as_many_as_those(text, param, value):
