@@ -24,9 +24,8 @@ _HOWTO = re.compile(r"\b(how|yaml|manifest|example|config|configure|set ?up|setu
 # section's steps, command or YAML too.
 _CONCEPT = re.compile(r"^\W*(?:why|what\s+(?:is|are|does|do|happens)|whats|explain|is\s+it|are\s+there|does|do)\b|"
                       r"\b(?:vs\.?|versus|difference|differences|compare|meaning)\b", re.I)
-# A question about a problem (a symptom, something that does not happen, gpukb.text.PROBLEM) is
+# A question about a problem (a symptom, something that does not happen: gpukb.text.PROBLEM) is
 # answered by its cause and its fix; the fix often shares no word with the symptom.
-_PROBLEM = PROBLEM
 _REMEDY = re.compile(r"^(?:\*\*[^*]+\*\*:?\s*)?(?:the\s+fix\b|fix\b|to\s+fix\b|workaround|solution|set|use|add|enable|"
                      r"disable|run|apply|label|patch|restart|raise|lower|increase|remove|delete|install|upgrade|give|"
                      r"request|put|move|create|avoid|check)\b|\b(?:the\s+fix\s+is|instead,|to\s+avoid)\b", re.I)
@@ -292,9 +291,9 @@ class ExtractiveGenerator:
             if u.kind == "table" and (u.text.count("\n") > 12 or words + u.words > budget) and u.cut is not None:
                 u = u.cut
                 rows = u.text.splitlines()
-                while words + len("\n".join(rows).split()) > budget and len(rows) > 3:
+                while words + u.words > budget and len(rows) > 3:
                     rows.pop()  # (its last rows left out, down to one, to fit the words left)
-                u = Unit("table", "\n".join(rows), u.pos, len("\n".join(rows).split()))
+                    u = Unit("table", "\n".join(rows), u.pos, len("\n".join(rows).split()))
             if u.kind == "table" and u.text.count("\n") > 12:
                 continue
             if words + u.words > budget:
@@ -361,7 +360,7 @@ class ExtractiveGenerator:
             return Composed("", [])
         q = Counter(terms(question))
         howto = bool(_HOWTO.search(question)) or not _CONCEPT.search(question)
-        problem = bool(_PROBLEM.search(question))
+        problem = bool(PROBLEM.search(question))
         code_lines = self.max_code_lines * 2 if _WANTS_YAML.search(question) else self.max_code_lines
         pool = list(evidence[: self.max_sections])
         per_sec = [split_units(resolve_links(e.text, e.path)) for e in pool]

@@ -1774,6 +1774,9 @@ _DURATION_RE = re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?|{_NUM[1:-1]}|an?|half an?|
 # what the writer was about to ask and then did not ("I was going to say 12, but no", "we were gonna go with 4 nodes")
 _ABOUT_TO_SAY = re.compile(r"\b(?:i|we)\s+(?:was|were)\s+(?:going\s+to|gonna|about\s+to)\s+(?:say|ask\s+for|go\s+with|use|"
                            r"request|suggest|propose|pick)\b[^,;.!?\n]*?(?=\s+(?:but|so|and|then|instead)\b|[,;.!?\n]|$)", re.I)
+# after a count of one: "(one) pod per file", "(1) pod each," (each of the things counted before)
+_PER_ITEM = re.compile(r"\s*([a-z]+)\s+(?:per|for\s+each|for\s+every|each|every)\s+([a-z]+)", re.I)
+_ONE_EACH = re.compile(r"\s*([a-z]+)\s+each\b(?=\s*(?:[,.;:!)]|$))", re.I)
 _DURATION_MULT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 # "recycle nodes weekly", "a nightly window": once every hour, day or week
 _PERIODIC_RE = re.compile(r"(?<![\w.-])(hour|dai|night|week)ly(?![\w-])", re.I)
@@ -3103,8 +3106,7 @@ class _Extractor:
             if got is not None and _RANGE_END.search(self.text, max(0, got[1][0] - 30), got[1][0]) and \
                     not any(p.startswith(("min_", "max_")) for p in self.recipe.properties):
                 return None  # "keep it between two and ten replicas": a range asks for an autoscaler, not a count
-            if got is not None and got[0] == 1 and (rates or re.match(r"\s*[a-z]+\s+each\b(?=\s*(?:[,.;:!)]|$))",
-                                                                       self.text[got[1][1]:got[1][1] + 40], re.I)):
+            if got is not None and got[0] == 1 and (rates or _ONE_EACH.match(self.text, got[1][1])):
                 return self._one_per_item(name, rule, got)
             if got is not None:
                 return got
@@ -3114,12 +3116,12 @@ class _Extractor:
         """"We have 500 files ... one pod per file": one of a unit for each of another unit this count
         also counts is as many as those, when the request gives their number; else no count at all."""
         units = {_singular(str(x).lower()) for x in rule["count"] if isinstance(x, str)}
-        per = re.match(r"\s*([a-z]+)\s+(?:per|for\s+each|for\s+every|each|every)\s+([a-z]+)", self.text[got[1][1]:got[1][1] + 40], re.I)
+        per = _PER_ITEM.match(self.text, got[1][1])
         if per is not None and _singular(per.group(2).lower()) in units:
             items = [_singular(per.group(2).lower())]
         else:
             # "320 videos to caption, 1 pod each": each of the things counted before
-            per = re.match(r"\s*([a-z]+)\s+each\b(?=\s*(?:[,.;:!)]|$))", self.text[got[1][1]:got[1][1] + 40], re.I)
+            per = _ONE_EACH.match(self.text, got[1][1])
             if per is None:
                 return got
             items = sorted(units - {_singular(per.group(1).lower())})
@@ -3131,7 +3133,7 @@ class _Extractor:
             if n is not None and n > 1:
                 ok, val = self._ok(name, n)
                 if ok:
-                    self.result.covered.append((got[1][0], got[1][1] + per.end()))  # the rate is understood
+                    self.result.covered.append((got[1][0], per.end()))  # the rate is understood
                     return val, self._whole_word(m.span(1))
         return None
 
@@ -4968,8 +4970,11 @@ class _Extractor:
             return False, None  # "a m" is no duration: word amounts take spelled-out units
         amount = 0.5 if raw.startswith("half") else 1.0 if raw in ("a", "an", "every", "each") else float(
             raw) if raw[0].isdigit() else float(parse_number(raw) or 0)
-        secs = int(amount * _DURATION_MULT[m.group(2)[0].lower()])
-        if self.recipe.properties[name].get("type") == "string":  # a Go duration: "30m", "48h"
+        return self._seconds_value(name, int(amount * _DURATION_MULT[m.group(2)[0].lower()]))
+
+    def _seconds_value(self, name: str, secs: int) -> tuple[bool, Any]:
+        """A duration in the parameter's form: seconds, or a Go duration ("30m", "48h") for a string."""
+        if self.recipe.properties[name].get("type") == "string":
             return self._ok(name, f"{secs // 3600}h" if secs % 3600 == 0 else
                             f"{secs // 60}m" if secs % 60 == 0 else f"{secs}s")
         return self._ok(name, secs)
@@ -4984,9 +4989,7 @@ class _Extractor:
         for m in _PERIODIC_RE.finditer(self.text):
             if not self._free(m.span()) or not self._near(m.span(), rule.get("near"), 40):
                 continue
-            secs = _PERIOD_SECONDS[m.group(1).lower()]
-            ok, val = self._ok(name, f"{secs // 3600}h") if self.recipe.properties[name].get("type") == "string" \
-                else self._ok(name, secs)
+            ok, val = self._seconds_value(name, _PERIOD_SECONDS[m.group(1).lower()])
             if ok:
                 return val, m.span()
         return None
