@@ -440,9 +440,11 @@ _TAKE_BACK = (r"no\s+wait|wait\s+no\b|wait(?=\s*[,!.:;\u2026-])|actually|sorry|o
 _CORRECTION = re.compile(
     r"(?<![\w-])(?<!\w\.)" + _NUM_OR_WORD + r"(\s+[A-Za-z][\w-]*)?\s*(?:\.{2,}|\u2026|[-=]>|-{1,2}|[,;:!?]|\.(?=\s))?\s*\(?\s*"
     # ("min 3 workers.. no, 2 is enough": a bare "no" and a comma take the amount back too)
-    r"(?:" + _TAKE_BACK + r"|make\s+(?:it|that)|no(?=\s*,?\s*(?:make|change|set)\b)|no(?=\s*[,!]\s*\d))(?![\w-])"
+    r"(?:" + _TAKE_BACK + r"|make\s+(?:it|that)|no(?=\s*,?\s*(?:make|change|set)\b)|no(?=\s*[,!]\s*\d)|"
+    r"(?<=\.\.\s)no(?=\s+\d)|(?<=\.\.\.\s)no(?=\s+\d)|(?<=\u2026\s)no(?=\s+\d)|(?<=,\s)no(?=\s+\d))(?![\w-])"  # ("12Ti.. no 14Ti")
     r"[\s,.:!-]*(?:no\s*[,.]?\s*)?(?:(?:make|change|set)\s+(?:it|that|(?:the\s+)?[a-z_]+)(?:\s+to)?|it'?s|it\s+should\s+be|should\s+be|rather|"
-    r"(?:[a-z]+\s+){1,3}(?:is|should\s+be)(?:\s+(?:on|at))?|)"  # "8001.. no wait, http is (on) 8000"
+    # "8001.. no wait, http is (on) 8000"; "12 replicas, no wait, finance says 10"
+    r"(?:[a-z]+\s+){1,3}(?:is|should\s+be|says|wants|allows)(?:\s+(?:on|at))?|)"
     r"\s*" + _NUM_OR_WORD + r"(?![\w-]|\.\d)(\s+(?!(?:is|are|was|will|would|should|sounds?|seems?|works?|plenty|enough|"
     r"fine|ok|okay|total|overall|altogether|tops|max|maximum|instead|then|in)\b)[A-Za-z][\w-]*)?\)?", re.I)
 # "8 gpus... actually no, 4 is plenty"; "48 gpus, no wait, 64 total": a word that is no unit keeps the first one
@@ -1414,6 +1416,13 @@ def _diff_lines(text: str) -> str:
 # ("a maximum of 8 replicas", with the amount after "of", stays as written)
 _BOUND_OF = re.compile(r"\b(min(?:imum)?|max(?:imum)?)\s+of\s+(?:the\s+)?(?=[a-z]+\b(?!\s*\d))(?!(?:" + _SIMPLE_WORD
                        + r")\b)", re.I)
+# An upper bound said as what must not happen: "GPU requests must not exceed 20", "pod count not to exceed
+# 75", "never exceeds 8", "no higher than 10": "at most"
+_MUST_NOT_EXCEED = re.compile(
+    r"\b(?:(?:must|may|shall|should|can|will|does|do|is)\s+not|cannot|can't|mustn't|shouldn't|won't|doesn't|not\s+to|"
+    r"never|(?:should|must|may|will|can)\s+never)\s+(?:ever\s+)?(?:exceed|exceeds|be\s+(?:more|greater|higher|larger|bigger)\s+than|"
+    r"go\s+(?:above|over|past|beyond)|grow\s+(?:past|beyond|above))(?=\s+(?:\d|" + _NUM[1:-1] + r"))|"
+    r"\bno\s+(?:higher|greater)\s+than(?=\s+\d)", re.I)
 
 
 # what a size may describe rather than set: the data, the model, its weights
@@ -1538,8 +1547,25 @@ def _modal_fixed(m: re.Match) -> str:
     return next((v for v in _MODALS if v != w and len(v) >= 5 and within_one_edit(w, v)), w)
 
 
+# A dictated name: "bert dash large dash pretrain" is bert-large-pretrain, "sweep dash h p o" sweep-hpo
+# (letters spelled one by one are one word)
+_SPOKEN_DASH = re.compile(r"(?<=[A-Za-z0-9])[ \t]+(?:dash|hyphen)[ \t]+(?:([a-z](?:[ \t]+[a-z])+)(?![\w-])|(?=[A-Za-z0-9]))",
+                          re.I)
+
+
+_NO_NAME_BEFORE_DASH = re.compile(r"(?:^|\s)(?:a|an|the|one|no|this|that|some)$", re.I)
+
+
+def _spoken_dash(m: re.Match) -> str:
+    if _NO_NAME_BEFORE_DASH.search(m.string, max(0, m.start() - 6), m.start()) or \
+            re.match(r"(?:of|to|for|and|or)\b", m.string[m.end():], re.I):
+        return m.group(0)  # "a dash of salt": the noun
+    return "-" + "".join((m.group(1) or "").split())
+
+
 @lru_cache(maxsize=256)  # matching and each recipe's reader normalise the same request
 def normalise_text(text: str) -> str:
+    text = _SPOKEN_DASH.sub(_spoken_dash, text)
     text = _chat_lines(text)
     text = _diff_lines(text)
     text = _ASKED_ANSWERED.sub(_asked_answered, text)
@@ -1574,6 +1600,7 @@ def normalise_text(text: str) -> str:
         text = _ENUMERATOR.sub(r"\1- ", text)
     text = _slurm_cpus(text)
     text = _BOUND_OF.sub(r"\1 ", text)  # "the minimum of replicas is eight": "the minimum replicas"
+    text = _MUST_NOT_EXCEED.sub("at most", text)
     for rx, repl in _SHORTHAND:
         text = rx.sub(repl, text)
     text = _not_that(text)
@@ -3153,7 +3180,8 @@ class _Extractor:
                     # "4 H100 nodes", "2 A100 boxes": nodes of that GPU, not GPUs
                     if "gpu" in u.lower() or any(x.lower() in _GPU_UNITS for x in units) else ""),
                 # "gpu total 64", "gpus quota: 24", "GPUs requested: 12": the unit, a word saying which count, the count
-                rf"{u}\s*(?:(?:total|quota|budget|nominal|overall|requested|needed|required|wanted|approved|allocated|granted)\s*)?(?:[:=]|of|count(?:\s+(?:to|of|at|is|=|:|should\s+be|will\s+be|goes\s+to))?|set to|(?:stays?|remains?|staying|kept)\s+at|(?:max(?:imum)?|at\s+most)(?:\s+of)?|(?:to|should|must|will|shall)\s+be|is|are)?"
+                rf"{u}\s*(?:(?:total|quota|budget|nominal|overall|requested|needed|required|wanted|approved|allocated|granted|requests|usage)\s*)?"
+                rf"(?:count\s+(?:is\s+)?(?=at\s+most|max))?(?:[:=]|of|count(?:\s+(?:to|of|at|is|=|:|should\s+be|will\s+be|goes\s+to))?|set to|(?:stays?|remains?|staying|kept)\s+at|(?:max(?:imum)?|at\s+most)(?:\s+of)?|(?:to|should|must|will|shall)\s+be|is|are)?"
                 rf"\s*{_DIG}(?!\w|\.\w)(?!\s+times\b)",  # "retry every shard at most 3 times" counts retries
                 rf"(?<![\w.]){_DIG}(?:\s*x\s*|\s*-\s*|\s+)(?!(?:{_RATE_ALT})\b)[A-Za-z][\w.-]*\s+{u_word}",
                 # "two 1g.10gb mig devices", "2x 1g.10gb MIG devices": a value naming the kind of thing counted between
@@ -3265,8 +3293,8 @@ class _Extractor:
             other = r"(?!\s*(?:%|percent|gpus?\b|cards?\b|gi|gb|mi|ti|[smhd]\b|sec|min|hour|day|cpus?\b|cores?\b))"
             low = (r"(?:(?:never|no|not)\s+(?:fewer|less)\s+than|(?:never|not|no)\s+(?:(?:go|goes|drop|drops|scale|scales|"
                    r"fall|falls)\s+)?(?:below|under|lower\s+than))")
-            high = (r"(?:(?:never|no|not)\s+)?(?:(?:go|goes|grow|grows|scale|scales|rise|rises)\s+)?(?:more\s+than|above|over|"
-                    r"past|beyond|higher\s+than)")
+            high = (r"(?:(?:(?:never|no|not)\s+)?(?:(?:go|goes|grow|grows|scale|scales|rise|rises)\s+)?(?:more\s+than|above|over|"
+                    r"past|beyond|higher\s+than)|at\s+most)")
             for pattern in (rf"\b{low}\s+(\d+){other}(?:\s+{noun})?\s*(?:,|or|and|but|nor)?\s*{high}\s+(\d+){other}(?:\s+{noun})?",
                             rf"\bat\s+least\s+(\d+){other}(?:\s+{noun})?\s*(?:,|and|but)?\s*at\s+most\s+(\d+){other}(?:\s+{noun})?",
                             rf"\b(?:between|from)\s+(\d+)\s+(?:and|(?:up\s+)?to)\s+(\d+)\s+{noun}",
@@ -6873,7 +6901,11 @@ class _Extractor:
             if name in self.result.values:
                 continue
             cues = [(str(w), 0.0) for w in rule["near"]]
-            cues += [(w, 0.0) for w in name_variants(name) + distinctive_cues(name, list(props))]
+            parts = name.split("_")
+            # a part's first letters ("temp" of temperature) bind less than a whole word ("time" of timeout
+            # may be any time)
+            cues += [(w, 1.5 if len(w) == 4 and w not in parts and any(p.startswith(w) for p in parts) else 0.0)
+                     for w in name_variants(name) + distinctive_cues(name, list(props))]
             desc = str(props[name].get("description", "")).split(".")[0]
             cues += [(w, 1.5) for w in description_cues(desc)]
             cands[name] = (rule, cues)
@@ -6906,7 +6938,9 @@ class _Extractor:
         pairs: list[tuple[float, int, str, Any, tuple[int, int], tuple[int, int]]] = []
         for name, (rule, cues) in cands.items():
             kind = "size" if "size" in rule else "duration"
-            rx = _compile("|".join(f"(?:{_phrase_re(w, flags=_FLAGGED.get())})" for w, _ in cues))
+            # (the longest cue first, where several start at one word: "permit waiting" before "permit")
+            rx = _compile("|".join(f"(?:{_phrase_re(w, flags=_FLAGGED.get())})"
+                                   for w in sorted({w for w, _ in cues}, key=lambda w: (-len(w), w))))
             pens: dict[str, float] = {}
             for w, pen in cues:
                 pens[w.lower()] = min(pen, pens.get(w.lower(), pen))

@@ -1,0 +1,67 @@
+"""Requests dictated by voice ("llama dash seven b"), upper bounds said as what must not happen ("must
+not exceed 20"), corrections after "..", a cue that is one part of another parameter's longer cue
+("permit waiting" beside "wait"), and a name part's first letters ("time" of timeout) as weak cues."""
+
+import pytest
+
+from gpukb.recipes import generate
+from gpukb.recipes.extract import normalise_text
+
+
+def gen(text):
+    return generate(text, llm=False)
+
+
+@pytest.mark.parametrize("said,written", [
+    ("call it llama dash eval dash nightly", "call it llama-eval-nightly"),
+    ("namespace team hyphen vision please", "namespace team-vision please"),
+    ("the job is called r dash n n dash sweep", "the job is called r-nn-sweep"),
+])
+def test_a_dictated_dash_joins_the_words_of_a_name(said, written):
+    assert normalise_text(said) == written
+
+
+def test_the_word_dash_alone_is_no_hyphen():
+    assert normalise_text("a grafana dashboard and a dash of salt") == "a grafana dashboard and a dash of salt"
+
+
+def test_a_dictated_name_and_namespace_are_read_whole():
+    g = gen("make an indexed job called video dash embed in the media dash ml namespace with four hundred "
+            "completions one GPU each twenty at a time")
+    assert g.params["name"] == "video-embed" and g.params["namespace"] == "media-ml", g.params
+    assert g.params["completions"] == 400 and g.params["parallelism"] == 20, g.params
+
+
+@pytest.mark.parametrize("text,param,value", [
+    ("ResourceQuota for ns vision-lab: GPUs must not exceed 12, 96 cpu", "gpus", 12),
+    ("quota for namespace speech: the total GPU requests shall not exceed 40", "gpus", 40),
+    ("namespace quota for team-nlp: 16 GPUs, and the pod count is not to exceed 120", "max_pods", 120),
+    ("quota for ns nlp, 8 gpus, pods never exceed 50", "max_pods", 50),
+])
+def test_an_upper_bound_said_as_what_must_not_happen_is_the_amount(text, param, value):
+    g = gen(text)
+    assert g.recipe == "gpu-quota"
+    assert g.params[param] == value and param in g.from_request, g.params
+
+
+def test_the_pair_of_bounds_holds_when_the_upper_one_is_said_as_must_not_exceed():
+    g = gen("pytorchjob `asr-big`, elastic: at least 3 workers, and the worker count must not exceed 9, 8 gpus each")
+    assert (g.params["min_workers"], g.params["max_workers"]) == (3, 9), g.params
+
+
+@pytest.mark.parametrize("text,param,value", [
+    ("rwx pvc `corpus` in ns nlp, 6Ti.. no 8Ti, storage class cephfs", "size", "8Ti"),
+    ("rwx pvc `corpus` in ns nlp, 6Ti, no 8Ti, storage class cephfs", "size", "8Ti"),
+    ("hpa for deployment `asr` in ns speech on gpu util, 2 to 12 replicas, no wait, the budget says 6, target 70",
+     "max_replicas", 6),
+])
+def test_a_bare_no_before_another_amount_takes_the_first_back(text, param, value):
+    g = gen(text)
+    assert g.params[param] == value, g.params
+
+
+def test_a_cue_inside_another_parameters_longer_cue_belongs_to_that_one():
+    g = gen("PodGroup `gang-a` in ns ml, 6 pods, 1 GPU each; set the permit waiting time to 3 minutes, and the "
+            "group may wait 15 minutes before the pods are rejected")
+    assert g.params["permit_waiting_seconds"] == 180, g.params
+    assert g.params["schedule_timeout_seconds"] == 900, g.params
