@@ -65,3 +65,44 @@ def test_a_cue_inside_another_parameters_longer_cue_belongs_to_that_one():
             "group may wait 15 minutes before the pods are rejected")
     assert g.params["permit_waiting_seconds"] == 180, g.params
     assert g.params["schedule_timeout_seconds"] == 900, g.params
+
+
+def test_never_more_than_n_running_at_once_is_the_parallelism_not_the_count():
+    g = gen("indexed job `tile-embed`: the input is 2,400 map tiles, one pod per tile, never more than 30 tiles "
+            "running at the same time, 1 GPU per pod")
+    assert g.params["parallelism"] == 30 and g.params["completions"] == 2400, g.params
+
+
+@pytest.mark.parametrize("text", [
+    "time-slicing, 4 replicas per GPU. The driver on these nodes is preinstalled.",
+    "time-slicing with 4 replicas; the drivers in our AMI are already pre-installed",
+])
+def test_an_installed_thing_with_its_place_between_is_still_in_that_state(text):
+    g = gen(text)
+    assert g.params["driver_enabled"] is False and "driver_enabled" in g.from_request, g.params
+
+
+def test_on_before_a_place_is_no_switch():
+    g = gen("time-slicing 4 replicas per GPU; the drivers on those hosts came with the image")
+    assert g.params.get("driver_enabled") is not True or "driver_enabled" not in g.from_request, g.params
+
+
+def test_a_list_value_in_a_pasted_manifest_is_not_asked_for():
+    g = gen("""Our current pool:
+
+```yaml
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: l4-od
+spec:
+  template:
+    spec:
+      requirements:
+      - key: karpenter.sh/capacity-type
+        operator: In
+        values: ["on-demand"]
+```
+
+Make a new karpenter pool `l4-spot` for cluster ml-prod with L4 GPUs on spot capacity only, at most 16 GPUs.""")
+    assert g.params["capacity_types"] == ["spot"], g.params

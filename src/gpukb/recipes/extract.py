@@ -1422,7 +1422,7 @@ _MUST_NOT_EXCEED = re.compile(
     r"\b(?:(?:must|may|shall|should|can|will|does|do|is)\s+not|cannot|can't|mustn't|shouldn't|won't|doesn't|not\s+to|"
     r"never|(?:should|must|may|will|can)\s+never)\s+(?:ever\s+)?(?:exceed|exceeds|be\s+(?:more|greater|higher|larger|bigger)\s+than|"
     r"go\s+(?:above|over|past|beyond)|grow\s+(?:past|beyond|above))(?=\s+(?:\d|" + _NUM[1:-1] + r"))|"
-    r"\bno\s+(?:higher|greater)\s+than(?=\s+\d)", re.I)
+    r"\b(?:no\s+(?:higher|greater)|never\s+(?:ever\s+)?more)\s+than(?=\s+(?:\d|" + _NUM[1:-1] + r"))", re.I)
 
 
 # what a size may describe rather than set: the data, the model, its weights
@@ -2038,6 +2038,13 @@ _NOT_BETWEEN = r"(?!(?:and|or|but|so|then|while|is|are|was|were|not|no|keep|keep
 # "research may preempt" also reads "research pods may preempt", "research jobs can preempt"
 _SUBJECT_NOUNS = ("pods", "pod", "jobs", "job", "workloads", "class", "team", "tier", "queue", "ones", "users")
 _MODAL_WORDS = frozenset("can may should will must could might".split())
+
+
+# "on" before a place is a preposition, not a switch: "the drivers on these nodes are preinstalled"
+_NOT_A_PLACE = r"(?!\s+(?:the|these|those|this|that|our|all|every|each|its|their|some|both)\b)"
+# where an installed thing is: "the driver on these nodes (is preinstalled)", "the toolkit in our AMI"
+_ON_THE_NODES = (r"(?:on|in)\s+(?:the|these|those|this|our|all|every|each|its|their)\s+(?:[\w-]+\s+)?"
+                 r"(?:nodes?|hosts?|machines?|boxes|servers?|workers?|images?|amis?)")
 
 
 @lru_cache(maxsize=1024)
@@ -5037,6 +5044,8 @@ class _Extractor:
             first = None
             places: list[tuple[int, int, str]] = []
             for m in _compile(_words_alt(ps)).finditer(self.text):
+                if self._in_fence(m.span()):
+                    continue  # "values: [on-demand]" in a pasted manifest is what runs, not what is asked
                 if any(a <= m.start() < b for a, b in combos):
                     continue  # "not spot+on-demand": the pair ruled out, neither value alone
                 if re.search(rf"\b{_NEGATION}\s+(?:\w+\s+)?$", self.text[max(0, m.start() - 30):m.start()], re.I) \
@@ -5633,7 +5642,7 @@ class _Extractor:
                                    rf"need\s+|carry\s+|include\s+|add\s+)?(?:the\s+|a\s+|an\s+|any\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:false|no|off|disabled?)\b"
                                    rf"|{words}\s+[a-z]+\s+(?:off|disabled)\b|{words}\s+{_STAYS}(?:off|disabled)\b"),
                            (True, rf"{keyed}\s*:\s*enabled\s*[:=]\s*(?:true|yes|on)\b|"
-                                  rf"\b{_AFFIRM}\s+(?:the\s+|a\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:true|yes|on|enabled?)\b(?!\s*[:=])"
+                                  rf"\b{_AFFIRM}\s+(?:the\s+|a\s+)?{words}|{words}\s*(?:[:=]\s*|\s+)(?:true|yes|on{_NOT_A_PLACE}|enabled?)\b(?!\s*[:=])"
                    rf"|\b{_MODAL}{words}|{words}\s+{_STAYS}(?:on|enabled)\b")):
             for m in _compile(pat).finditer(self.text):
                 if re.match(r"\s*[:=]", self.text[m.end():]) and re.match(r"(?:false|off|true|on)\s", m.group(0), re.I):
@@ -5664,7 +5673,8 @@ class _Extractor:
         # one modifier word, and the list a quantifier before its verb
         joined = rf"(?:\s*(?:,|and|or|&|\+)\s*(?:the\s+)?(?:[a-z][\w-]*\s+)?{fam})*"
         pats = [
-            rf"{noun}{joined}\s+(?:(?:both|all|each|also)\s+)?(?:(?:is|are|was|were|comes?|come)\s+)?(?:already\s+)?{state}",
+            rf"{noun}{joined}(?:\s+{_ON_THE_NODES})?\s+(?:(?:both|all|each|also)\s+)?(?:(?:is|are|was|were|comes?|come)\s+)?"
+            rf"(?:already\s+)?{state}",
             rf"{state}\s+(?:{_NOT_BETWEEN}[a-z]+\s+){{0,2}}?(?:{fam}\s*(?:,|and|or|&)\s*(?:the\s+)?)*{noun}",
         ]
         for p in pats:
