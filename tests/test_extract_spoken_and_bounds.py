@@ -106,3 +106,20 @@ spec:
 
 Make a new karpenter pool `l4-spot` for cluster ml-prod with L4 GPUs on spot capacity only, at most 16 GPUs.""")
     assert g.params["capacity_types"] == ["spot"], g.params
+
+
+def test_flags_of_a_launcher_are_no_program():
+    g = gen("MPIJob nccl-sweep in ns bench, 4 workers with 8 GPUs each, Intel MPI so use the Hydra mpirun options. "
+            "Program: `/opt/nccl-tests/all_reduce_perf -b 8 -e 8G`")
+    assert g.params["program"][0] == "/opt/nccl-tests/all_reduce_perf", g.params
+
+
+@pytest.mark.parametrize("text,param,value", [
+    ("rwx pvc, 10Ti on cephfs; the namespace we need is vision-data and the name we'd like is shared-imgs",
+     "name", "shared-imgs"),
+    ("rwx pvc, 10Ti on cephfs; the namespace we need is vision-data and the name we'd like is shared-imgs",
+     "namespace", "vision-data"),
+])
+def test_the_thing_someone_wants_is_named_by_what_follows(text, param, value):
+    g = gen(text)
+    assert g.params[param] == value and param in g.from_request, g.params

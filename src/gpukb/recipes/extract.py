@@ -75,7 +75,9 @@ _ADVERB = re.compile(r"[a-z]{3,}(?:ally|ately|ingly|edly|ctly|ordingly|erly|ntly
 _COMMAND_NAME = re.compile(r"(?:^|_)(?:command|cmd|program|args)$")
 # nouns and pointers that speak of a command: never the command itself ("the program line is:")
 _ABOUT_A_COMMAND = frozenset({"line", "lines", "invocation", "string", "below", "above", "here", "follows",
-                              "following", "itself", "version", "equivalent", "syntax"})
+                              "following", "itself", "version", "equivalent", "syntax",
+                              # "the launcher must use the Hydra-style mpirun flags": what it is called with
+                              "flags", "flag", "options", "option", "arguments", "args", "switches", "parameters"})
 
 # short forms of parameter name parts ("prod at 1000000" for production_value)
 _ABBREVIATIONS = {"production": ["prod"], "priority": ["prio"], "development": ["dev"], "memory": ["mem"],
@@ -1416,6 +1418,9 @@ def _diff_lines(text: str) -> str:
 # ("a maximum of 8 replicas", with the amount after "of", stays as written)
 _BOUND_OF = re.compile(r"\b(min(?:imum)?|max(?:imum)?)\s+of\s+(?:the\s+)?(?=[a-z]+\b(?!\s*\d))(?!(?:" + _SIMPLE_WORD
                        + r")\b)", re.I)
+# "the claim I want is x", "the namespace we need is y", "the queue they'd like is z": the thing, then its value
+_THE_ONE_I_WANT = re.compile(r"\b([a-z][\w-]*)\s+(?:that\s+)?(?:i|we|they|you)(?:\s+(?:want|need|would\s+like|"
+                             r"(?:are\s+)?asking\s+for)|'d\s+like)\s+(?:is|are|will\s+be|should\s+be)\s+", re.I)
 # An upper bound said as what must not happen: "GPU requests must not exceed 20", "pod count not to exceed
 # 75", "never exceeds 8", "no higher than 10": "at most"
 _MUST_NOT_EXCEED = re.compile(
@@ -1601,6 +1606,7 @@ def normalise_text(text: str) -> str:
     text = _slurm_cpus(text)
     text = _BOUND_OF.sub(r"\1 ", text)  # "the minimum of replicas is eight": "the minimum replicas"
     text = _MUST_NOT_EXCEED.sub("at most", text)
+    text = _THE_ONE_I_WANT.sub(r"\1 ", text)  # "the claim I want is `fold-data`": "claim `fold-data`"
     for rx, repl in _SHORTHAND:
         text = rx.sub(repl, text)
     text = _not_that(text)
