@@ -42,10 +42,13 @@ pytestmark = pytest.mark.slow
 # false refusals 0.010, median 123 prose words, unasked manifests 0.003. A second section of 60 words instead of 76
 # brings the median to 115 but must_include down to 0.772 (run side by side), so the length stays and the median
 # ceiling follows the measured level a word above it.
+# On 3,644 questions with fresh40 and fresh41 (0.647 and 0.471 when first measured, refusals 5 of 6 and 6 of 6, one
+# false refusal of 34 in fresh41; answers of 153 and 151 words): must_include 0.782, refusals correct 0.939, false
+# refusals 0.010, median 124 prose words, unasked manifests 0.003.
 HIT5_FLOOR = 0.97
 MRR_FLOOR = 0.85
 MUST_INCLUDE_FLOOR = 0.78
-MEDIAN_WORDS_CEILING = 124
+MEDIAN_WORDS_CEILING = 125
 FALSE_REFUSAL_CEILING = 0.02
 REFUSALS_CORRECT_FLOOR = 0.90
 UNASKED_MANIFEST_CEILING = 0.01
