@@ -123,3 +123,16 @@ def test_flags_of_a_launcher_are_no_program():
 def test_the_thing_someone_wants_is_named_by_what_follows(text, param, value):
     g = gen(text)
     assert g.params[param] == value and param in g.from_request, g.params
+
+
+def test_a_family_and_its_pinned_version_after_a_comma_are_one_alias():
+    g = gen("karpenter pool l40s-infer on cluster prod-usw2-ml, L40S GPUs, AMI: Bottlerocket, pinned to v1.32.0, "
+            "at most 48 GPUs")
+    assert g.params["ami_alias"] == "bottlerocket@v1.32.0", g.params
+
+
+def test_a_quoted_gpu_product_label_names_no_job():
+    g = gen("Moving our training run to k8s as a PyTorchJob: 2 nodes with 8 GPUs each, "
+            "the nodes show up as `NVIDIA-A100-SXM4-80GB`")
+    assert "name" not in g.from_request, g.params
+    assert g.params["gpu_product"] == "NVIDIA-A100-SXM4-80GB", g.params

@@ -4909,6 +4909,8 @@ class _Extractor:
             span = m.span(1)
             if re.search(r"[=~]\s*$", self.text[max(0, m.start() - 2):m.start()]):
                 continue  # '{app="whisper"}': a quoted value of a field in an expression
+            if re.fullmatch(r"(?:NVIDIA|Tesla)-[\w.-]+", m.group(1)):
+                continue  # "show up as `NVIDIA-H100-80GB-HBM3`": a GPU's product label, no object's name
             if "namespace" in self.recipe.properties and re.search(r"\b(?:in|into)\s+(?:the\s+)?$",
                                                                     self.text[max(0, m.start() - 10):m.start()]):
                 continue  # "for deployment `chat-gw` in `chat`": a place, the namespace
@@ -5083,7 +5085,8 @@ class _Extractor:
         """A value the schema writes as two parts joined by a separator ("family@version"),
         given as two words: "bottlerocket (latest)", "al2023 latest", "the bottlerocket v1.30.0 ami"."""
         sep = rule["joined"]
-        rx = _compile(r"(?<![\w.@-])([A-Za-z][\w.-]*[\w])\s*(?:\(\s*|\s+(?:version\s+|at\s+|pinned\s+(?:to|at)\s+)?)"
+        rx = _compile(r"(?<![\w.@-])([A-Za-z][\w.-]*[\w])\s*(?:\(\s*|\s+(?:version\s+|at\s+|pinned\s+(?:to|at)\s+)?|"
+                      r",\s+(?:version\s+|pinned\s+(?:to|at)\s+))"  # "Bottlerocket, pinned to v1.32.0"
                       r"([\w][\w.-]*[\w])\)?(?![\w@-])")
         pos = 0
         while True:
