@@ -443,7 +443,7 @@ _CORRECTION = re.compile(
     r"(?<![\w-])(?<!\w\.)" + _NUM_OR_WORD + r"(\s+[A-Za-z][\w-]*)?\s*(?:\.{2,}|\u2026|[-=]>|-{1,2}|[,;:!?]|\.(?=\s))?\s*\(?\s*"
     # ("min 3 workers.. no, 2 is enough": a bare "no" and a comma take the amount back too)
     r"(?:" + _TAKE_BACK + r"|make\s+(?:it|that)|no(?=\s*,?\s*(?:make|change|set)\b)|no(?=\s*[,!]\s*\d)|"
-    r"(?<=\.\.\s)no(?=\s+\d)|(?<=\.\.\.\s)no(?=\s+\d)|(?<=\u2026\s)no(?=\s+\d)|(?<=,\s)no(?=\s+\d))(?![\w-])"  # ("12Ti.. no 14Ti")
+    r"(?:(?<=\.\.\s)|(?<=\u2026\s)|(?<=,\s))no(?=\s+\d))(?![\w-])"  # ("12Ti.. no 14Ti", "12Ti... no 14Ti")
     r"[\s,.:!-]*(?:no\s*[,.]?\s*)?(?:(?:make|change|set)\s+(?:it|that|(?:the\s+)?[a-z_]+)(?:\s+to)?|it'?s|it\s+should\s+be|should\s+be|rather|"
     # "8001.. no wait, http is (on) 8000"; "12 replicas, no wait, finance says 10"
     r"(?:[a-z]+\s+){1,3}(?:is|should\s+be|says|wants|allows)(?:\s+(?:on|at))?|)"
@@ -1559,11 +1559,12 @@ _SPOKEN_DASH = re.compile(r"(?<=[A-Za-z0-9])[ \t]+(?:dash|hyphen)[ \t]+(?:([a-z]
 
 
 _NO_NAME_BEFORE_DASH = re.compile(r"(?:^|\s)(?:a|an|the|one|no|this|that|some)$", re.I)
+_NO_NAME_AFTER_DASH = re.compile(r"(?:of|to|for|and|or)\b", re.I)
 
 
 def _spoken_dash(m: re.Match) -> str:
     if _NO_NAME_BEFORE_DASH.search(m.string, max(0, m.start() - 6), m.start()) or \
-            re.match(r"(?:of|to|for|and|or)\b", m.string[m.end():], re.I):
+            _NO_NAME_AFTER_DASH.match(m.string, m.end()):
         return m.group(0)  # "a dash of salt": the noun
     return "-" + "".join((m.group(1) or "").split())
 
