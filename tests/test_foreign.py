@@ -206,7 +206,7 @@ def test_a_mig_parted_config_names_the_layout_and_its_devices():
 def test_settings_files_read_key_by_key():
     # HCL or TOML assignments, a shell environment file, a flat or nested YAML settings file, JSON over lines
     hcl = 'values:\n```hcl\npool_name    = "gpu-h100"\nmax_gpus     = 24\nzones        = ["a", "b"]\n```'
-    assert _words(hcl) == ["pool name gpu-h100", "24 max gpus", "zones a, b"]
+    assert _words(hcl) == ["pool name gpu-h100", "max 24 gpus", "zones a, b"]
     yml = "from the platform repo:\nqueueName: vision-cq\nnamespace: vision\nlimits:\n  nvidia.com/gpu: 16\n"
     assert _words(yml) == ["queue name vision-cq", "namespace vision", "16 limits gpu"]
     js = '{\n  "jobName": "bert-eval",\n  "gpus": 2,\n  "command": ["python", "eval.py"]\n}'

@@ -423,8 +423,20 @@ _SHORTHAND: list[tuple[re.Pattern[str], Any]] = [
     # "their team handle is `mkt-analytics`", "team slug: fraud": the name it goes by
     (re.compile(r"\b(?:handle|slug|short\s+name)(?=\s*(?:is\b|[:=]))", re.I), "name"),
     # "a floor of 80Gi and a ceiling of 160Gi", "replica floor 1, ceiling 8": the least and the most
-    (re.compile(r"\b(floor|ceiling)(?=\s+(?:of\s+|at\s+|is\s+)?(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve)\b)|\s*[:=]\s*\d)", re.I),
-     lambda m: "minimum" if m.group(1).lower() == "floor" else "maximum"),
+    # ("upper bound: six", "lower limit of 2": the same)
+    (re.compile(r"\b(floor|ceiling|(?:upper|lower)\s+(?:bound|limit))(?=\s+(?:of\s+|at\s+|is\s+)?(?:\d|(?:one|two|three|four|five|six|"
+                r"seven|eight|nine|ten|twelve)\b)|\s*[:=]\s*(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve)\b))", re.I),
+     lambda m: "minimum" if m.group(1).lower().startswith(("floor", "lower")) else "maximum"),
+    # units and field words of a few other languages mixed into English ("polling alle 30 Sekunden", "pod ka
+    # naam `x`"): the English ones
+    (re.compile(r"(?<=\d)(\s*)(?:Sekunden|secondes|segundos|secondi|seconden)\b", re.I), r"\1 seconds"),
+    (re.compile(r"(?<=\d)(\s*)(?:Minuten|minutos|minuti)\b", re.I), r"\1 minutes"),
+    (re.compile(r"(?<=\d)(\s*)(?:Stunden|heures|horas|uur)\b", re.I), r"\1 hours"),
+    (re.compile(r"(?<=\d)(\s*)(?:Tagen?|jours|d[ií]as|giorni|dagen)\b", re.I), r"\1 days"),
+    (re.compile(r"\b(?:alle|cada|toutes\s+les|ogni)(?=\s+\d+\s*(?:seconds|minutes|hours|days|s|m|h)\b)", re.I), "every"),
+    (re.compile(r"\b(?:ka\s+|ki\s+|ke\s+)?(?:naam|nombre)\b", re.I), "name"),
+    # "10 per card", "oversubscribe each card": a card is a GPU
+    (re.compile(r"\b(per|each|every)\s+(?:gpu\s+|graphics\s+)?card\b", re.I), r"\1 GPU"),
     # plurals written "gpu(s)", "GPU's", "2 node's": the plain plural
     (re.compile(r"(?<=[A-Za-z])\(s\)(?![\w(])"), "s"),
     (re.compile(r"(?<![\w'])([A-Z]{2,}\d*|(?<=\d\s)[a-z]+)['\u2019]s(?![\w'])"), lambda m: m.group(1) + "s"),
@@ -1032,6 +1044,20 @@ _PERCENT_MORE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:%|percent\b|per\s+ce
                            r"(?:(?:the|our|their|its|today's)\s+)?(?:(?:current|existing|present|old|usual)\s+)?(\d+)(?![\w.])", re.I)
 
 
+# "one more than the 4 we allowed last month", "two fewer than our 10": the amount it comes to
+_MORE_THAN_AMOUNT = re.compile(r"(?<![\w.-])(one|two|three|four|five|a\s+couple|\d+)\s+(more|fewer|less)\s+than\s+"
+                               r"(?:(?:the|our|my|their|your|last\s+time'?s|last\s+year'?s|last\s+month'?s|what\s+we\s+had,?)\s+)?"
+                               r"(\d+)(?![\w.,:/-]|[.,]\d)", re.I)
+
+
+def _more_than_amount(m: re.Match[str]) -> str:
+    step = 2 if m.group(1).lower().startswith("a") else parse_number(m.group(1).lower())
+    if step is None:
+        return m.group(0)
+    total = int(m.group(3)) + (step if m.group(2).lower() == "more" else -step)
+    return str(total) if total > 0 else m.group(0)
+
+
 def _percent_more(m: re.Match[str]) -> str:
     pct, base = float(m.group(1)), int(m.group(3))
     up = m.group(2).lower() in ("more", "above")
@@ -1147,8 +1173,8 @@ def _counts_of_totals(text: str) -> str:
         before = [c for c in _totals_before(text, max(last, m.start() - 300), m.start(), k)
                   if not re.match(r"\s*altogether\b", text[c.end():])
                   and not re.search(r"(?:\bx|\u00d7|\*)\s*$", text[max(0, c.start() - 4):c.start()])]  # "8 pods x 8 GPUs": a rate
-        if k < 2 or not before:
-            continue
+        if k < 2 or not before or re.search(r"\b(?:the|all)\s+$", text[max(0, m.start() - 5):m.start()]):
+            continue  # ("add the seven of them": all of a group counted before, no part of a total)
         base = before[-1]
         out.append(text[last:base.start()] + f"{base.group('n')} {base.group('noun')} altogether")
         out.append(text[base.end():m.start()] + f"{k} {base.group('noun')}")
@@ -1418,6 +1444,45 @@ def _diff_lines(text: str) -> str:
 # ("a maximum of 8 replicas", with the amount after "of", stays as written)
 _BOUND_OF = re.compile(r"\b(min(?:imum)?|max(?:imum)?)\s+of\s+(?:the\s+)?(?=[a-z]+\b(?!\s*\d))(?!(?:" + _SIMPLE_WORD
                        + r")\b)", re.I)
+# "min nodes 2", "max replicas: 10", "maximum workers = 6": the bound, its noun, then the amount, as "min 2 nodes"
+# (a plural noun: "min member 12" and "max replica 12" are a field's own name, read as such)
+_BOUND_NOUN_AMOUNT = re.compile(r"\b(min(?:imum)?|max(?:imum)?)\s+(?!(?:this|these|those|was|is|has|does|its|as|us|plus|less|"
+                                r"minus|thus|yes)\b)([a-z]{2,}s)\s*(?:[:=]|\bis\b|\bof\b)?\s*(\d+)(?![\w.:/-])", re.I)
+# A question and its answer on the next line ("Q: Upper bound?" / "A: six"): the answer is the value of what
+# the question names ("Upper bound: six"); a yes or no answers it as such ("Scale to zero? yes")
+QA_LABEL_WORDS = 4
+_QA_PAIR = re.compile(r"(?m)^[ \t]*Q\d*[ \t]*[:.)][ \t]*(?P<q>[^\n]*?)[ \t]*\??[ \t]*\n[ \t]*A\d*[ \t]*[:.)][ \t]*(?P<a>[^\n]*)$")
+
+
+# A choice made after amounts that were only weighed ("maybe 16, probably 24 is fine, go with 24", "2 pods of 8 is
+# enough? no, go with 4 pods"): the weighed ones go, the chosen one stands where they stood
+_HEDGED = re.compile(r"\b(?:maybe|perhaps|probably|possibly|likely|thinking)\s+(?:about\s+)?\d+\b", re.I)
+_DECIDED = re.compile(r"\b(?:(?:let'?s\s+)?go(?:ing)?\s+with|settle\s+on|(?:we\s+)?decided\s+on|final\s+answer[:,]?)\s+"
+                      r"(?:the\s+(?:original|first|earlier|initial)\s+)?(?=\d+\b)", re.I)
+# "how many at once? 24", "how many nodes... 6": a question the writer answers at once, as a field
+_SELF_ASKED = re.compile(r"\b(how\s+(?:many|much)\s+[a-z][^?.\n\u2026:]{0,40}?)\s*(?:\?+|\.{2,}|\u2026)[ \t]*(?=\d+\b(?![.,]\d))", re.I)
+
+
+def _weighed_then_chosen(text: str) -> str:
+    for d in reversed(list(_DECIDED.finditer(text))):
+        window = text[max(0, d.start() - 120):d.start()]
+        cut = max(window.rfind(". "), window.rfind("\n"))
+        hedges = list(_HEDGED.finditer(window, cut + 1 if cut >= 0 else 0))
+        if hedges:  # (a choice with nothing weighed before it is read by the corrections)
+            text = text[:d.start() - len(window) + hedges[0].start()] + text[d.end():]
+    return text
+
+
+def _qa_pair(m: re.Match[str]) -> str:
+    # (a question of a few words is a field's label; a longer one stays a question, answered after it,
+    # unless it asks for a name: "What should the claim be called?" / "A: x" is "... be called x")
+    if re.search(r"\b(?:called|named)$", m.group("q"), re.I):
+        return f"{m.group('q')} {m.group('a')}"
+    if re.match(r"(?:yes|yep|yeah|no|nope|nah)\b", m.group("a"), re.I) or len(m.group("q").split()) > QA_LABEL_WORDS:
+        return f"{m.group('q')}? {m.group('a')}" + ("" if re.search(r"[.!?;:,]$", m.group("a")) else ".")
+    return f"{m.group('q')}: {m.group('a')}"
+
+
 # "the claim I want is x", "the namespace we need is y", "the queue they'd like is z": the thing, then its value
 _THE_ONE_I_WANT = re.compile(r"\b([a-z][\w-]*)\s+(?:that\s+)?(?:i|we|they|you)(?:\s+(?:want|need|would\s+like|"
                              r"(?:are\s+)?asking\s+for)|'d\s+like)\s+(?:is|are|will\s+be|should\s+be)\s+", re.I)
@@ -1572,7 +1637,11 @@ def _spoken_dash(m: re.Match) -> str:
 @lru_cache(maxsize=256)  # matching and each recipe's reader normalise the same request
 def normalise_text(text: str) -> str:
     text = _SPOKEN_DASH.sub(_spoken_dash, text)
+    text = _QA_PAIR.sub(_qa_pair, text)
     text = _chat_lines(text)
+    if _DECIDED.search(text):
+        text = _weighed_then_chosen(text)
+    text = _SELF_ASKED.sub(r"\1: ", text)
     text = _diff_lines(text)
     text = _ASKED_ANSWERED.sub(_asked_answered, text)
     text = _REQUIREMENT_LABEL.sub(lambda m: (m.group(1) + (m.group(2) or "")).lower() + " ", text)
@@ -1594,6 +1663,7 @@ def normalise_text(text: str) -> str:
     text = _SIZED_NODES.sub(lambda m: _sized_nodes(m) if "-" in m.group(0) or m.group(1) else m.group(0), text)
     text = _SHARE_OF.sub(_share_of, text)
     text = _PERCENT_MORE.sub(_percent_more, text)
+    text = _MORE_THAN_AMOUNT.sub(_more_than_amount, text)
     text = _shares_of_totals(text)
     text = _counts_of_totals(text)
     text = _equal_shares(text)
@@ -1606,6 +1676,7 @@ def normalise_text(text: str) -> str:
         text = _ENUMERATOR.sub(r"\1- ", text)
     text = _slurm_cpus(text)
     text = _BOUND_OF.sub(r"\1 ", text)  # "the minimum of replicas is eight": "the minimum replicas"
+    text = _BOUND_NOUN_AMOUNT.sub(r"\1 \3 \2", text)
     text = _MUST_NOT_EXCEED.sub("at most", text)
     text = _THE_ONE_I_WANT.sub(r"\1 ", text)  # "the claim I want is `fold-data`": "claim `fold-data`"
     for rx, repl in _SHORTHAND:
@@ -2786,6 +2857,8 @@ def _pasted_docs(text: str) -> list[dict[str, Any]]:
 
 # a fenced block that holds a command line, not YAML
 # (or a batch script: "#!/bin/bash", "#SBATCH --nodes=2", "#PBS -l select=2")
+# a pattern whose values open with a prefix of their own: "^subnet-", "^sg-", "^s3://", "^ami-", "^arn:"
+_ID_PREFIX = re.compile(r"\^[a-z][a-z0-9]{1,10}(?:-|://|:)")
 _COMMAND_BLOCK = re.compile(r"```[\w-]*\s*(?:\$\s*)?(?:kubectl|helm|docker|podman|srun|sbatch|salloc|torchrun|mpirun|"
                             r"mpiexec|python3?|bash|sh|eksctl|gcloud|aws|az|#!|#SBATCH|#PBS|#BSUB)(?:\b|(?<=#!))")
 
@@ -2817,8 +2890,25 @@ def _yaml_leaves(block: str) -> list[tuple[tuple[str, ...], Any]]:
     try:
         data = load_yaml(block)
     except yaml.YAMLError:
-        return []
+        return _fragment_leaves(block)
     return list(_leaves(data)) if isinstance(data, dict) else []
+
+
+_FRAGMENT_LINE = re.compile(r"(?m)^[ \t]*(?:-[ \t]+)?[\"']?([A-Za-z_][\w./-]*)[\"']?[ \t]*:[ \t]+(\S[^\n#]*?)[ \t]*(?:#[^\n]*)?$")
+
+
+def _fragment_leaves(block: str) -> list[tuple[tuple[str, ...], Any]]:
+    """The ``key: value`` lines of a block that is no whole YAML document (the changed lines of a diff,
+    indented as they stood in their file), each one a leaf of its own: two of them or none."""
+    leaves: list[tuple[tuple[str, ...], Any]] = []
+    for m in _FRAGMENT_LINE.finditer(block):
+        try:
+            value = load_yaml(m.group(2))
+        except yaml.YAMLError:
+            value = m.group(2)
+        if isinstance(value, (str, int, float, bool)):
+            leaves.append(((m.group(1),), value))
+    return leaves if len(leaves) >= 2 else []
 
 
 def _direct_paths(templates: Any) -> dict[str, set[tuple[str, ...]]]:
@@ -2972,6 +3062,7 @@ class _Extractor:
         self.from_paste: dict[str, tuple[str, ...]] = {}
         self.json_fields: list[tuple[tuple[int, int], list[tuple[tuple[str, ...], Any]]]] = []  # parameter -> the pasted field it came from
         self.value_blocks: list[tuple[tuple[int, int], list[tuple[tuple[str, ...], Any]]]] = []
+        self.printed: list[tuple[int, int]] = []  # what a pasted command printed below it
         raw_blocks = [_applied_diff(b) for b in _FENCE.findall(text)] if "```" in text else []
         for k, m in enumerate(re.finditer(r"```.*?```", self.text, re.S)):
             if _MANIFEST_KEYS.search(m.group(0)):
@@ -2989,6 +3080,7 @@ class _Extractor:
                     at = m.group(0).find(first)
                     cut = m.start() + (at + len(first) if at >= 0 else 3)
                     self.blocked.append((cut, m.end()))
+                    self.printed.append((cut, m.end()))
                     if leaves:
                         self.value_blocks.append(((cut, m.end()), leaves))
             else:
@@ -3628,6 +3720,29 @@ class _Extractor:
                         _compile(rf"{re.escape(path[-1])}\s*:\s*[\"']?{re.escape(shown)}").search(self.text, a, b)
                     if hit:
                         self.result.covered.append(hit.span())
+
+    def _printed_ids(self) -> None:
+        """IDs a pasted command printed ("aws ec2 describe-subnets ..." then "subnet-0a1b..."): a parameter
+        whose values have a prefix of their own (``^subnet-``, ``^sg-``, ``^s3://``) takes the one printed
+        (a list parameter all of them), when the request's words left it open."""
+        if not self.printed:
+            return
+        for name, spec in self.recipe.properties.items():
+            many = spec.get("type") == "array"
+            pattern = str((spec.get("items") or {}).get("pattern", "") if many else spec.get("pattern", ""))
+            if name in self.result.values or not _ID_PREFIX.match(pattern):
+                continue
+            rx = _compile(r"(?<![\w./:-])" + pattern.strip("^$").replace("(?:", "(?:") + r"(?![\w.:/-])")
+            found = [(m.group(0), m.span()) for a, b in self.printed for m in rx.finditer(self.text, a, b)]
+            values = list(dict.fromkeys(v for v, _sp in found))
+            if not values or (len(values) > 1 and not many):
+                continue
+            ok, val = self._ok(name, values if many else values[0])
+            if not ok:
+                continue
+            self.result.values[name] = val
+            self.result.spans[name] = found[0][1]
+            self.result.covered += [sp for _v, sp in found]
 
     def _fill_by_key(self, path: tuple[str, ...], value: Any) -> str | None:
         """Fill the parameter whose name is the words of a pasted key ("replicas", "max_restarts",
@@ -6508,6 +6623,7 @@ class _Extractor:
         self._per_pod_bounds()
         self._min_max_pairs()
         self._pasted_fields()
+        self._printed_ids()
         self._kubectl_namespace()
         self._relative_to_paste()
         self._changed_by()

@@ -22,6 +22,7 @@ import copy
 import json
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -536,10 +537,15 @@ def _setting_words(path: list[str], v: object) -> str | None:
     if isinstance(v, bool):
         return f"{words} {'on' if v else 'off'}"
     if isinstance(v, (int, float)) or (isinstance(v, str) and re.fullmatch(r"\d+\s*(?:-|to|\.\.)\s*\d+", v)):
+        bound = _BOUND_FIRST.match(words)
+        if bound:  # "MAX_NODES=6" is "at most 6 nodes", never "6 max nodes" (nor "6 min", minutes)
+            return f"{bound.group(1)} {v} {words[bound.end():]}".strip()
         return f"{v} {words}"  # "replicas: 0-8" counts like "0-8 replicas"
     return f"{words} {v}"
 
 
+# a key that opens with a bound ("max_nodes", "minReplicas"): the bound goes before the amount
+_BOUND_FIRST = re.compile(r"(min(?:imum)?|max(?:imum)?)\s+(?=[a-z])")
 _COMMAND_KEYS = frozenset({"command", "cmd", "args", "entrypoint", "script", "run"})
 
 
@@ -625,10 +631,27 @@ def _assigned(raw: str) -> object:
         return raw.strip().strip("\"'")
 
 
+# "export POD=x NS=y GPUS=2": several assignments on one line, each a word without spaces
+_SHELL_PAIRS = re.compile(r"[ \t]*(?:export[ \t]+)?(?:[A-Za-z_][\w.-]*=[^\s=#\"']+[ \t]+)+[A-Za-z_][\w.-]*=[^\s=#\"']+[ \t]*")
+
+
 def _read_assignments(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
-    data = {m.group("key"): _assigned(m.group("value")) for ln in block.split("\n")
-            if (m := _ASSIGNMENT.fullmatch(ln))}
-    return _settings_facts(data, block, lambda k, _v: rf"(?m)^[ \t]*(?:export[ \t]+)?{re.escape(k)}[ \t]*=[^\n]*"), []
+    data: dict[str, object] = {}
+    pairs: set[str] = set()
+    for ln in block.split("\n"):
+        if _SHELL_PAIRS.fullmatch(ln):
+            for key, value in re.findall(r"([A-Za-z_][\w.-]*)=(\S+)", ln):
+                data[key] = _assigned(value)
+                pairs.add(key)
+        elif m := _ASSIGNMENT.fullmatch(ln):
+            data[m.group("key")] = _assigned(m.group("value"))
+
+    def where(k: str, _v: object) -> str:
+        if k in pairs:
+            return rf"(?<![\w.-]){re.escape(k)}=\S+"
+        return rf"(?m)^[ \t]*(?:export[ \t]+)?{re.escape(k)}[ \t]*=[^\n]*"
+
+    return _settings_facts(data, block, where), [m.span() for m in re.finditer(r"(?m)^[ \t]*export\b", block)]
 
 
 def _find_yaml_settings(text: str) -> Iterator[tuple[int, int]]:
@@ -908,6 +931,101 @@ def _read_kubectl_table(block: str) -> tuple[list[tuple[str, int, int]], list[tu
     return facts, [(head.start(), head.end())]
 
 
+# ---------------------------------------------------------------- TOML and INI
+
+_SECTION_LINE = re.compile(r"[ \t]*\[{1,2}[ \t]*(?P<name>[\w\-\". ]+?)[ \t]*\]{1,2}[ \t]*(?:#[^\n]*)?")
+_INI_LINE = re.compile(r"[ \t]*(?P<key>[A-Za-z_][\w.-]*)[ \t]*[=:][ \t]*(?P<value>[^\n]*?)[ \t]*(?:[#;][^\n]*)?")
+
+
+def _find_sectioned(text: str) -> Iterator[tuple[int, int]]:
+    """A settings file in sections ("[job]" then "name = x", TOML or INI): runs of section headers,
+    ``key = value`` lines, blank lines and comments, with a header and two settings at least."""
+    start = end = None
+    heads = keys = 0
+    for m in re.finditer(r"[^\n]*(?:\n|$)", text):
+        line = m.group(0).rstrip("\n")
+        head = _SECTION_LINE.fullmatch(line)
+        key = not head and _ASSIGNMENT.fullmatch(line)
+        if head or key or (start is not None and (not line.strip() or line.lstrip().startswith(("#", ";")))):
+            if start is None:
+                start, heads, keys = m.start(), 0, 0
+            heads += bool(head)
+            keys += bool(key)
+            if head or key:
+                end = m.start() + len(line)
+        else:
+            if start is not None and end is not None and heads and keys >= 2:
+                yield start, end
+            start = end = None
+        if not m.group(0):
+            break
+    if start is not None and end is not None and heads and keys >= 2:
+        yield start, end
+
+
+def _sections(block: str) -> dict[str, Any]:
+    """The settings of a sectioned file: TOML when it parses as such, otherwise INI (values as written)."""
+    import tomllib
+
+    try:
+        return tomllib.loads(block)
+    except tomllib.TOMLDecodeError:
+        import configparser
+
+        parser = configparser.ConfigParser(interpolation=None)
+        parser.optionxform = str  # type: ignore[assignment,method-assign]  # (keys keep their case)
+        try:
+            parser.read_string(block)
+        except configparser.Error as exc:
+            raise ValueError(str(exc)) from exc
+        data: dict[str, Any] = {}
+        for sec in parser.sections():
+            table = data
+            for part in sec.split("."):
+                table = table.setdefault(part.strip().strip('"'), {})
+            table.update({k: _assigned(v) for k, v in parser.items(sec)})
+        return data
+
+
+def _read_sectioned(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
+    """Each section's settings: one of several sections under the same one ("[tasks.master]", "[tasks.worker]"),
+    or of several with the same keys, is one thing described ("worker: 3 replicas, 8 gpus."); another
+    section's keys are read as the file's own ("[job]" / "name = x": named x)."""
+    data = _sections(block)
+    heads = [(m.group("name"), m.start(), m.end()) for m in re.finditer(r"(?m)^" + _SECTION_LINE.pattern + "$", block)]
+    facts: list[tuple[str, int, int]] = []
+    tables: list[tuple[list[str], dict[str, Any]]] = []
+
+    def walk(path: list[str], table: dict[str, Any]) -> None:
+        if any(not isinstance(v, dict) for v in table.values()):
+            tables.append((path, {k: v for k, v in table.items() if not isinstance(v, dict)}))
+        for k, v in table.items():
+            if isinstance(v, dict):
+                walk([*path, str(k)], v)
+
+    walk([], data)
+    shapes = Counter(frozenset(t) for p, t in tables if p)
+    parents = Counter(tuple(p[:-1]) for p, _t in tables if len(p) >= 2)
+    for path, table in tables:
+        name = ".".join(path)
+        head = next(((a, b) for h, a, b in heads if ".".join(x.strip().strip('"') for x in h.split(".")) == name), None)
+        at = head[1] if head else 0
+        spans = {k: _span_of(block, rf"(?m)^[ \t]*{re.escape(str(k))}[ \t]*[=:][^\n]*", at) for k in table}
+        if (len(path) >= 2 and parents[tuple(path[:-1])] >= 2) or (path and shapes[frozenset(table)] >= 2):
+            said = [w for k, v in table.items() if (w := _setting_words([str(k)], v)) and not w.startswith("named ")]
+            ends = [sp[1] for sp in spans.values() if sp]
+            if said and head and ends:
+                facts.append((f"{path[-1]}: {', '.join(said)}.", head[0], max(ends)))
+            continue
+        if len(path) >= 2 and head and not any(str(k).lower() in _NAME_KEYS for k in table):
+            facts.append((f"named {path[-1]}", head[0], head[1]))  # "[pools.a100-train]": the entry's name
+        for k, v in table.items():
+            words = _setting_words([str(k)], v)
+            if words and spans[k]:
+                facts.append((words, *spans[k]))  # type: ignore[misc]
+    return facts, [(a, b) for _h, a, b in heads]
+
+
 FORMATS: tuple[Format, ...] = (
     Format("pbs", _find_lines(r"(?:#PBS\b|qsub\s)"), _read_pbs),
     Format("lsf", _find_lines(r"(?:#BSUB\b|bsub\s)"), _read_lsf),
@@ -920,11 +1038,12 @@ FORMATS: tuple[Format, ...] = (
     Format("table", _find_tables, _read_table),
     Format("csv", _find_csv, _read_csv),
     Format("kubectl-table", _find_kubectl_tables, _read_kubectl_table),
+    Format("sectioned", _find_sectioned, _read_sectioned),
     Format("assignments", _find_assignments, _read_assignments),
     Format("yaml-settings", _find_yaml_settings, _read_yaml_settings),
 )
 # formats whose every line is one setting (a key and its value)
-SETTINGS_FORMATS = frozenset({"json", "assignments", "yaml-settings"})
+SETTINGS_FORMATS = frozenset({"json", "assignments", "yaml-settings", "sectioned"})
 
 
 def translate(text: str) -> tuple[list[Fact], list[tuple[int, int]], list[tuple[int, int]]]:
