@@ -144,3 +144,21 @@ def test_several_exports_on_one_line_are_several_settings():
     assert g.recipe == "indexed-job"
     assert (g.params["name"], g.params["namespace"], g.params["gpus"], g.params["completions"]) == (
         "embed-all", "search", 1, 2000), g.params
+
+
+@pytest.mark.parametrize("said", ["the driver is baked into our AMI, and the toolkit too",
+                                  "the driver is preinstalled on the hosts, the container toolkit as well"])
+def test_a_second_component_said_too_shares_the_state(said):
+    g = gen(f"ClusterPolicy for the new pool: {said}")
+    assert g.params["driver_enabled"] is False and g.params["toolkit_enabled"] is False, g.params
+
+
+def test_a_component_said_too_after_no_state_changes_nothing():
+    g = gen("ClusterPolicy: enable the driver, and the toolkit too")
+    assert "toolkit_enabled" not in g.from_request or g.params["toolkit_enabled"] is True, g.params
+
+
+def test_an_amount_chosen_late_in_a_thread_message_counts_what_the_thread_counted():
+    g = gen("[10:01] ana: need a pytorchjob `seg-ft` in ns geo, 8 gpus per node\n[10:02] ben: how many nodes?\n"
+            "[10:03] ana: 4 nodes\n[10:05] ben: the cluster is busy this week, so let's go with 2\n[10:06] ana: 👍")
+    assert g.params["nodes"] == 2 and g.params["gpus"] == 8, g.params

@@ -997,6 +997,8 @@ _ARE_LIST = re.compile(rf"\b{_COMPONENTS}\s+(?:on\s+(?:these|the|our|all)\s+(?:n
                        rf"part\s+of)\b", re.I)
 # "the driver ships with DGX OS and so does the container toolkit": the second component shares the state
 _SO_DOES = re.compile(rf"\b(?:and\s+)?so\s+(?:does|do|is|are|has|have)\s+((?:the\s+)?{_COMPONENT})\b", re.I)
+# "the driver is preinstalled on these hosts, and the toolkit too": the same
+_TOO = re.compile(rf"(?:,\s*|\s+)(?:and\s+)?((?:the\s+)?{_COMPONENT})\s+(?:too|as\s+well|also)\b", re.I)
 _PREINSTALLED = re.compile(r"\b(?:pre-?installed|already\s+installed|baked|built\s+in(?:to)?|ships?\s+with|shipped|"
                            r"comes?\s+with|bundled|part\s+of\s+the\s+(?:image|ami|os))\b", re.I)
 
@@ -1019,7 +1021,11 @@ def _components(text: str) -> str:
         clause = text[max(0, text.rfind(".", 0, m.start()) + 1):m.start()]
         return f"and {m.group(1)} is pre-installed" if _PREINSTALLED.search(clause) else m.group(0)
 
-    return _SO_DOES.sub(so_does, text)
+    def too(m: re.Match[str]) -> str:
+        said = so_does(m)
+        return m.group(0) if said == m.group(0) else f" {said}"
+
+    return _TOO.sub(too, _SO_DOES.sub(so_does, text))
 
 
 # "no single pod may take more than 8", "any single job": a quantifier, not a count of one
@@ -1569,6 +1575,11 @@ _NOT_COUNTED = frozenset("""is are was were of or and to more less than a an the
 with as by from per then max min tops total each pods? so""".split())
 
 
+# an amount chosen after other words of a message ("scratch what I said, node 4 is back, go with the original 4")
+_CHOSEN_LATE = re.compile(r"(?:[,;:\u2014\u2013]|\s-)\s*(?:so\s+|then\s+)?(?:let'?s\s+)?(?:go\s+with|take|do|make\s+it)\s+(?:the\s+(?:original|first|earlier|"
+                          r"initial)\s+)?(\d+)(?=\s*(?:[.!?]|$|then\b))", re.I)
+
+
 def _chat_answers(messages: list[str]) -> list[str]:
     """A thread's bare amounts with what they count, from the question or amount before them ("how many
     nodes? there are 6 boxes free" / "take 4" -> "take 4 boxes"), so that the thread's last word on a
@@ -1579,6 +1590,12 @@ def _chat_answers(messages: list[str]) -> list[str]:
         m = _BARE_ANSWER.match(msg)
         if m and counted:
             msg = f"{msg[:m.end(2)]} {counted}{msg[m.end(2):]}"
+        elif m := _CHOSEN_LATE.search(msg):  # "..., go with the original 4": what the message counted before, or
+            own = [f.group(1) for f in _COUNTED_SAID.finditer(msg, 0, m.start())  # the thread
+                   if f.group(1).lower().split()[-1] not in _NOT_COUNTED]
+            noun = own[-1] if own else counted if counted and counted.lower().endswith("s") else None
+            if noun:  # (a thread's noun when it counts things: "16 default" counts nothing)
+                msg = f"{msg[:m.end(1)]} {noun}{msg[m.end(1):]}"
         for found in sorted([*_COUNTED_ASKED.finditer(msg), *_COUNTED_SAID.finditer(msg)], key=lambda x: x.start()):
             noun = found.group(1).lower()
             if noun.split()[-1] not in _NOT_COUNTED:
