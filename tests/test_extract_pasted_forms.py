@@ -162,3 +162,25 @@ def test_an_amount_chosen_late_in_a_thread_message_counts_what_the_thread_counte
     g = gen("[10:01] ana: need a pytorchjob `seg-ft` in ns geo, 8 gpus per node\n[10:02] ben: how many nodes?\n"
             "[10:03] ana: 4 nodes\n[10:05] ben: the cluster is busy this week, so let's go with 2\n[10:06] ana: 👍")
     assert g.params["nodes"] == 2 and g.params["gpus"] == 8, g.params
+
+
+@pytest.mark.parametrize("said", ["the queue is tight this week", "our queue is busy lately"])
+def test_a_state_said_of_a_queue_is_no_queue_name(said):
+    g = gen(f"pytorchjob `seg-ft` in ns geo, 4 nodes, 8 gpus per node; {said}")
+    assert "queue" not in g.from_request, g.params
+
+
+def test_a_quoted_state_word_is_still_a_name():
+    g = gen("pytorchjob `seg-ft` in ns geo, 4 nodes, 8 gpus per node, queue 'busy'")
+    assert g.params["queue"] == "busy", g.params
+
+
+@pytest.mark.parametrize("said", ["one three g forty gig and two two g twenty gig per gpu",
+                                  "3g 40gb x1 and 2g 20gb x2 per GPU", "one 3g-40gb plus two 2g-20gb on each GPU"])
+def test_a_mig_profile_said_or_typed_loosely_is_the_profile(said):
+    g = gen(f"MIG layout `serve-mix` for the A100 80GB nodes: {said}, mixed strategy")
+    assert g.params["mig_devices"] == {"3g.40gb": 1, "2g.20gb": 2}, g.params
+
+
+def test_no_mig_profile_is_made_of_a_size_that_is_none():
+    assert normalise_text("a pod with 2 g of scratch and 3g 13gb") == "a pod with 2 g of scratch and 3g 13gb"

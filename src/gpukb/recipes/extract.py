@@ -92,7 +92,8 @@ _NEVER_NAMES = frozenset("""back ever never again already still always anyway in
 later earlier soon maybe perhaps probably actually really basically please thanks either neither whatever whichever
 someone anyone everyone nobody somebody everybody nothing something anything everything yes okay renamed named
 able next last volume volumes whole entire same other another
-called titled labelled labeled tagged annotations labels selectors settings permissions defaults options""".split())
+called titled labelled labeled tagged annotations labels selectors settings permissions defaults options
+tight busy congested contended crowded overloaded overbooked saturated swamped scarce idle unavailable flaky broken""".split())
 
 
 # the nouns of a writer's asides: "for reference", "for context", "for the record"
@@ -1479,6 +1480,21 @@ def _weighed_then_chosen(text: str) -> str:
     return text
 
 
+# A MIG profile said or typed loosely: "three g forty gig", "3g 40gb", "2g-20gb": "3g.40gb"
+_MIG_LOOSE = re.compile(r"(?<![\w.-])(one|two|three|four|seven|[12347])\s*-?\s*g\s*[.\s-]?\s*"
+                        r"(five|ten|twelve|twenty(?:[- ]four)?|thirty[- ]five|forty(?:[- ](?:five|seven|eight))?|eighty|"
+                        r"ninety(?:[- ](?:four|six))?|\d{1,3})\s*(?:gb|gigs?|g|gigabytes?)(?![\w.-])", re.I)
+_MIG_MEMORY = frozenset({5, 6, 10, 11, 12, 20, 22, 24, 35, 40, 45, 47, 48, 71, 80, 90, 94, 96, 141, 180})
+
+
+def _mig_loose(m: re.Match[str]) -> str:
+    slices = parse_number(m.group(1).lower())
+    memory = parse_number(m.group(2).lower().replace("-", " "))
+    if slices not in (1, 2, 3, 4, 7) or memory not in _MIG_MEMORY:
+        return m.group(0)
+    return f"{slices}g.{memory}gb"
+
+
 def _qa_pair(m: re.Match[str]) -> str:
     # (a question of a few words is a field's label; a longer one stays a question, answered after it,
     # unless it asks for a name: "What should the claim be called?" / "A: x" is "... be called x")
@@ -1655,6 +1671,7 @@ def _spoken_dash(m: re.Match) -> str:
 def normalise_text(text: str) -> str:
     text = _SPOKEN_DASH.sub(_spoken_dash, text)
     text = _QA_PAIR.sub(_qa_pair, text)
+    text = _MIG_LOOSE.sub(_mig_loose, text)
     text = _chat_lines(text)
     if _DECIDED.search(text):
         text = _weighed_then_chosen(text)
