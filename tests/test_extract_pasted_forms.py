@@ -184,3 +184,15 @@ def test_a_mig_profile_said_or_typed_loosely_is_the_profile(said):
 
 def test_no_mig_profile_is_made_of_a_size_that_is_none():
     assert normalise_text("a pod with 2 g of scratch and 3g 13gb") == "a pod with 2 g of scratch and 3g 13gb"
+
+
+@pytest.mark.parametrize("key,words", [("InstanceCount", "3 instances"), ("NUM_GPUS", "3 gpus"),
+                                       ("worker_count", "3 workers"), ("number_of_replicas", "3 replicas")])
+def test_a_settings_key_that_counts_says_what_it_counts(key, words):
+    facts, _plate, _blocks = translate(f"```json\n{{\"{key}\": 3, \"jobName\": \"x\"}}\n```")
+    assert words in [f.words for f in facts], [f.words for f in facts]
+
+
+def test_one_pod_per_former_instance_is_a_rate_not_a_count():
+    g = gen("pytorchjob `rank-ft` in ns search, the old setup had 4 instances; one pod per former instance, 8 gpus each")
+    assert g.params["nodes"] == 4, g.params

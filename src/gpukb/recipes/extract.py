@@ -1914,7 +1914,9 @@ _DURATION_RE = re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?|{_NUM[1:-1]}|an?|half an?|
 _ABOUT_TO_SAY = re.compile(r"\b(?:i|we)\s+(?:was|were)\s+(?:going\s+to|gonna|about\s+to)\s+(?:say|ask\s+for|go\s+with|use|"
                            r"request|suggest|propose|pick)\b[^,;.!?\n]*?(?=\s+(?:but|so|and|then|instead)\b|[,;.!?\n]|$)", re.I)
 # after a count of one: "(one) pod per file", "(1) pod each," (each of the things counted before)
-_PER_ITEM = re.compile(r"\s*([a-z]+)\s+(?:per|for\s+each|for\s+every|each|every)\s+([a-z]+)", re.I)
+# ("one pod per former instance": a word saying which of them may stand between)
+_PER_ITEM = re.compile(r"\s*([a-z]+)\s+(?:per|for\s+each|for\s+every|each|every)\s+(?:(?:former|old|previous|original|current|"
+                       r"existing|physical|legacy|source)\s+)?([a-z]+)", re.I)
 _ONE_EACH = re.compile(r"\s*([a-z]+)\s+each\b(?=\s*(?:[,.;:!)]|$))", re.I)
 _DURATION_MULT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 # "recycle nodes weekly", "a nightly window": once every hour, day or week
@@ -3380,8 +3382,8 @@ class _Extractor:
                             continue  # "8 training pods one pod per node": the number is the rate's after it
                     # ... a rate of two things this count counts ("pods per node" for workers); "gpus per
                     # replica" is a count of gpus
-                    per = re.match(r"\s+(?:per|each|every|on\s+(?:each|every|a|one))\s+([a-z]+)",
-                                   self.text[m.end():m.end() + 30], re.I)
+                    per = re.match(r"\s+(?:per|each|every|on\s+(?:each|every|a|one))\s+(?:(?:former|old|previous|original|"
+                                   r"current|existing|physical|legacy|source)\s+)?([a-z]+)", self.text[m.end():m.end() + 40], re.I)
                     if not rates and i in (0, 2) and per and _singular(per.group(1).lower()) in {
                             _singular(x.lower()) for x in rule["count"] if isinstance(x, str)}:
                         continue

@@ -537,6 +537,15 @@ def _setting_words(path: list[str], v: object) -> str | None:
     if isinstance(v, bool):
         return f"{words} {'on' if v else 'off'}"
     if isinstance(v, (int, float)) or (isinstance(v, str) and re.fullmatch(r"\d+\s*(?:-|to|\.\.)\s*\d+", v)):
+        own = key_words(key.rsplit("/", 1)[-1])
+        counted = own[:-1] if len(own) >= 2 and own[-1] in ("count", "number") else \
+            own[1:] if len(own) >= 2 and own[0] in ("num", "n", "number", "count") else None
+        if counted and isinstance(v, int) and not _BOUND_FIRST.match(words):
+            # "InstanceCount: 3", "NUM_GPUS=8", "worker_count: 4": three instances, eight GPUs, four workers
+            thing = " ".join(w for w in counted if w != "of")
+            plural = thing if thing.endswith("s") else thing[:-1] + "ies" if thing.endswith("y") else thing + "s"
+            parents = " ".join(w for k in path[:-1] for w in key_words(k.rsplit("/", 1)[-1]))
+            return f"{v} {plural}" + (f" ({parents})" if parents else "")
         bound = _BOUND_FIRST.match(words)
         if bound:  # "MAX_NODES=6" is "at most 6 nodes", never "6 max nodes" (nor "6 min", minutes)
             return f"{bound.group(1)} {v} {words[bound.end():]}".strip()
