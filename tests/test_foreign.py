@@ -72,7 +72,7 @@ def test_sagemaker_launcher_and_instance_gpus():
 
 def test_json_export_keys_read_as_words():
     assert _words('{"runName": "nightly-eval", "namespace": "ml", "gpuCount": 2, "preemptible": true}') == [
-        "named nightly-eval", "namespace ml", "2 gpu count", "preemptible on"]
+        "named nightly-eval", "namespace ml", "2 gpus", "preemptible on"]
 
 
 def test_a_manifest_is_no_foreign_definition():
