@@ -1673,8 +1673,7 @@ def normalise_text(text: str) -> str:
     text = _QA_PAIR.sub(_qa_pair, text)
     text = _MIG_LOOSE.sub(_mig_loose, text)
     text = _chat_lines(text)
-    if _DECIDED.search(text):
-        text = _weighed_then_chosen(text)
+    text = _weighed_then_chosen(text)
     text = _SELF_ASKED.sub(r"\1: ", text)
     text = _diff_lines(text)
     text = _ASKED_ANSWERED.sub(_asked_answered, text)
@@ -3768,7 +3767,7 @@ class _Extractor:
             pattern = str((spec.get("items") or {}).get("pattern", "") if many else spec.get("pattern", ""))
             if name in self.result.values or not _ID_PREFIX.match(pattern):
                 continue
-            rx = _compile(r"(?<![\w./:-])" + pattern.strip("^$").replace("(?:", "(?:") + r"(?![\w.:/-])")
+            rx = _compile(r"(?<![\w./:-])" + pattern.strip("^$") + r"(?![\w.:/-])")
             found = [(m.group(0), m.span()) for a, b in self.printed for m in rx.finditer(self.text, a, b)]
             values = list(dict.fromkeys(v for v, _sp in found))
             if not values or (len(values) > 1 and not many):

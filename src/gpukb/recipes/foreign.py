@@ -540,13 +540,13 @@ def _setting_words(path: list[str], v: object) -> str | None:
         own = key_words(key.rsplit("/", 1)[-1])
         counted = own[:-1] if len(own) >= 2 and own[-1] in ("count", "number") else \
             own[1:] if len(own) >= 2 and own[0] in ("num", "n", "number", "count") else None
-        if counted and isinstance(v, int) and not _BOUND_FIRST.match(words):
+        bound = _BOUND_FIRST.match(words)
+        if counted and isinstance(v, int) and not bound:
             # "InstanceCount: 3", "NUM_GPUS=8", "worker_count: 4": three instances, eight GPUs, four workers
             thing = " ".join(w for w in counted if w != "of")
             plural = thing if thing.endswith("s") else thing[:-1] + "ies" if thing.endswith("y") else thing + "s"
             parents = " ".join(w for k in path[:-1] for w in key_words(k.rsplit("/", 1)[-1]))
             return f"{v} {plural}" + (f" ({parents})" if parents else "")
-        bound = _BOUND_FIRST.match(words)
         if bound:  # "MAX_NODES=6" is "at most 6 nodes", never "6 max nodes" (nor "6 min", minutes)
             return f"{bound.group(1)} {v} {words[bound.end():]}".strip()
         return f"{v} {words}"  # "replicas: 0-8" counts like "0-8 replicas"
@@ -943,7 +943,6 @@ def _read_kubectl_table(block: str) -> tuple[list[tuple[str, int, int]], list[tu
 # ---------------------------------------------------------------- TOML and INI
 
 _SECTION_LINE = re.compile(r"[ \t]*\[{1,2}[ \t]*(?P<name>[\w\-\". ]+?)[ \t]*\]{1,2}[ \t]*(?:#[^\n]*)?")
-_INI_LINE = re.compile(r"[ \t]*(?P<key>[A-Za-z_][\w.-]*)[ \t]*[=:][ \t]*(?P<value>[^\n]*?)[ \t]*(?:[#;][^\n]*)?")
 
 
 def _find_sectioned(text: str) -> Iterator[tuple[int, int]]:
@@ -1015,23 +1014,23 @@ def _read_sectioned(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[
     walk([], data)
     shapes = Counter(frozenset(t) for p, t in tables if p)
     parents = Counter(tuple(p[:-1]) for p, _t in tables if len(p) >= 2)
+
+    def where(k: str, _v: object) -> str:
+        return rf"(?m)^[ \t]*{re.escape(k)}[ \t]*[=:][^\n]*"
+
     for path, table in tables:
         name = ".".join(path)
         head = next(((a, b) for h, a, b in heads if ".".join(x.strip().strip('"') for x in h.split(".")) == name), None)
         at = head[1] if head else 0
-        spans = {k: _span_of(block, rf"(?m)^[ \t]*{re.escape(str(k))}[ \t]*[=:][^\n]*", at) for k in table}
         if (len(path) >= 2 and parents[tuple(path[:-1])] >= 2) or (path and shapes[frozenset(table)] >= 2):
             said = [w for k, v in table.items() if (w := _setting_words([str(k)], v)) and not w.startswith("named ")]
-            ends = [sp[1] for sp in spans.values() if sp]
+            ends = [sp[1] for k in table if (sp := _span_of(block, where(str(k), None), at))]
             if said and head and ends:
                 facts.append((f"{path[-1]}: {', '.join(said)}.", head[0], max(ends)))
             continue
         if len(path) >= 2 and head and not any(str(k).lower() in _NAME_KEYS for k in table):
             facts.append((f"named {path[-1]}", head[0], head[1]))  # "[pools.a100-train]": the entry's name
-        for k, v in table.items():
-            words = _setting_words([str(k)], v)
-            if words and spans[k]:
-                facts.append((words, *spans[k]))  # type: ignore[misc]
+        facts += _settings_facts(table, block, where, start=at)
     return facts, [(a, b) for _h, a, b in heads]
 
 
