@@ -422,3 +422,55 @@ def test_a_troubleshooting_section_gives_way_when_the_question_names_no_symptom(
     assert r.retrieve(q, k=2).evidence[0].doc_id == "mig-profiles"
     # a question that names a symptom still reads the troubleshooting section first
     assert r.retrieve("H100 MIG slices fail, max?", k=2).evidence[0].doc_id == "mig-trouble"
+
+
+@pytest.mark.parametrize("question, subject", [
+    ("mig??", {"mig"}),
+    ("what is gang scheduling?", {"gang", "schedul"}),
+    ("hey, can someone explain time-slicing", {"time", "slice"}),
+    ("what does GFD do?", {"gfd"}),
+    ("What's a PodGroup?", {"podgroup"}),
+    ("how do I use MIG?", set()),  # asks how, not what
+    ("what is the difference between MIG and MPS?", set()),
+    ("why is my pod pending?", set()),
+])
+def test_a_question_that_only_names_a_thing_asks_what_it_is(question, subject):
+    from gpukb.retrieval import defined_subject
+
+    assert defined_subject(question) == subject
+
+
+def test_a_question_that_only_names_a_thing_leads_with_the_section_that_defines_it(tiny_settings, monkeypatch):
+    from gpukb import retrieval
+
+    root = tiny_settings.root
+    write_doc(root, "gpu-sharing", "mig", id="mig", title="Multi-Instance GPU (MIG) in Kubernetes - profiles",
+              intro="", body="## What MIG is: isolated instances\n\nOne card is split into isolated instances.\n\n"
+                             "## Profiles\n\nProfiles name the slices and memory of an instance.\n")
+    write_doc(root, "gpu-sharing", "mig-manager", id="mig-manager", title="MIG Manager and mig-parted",
+              intro="MIG Manager applies MIG layouts.",
+              body="## What MIG Manager does\n\nMIG Manager watches the MIG config label and applies the MIG "
+                   "layout: MIG mode, MIG geometry, MIG state for every MIG GPU.\n")
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    r = Engine(tiny_settings, embedder=emb).retriever
+    sections = r.index.sections
+    # without the definition step the section that names MIG most leads
+    with monkeypatch.context() as m:
+        m.setattr(retrieval, "defined_subject", lambda q: frozenset())
+        assert r.retrieve("mig??", k=3).evidence[0].doc_id == "mig-manager"
+    for q in ("mig??", "what is MIG?", "MIG"):
+        got = r.retrieve(q, k=3).evidence
+        assert (got[0].doc_id, got[0].section) == ("mig", "What MIG is: isolated instances"), q
+    # the thing named exactly: "MIG Manager" is defined by its own section
+    got = r.retrieve("what is MIG Manager?", k=3).evidence
+    assert (got[0].doc_id, got[0].section) == ("mig-manager", "What MIG Manager does")
+    # a doc's title names its subject when no heading defines it: its opening leads
+    got = r.retrieve("what is a quota?", k=3).evidence
+    assert got[0].doc_id == "mt-quota" and sections[got[0].key]["anchor"] == ""
+    # the llama-index path ranks the same
+    qb = r.query_bundle("mig??")
+    nodes = r.for_mode("hybrid").retrieve(qb)
+    for post in r.postprocessors("hybrid", 3):
+        nodes = post.postprocess_nodes(nodes, qb)
+    assert nodes[0].node.metadata["key"] == r.retrieve("mig??", k=3).evidence[0].key

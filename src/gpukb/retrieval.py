@@ -436,6 +436,60 @@ def asked_focus(question: str, min_words: int = LONG_QUESTION_WORDS) -> str:
     return focus if len(set(terms(focus))) >= PART_MIN_TERMS else ""
 
 
+# "mig??", "what is gang scheduling?", "explain time-slicing", "what does GFD do": a question that only
+# names a thing asks what it is, and is answered by the section that defines that very thing, its "What
+# MIG is" section or the opening of the doc whose title names it; retrieval alone ranks the sections that
+# mention it most ("What MIG Manager does", "Limits of gang scheduling") first.
+_DEFINE = re.compile(
+    r"^(?:(?:hey|hi|hello|yo|ok|okay|so|sorry|um+|uh+|quick\s+q(?:uestion)?|noob\s+q(?:uestion)?|question)[\s,:!.-]+)*"
+    r"(?:(?:can|could)\s+(?:someone|anyone|you)\s+)?"
+    r"(?:(?:explain|define|describe)(?:\s+what)?\s+|tell\s+me\s+about\s+|eli5:?\s+|"
+    r"what(?:'s|\u2019s|\s+is|\s+are|\s+exactly\s+is|\s+even\s+is)\s+|what\s+does\s+(?=.+\s+do\s*[?!.]*$))?"
+    r"(?:an?\s+|the\s+)?(?P<x>[a-z0-9][\w.+/-]*(?:[ -][\w.+/-]+){0,3}?)"
+    r"(?:\s+(?:is|are|does|do))?(?:\s+(?:exactly|anyway|again|about))?(?:\s+(?:pls|please))?\s*[?!.]*$", re.I)
+# the heading of a section that defines its subject: "What MIG is: ...", "What GPU Feature Discovery
+# does", "What is DRA and how is it different ...", "What a LeaderWorkerSet is (vs a StatefulSet)"
+_DEFINING_HEADING = re.compile(
+    r"^what\s+(?:is\s+(?:an?\s+|the\s+)?(?P<a>.+?)(?=\s+and\b|\s*[?:(]|$)|"
+    r"(?:an?\s+|the\s+)?(?P<b>.+?)\s+(?:is|are|does|do)\b)", re.I)
+# what a doc's title names before its details: "Multi-Instance GPU (MIG) in Kubernetes - profiles ..."
+_TITLE_HEAD = re.compile(r"^(?P<h>.+?)(?:\s+-\s+|:\s|$)")
+_TITLE_TAIL = re.compile(r"\s+(?:in|on|for|with|and|to|from)\s+.*$", re.I)
+_TITLE_ABBREVIATION = re.compile(r"\(([A-Za-z][\w-]*)\)")
+# words that say where a thing lives, not what it is: "GPU time-slicing" defines time-slicing
+_PLACE_WORDS = frozenset(terms("gpu gpus nvidia kubernetes k8s"))
+
+
+def _subject_terms(text: str) -> frozenset[str]:
+    """A subject's terms, "time-slicing" and "time slicing" alike."""
+    return frozenset(terms(text.replace("-", " "))) - _PLACE_WORDS
+
+
+def defined_subject(question: str) -> frozenset[str]:
+    """The terms of the thing a "what is it" question names ("mig??", "what's a PodGroup", "explain
+    time-slicing"), or an empty set for any other question."""
+    q = re.sub(r"[^\w\s.,:;!?'\u2019+/-]", " ", question).strip()
+    m = _DEFINE.match(" ".join(q.split()))
+    if not m:
+        return frozenset()
+    return _subject_terms(m.group("x"))
+
+
+def _heading_subject(heading: str) -> frozenset[str]:
+    m = _DEFINING_HEADING.match(heading.strip())
+    if not m:
+        return frozenset()
+    return _subject_terms(m.group("a") or m.group("b") or "")
+
+
+def _title_subjects(title: str) -> list[frozenset[str]]:
+    m = _TITLE_HEAD.match(title.strip())
+    head = m.group("h") if m else title
+    out = [_subject_terms(a) for a in _TITLE_ABBREVIATION.findall(head)]
+    out.append(_subject_terms(_TITLE_TAIL.sub("", _TITLE_ABBREVIATION.sub(" ", head))))
+    return [s for s in out if s]
+
+
 # -- the retriever -------------------------------------------------------------
 
 
@@ -544,6 +598,8 @@ class Retriever:
             found = self.rerank(found, question, embedding)
         if mode == "hybrid" and self.part_slots:
             found = self._with_parts(found, question, area, sources, depth)
+        if rerank:
+            found = self._defining_first(found, question, area, sources)
         out: list[Evidence] = []
         for rank, sh in enumerate(found[:k]):
             out.append(Evidence.from_section(sh.key, sections[sh.key], score=sh.score,
@@ -640,6 +696,42 @@ class Retriever:
         rest = [h for h in found[1:] if h.key not in keys]
         return [found[0], *extra, *rest]
 
+    def _defining_first(self, found: list[SectionHit], question: str, area: str | None,
+                        sources: Sequence[str] | None) -> list[SectionHit]:
+        """A question that only names a thing (:func:`defined_subject`) leads with the section that
+        defines exactly that thing: a "What X is" heading, else the opening of the doc whose title
+        names X ("Multi-Instance GPU (MIG) in Kubernetes"), else a heading that defines X with one
+        word more ("What MPS sharing is"); the one retrieval ranks higher, or the first in the KB
+        when retrieval found none."""
+        subject = defined_subject(question)
+        if not subject or not found:
+            return found
+        sections = self.index.sections
+        rank = {h.key: i for i, h in enumerate(found)}
+        headed: list[str] = []
+        titled: list[str] = []
+        near: list[str] = []  # "What MPS sharing is" for "what is MPS": one word more
+        for key, md in sections.items():
+            if (area and md.get("area") != area) or (sources and md.get("source", "bundled") not in sources):
+                continue
+            if md.get("anchor"):
+                named = _heading_subject(str(md.get("section", "")))
+                if named == subject:
+                    headed.append(key)
+                elif subject < named and len(named - subject) == 1:
+                    near.append(key)
+            elif subject in _title_subjects(str(md.get("title", ""))):
+                titled.append(self._stand_in.get(key, key))
+        for group in (headed, titled, near):
+            group = [k for k in group if k in sections]
+            if group:
+                best = min(group, key=lambda k: rank.get(k, len(found)))
+                if best == found[0].key:
+                    return found
+                hit = found[rank[best]] if best in rank else SectionHit(best, found[0].score)
+                return [hit, *[h for h in found if h.key != best]]
+        return found
+
     # llama-index seams ----------------------------------------------------
     def for_mode(self, mode: str):
         """The llama-index ``BaseRetriever`` of a mode (chunk hits, before postprocessing).
@@ -660,7 +752,7 @@ class Retriever:
 
     def postprocessors(self, mode: str, k: int, area: str | None = None, sources: Sequence[str] | None = None) -> list:
         """Section collapse (and, in hybrid mode, the heading rerank) as llama-index node postprocessors."""
-        _, collapse_cls, heading_cls, parts_cls = _llama_classes()
+        _, collapse_cls, heading_cls, parts_cls, defining_cls = _llama_classes()
         rerank = mode == "hybrid" and bool(self.heading_weight)
         depth = max(k, self.rerank_depth) if rerank else k
         out = [collapse_cls(sections=self.index.sections, stand_in=self._stand_in, area=area,
@@ -669,6 +761,8 @@ class Retriever:
             out.append(heading_cls(sections=self.index.sections, weight=self.heading_weight, owner=self))
         if mode == "hybrid" and self.part_slots:
             out.append(parts_cls(owner=self, area=area, sources=list(sources) if sources else None, depth=depth))
+        if rerank:
+            out.append(defining_cls(owner=self, area=area, sources=list(sources) if sources else None))
         return out
 
 
@@ -768,5 +862,27 @@ def _llama_classes():
                                                                      metadata={"key": h.key}), score=h.score)
                     for h in ranked]
 
-    _CLASSES = (GpukbRetriever, SectionCollapse, HeadingRerank, AskedParts)
+    class DefiningFirst(BaseNodePostprocessor):
+        """A question that only names a thing leads with the section that defines it (see
+        :meth:`Retriever._defining_first`)."""
+
+        owner: Any = None
+        area: str | None = None
+        sources: list | None = None
+
+        @classmethod
+        def class_name(cls) -> str:
+            return "GpukbDefiningFirst"
+
+        def _postprocess_nodes(self, nodes, query_bundle=None):
+            question = _bundle_question(query_bundle)
+            by_key = {n.node.metadata["key"]: n for n in nodes}
+            ranked = self.owner._defining_first([SectionHit(k, float(n.score or 0.0)) for k, n in by_key.items()],
+                                                question, self.area, self.sources)
+            sections = self.owner.index.sections
+            return [by_key.get(h.key) or NodeWithScore(node=TextNode(id_=h.key, text=sections[h.key]["text"],
+                                                                     metadata={"key": h.key}), score=h.score)
+                    for h in ranked]
+
+    _CLASSES = (GpukbRetriever, SectionCollapse, HeadingRerank, AskedParts, DefiningFirst)
     return _CLASSES
