@@ -629,3 +629,36 @@ def test_each_question_of_a_message_brings_its_own_section(tiny_settings):
     # a later part that asks nothing of its own (no question mark) brings nothing
     stated = eng.ask(f"{first} We use ReadWriteMany volumes for datasets on many nodes", k=2)
     assert stated.retrieved[:1] == alone.retrieved[:1]
+
+
+def test_a_question_hidden_among_unrelated_notes_is_answered_by_what_it_asks(tiny_settings):
+    from gpukb.engine import FOCUS_MARGIN, FOCUS_MIN_TERMS
+    from gpukb.retrieval import asked_focus
+    from gpukb.text import terms
+
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    tiny_settings.answer.oov_weight = 1.0
+    eng = Engine(tiny_settings, embedder=emb)
+    eng.out_of_scope = []
+    notes = ("Sprint notes: Zanele owns the grafana handover, the kafka brokers move on Monday and the retro "
+             "is at three. Oh, while I remember: {ask} Anyway, bring stickies.")
+    ask = "how do I cap a namespace with a ResourceQuota, and which prefix do extended resources take in a quota?"
+    q = notes.format(ask=ask)
+    focus = asked_focus(q)
+    assert focus.endswith(ask) and len(set(terms(focus))) >= FOCUS_MIN_TERMS
+    whole, alone = eng.retriever.retrieve(q, k=3), eng.retriever.retrieve(focus, k=3)
+    sure_whole = eng.confidence(q, whole.top_vector, whole.evidence[0])
+    sure_alone = eng.confidence(focus, alone.top_vector, alone.evidence[0])
+    assert sure_alone > sure_whole + FOCUS_MARGIN
+    eng.refuse_below = sure_whole + 0.001  # the message as a whole is refused
+    ans = eng.ask(q)
+    assert not ans.refused and ans.citations[0].doc_id == "mt-quota"
+    # an asked sentence that leans on its context ("how do I roll it back?") does not stand alone
+    short = notes.format(ask="how do I roll the quota back?")
+    assert len(set(terms(asked_focus(short)))) < FOCUS_MIN_TERMS and eng.ask(short).refused
+    # an asked sentence the KB does not cover leaves the message refused too
+    q2 = notes.format(ask="how do I defragment the zookeeper snapshots on every kafka broker before the upgrade?")
+    got2 = eng.retriever.retrieve(asked_focus(q2), k=3)
+    assert eng.confidence(asked_focus(q2), got2.top_vector, got2.evidence[0]) < eng.refuse_below + FOCUS_MARGIN
+    assert eng.ask(q2).refused

@@ -58,6 +58,10 @@ REFUSAL = "I don't know: the gpukb knowledge base does not cover this."
 SUB_QUESTION_DEPTH = 3
 # ... and only when the KB answers that question on its own this far above the refusal threshold
 SUB_QUESTION_MARGIN = 0.1
+# a question asked among unrelated notes is answered on its own when it names at least this many terms
+# and the KB covers it this far above the refusal threshold (Engine._asked_alone)
+FOCUS_MIN_TERMS = 8
+FOCUS_MARGIN = 0.1
 
 
 @dataclass
@@ -485,15 +489,46 @@ class Engine:
         plain = without_own_names(q, vocab) if vocab else q
         plain = _collapse(plain) if plain != q else q
         got = self.retriever.retrieve(plain or q, k=k, area=area, mode=mode, sources=sources)
+        confidence = self.confidence(q, got.top_vector, got.evidence[0] if got.evidence else None)
+        if confidence < self.refuse_below:
+            got, confidence = self._asked_alone(q, got, confidence, k, area, mode, sources)
         got.evidence = self._with_sub_questions(plain or q, got.evidence, area, mode, sources)
         got.evidence = self._with_unit_similarity(got.evidence, got.query_vector)
-        confidence = self.confidence(q, got.top_vector, got.evidence[0] if got.evidence else None)
         ans = Answer(question=q, answer="", refused=False, confidence=round(confidence, 4),
                      retrieved=[e.doc_id for e in got.evidence])
         if not got.evidence or confidence < self.refuse_below or self.outside_scope(got.query_vector, got.top_vector):
             self._refuse(ans, got.evidence)
             ans.seconds = round(time.perf_counter() - t0, 4)
         return ans, list(got.evidence), t0
+
+    def _asked_alone(self, question: str, got: Any, confidence: float, k: int, area: str | None, mode: str,
+                     sources: list[str] | None) -> tuple[Any, float]:
+        """A long message that asks one thing among others ("Sprint notes: ... Oh, while I remember: is
+        there a way to let prod inference preempt research pods? Anyway, retro is at 3pm"): its unrelated
+        words dilute the match and count as words the KB lacks. When its asking sentences alone
+        (:func:`gpukb.retrieval.asked_focus`) name their subject (``FOCUS_MIN_TERMS`` terms), are covered
+        ``FOCUS_MARGIN`` above the refusal threshold and are nearer the KB than any out-of-scope topic, they
+        are what is answered; otherwise the message's own retrieval stands."""
+        from .questions import NO_EVIDENCE
+        from .retrieval import asked_focus
+        from .text import terms
+
+        focus = asked_focus(question)
+        # only a question that says on its own what it is about ("how do I roll the driver back?" leans on
+        # the Windows laptop of its context), in a message that is no other system's (the context of
+        # "no Kubernetes, just Docker Compose" or of a gaming PC puts it outside the KB)
+        if not focus or len(set(terms(focus))) < FOCUS_MIN_TERMS or confidence <= NO_EVIDENCE or \
+                self.outside_scope(got.query_vector, got.top_vector):
+            return got, confidence
+        vocab = self.index.vocabulary
+        plain = without_own_names(focus, vocab) if vocab else focus
+        alone = self.retriever.retrieve(plain or focus, k=k, area=area, mode=mode, sources=sources)
+        if not alone.evidence:
+            return got, confidence
+        sure = self.confidence(focus, alone.top_vector, alone.evidence[0])
+        if sure < self.refuse_below + FOCUS_MARGIN or self.outside_scope(alone.query_vector, alone.top_vector):
+            return got, confidence
+        return alone, sure
 
     def _with_unit_similarity(self, evidence: list[Any], query_vector: Any) -> list[Any]:
         """Each section's sentences scored by meaning against the question (``Evidence.unit_similarity``),
