@@ -93,7 +93,8 @@ later earlier soon maybe perhaps probably actually really basically please thank
 someone anyone everyone nobody somebody everybody nothing something anything everything yes okay renamed named
 able next last volume volumes whole entire same other another
 called titled labelled labeled tagged annotations labels selectors settings permissions defaults options
-tight busy congested contended crowded overloaded overbooked saturated swamped scarce idle unavailable flaky broken""".split())
+tight busy congested contended crowded overloaded overbooked saturated swamped scarce idle unavailable flaky broken
+usual normal standard regular typical customary label""".split())
 
 
 # the nouns of a writer's asides: "for reference", "for context", "for the record"
@@ -1641,7 +1642,9 @@ def _mention_of(names: set[str]) -> re.Pattern[str]:
 
 # "uid/gid 1001 / 1001", "cpu/mem: 8/32Gi", "min/max 2/8": two names, then their two values in the same order
 _PAIRED_SLASH = re.compile(r"(?<![\w./:-])([A-Za-z][A-Za-z_-]{1,15})\s*/\s*([A-Za-z][A-Za-z_-]{1,15})(\s*(?:[:=|]|\bis\b|\bare\b)?\s*)"
-                          r"(\d+(?:\.\d+)?[A-Za-z]{0,3})\s*/\s*(\d+(?:\.\d+)?[A-Za-z]{0,3})(?![\w./-])")
+                          # ("CPU / RAM: 96 cores / 768Gi": a unit word may follow the first amount)
+                          r"(\d+(?:\.\d+)?[A-Za-z]{0,3}(?:\s+(?:cores?|vcpus?|cpus?|gpus?|nodes?|pods?))?)\s*/\s*"
+                          r"(\d+(?:\.\d+)?[A-Za-z]{0,3})(?![\w./-])", re.I)
 _MISTYPED_MODAL = re.compile(r"(?<![\w'-])([a-z]{4,7})(?=\s+(?:be|have)\b)")
 
 
@@ -1667,8 +1670,23 @@ def _spoken_dash(m: re.Match) -> str:
     return "-" + "".join((m.group(1) or "").split())
 
 
+# Markdown and Slack marks: "~~8~~ 12 GPUs", "on-demand ~and spot~ only" strike a value out (the writer
+# took it back); "**GPU allocation:** 12" only stresses a label
+_STRUCK = re.compile(r"~~(?=\S)[^~\n]*?(?<=\S)~~|(?<![\w~])~(?=[A-Za-z0-9])[^~\n]*?(?<=[\w.)%])~(?![\w~])")
+_BOLD = re.compile(r"(\*\*|__)(?=\S)([^*\n]+?)(?<=\S)\1")
+
+
+def _markdown_marks(text: str) -> str:
+    if "~" in text:
+        text = _STRUCK.sub(" ", text)
+    if "**" in text or "__" in text:
+        text = _BOLD.sub(r"\2", text)
+    return text
+
+
 @lru_cache(maxsize=256)  # matching and each recipe's reader normalise the same request
 def normalise_text(text: str) -> str:
+    text = _markdown_marks(text)
     text = _SPOKEN_DASH.sub(_spoken_dash, text)
     text = _QA_PAIR.sub(_qa_pair, text)
     text = _MIG_LOOSE.sub(_mig_loose, text)
@@ -2543,6 +2561,9 @@ def is_field_name(key: str) -> bool:
 _FIELD_NAME = re.compile(r"[a-z]+(?:[A-Z][a-z0-9]*)+")
 
 
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+
+
 def manifest_fields(recipe: Recipe) -> dict[str, list[str]]:
     """Per parameter, the camelCase manifest fields it alone sets (``minReplicaCount`` for
     min_replicas, ``permitWaitingTimeSeconds``, ``backoffLimitPerIndex``): engineers write the
@@ -2554,6 +2575,13 @@ def manifest_fields(recipe: Recipe) -> dict[str, list[str]]:
 
     def walk(t: Any) -> None:
         if isinstance(t, dict):
+            # an environment variable the manifest sets from one parameter ("HF_HOME" for cache_path):
+            # a pasted "-e HF_HOME=/cache/hf" or "export HF_HOME=..." gives that parameter
+            env = t.get("name")
+            if isinstance(env, str) and _ENV_NAME.fullmatch(env) and "value" in t:
+                ps = _params_in(t["value"]) & set(recipe.properties)
+                if len(ps) == 1:
+                    found.setdefault(env, set()).update(ps)
             for k, v in t.items():
                 if isinstance(k, str) and is_field_name(k):
                     ps = _params_in(v) & set(recipe.properties)
@@ -2895,7 +2923,7 @@ def _pasted_docs(text: str) -> list[dict[str, Any]]:
 # a pattern whose values open with a prefix of their own: "^subnet-", "^sg-", "^s3://", "^ami-", "^arn:"
 _ID_PREFIX = re.compile(r"\^[a-z][a-z0-9]{1,10}(?:-|://|:)")
 _COMMAND_BLOCK = re.compile(r"```[\w-]*\s*(?:\$\s*)?(?:kubectl|helm|docker|podman|srun|sbatch|salloc|torchrun|mpirun|"
-                            r"mpiexec|python3?|bash|sh|eksctl|gcloud|aws|az|#!|#SBATCH|#PBS|#BSUB)(?:\b|(?<=#!))")
+                            r"mpiexec|horovodrun|python3?|bash|sh|eksctl|gcloud|aws|az|#!|#SBATCH|#PBS|#BSUB)(?:\b|(?<=#!))")
 
 
 _JSON_FIELD = re.compile(r"\"([A-Za-z][\w]*)\"\s*:\s*\"?([A-Za-z0-9][\w.:/-]*)\"?\s*[,}\n]")
@@ -2995,7 +3023,7 @@ _SELECTION = re.compile(r"\b(?:only|just)\s+(?:want|need|use|keep|allow|take|pic
 _PICK_END = re.compile(r"[.!?;](?=\s|$)|\n")
 # a pasted command line: a prompt, or a launcher or CLI and its arguments
 _PASTED_COMMAND = re.compile(r"\s*(?:\$\s+|(?:docker|podman|nerdctl|kubectl|helm|aws|gcloud|az|eksctl|srun|sbatch|salloc|"
-                             r"mpirun|mpiexec|torchrun|accelerate|deepspeed)\s+-{0,2}[\w-])")
+                             r"mpirun|mpiexec|horovodrun|torchrun|accelerate|deepspeed)\s+-{0,2}[\w-])")
 # a command line flag's quoted argument: '--filters "Name=instance-type,Values=g6e.*"'
 _FLAG_ARGUMENT = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*(?:\s+|=)(\"[^\"\n]*\"|'[^'\n]*')")
 # a single token in quotes or backticks (for views of the text that read it bare, same length)
@@ -3022,7 +3050,7 @@ _NAMING_TAIL = re.compile(r"\s*\b(?:(?:it'?s|its|it\s+is|that'?s|which\s+is)\s+)
 _LAUNCHER_AS_SUBJECT = re.compile(r"\s+(?:(?:should|must|will|would|can|shall|may|has\s+to|needs?\s+to)\s+[a-z]+|"
                                   r"(?:starts|launches|runs|spawns|uses|creates|gets|sees|reports|prints|shows|fails|"
                                   r"hangs|works|is|are|was)\b(?!\s*[-=]))", re.I)
-_LAUNCHER = re.compile(r"(?<![\w./-])(?:srun|mpirun|mpiexec)(?![\w-])", re.I)
+_LAUNCHER = re.compile(r"(?<![\w./-])(?:srun|mpirun|mpiexec|horovodrun)(?![\w-])", re.I)  # (Horovod's takes mpirun's -np, -H)
 # launcher flags whose value is a plain word ("-bind-to none", "--map-by socket", "-p gpu"), and those
 # followed by a name and its value
 # flags that say where the ranks run (hosts, binding, partition): the manifest's scheduling replaces them
@@ -7855,7 +7883,8 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
             if span:
                 taken.append(span)  # said in words too, or changed by them: understood either way
             keyed = table_end is not None and full.spans.get(name, (0, 0))[0] < table_end
-            if not keyed and not _paste_misread(full.values[name], value, inside(full.spans.get(name)), facts):
+            if not keyed and not _paste_misread(full.values[name], value, inside(full.spans.get(name)), facts) \
+                    and not _cut_short(full.text, full.spans.get(name), full.values[name], value):
                 continue  # the request's words win over what runs today, and so does a change they make to it
         full.values[name] = value
         full.spans[name] = span or (0, 0)
@@ -8020,6 +8049,22 @@ def _named_row(recipe: Recipe, text: str, full: Extraction) -> Extraction:
 
 
 _COUNTED_FACT = re.compile(r"\d+x\s")  # "3x 2g.20gb": how many of a thing a paste holds
+
+
+def _cut_short(text: str, span: tuple[int, int] | None, said: Any, pasted: Any) -> bool:
+    """Did the words give only the start of the name a paste spells out ("the quota for NLP research"
+    read as nlp where the paste has ``namespace = "nlp-research"``)? The words then say the same name."""
+    if not (isinstance(said, str) and isinstance(pasted, str) and span) or len(pasted) <= len(said):
+        return False
+    low = said.lower()
+    if not pasted.lower().startswith(low) or not re.match(r"[\s_.-]", pasted[len(said)]):
+        return False
+    at = text.lower().find(low, max(0, span[0] - 1), span[1] + 1)
+    if at < 0:
+        return False
+    def flat(x: str) -> str:
+        return " ".join(re.split(r"[\s_.-]+", x.lower()))
+    return flat(text[at:at + len(pasted) + 8]).startswith(flat(pasted))
 
 
 def _paste_misread(said: Any, pasted: Any, from_paste: bool, facts: list[Any]) -> bool:

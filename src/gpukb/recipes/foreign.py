@@ -500,14 +500,48 @@ def _find_json(text: str) -> Iterator[tuple[int, int]]:
         try:
             data, end = decoder.raw_decode(text, i)
         except ValueError:
-            pos = i + 1
-            continue
+            # ... or a dict literal of a Python script (single quotes, trailing commas, True/False)
+            end = _closing_brace(text, i)
+            data = _python_literal(text[i:end]) if end else None
+            if not isinstance(data, dict):
+                pos = i + 1
+                continue
         if isinstance(data, dict) and not {"apiVersion", "kind"} & set(data):
             # (one key around the object asked about counts its keys: '{"FileSystems": [{...}]}')
             inner = _one_item_lists(next(iter(data.values()))) if len(data) == 1 else None
             if len(data) >= 2 or isinstance(inner, dict) and len(inner) >= 2:
                 yield i, end
         pos = max(end, i + 1)
+
+
+def _closing_brace(text: str, i: int, limit: int = 20000) -> int:
+    """Where the brace opening at ``i`` closes (after it), quotes skipped; 0 when it does not within ``limit``."""
+    depth, quote = 0, ""
+    for j in range(i, min(len(text), i + limit)):
+        ch = text[j]
+        if quote:
+            if ch == quote and text[j - 1] != "\\":
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+            if depth == 0:
+                return j + 1 if ch == "}" else 0
+    return 0
+
+
+def _python_literal(block: str) -> object:
+    """A Python literal (``{"num_shards": 64, 'image': "x",}``), or None: read by ``ast.literal_eval``,
+    which evaluates no code."""
+    import ast
+
+    try:
+        return ast.literal_eval(block)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
 
 
 def key_words(key: str) -> list[str]:
@@ -578,7 +612,7 @@ def _settings_facts(data: dict, block: str, where: Callable[[str, object], str],
 def _json_setting(key: str, v: object) -> str:
     # (a mapping may stand as a list's one item: see _one_item_lists)
     value = r"\[[^\]]*\]" if isinstance(v, list) else r"\[?\s*\{" if isinstance(v, dict) else r"[^,}\n]*"
-    return rf"\"{re.escape(key)}\"\s*:\s*{value}"
+    return rf"[\"']{re.escape(key)}[\"']\s*:\s*{value}"
 
 
 def _one_item_lists(data: object) -> object:
@@ -592,7 +626,10 @@ def _one_item_lists(data: object) -> object:
 
 
 def _read_json(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
-    data = _one_item_lists(json.loads(block))
+    try:
+        data = _one_item_lists(json.loads(block))
+    except ValueError:
+        data = _one_item_lists(_python_literal(block))
     return (_settings_facts(data, block, _json_setting) if isinstance(data, dict) else []), []
 
 
@@ -679,6 +716,153 @@ def _read_yaml_settings(block: str) -> tuple[list[tuple[str, int, int]], list[tu
     facts = _settings_facts(data, block, lambda k, _v: rf"(?m)^[ \t]*[\"']?{re.escape(k)}[\"']?[ \t]*:[^\n]*(?:\n[ \t]+-[^\n]*)*")
     # a key that only opens nested settings ("quota:") says nothing by itself
     return facts, [m.span() for m in re.finditer(r"(?m)^[ \t]*[\"']?[A-Za-z_][\w./-]*[\"']?[ \t]*:[ \t]*$", block)]
+
+
+# ---------------------------------------------------------------- kustomize
+
+# a JSON patch's path to the setting it changes: "/spec/replicas" -> replicas
+_PATCH_PATH = re.compile(r"/spec(?:/template/spec)?/(?:containers/\d+/)?([A-Za-z][\w]*)$")
+
+
+def _read_kustomization(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
+    """A kustomization: its ``namespace``, the object each patch targets ("deployment sam-segmenter")
+    and the settings its JSON patches set (``path: /spec/replicas`` with ``value: 5`` -> "5 replicas")."""
+    data = _load(block)
+    facts: list[tuple[str, int, int]] = []
+    if not isinstance(data, dict) or not isinstance(data.get("patches") or data.get("patchesJson6902"), list):
+        return facts, []
+    if isinstance(data.get("namespace"), str) and (sp := _key_line(block, "namespace")):
+        facts.append((f"namespace {data['namespace']}", *sp))
+    at = 0
+    for patch in data.get("patches") or data.get("patchesJson6902") or []:
+        target = patch.get("target") if isinstance(patch, dict) else None
+        if isinstance(target, dict) and isinstance(target.get("kind"), str) and isinstance(target.get("name"), str):
+            sp = _key_line(block, "name", at) or _key_line(block, "kind", at)
+            if sp:
+                facts.append((f"{target['kind'].lower()} {target['name']}", *sp))
+                at = sp[1]
+        body = patch.get("patch") if isinstance(patch, dict) else None
+        ops = _load(body) if isinstance(body, str) else None
+        for op in ops if isinstance(ops, list) else []:
+            m = _PATCH_PATH.search(str(op.get("path", ""))) if isinstance(op, dict) else None
+            if m and isinstance(op.get("value"), (int, str)) and op.get("op") in ("replace", "add"):
+                sp = _key_line(block, "value", at)
+                said = _setting_words([m.group(1)], op["value"])
+                if sp and said:
+                    facts.append((said, *sp))
+                    at = sp[1]
+    return facts, []
+
+
+# ---------------------------------------------------------------- cloud and Helm command lines
+
+# "helm install x chart --set replicaCount=2 \\", "aws fsx create-file-system --storage-capacity 4800":
+# a command of a tool that takes its settings as options, over lines joined by a trailing backslash
+_CLI_LINE = r"(?:[^\n\\]|\\(?![ \t]*\n))*"  # a line's text up to a backslash that joins the next line
+_CLI_START = re.compile(r"(?m)^[ \t]*(?:\$[ \t]*)?(?:helm|aws|gcloud|az|eksctl)[ \t]+[a-z]"
+                        + _CLI_LINE + r"(?:\\[ \t]*\n" + _CLI_LINE + ")*")
+_CLI_TOKEN = re.compile(r"(?:[^\s\\\"']|\\(?!\s)|\"[^\"\n]*\"|'[^'\n]*')+")
+_HELM_SET = frozenset({"--set", "--set-string"})
+_SHORTHAND_PAIR = re.compile(r"([A-Za-z][\w.]*)=([^,\s]+)")
+
+
+def _find_cli(text: str) -> Iterator[tuple[int, int]]:
+    for m in _CLI_START.finditer(text):
+        if "--" in m.group(0):
+            yield m.span()
+
+
+def _set_path(key: str) -> list[str]:
+    """A ``--set`` key's path: dots part it, an escaped dot or a quoted part does not
+    (``nodeSelector."nvidia\\.com/gpu\\.product"``)."""
+    parts = re.findall(r'"((?:[^"\\]|\\.)*)"|((?:[^."\\]|\\.)+)', key)
+    return [(q or p).replace("\\.", ".") for q, p in parts if q or p]
+
+
+def _cli_value(raw: str) -> object:
+    raw = raw.strip("\"'")
+    if re.fullmatch(r"-?\d+", raw):
+        return int(raw)
+    return {"true": True, "false": False}.get(raw.lower(), raw)
+
+
+def _read_cli(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
+    """A command's options as settings: ``--set a.b=c`` a nested key, ``--flag value`` and
+    ``--flag=value`` a key of its own, ``Key=Value,Key2=Value2`` (a cloud CLI's shorthand) one key each;
+    ``helm install <release>`` names the object, and ``image.repository`` with ``image.tag`` is one image."""
+    toks = [(m.group(0), m.start(), m.end()) for m in _CLI_TOKEN.finditer(block)]
+    facts: list[tuple[str, int, int]] = []
+    boiler: list[tuple[int, int]] = []
+    image: dict[str, tuple[str, int, int]] = {}
+    words = [t for t, _a, _b in toks]
+    # "helm install <release> <chart>", "helm upgrade --install <release> <chart>"
+    release = next((k for k in range(2, min(len(words), 5)) if not words[k].startswith("-")), None) \
+        if len(words) >= 3 and words[0] == "helm" and words[1] in ("install", "upgrade") else None
+    if release is not None:
+        # a chart of the team's own ("./charts/triton", "app-1.2.tgz") is the app being carried over: its
+        # release names the object; a published chart ("prometheus-community/kube-prometheus-stack") is
+        # a release of its own that the request may point at ("the release label it selects on")
+        chart = words[release + 1] if release + 1 < len(words) else ""
+        own = chart.startswith((".", "/", "~")) or chart.endswith(".tgz")
+        facts.append((f"{'named' if own else 'release'} {words[release]}", toks[release][1], toks[release][2]))
+        boiler.append((toks[0][1], toks[release - 1][2]))  # "helm upgrade --install"
+    boiler += [m.span() for m in re.finditer(r"\\[ \t]*(?=\n)", block)]  # the backslashes that join lines
+    i = 0
+    while i < len(toks):
+        tok, a, b = toks[i]
+        if not tok.startswith("--") or len(tok) < 3:
+            i += 1
+            continue
+        flag, eq, inline = tok.partition("=")
+        if eq:
+            raw, at, end = inline, a + len(flag) + 1, b
+        elif i + 1 < len(toks) and not toks[i + 1][0].startswith("-"):
+            raw, at, end = toks[i + 1][0], toks[i + 1][1], toks[i + 1][2]
+            i += 1
+            # a cloud CLI's list: "--instance-types p5.48xlarge p4de.24xlarge", values up to the next option
+            more = []
+            while flag not in _HELM_SET and i + 1 < len(toks) and not toks[i + 1][0].startswith("-") \
+                    and "=" not in toks[i + 1][0]:
+                more.append(toks[i + 1][0])
+                end = toks[i + 1][2]
+                i += 1
+            if more:
+                raw = " ".join([raw, *more])
+        else:
+            raw, at, end = "", b, b
+        i += 1
+        before = len(facts)
+        if flag in _HELM_SET:
+            for key, value in (pair.split("=", 1) for pair in re.split(r",(?=[^,=]+=)", raw) if "=" in pair):
+                path = _set_path(key)
+                if path[:1] == ["image"] and path[-1] in ("repository", "tag"):
+                    image[path[-1]] = (value.strip("\"'"), a, end)
+                    continue
+                said = _setting_words(path, _cli_value(value))
+                if said:
+                    facts.append((said, a, end))
+            if len(facts) > before or image:
+                boiler.append((a, a + len(flag)))
+            continue
+        name = flag[2:]
+        pairs = list(_SHORTHAND_PAIR.finditer(raw)) if "=" in raw else []
+        if pairs and all(re.fullmatch(r"[A-Z][\w.]*", m.group(1)) for m in pairs):
+            for m in pairs:  # each pair where it stands
+                said = _setting_words([m.group(1)], _cli_value(m.group(2)))
+                if said:
+                    facts.append((said, at + m.start(), at + m.end()))
+        elif raw:
+            said = _setting_words([name], [_cli_value(x) for x in raw.split()] if " " in raw else _cli_value(raw))
+            if said:
+                facts.append((said, a, end))
+        if len(facts) > before:
+            boiler.append((a, a + len(flag)))  # the option's name: its value says what it sets
+    if "repository" in image:
+        repo, a, b = image["repository"]
+        tag = image.get("tag")
+        ref = f"{repo}:{tag[0]}" if tag and ":" not in repo.split("/")[-1] else repo
+        facts.append((f"image {ref}", min(a, tag[1] if tag else a), max(b, tag[2] if tag else b)))
+    return facts, boiler
 
 
 # ---------------------------------------------------------------- MIG
@@ -1042,6 +1226,8 @@ FORMATS: tuple[Format, ...] = (
     Format("ray", _yaml_blocks(r"(?:available_node_types|cluster_name|spec|apiVersion)"), _read_ray),
     Format("sagemaker", _find_sagemaker, _read_sagemaker),
     Format("json", _find_json, _read_json),
+    Format("cli", _find_cli, _read_cli),
+    Format("kustomize", _yaml_blocks(r"(?:namespace|patches|patchesJson6902|resources)"), _read_kustomization),
     Format("mig-parted", _yaml_blocks(r"(?:version|mig-configs)"), _read_mig_parted),
     Format("table", _find_tables, _read_table),
     Format("csv", _find_csv, _read_csv),
@@ -1051,7 +1237,7 @@ FORMATS: tuple[Format, ...] = (
     Format("yaml-settings", _find_yaml_settings, _read_yaml_settings),
 )
 # formats whose every line is one setting (a key and its value)
-SETTINGS_FORMATS = frozenset({"json", "assignments", "yaml-settings", "sectioned"})
+SETTINGS_FORMATS = frozenset({"json", "assignments", "yaml-settings", "sectioned", "cli", "kustomize"})
 
 
 def translate(text: str) -> tuple[list[Fact], list[tuple[int, int]], list[tuple[int, int]]]:

@@ -28,7 +28,7 @@ _ENDINGS = ("", "s", "es", "ed", "d", "ing")
 # a word right after these is a value the user chose, not a term
 _NAMING = re.compile(r"(?:\b(?:named|called|name|names|label|labels|labeled|labelled)\s*[:=]?\s*|[\"'`])$", re.I)
 # commands engineers paste that sit one edit from a term ("sbatch" is not "batch")
-_COMMANDS = frozenset({"sbatch", "srun", "salloc", "scancel", "squeue", "mpirun", "mpiexec", "torchrun", "deepspeed",
+_COMMANDS = frozenset({"sbatch", "srun", "salloc", "scancel", "squeue", "mpirun", "mpiexec", "horovodrun", "torchrun", "deepspeed",
                        "accelerate", "kubectl", "eksctl", "gcloud", "docker", "podman"})
 # a candidate word: letters only, not part of a hyphenated, dotted, slashed or digit-bearing token
 _CANDIDATE = re.compile(r"(?<![\w./:@-])[A-Za-z]{3,}(?![\w./:@-]|'[a-z])")
