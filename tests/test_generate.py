@@ -347,6 +347,15 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     # (1, 9) after them, in the test part: one request more right (IDs a pasted aws command printed), one less (a
     # questionnaire that read as a chat thread before)
     "fresh74.yaml": (0.55, 1, 9),
+    # held out (0.425, 0 silent drops, 9 changed values) on the code before any change made with it, in the tune
+    # part; its misses were read after that measurement (Helm --set options, a cloud CLI's flags and Key=Value
+    # shorthand, a Python dict literal, a kustomization's patch target, horovodrun, HF_HOME set by docker run -e,
+    # struck-out values, bold labels, "CPU / RAM: 96 cores / 768Gi", a paste that spells out a name the words
+    # begin, "the usual namespace", "the release label", "each physical GPU in the pool is shared by ten")
+    "fresh75.yaml": (0.65, 0, 5),
+    # held out (0.375, 1 silent drop, 8 changed values) on the code before the changes made with fresh75, 0.450
+    # (1, 7) after them, in the test part
+    "fresh76.yaml": (0.45, 1, 7),
     "tune-classes.yaml": (0.95, None, None),
 }
 # tuned sets whose drops and changed values are held by their floors above, not at zero
@@ -356,7 +365,7 @@ _OPEN_TUNE = (
     "fresh26.yaml", "fresh27.yaml", "fresh28.yaml", "fresh29.yaml", "fresh30.yaml", "fresh31.yaml",
     "fresh32.yaml", "fresh33.yaml", "fresh34.yaml", "fresh35.yaml", "fresh36.yaml", "fresh37.yaml",
     "fresh38.yaml", "fresh39.yaml", "fresh40.yaml", "fresh41.yaml", "fresh42.yaml", "fresh44.yaml", "fresh46.yaml",
-    "fresh65.yaml", "fresh67.yaml", "fresh69.yaml", "fresh71.yaml", "fresh73.yaml",
+    "fresh65.yaml", "fresh67.yaml", "fresh69.yaml", "fresh71.yaml", "fresh73.yaml", "fresh75.yaml",
 )
 
 
