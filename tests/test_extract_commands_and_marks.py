@@ -135,3 +135,10 @@ def test_a_published_charts_release_is_a_release_not_the_objects_name():
 def test_how_many_share_one_gpu_is_the_time_slicing_replicas(said):
     g = gen(f"time-slicing for the notebook nodes: {said}")
     assert g.recipe == "time-slicing" and g.params["replicas"] == 6, g.params
+
+
+def test_an_image_tag_is_no_count_of_what_the_image_is_named_after():
+    g = gen("indexed job `clip-embed` in ns media, image ghcr.io/media/clip:3, 1 gpu per shard, 300 shards")
+    assert g.params["image"] == "ghcr.io/media/clip:3" and g.params["completions"] == 300, g.params
+    g = gen("indexed job `clip-embed` in ns media, image ghcr.io/media/clip:3, 1 gpu per shard")
+    assert g.params["image"] == "ghcr.io/media/clip:3" and "completions" not in g.from_request, g.params

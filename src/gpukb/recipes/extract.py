@@ -3349,7 +3349,9 @@ class _Extractor:
                     # "4 H100 nodes", "2 A100 boxes": nodes of that GPU, not GPUs
                     if "gpu" in u.lower() or any(x.lower() in _GPU_UNITS for x in units) else ""),
                 # "gpu total 64", "gpus quota: 24", "GPUs requested: 12": the unit, a word saying which count, the count
-                rf"{u}\s*(?:(?:total|quota|budget|nominal|overall|requested|needed|required|wanted|approved|allocated|granted|requests|usage)\s*)?"
+                # (never the last part of an image, "ghcr.io/media/clip:3", whose tag is no count of clips; a
+                # resource name's is, "requests.nvidia.com/gpu: 4")
+                rf"(?:(?<![/.]){u}|{u}(?!:\S))\s*(?:(?:total|quota|budget|nominal|overall|requested|needed|required|wanted|approved|allocated|granted|requests|usage)\s*)?"
                 rf"(?:count\s+(?:is\s+)?(?=at\s+most|max))?(?:[:=]|of|count(?:\s+(?:to|of|at|is|=|:|should\s+be|will\s+be|goes\s+to))?|set to|(?:stays?|remains?|staying|kept)\s+at|(?:max(?:imum)?|at\s+most)(?:\s+of)?|(?:to|should|must|will|shall)\s+be|is|are)?"
                 rf"\s*{_DIG}(?!\w|\.\w)(?!\s+times\b)",  # "retry every shard at most 3 times" counts retries
                 rf"(?<![\w.]){_DIG}(?:\s*x\s*|\s*-\s*|\s+)(?!(?:{_RATE_ALT})\b)[A-Za-z][\w.-]*\s+{u_word}",
