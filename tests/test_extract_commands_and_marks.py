@@ -142,3 +142,26 @@ def test_an_image_tag_is_no_count_of_what_the_image_is_named_after():
     assert g.params["image"] == "ghcr.io/media/clip:3" and g.params["completions"] == 300, g.params
     g = gen("indexed job `clip-embed` in ns media, image ghcr.io/media/clip:3, 1 gpu per shard")
     assert g.params["image"] == "ghcr.io/media/clip:3" and "completions" not in g.from_request, g.params
+
+
+def test_a_fence_around_prose_is_the_requests_own_words():
+    from gpukb.recipes.extract import unfenced_prose
+
+    text = ("```\nchore(quota): cap the vision namespace on the shared cluster\n\nThe vision team may use at most "
+            "twelve GPUs in their namespace from now on.\n- namespace: vision\n```")
+    g = gen(text)
+    assert g.recipe == "gpu-quota" and (g.params["gpus"], g.params["namespace"]) == (12, "vision"), g.params
+    # code, settings, commands and columns keep their fence
+    for fenced in ("```\nname: a\nnamespace: b\n```", "```\nsrun --gres=gpu:4 python train.py --epochs 90 now\n"
+                   "and then we run it again with many more words\n```",
+                   "```\nWarning  FailedScheduling  3m  default-scheduler  0/4 nodes are available\nmore words in here too ok\n```",
+                   "```yaml\nthis is a sentence of many words\nand so is this one here too\n```"):
+        assert unfenced_prose(fenced) == fenced, fenced
+
+
+def test_an_env_file_keeps_its_fence_and_still_gives_the_env_variable():
+    text = ("```\nexport POD=llm-eval NS=eval\nexport HF_HOME=/data/hf CACHE_SIZE=400Gi\n```\n"
+            "my env. a pod whose HF cache is its own volume, created and deleted with the pod")
+    g = gen(text)
+    assert g.recipe == "model-cache-ephemeral"
+    assert (g.params["cache_path"], g.params["cache_size"]) == ("/data/hf", "400Gi"), g.params

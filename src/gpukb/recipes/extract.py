@@ -28,7 +28,7 @@ from .foreign import GPUS_PER_INSTANCE, SETTINGS_FORMATS, key_words, load_yaml, 
 from .model import Recipe
 from .spelling import within_one_edit
 
-__all__ = ["extract_params", "Extraction", "normalise_text", "parse_number", "parse_size"]
+__all__ = ["extract_params", "Extraction", "normalise_text", "parse_number", "parse_size", "unfenced_prose"]
 
 _WORD_NUMBERS: dict[str, int] = {
     "zero": 0, "one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -1670,6 +1670,33 @@ def _spoken_dash(m: re.Match) -> str:
     return "-" + "".join((m.group(1) or "").split())
 
 
+# A fence around words, not code: a commit message, notes or a ticket pasted in ``` marks ("```\nfeat(gpu-
+# operator): ClusterPolicy for the DGX pod\n\nDGX OS ships the driver ...\n- MIG: mixed strategy\n```") is the
+# request's own prose. A fence is prose when it has no language other than text or markdown, most of its
+# lines are runs of five or more words, and none is shaped like code, a config key line, a command or columns.
+_PROSE_FENCE = re.compile(r"```([\w+-]*)[ \t]*\n(.*?)\n?```", re.S)
+_CODE_LINE = re.compile(r"^\s*(?:[$#>{}\[\]<]|apiVersion\b|kind\s*:|[\w.\"'-]+\s*[:=]\s*$|[\w.-]+\s*=\s*\S|\w+\(.*\)\s*[;{]?\s*$)|"
+                        # (a command's options; an assignment anywhere, "export GPUS=2 NS=x")
+                        r"\S {2,}\S|[;{}]\s*$|(?:^|\s)-{1,2}[A-Za-z][\w-]*(?:=|\s+\S)|(?:^|\s)[A-Za-z_][\w.-]*=\S")
+
+
+def unfenced_prose(text: str) -> str:
+    """``text`` with the fences that hold prose taken away, their words kept (see ``_PROSE_FENCE``)."""
+    if "```" not in text:
+        return text
+
+    def prose(m: re.Match) -> str:
+        if m.group(1).lower() not in ("", "text", "txt", "markdown", "md"):
+            return m.group(0)
+        lines = [ln for ln in m.group(2).split("\n") if ln.strip()]
+        if len(lines) < 2 or any(_CODE_LINE.search(ln) for ln in lines):
+            return m.group(0)
+        worded = sum(1 for ln in lines if len(re.findall(r"[A-Za-z][\w'-]*", ln)) >= 5)
+        return m.group(2) if worded * 2 >= len(lines) else m.group(0)
+
+    return _PROSE_FENCE.sub(prose, text)
+
+
 # Markdown and Slack marks: "~~8~~ 12 GPUs", "on-demand ~and spot~ only" strike a value out (the writer
 # took it back); "**GPU allocation:** 12" only stresses a label
 _STRUCK = re.compile(r"~~(?=\S)[^~\n]*?(?<=\S)~~|(?<![\w~])~(?=[A-Za-z0-9])[^~\n]*?(?<=[\w.)%])~(?![\w~])")
@@ -2582,6 +2609,8 @@ def manifest_fields(recipe: Recipe) -> dict[str, list[str]]:
                 ps = _params_in(t["value"]) & set(recipe.properties)
                 if len(ps) == 1:
                     found.setdefault(env, set()).update(ps)
+                    # ... and its words, as a settings file's line reads ("hf home /cache/hf")
+                    found.setdefault(" ".join(key_words(env)), set()).update(ps)
             for k, v in t.items():
                 if isinstance(k, str) and is_field_name(k):
                     ps = _params_in(v) & set(recipe.properties)
