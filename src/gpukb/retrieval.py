@@ -530,6 +530,7 @@ class Retriever:
         sections = index.sections
         self._stand_in = sections.stand_ins() if hasattr(sections, "stand_ins") else self._stand_ins(sections)
         self._llama: dict[str, Any] = {}
+        self._subjects: list[tuple[str, frozenset[str] | None, list[frozenset[str]]]] | None = None
 
     @staticmethod
     def _stand_ins(sections: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
@@ -711,16 +712,16 @@ class Retriever:
         headed: list[str] = []
         titled: list[str] = []
         near: list[str] = []  # "What MPS sharing is" for "what is MPS": one word more
-        for key, md in sections.items():
+        for key, named, title_named in self._section_subjects():
+            md = sections[key]
             if (area and md.get("area") != area) or (sources and md.get("source", "bundled") not in sources):
                 continue
-            if md.get("anchor"):
-                named = _heading_subject(str(md.get("section", "")))
+            if named is not None:
                 if named == subject:
                     headed.append(key)
                 elif subject < named and len(named - subject) == 1:
                     near.append(key)
-            elif subject in _title_subjects(str(md.get("title", ""))):
+            elif subject in title_named:
                 titled.append(self._stand_in.get(key, key))
         for group in (headed, titled, near):
             group = [k for k in group if k in sections]
@@ -731,6 +732,16 @@ class Retriever:
                 hit = found[rank[best]] if best in rank else SectionHit(best, found[0].score)
                 return [hit, *[h for h in found if h.key != best]]
         return found
+
+    def _section_subjects(self) -> list[tuple[str, frozenset[str] | None, list[frozenset[str]]]]:
+        """Per section, what its heading defines (None for a doc's opening) and what its doc's title
+        names: read once, for every "what is it" question after."""
+        if self._subjects is None:
+            self._subjects = [
+                (key, _heading_subject(str(md.get("section", ""))), []) if md.get("anchor")
+                else (key, None, _title_subjects(str(md.get("title", ""))))
+                for key, md in self.index.sections.items()]
+        return self._subjects
 
     # llama-index seams ----------------------------------------------------
     def for_mode(self, mode: str):
@@ -840,6 +851,15 @@ def _llama_classes():
                 ranked = heading_rerank(hits, question, self.sections, self.weight)
             return [by_key[h.key] for h in ranked]
 
+    def _reordered(owner: Retriever, nodes, rank: Callable[[list[SectionHit]], list[SectionHit]]):
+        """Section nodes in the order ``rank`` gives their hits; a section it adds becomes a node of its own."""
+        by_key = {n.node.metadata["key"]: n for n in nodes}
+        ranked = rank([SectionHit(k, float(n.score or 0.0)) for k, n in by_key.items()])
+        sections = owner.index.sections
+        return [by_key.get(h.key) or NodeWithScore(node=TextNode(id_=h.key, text=sections[h.key]["text"],
+                                                                 metadata={"key": h.key}), score=h.score)
+                for h in ranked]
+
     class AskedParts(BaseNodePostprocessor):
         """The best section of each further asked part follows the lead (see :meth:`Retriever._with_parts`)."""
 
@@ -853,14 +873,8 @@ def _llama_classes():
             return "GpukbAskedParts"
 
         def _postprocess_nodes(self, nodes, query_bundle=None):
-            question = _bundle_question(query_bundle)
-            by_key = {n.node.metadata["key"]: n for n in nodes}
-            ranked = self.owner._with_parts([SectionHit(k, float(n.score or 0.0)) for k, n in by_key.items()],
-                                            question, self.area, self.sources, self.depth)
-            sections = self.owner.index.sections
-            return [by_key.get(h.key) or NodeWithScore(node=TextNode(id_=h.key, text=sections[h.key]["text"],
-                                                                     metadata={"key": h.key}), score=h.score)
-                    for h in ranked]
+            return _reordered(self.owner, nodes, lambda hits: self.owner._with_parts(
+                hits, _bundle_question(query_bundle), self.area, self.sources, self.depth))
 
     class DefiningFirst(BaseNodePostprocessor):
         """A question that only names a thing leads with the section that defines it (see
@@ -875,14 +889,8 @@ def _llama_classes():
             return "GpukbDefiningFirst"
 
         def _postprocess_nodes(self, nodes, query_bundle=None):
-            question = _bundle_question(query_bundle)
-            by_key = {n.node.metadata["key"]: n for n in nodes}
-            ranked = self.owner._defining_first([SectionHit(k, float(n.score or 0.0)) for k, n in by_key.items()],
-                                                question, self.area, self.sources)
-            sections = self.owner.index.sections
-            return [by_key.get(h.key) or NodeWithScore(node=TextNode(id_=h.key, text=sections[h.key]["text"],
-                                                                     metadata={"key": h.key}), score=h.score)
-                    for h in ranked]
+            return _reordered(self.owner, nodes, lambda hits: self.owner._defining_first(
+                hits, _bundle_question(query_bundle), self.area, self.sources))
 
     _CLASSES = (GpukbRetriever, SectionCollapse, HeadingRerank, AskedParts, DefiningFirst)
     return _CLASSES

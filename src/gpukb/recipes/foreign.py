@@ -370,6 +370,12 @@ def _read_compose(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[in
     return facts, boiler
 
 
+def _image_ref(repo: str, tag: object) -> str:
+    """A chart's ``image.repository`` and ``image.tag`` as one reference (a repository that carries its
+    own tag keeps it)."""
+    return f"{repo}:{tag}" if tag not in (None, "") and ":" not in repo.split("/")[-1] else repo
+
+
 def _read_helm_values(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
     """A chart's values: ``image.repository`` with ``image.tag`` is one image; ``replicaCount``
     is the replicas."""
@@ -379,8 +385,7 @@ def _read_helm_values(block: str) -> tuple[list[tuple[str, int, int]], list[tupl
         return facts, []
     image = data.get("image")
     if isinstance(image, dict) and isinstance(image.get("repository"), str):
-        repo, tag = image["repository"], image.get("tag")
-        ref = f"{repo}:{tag}" if tag not in (None, "") and ":" not in repo.split("/")[-1] else repo
+        ref = _image_ref(image["repository"], image.get("tag"))
         sp = _key_line(block, "repository")
         if sp:
             end = (_key_line(block, "tag", sp[1]) or sp)[1]
@@ -860,7 +865,7 @@ def _read_cli(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, i
     if "repository" in image:
         repo, a, b = image["repository"]
         tag = image.get("tag")
-        ref = f"{repo}:{tag[0]}" if tag and ":" not in repo.split("/")[-1] else repo
+        ref = _image_ref(repo, tag[0] if tag else None)
         facts.append((f"image {ref}", min(a, tag[1] if tag else a), max(b, tag[2] if tag else b)))
     return facts, boiler
 
