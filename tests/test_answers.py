@@ -525,3 +525,41 @@ def test_a_question_naming_the_columns_gets_the_first_rows_that_fit():
     assert rows[1].startswith("| Memory isolation")
     assert all(not r.startswith(("| Resource", "| Config")) for r in rows)
     assert prose_words(out) <= 60 + 5  # (the citation marker and the lead's words)
+
+
+def test_a_message_that_lists_its_questions_gives_each_item():
+    from gpukb.text import listed_questions
+
+    msg = ("three quick questions about queues:\n1) Volcano or Kueue for gang scheduling?\n"
+           "2) how are driver upgrades rolled out across nodes?\n3) does it need a DaemonSet?\nthanks!")
+    lead_in, items = listed_questions(msg)
+    assert lead_in.startswith("three quick questions") and len(items) == 3
+    assert items[2] == "does it need a DaemonSet?"  # (what follows the last item is no part of it)
+    # inline markers, letters and "Q1:" count up as well
+    assert len(listed_questions("two things: (a) what is MIG? (b) how do I enable it")[1]) == 2
+    assert len(listed_questions("Q1: what is MPS?\nQ2: can a quota count its replicas?")[1]) == 2
+    # options to choose between ask nothing of their own; nor do markers that do not count up
+    assert listed_questions("Options: (a) plain ResourceQuota (b) Kueue ClusterQueues (c) one pool per team. "
+                            "Which one?")[1] == []
+    assert listed_questions("see 2) why is it slow? and 5) what about MIG?")[1] == []
+
+
+def test_each_listed_question_is_answered_from_its_own_section_in_order():
+    import dataclasses
+
+    msg = "two questions:\n1. how are driver upgrades rolled out across nodes?\n2. Volcano or Kueue for gang scheduling?"
+    pool = [ev(0, "Volcano", SEC_VOLCANO), ev(1, "Kueue", SEC_KUEUE, "doc-b"), ev(2, "Driver", SEC_DRIVER, "doc-c")]
+    # the engine tags the section it retrieved for each item; the answer follows the list's order
+    tagged = [dataclasses.replace(pool[2], answers=(1,)), dataclasses.replace(pool[0], answers=(2,)), pool[1]]
+    c = ExtractiveGenerator().compose(msg, tagged)
+    assert c.text.startswith("**1.**") and "**2.**" in c.text
+    assert c.text.index("maxParallelUpgrades") < c.text.index("**2.**")
+    assert c.cited[:2] == [0, 1]
+    assert answer_defects(c.text) == []
+    # untagged (another caller), each item takes the section that shares its telling words
+    c = ExtractiveGenerator().compose(msg, pool)
+    assert c.text.index("maxParallelUpgrades") < c.text.index("**2.**") and 2 in c.cited
+    # the same two questions as prose keep the usual composition
+    plain = ExtractiveGenerator().compose("how are driver upgrades rolled out across nodes? Volcano or Kueue for gang "
+                                          "scheduling?", pool)
+    assert "**1.**" not in plain.text

@@ -631,6 +631,21 @@ def test_each_question_of_a_message_brings_its_own_section(tiny_settings):
     assert stated.retrieved[:1] == alone.retrieved[:1]
 
 
+def test_a_message_that_lists_its_questions_answers_each_from_its_own_section(tiny_settings):
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    tiny_settings.answer.refuse_below = -1.0
+    eng = Engine(tiny_settings, embedder=emb)
+    first = "how do I request a GPU in the limits of my pod spec?"
+    second = "which access mode shares a volume between pods on many nodes?"
+    listed = eng.ask(f"two questions:\n1) {first}\n2) {second}", k=2)
+    # each item's own best section leads, in the list's order, and each is cited under its number
+    assert listed.retrieved[0] == eng.ask(first, k=1).retrieved[0]
+    assert listed.retrieved[1] == eng.ask(second, k=1).retrieved[0] == "st-rwx"
+    assert listed.body.startswith("**1.**") and "**2.**" in listed.body
+    assert [c.doc_id for c in listed.citations][:2] == listed.retrieved[:2]
+
+
 def test_a_question_hidden_among_unrelated_notes_is_answered_by_what_it_asks(tiny_settings):
     from gpukb.engine import FOCUS_MARGIN, FOCUS_MIN_TERMS
     from gpukb.retrieval import asked_focus

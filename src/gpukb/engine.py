@@ -546,10 +546,15 @@ class Engine:
         """Two questions in one message ("Time-slicing or MPS for this? And can a quota count the
         slices?"): the best section for each later question joins the first ones, since retrieval
         for the whole message favours whichever part has more words."""
-        from .text import sub_questions
+        from .text import listed_questions, sub_questions
 
+        if not evidence:
+            return evidence
+        lead_in, items = listed_questions(question)
+        if items:
+            return self._with_listed(lead_in, items, evidence, area, mode, sources)
         subs = sub_questions(question)
-        if len(subs) < 2 or not evidence:
+        if len(subs) < 2:
             return evidence
         out = list(evidence)
         for n, sub in enumerate(subs[1:], start=1):
@@ -563,6 +568,30 @@ class Engine:
                 out = [e for e in out if e.key != best[0].key]
                 out.insert(min(n, len(out)), best[0])
         return out
+
+    def _with_listed(self, lead_in: str, items: list[str], evidence: list[Any], area: str | None, mode: str,
+                     sources: list[str] | None) -> list[Any]:
+        """A message that lists its questions ("1) ... ? 2) ... ?"): the best section for each item, in the
+        list's order, ahead of the rest. An item that leans on the list's topic ("can I cap memory with
+        it?") is retrieved with the words before the list ("three quick MPS questions:")."""
+        import re
+
+        from .text import terms
+
+        import dataclasses
+
+        firsts: dict[str, Any] = {}
+        for n, item in enumerate(items, start=1):
+            query = item
+            if lead_in and (len(set(terms(item))) < 4 or re.search(r"\b(?:it|its|this|that|these|those|them|they)\b",
+                                                                  item, re.I)):
+                query = f"{lead_in} {item}"
+            got = self.retriever.retrieve(query, k=1, area=area, mode=mode, sources=sources)
+            # (an item the KB does not answer on its own is left to the message's own retrieval)
+            if got.evidence and self.confidence(query, got.top_vector, got.evidence[0]) >= self.refuse_below:
+                best = firsts.get(got.evidence[0].key, got.evidence[0])
+                firsts[best.key] = dataclasses.replace(best, answers=best.answers + (n,))
+        return list(firsts.values()) + [e for e in evidence if e.key not in firsts]
 
     @staticmethod
     def _refuse(ans: Answer, evidence: list[Any]) -> None:

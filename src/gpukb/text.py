@@ -195,6 +195,53 @@ def sub_questions(question: str, min_terms: int = 3) -> list[str]:
     return [p for p in parts if p.endswith("?") and len(set(terms(p))) >= min_terms]
 
 
+# A list item's marker: "1)", "(2)", "3.", "b)", "(c)", "Q4:" at a line's start or after a space.
+_ITEM_MARK = re.compile(r"(?:^|(?<=\s))(?:\((\d{1,2}|[a-h])\)|(\d{1,2}|[a-h])\)|(\d{1,2})\.(?!\d)|Q(\d{1,2})[:.)])\s+",
+                        re.I | re.M)
+# What a question opens with when it has no question mark ("1) how do I size /dev/shm").
+_ASKING = re.compile(r"^\W*(?:how|what|whats|why|which|where|when|who|can|could|should|shall|is|are|does|do|did|"
+                     r"will|would|any|explain|tell|must|has|have)\b", re.I)
+
+
+def _item_index(mark: str) -> int:
+    return int(mark) if mark.isdigit() else ord(mark.lower()) - ord("a") + 1
+
+
+def listed_questions(question: str, min_items: int = 2) -> tuple[str, list[str]]:
+    """The questions a message lists ("three quick MPS questions: 1) can it run on MIG? 2) can I cap
+    memory per pod? 3) does something run on the node for it?"): what comes before the list (its
+    topic, which later items lean on: "it") and each item that asks something (ends with a question
+    mark or opens like a question), when the markers count up from 1 (or a). A list of options
+    ("(a) plain quotas (b) Kueue") asks nothing of its own and gives no items."""
+    prose = asked_words(question)
+    marks = list(_ITEM_MARK.finditer(prose))
+    # the longest run of markers that counts 1, 2, 3 ... (or a, b, c ...)
+    run: list[re.Match[str]] = []
+    for m in marks:
+        n = _item_index(next(g for g in m.groups() if g))
+        if n == len(run) + 1:
+            run.append(m)
+        elif n == 1:
+            run = [m] if len(run) < min_items else run
+    if len(run) < min_items:
+        return "", []
+    items = []
+    for i, m in enumerate(run):
+        end = run[i + 1].start() if i + 1 < len(run) else len(prose)
+        text = prose[m.end():end].strip()
+        if i + 1 == len(run):
+            # the last item ends at its question mark or its line; what follows is the message's own
+            q = re.search(r"\?", text)
+            text = text[:q.end()] if q else text.split("\n", 1)[0]
+        text = " ".join(text.split())
+        if text.endswith("?") or _ASKING.match(text):
+            items.append(text)
+    if len(items) < min_items or len(items) * 2 < len(run) + 1:
+        return "", []
+    lead_in = " ".join(prose[:run[0].start()].split())
+    return lead_in, items
+
+
 def asked_words(question: str) -> str:
     """The question without what it pastes (fenced blocks, indented or log-shaped lines)."""
     text = re.sub(r"```.*?(?:```|$)", " ", question, flags=re.S)

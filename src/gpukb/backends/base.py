@@ -67,6 +67,9 @@ class Evidence:
     # the cosine similarity between the question and each of the section's first sentences and list
     # items, in order (gpukb.sentences); empty when not known
     unit_similarity: tuple[float, ...] = ()
+    # the questions of a message that lists them (1 for its first item ...) this section was retrieved
+    # first for (gpukb.text.listed_questions); empty for any other message
+    answers: tuple[int, ...] = ()
 
     @classmethod
     def from_section(cls, key: str, s: Mapping[str, Any], **extra: Any) -> Evidence:

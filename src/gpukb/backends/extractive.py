@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..text import POINTS_ABOVE, POINTS_BELOW, PROBLEM, asked_words, sub_questions, terms
+from ..text import POINTS_ABOVE, POINTS_BELOW, PROBLEM, asked_words, listed_questions, sub_questions, terms
 from .base import Composed, Evidence
 
 _HOWTO = re.compile(r"\b(how|yaml|manifest|example|config|configure|set ?up|setup|create|write|give me|spec|enable|install|apply|command|cmd)\b", re.I)
@@ -145,6 +145,8 @@ _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 _COMPARE = re.compile(r"\b(?:vs\.?|versus|or|difference|differences|compare|comparison|choose|which|better|"
                       r"instead of|rather than|pros|cons|trade-?offs?)\b", re.I)
 _NUMBER = re.compile(r"(?<![\w.])(\d+)(?![\w.])")
+# a listed question that leans on the list's topic ("can I cap memory with it?")
+_LEANS_BACK = re.compile(r"\b(?:it|its|this|that|these|those|them|they|there|one|above|same)\b", re.I)
 
 # Tuning constants of the composer (named, in one place).
 LEAD_BONUS = 2.5  # sections open with their direct answer
@@ -168,6 +170,11 @@ SECOND_SECTION_WORDS = 80
 # ... and only when it answers part of what is open: terms the lead leaves open that appear nowhere
 # (a pasted error's words, context) are no reason to add a section for one of them
 SECOND_MIN_GAIN = 0.15
+# A message that lists its questions ("1) ... ? 2) ... ?") is answered item by item, each in about this
+# many words (never fewer than the least below)
+ITEM_WORDS = 60
+ITEM_MIN_WORDS = 40
+ITEM_POOL = 8  # sections read for a list of questions, at most
 
 
 def prose_words(text: str) -> int:
@@ -362,7 +369,9 @@ class ExtractiveGenerator:
         howto = bool(_HOWTO.search(question)) or not _CONCEPT.search(question)
         problem = bool(PROBLEM.search(question))
         code_lines = self.max_code_lines * 2 if _WANTS_YAML.search(question) else self.max_code_lines
-        pool = list(evidence[: self.max_sections])
+        lead_in, items = listed_questions(question) if manifest_params is None else ("", [])
+        # (each listed question brings its own best section)
+        pool = list(evidence[: max(self.max_sections, min(ITEM_POOL, len(items) + 1))])
         per_sec = [split_units(resolve_links(e.text, e.path)) for e in pool]
         idf = self._idf(per_sec)
         per_sec = [self._asked_rows(units, q, idf) for units in per_sec]
@@ -373,6 +382,12 @@ class ExtractiveGenerator:
         if manifest_params is not None:
             numbers_ok = {str(v) for v in _flat_values(manifest_params)}
         allow_code = manifest_params is None
+
+        if items:
+            each = self._answer_each(lead_in, items, pool, per_sec, keys, idf, code_lines)
+            if each is not None:
+                return each
+            pool, per_sec, keys = pool[:self.max_sections], per_sec[:self.max_sections], keys[:self.max_sections]
 
         # The lead section: the best one, or (when nothing of it can be said, e.g.
         # its numbers belong to another example than the attached manifest) the
@@ -472,6 +487,65 @@ class ExtractiveGenerator:
         order = [si for si, _ in parts]
         num = {si: n + 1 for n, si in enumerate(order)}
         text = "\n\n".join(self._render(units, num[si]) for si, units in parts)
+        related = [e for i, e in enumerate(pool) if i not in order][:MAX_RELATED]
+        if related:
+            links = "; ".join(f"[{e.section}]({e.path}#{e.anchor})" for e in related)
+            text += f"\n\nRelated: {links}"
+        return Composed(text=text.strip(), cited=order)
+
+    def _answer_each(self, lead_in: str, items: list[str], pool: Sequence[Evidence], per_sec: list[list[Unit]],
+                     keys: list[set[str]], idf, code_lines: int) -> Composed | None:
+        """One short answer per listed question, in the list's order, each from the section retrieved for
+        that item (``Evidence.answers``; without it, the section whose sentences and heading share most
+        telling words with the item), its sentences scored by the item's terms, with the list's topic for
+        an item that leans on it ("does something have to run on the node for it?"). A section that
+        answers two items says each thing once."""
+        budget = max(ITEM_MIN_WORDS, min(ITEM_WORDS, self.max_words * 2 // len(items)))
+        topic = Counter(terms(lead_in))
+        parts: list[tuple[int, list[Unit], int]] = []
+        said: dict[int, set[int]] = {}
+        code_used = False
+        for n, item in enumerate(items, start=1):
+            q = Counter(terms(item))
+            if len(q) < 4 or _LEANS_BACK.search(item):
+                q.update({t: 1 for t in topic if t not in q})
+            if not q:
+                continue
+            howto = bool(_HOWTO.search(item)) or not _CONCEPT.search(item)
+            problem = bool(PROBLEM.search(item))
+            best, best_score, best_units = None, 0.0, []
+            tagged = next((si for si, e in enumerate(pool) if n in e.answers), None)
+            if tagged is not None:
+                best, best_score, best_units = tagged, MIN_UNIT_SCORE + 1, per_sec[tagged]
+            for si in range(len(pool)) if tagged is None and not any(e.answers for e in pool) else ():
+                sc = self._unit_scores(q, per_sec[si], keys[si], idf, problem)
+                # how well the section answers the item: its best sentence by the item's words, ties to rank
+                top = max((v - (LEAD_BONUS if pos == 0 else 0) for pos, v in sc.items()), default=0.0)
+                heading = sum(idf(t) for t in q if t in keys[si] or t in set(terms(pool[si].section)))
+                score = top + heading
+                if score > best_score + 1e-9:
+                    best, best_score, best_units = si, score, per_sec[si]
+            if best is None or best_score <= MIN_UNIT_SCORE:
+                continue
+            sc = self._unit_scores(q, best_units, keys[best], idf, problem)
+            units = [u for u in best_units if u.pos not in said.get(best, set())]
+            chosen = self._select(units, sc, q, budget, howto, code_lines, not code_used, None)
+            chosen = [u for u in chosen if u.pos not in said.get(best, set())]
+            if not any(u.kind != "code" for u in chosen):
+                continue
+            said.setdefault(best, set()).update(u.pos for u in chosen)
+            code_used = code_used or any(u.kind == "code" for u in chosen)
+            parts.append((best, chosen, n))
+        if len({n for _si, _u, n in parts}) < 2:
+            return None
+        order: list[int] = []
+        for si, _u, _n in parts:
+            if si not in order:
+                order.append(si)
+        num = {si: k + 1 for k, si in enumerate(order)}
+        rendered = [(n, self._render(units, num[si])) for si, units, n in parts]
+        # (a label before prose; on its own line before a list, a table or code)
+        text = "\n\n".join(f"**{n}.**" + ("\n" if r.startswith(("```", "|", "- ")) else " ") + r for n, r in rendered)
         related = [e for i, e in enumerate(pool) if i not in order][:MAX_RELATED]
         if related:
             links = "; ".join(f"[{e.section}]({e.path}#{e.anchor})" for e in related)
