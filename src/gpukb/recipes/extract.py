@@ -1267,6 +1267,14 @@ _ARROW_CHANGE = re.compile(r"([A-Za-z][\w./-]*:?[ \t]+)(?:(?:currently|now|today
                            r"(?=\d+(?:[.,]\d+)*[A-Za-z]{0,3}(?!\w)(?![ \t]+(?!(?:asap|please|pls|now|then|today|tonight|"
                            r"thanks|thx|for|on|in|at|across|from|starting|so|and|because|since)\b)[A-Za-z]))")
 
+# a labelled line of a change list: "- CPU: 32 → 80 cores", "memory: none -> 640Gi", "GPUs: 4 => 10": the label
+# keeps the new amount, whatever word follows it (without a label, "0->8 replicas" is a range)
+_LABELED_ARROW = re.compile(r"(?m)^([ \t]*(?:[-*•][ \t]+)?[A-Za-z][\w ./()-]{0,40}?:[ \t]*)"
+                            r"(?:\d[\d.,]*[ \t]*[A-Za-z]{0,5}|none|no\s+(?:cap|limit|quota)|nothing|unlimited|unset|n/a|empty|-|0)"
+                            r"[ \t]*(?:-+>|→|=>)[ \t]*(?=\d)", re.I)
+
+# "32 pieces of GPU", "8 units of GPUs", "4 pcs of A100": a count of the thing named after it
+_PIECES_OF = re.compile(r"(?<![\w.])(\d+)\s+(?:pieces?|pcs\.?|units?|items?)\s+of\s+(?=[A-Za-z])", re.I)
 
 # "double the limit", "2x   the GPUs" ("twice", padded), "3 times that", "halve it": a change relative to an
 # amount stated before; the target is the first word after an optional determiner
@@ -1377,9 +1385,19 @@ _ASKED_ANSWERED = re.compile(r"(?:^|(?<=[,;:.\n]))(\s*)([A-Za-z][\w .-]{2,40}?)\
                              r"[,.;:\u2014-]*", re.I | re.M)
 
 
+# a form's yes/no field: "May preempt other teams: no", "- Spot: yes", "Preinstalled driver: false"
+_FIELD_ANSWERED = re.compile(r"(?m)^((?:[-*\u2022][ \t]+)?)([A-Za-z][\w /.()'-]{2,40}?)[ \t]*:[ \t]*"
+                             r"(no|nope|yes|yep|false|true)[ \t]*[.!]?[ \t]*$", re.I)
+_MODAL_LEAD = re.compile(r"^(may|can|could|should|must|will|shall|is|are|does|do|allowed\s+to)\b", re.I)
+
+
 def _asked_answered(m: re.Match) -> str:
     said = m.group(2).strip()
-    return f"{m.group(1)}{'not ' + said if m.group(3).lower() in ('no', 'nope', 'nah') else said}, "
+    if m.group(3).lower() not in ("no", "nope", "nah", "false"):
+        return f"{m.group(1)}{said}, "
+    # "May preempt other teams: no" says "may not preempt other teams"
+    modal = _MODAL_LEAD.match(said)
+    return f"{m.group(1)}{modal.group(0) + ' not' + said[modal.end():] if modal else 'not ' + said}, "
 
 
 def _command_line_ends(text: str) -> str:
@@ -1722,6 +1740,10 @@ def normalise_text(text: str) -> str:
     text = _SELF_ASKED.sub(r"\1: ", text)
     text = _diff_lines(text)
     text = _ASKED_ANSWERED.sub(_asked_answered, text)
+    # (a form's lines, not a pasted file's keys: "driver:\n  enabled: false" in a fence is YAML)
+    fences = [f.span() for f in re.finditer(r"```.*?(?:```|$)", text, re.S)]
+    text = _FIELD_ANSWERED.sub(lambda m: m.group(0) if any(a <= m.start() < b for a, b in fences)
+                               else _asked_answered(m), text)
     text = _REQUIREMENT_LABEL.sub(lambda m: (m.group(1) + (m.group(2) or "")).lower() + " ", text)
     text = _OK_THEN.sub(r"let's do \1", text)
     text = re.sub(r"\b(do|does)n['\u2019]?t\b", r"\1 not", text, flags=re.I)  # "don't schedule": DoNotSchedule's words
@@ -1736,6 +1758,8 @@ def normalise_text(text: str) -> str:
     text = _FROM_TO.sub(_from_to, text)
     text = _FROM_TO_NAMED.sub(r"\1to ", text)
     text = _NOUN_FROM_TO.sub(_noun_from_to, text)
+    text = _LABELED_ARROW.sub(r"\1", text)
+    text = _PIECES_OF.sub(r"\1 ", text)
     text = _ARROW_CHANGE.sub(r"\1", text)
     text = _ONCE.sub(lambda m: m.group(1) + {"once": "1 time", "twice": "2 times", "thrice": "3 times"}[m.group(2).lower()], text)
     text = _SIZED_NODES.sub(lambda m: _sized_nodes(m) if "-" in m.group(0) or m.group(1) else m.group(0), text)
@@ -4511,7 +4535,8 @@ class _Extractor:
         # asked for, not the value)
         pat = (rf"{words}\s*(?:[:=]\s*(?!(?:a|an)\s)|,\s*(?=[\"'`]?[\w.-]+[\"'`]?\s*(?:[.;!]|$))|\(\s*(?=[\w.-]+\s*\))|[<>]=?\s*|"
                rf"(?:is|are|was)\s*[:=]\s*|"
-               rf"(?:(?:is|are|was)\s+(?:named|called)|named|called|(?:(?:of|with)\s+(?:the\s+)?)?name(?:\s+is|\s*[:=]|\s+(?:should|will|must|shall)\s+be)?|is|of|"
+               rf"(?:(?:is|are|was)\s+(?:named|called)|named|called|call(?=\s+[\"'`]?[a-z0-9][\w.-]*[\"'`]?\s*(?:[,.;!]|please|pls|$))|"
+               rf"(?:(?:of|with)\s+(?:the\s+)?)?name(?:\s+is|\s*[:=]|\s+(?:should|will|must|shall)\s+be)?|is|of|"
                rf"to\s+[a-z]+\s+(?:is|should\s+be|will\s+be)|(?:renamed|changed|switched)(?:\s+to)?|to|at|"  # "the program to launch is x"
                rf"(?:must|should|will|shall|needs?\s+to|has\s+to)\s+be|"
                # "the cluster ID they gave me is 2150...": who handed the value over, between cue and value
@@ -4768,7 +4793,10 @@ class _Extractor:
                     or (re.fullmatch(r"\d+(?:\.\d+)?[smhd]?", word)  # "sleep 3600", not "train.py 4 gpus"
                         and not ((nw := re.match(r"\s+([a-z]+)\b", self.text[m.end(1):], re.I))
                                  and nw.group(1).lower() not in _CLAUSE_WORDS))
-                    or re.fullmatch(r"[\w-]+\.(?:py|sh|pl|rb|js|jar|bin|yaml|yml|json|cfg|conf|toml)", word)):
+                    or re.fullmatch(r"[\w-]+\.(?:py|sh|pl|rb|js|jar|bin|yaml|yml|json|cfg|conf|toml)", word)
+                    # a subcommand before its options: "nvidia-smi topo -m", "kubectl-like tool list --all"
+                    or (re.fullmatch(r"[a-z][a-z0-9]*", word) and word not in _STOP
+                        and re.match(r"\s+--?[A-Za-z]", self.text[m.end(1):]))):
                 break
             prev_flag = word.startswith("-") and "=" not in word  # "-m torch.distributed.run"
             end = m.start(1) + len(word)
@@ -5105,7 +5133,9 @@ class _Extractor:
                     return val, m.span(2)
         other_cues = sorted({w for o, sp in self.recipe.properties.items() if o != name and sp.get("type") == "string"
                              for w in name_variants(o) if len(w) >= 3})
-        after_other = _compile(rf"{_words_alt(other_cues)}\s*(?:[:=]|is|named|called)?\s*$") if other_cues else None
+        # ("flavor should be `h100-80gb`": the linking words a value follows its cue with)
+        link = r"(?:[:=]|is|named|called|(?:should|must|will|shall|would|needs?\s+to|has\s+to)\s+be)"
+        after_other = _compile(rf"{_words_alt(other_cues)}\s*{link}?\s*$") if other_cues else None
         nouns = sorted({str(w) for o in self.recipe.properties if o != name
                         for r in self.recipe.extract.get(o) or _DEFAULT_RULES.get(o, [])
                         for w in r.get("after") or r.get("before") or [] if re.fullmatch(r"[a-z][a-z ]*[a-z]", str(w))})
@@ -5114,7 +5144,7 @@ class _Extractor:
         cue_nouns = [w for w in nouns if w not in _STOP]
         if cue_nouns:
             # "our prometheus release label is 'monitoring'": the cue, maybe one noun of its own, then the value
-            after_other = _compile(rf"{_words_alt(other_cues + cue_nouns)}(?:\s+[a-z]+)?\s*(?:[:=]|is|named|called)?\s*$")
+            after_other = _compile(rf"{_words_alt(other_cues + cue_nouns)}(?:\s+[a-z]+)?\s*{link}?\s*$")
         for m in _compile(r"[\"'`]([^\"'`\s]{1,253})[\"'`]").finditer(self.text):
             span = m.span(1)
             if re.search(r"[=~]\s*$", self.text[max(0, m.start() - 2):m.start()]):
@@ -5572,6 +5602,8 @@ class _Extractor:
                         spans.append(m.span())
                     if self._in_selection(m.span()):
                         picked.add(g)
+            if not picked and len(vals) >= 3:
+                picked = self._picked_by_part(vals)
             chosen = [i for i, v in enumerate(vals) if v in picked]
             if chosen and len(chosen) < len(vals):
                 # "g6e.xlarge 1; g6e.2xlarge 1; ... From that list we only want g6e.xlarge and g6e.12xlarge":
@@ -5659,6 +5691,22 @@ class _Extractor:
                     if at >= 0:
                         self._commands.append((at, at + len(line.strip())))
         return any(a <= span[0] and span[1] <= b for a, b in self._commands)
+
+    def _picked_by_part(self, vals: list[str]) -> set[str]:
+        """Values a sentence that picks ("we only want the 12xlarge and the 48xlarge from that list") names by
+        the last part of each (after its last dot or hyphen), when that part tells one value from the others."""
+        tails: dict[str, list[str]] = {}
+        for v in vals:
+            tails.setdefault(re.split(r"[.-]", v)[-1].lower(), []).append(v)
+        out: set[str] = set()
+        for sel in _SELECTION.finditer(self.text):
+            starts = [m.end() for m in _PICK_END.finditer(self.text, 0, sel.start())]
+            after = _PICK_END.search(self.text, sel.end())
+            sentence = self.text[starts[-1] if starts else 0:after.start() if after else len(self.text)]
+            for w in re.findall(r"(?<![\w.-])([\w]+)(?![\w.-])", sentence):
+                if len(tails.get(w.lower(), [])) == 1 and re.search(r"\d", w):
+                    out.add(tails[w.lower()][0])
+        return out
 
     def _in_selection(self, span: tuple[int, int]) -> bool:
         """Is ``span`` in a sentence that picks values out ("we only want ...", "just use ...")?"""
@@ -7366,6 +7414,9 @@ def _state_spans(text: str) -> list[tuple[int, int]]:
             continue
         if m.group(0).lower() in ("current", "existing") and _BASE_OF_CHANGE.search(text, max(0, m.start() - 40), m.start()):
             continue  # "twice the current replicas, 2 GPUs per replica": the base of a change, not what runs
+        if re.search(r"\b(?:like|as|same\s+as)\s+(?:it\s+is\s+|we\s+have\s+(?:it\s+)?)?$", text[max(0, m.start() - 20):m.start()], re.I) \
+                and re.match(r"(?:today|now|currently|right\s+now|at\s+the\s+moment)\b", m.group(0), re.I):
+            continue  # "70 per replica, like today": a value kept as it is, asked for again
         start = max(text.rfind(". ", 0, m.start()) + 2 if ". " in text[:m.start()] else 0,
                     text.rfind("; ", 0, m.start()) + 2 if "; " in text[:m.start()] else 0,
                     text.rfind("```", 0, m.start()) + 3 if "```" in text[:m.start()] and
@@ -7712,8 +7763,54 @@ _NOT_TOGETHER = re.compile(r"\b(?:never|not|no)\s+(two|2|several|multiple)\s+(?:
                            r"(?:node|host|machine|box|server|gpu)s?\b", re.I)
 
 
+# options laid out to choose from, one per line: "A) 4 pods x 8 GPUs", "Option 2: select by GPU name",
+# "(b) spot only", "Plan B - on-demand"
+_OPTION_LINE = re.compile(r"(?m)^[ \t]*(?:[-*\u2022][ \t]*)?(?:\*\*)?(?:(?:option|plan|variant|alternative|choice)[ \t]+)?"
+                          r"\(?([A-Ha-h]|[1-9])(?:\)|:|\.|[ \t]+[-\u2013\u2014:])(?:\*\*)?[ \t]+\S[^\n]*", re.I)
+# the choice made among them: "Going with B", "Decision (arch sync, 14 Nov): option 2", "let's take option b",
+# "we pick C" (a bare letter only in capitals: "take a" is no choice)
+_OPTION_CHOSEN = re.compile(
+    r"(?i:\b(?:go(?:ing)?|went|goes|gone)\s+with|\bdecision\b[^\n:]{0,40}:|\bdecided(?:\s+on)?|\b(?:pick|picked|choose|chose|"
+    r"chosen|take|took|prefer|pref)\b|\blet'?s\s+(?:do|take|use))\s+"
+    r"(?:(?i:option|plan|variant|alternative|choice)\s+\(?([A-Ha-h1-9])\b|\(?([A-H1-9])\)?(?![\w-]))")
+
+
+def _chosen_option(text: str) -> list[tuple[int, int]]:
+    """Options laid out one per line ("A) 4 pods x 8 GPUs ... B) 8 pods x 4 GPUs ...") and the one chosen
+    after them ("Going with B"): the spans of the options not chosen, whose values the request does
+    not want. Nothing without a choice that names one of two or more options counting up from A (or 1)."""
+    lines = list(_OPTION_LINE.finditer(text))
+    run: list[re.Match[str]] = []
+    for m in lines:
+        k = m.group(1).lower()
+        n = int(k) if k.isdigit() else ord(k) - ord("a") + 1
+        if run and n == len(run) + 1:
+            run.append(m)
+        elif n == 1:
+            run = [m] if len(run) < 2 else run
+    if len(run) < 2:
+        return []
+    labels = {m.group(1).lower(): m for m in run}
+    picks = [c for c in _OPTION_CHOSEN.finditer(text, run[-1].end()) if (c.group(1) or c.group(2)).lower() in labels]
+    if len({(c.group(1) or c.group(2)).lower() for c in picks}) != 1:
+        return []
+    chosen = labels[(picks[0].group(1) or picks[0].group(2)).lower()]
+    return [m.span() for m in run if m is not chosen]
+
+
+# a cloud CLI's command that only reads what exists: "$ aws ec2 describe-instance-types --filters
+# Name=instance-type,...", "gcloud compute accelerator-types list" (with the lines a backslash joins; kubectl's
+# "get" and "describe" name the object a request goes on about, read on their own)
+_READING_COMMAND = re.compile(r"(?m)^[ \t]*(?:\$[ \t]*)?(?:aws|gcloud|az|eksctl)[ \t]+(?:[\w-]+[ \t]+){0,2}?"
+                              r"(?:describe|get|list|show|ls)(?:-[\w-]+)?\b(?:[^\n\\]|\\(?![ \t]*\n))*(?:\\[ \t]*\n[^\n]*)*")
+
+
 def _extract(recipe: Recipe, text: str) -> Extraction:
     ex = _Extractor(recipe, text)
+    # its options ("Name=instance-type", "-l nvidia.com/gpu.present=true") say what was looked at, nothing asked for
+    ex.blocked += [sp for m in _READING_COMMAND.finditer(text) if (sp := _locate(ex.text, m.group(0)))]
+    # "A) 4 pods x 8 GPUs / B) 8 pods x 4 GPUs ... Going with B": the options not chosen give no values
+    ex.blocked += [sp for a, b in _chosen_option(text) if (sp := _locate(ex.text, text[a:b]))]
     # "- chat: 4 replicas x 1 GPU / - summarizer: 2 replicas x 2 GPUs ... give me the chat one first":
     # the other rows are what comes later, not values of this object
     selected = _selected_row(recipe, text)

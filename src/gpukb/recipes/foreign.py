@@ -800,6 +800,11 @@ def _read_cli(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, i
     boiler: list[tuple[int, int]] = []
     image: dict[str, tuple[str, int, int]] = {}
     words = [t for t, _a, _b in toks]
+    # "aws ec2 describe-instance-types --filters Name=instance-type,...", "gcloud compute accelerator-types list":
+    # a command that only reads what exists sets nothing (what it printed is read as output)
+    if words and words[0] != "helm" and \
+            any(re.fullmatch(r"(?:describe|get|list|show|ls)(?:-[\w-]+)?", w) for w in words[1:4]):
+        return [], []
     # "helm install <release> <chart>", "helm upgrade --install <release> <chart>"
     release = next((k for k in range(2, min(len(words), 5)) if not words[k].startswith("-")), None) \
         if len(words) >= 3 and words[0] == "helm" and words[1] in ("install", "upgrade") else None
@@ -995,10 +1000,11 @@ _CSV_HEAD_CELL = re.compile(r"[A-Za-z#][\w ./#()-]{0,30}")
 
 
 def _csv_fields(line: str) -> list[str] | None:
+    """A line's cells: tab-separated as a spreadsheet copies them, else comma-separated."""
     import csv
 
     try:
-        row = next(csv.reader([line], skipinitialspace=True))
+        row = next(csv.reader([line], delimiter="\t" if "\t" in line.strip() else ",", skipinitialspace=True))
     except (csv.Error, StopIteration):
         return None
     return [c.strip() for c in row]
