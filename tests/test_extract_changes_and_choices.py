@@ -71,3 +71,41 @@ def test_a_command_keeps_its_subcommand_before_its_options():
     g = gen("gpu pod `nvlink-check` with 8 GPUs that should just run nvidia-smi nvlink -s, then exit")
     assert g.params["command"] == ["nvidia-smi", "nvlink", "-s"], g.params
     assert gen("gpu pod `smi` with 1 GPU that runs nvidia-smi and exits").params["command"] == ["nvidia-smi"]
+
+
+def test_a_pasted_files_todo_comments_are_done_when_asked():
+    text = ("please do the TODOs and give me the Deployment:\n```yaml\nname: ranker\nnamespace: search\n"
+            "replicas: 2   # TODO: raise to 4 for the launch\ngpus: 1\nimage: ghcr.io/acme/ranker:3\n"
+            "shmSize: 8Gi  # TODO: nobody knows why\n```")
+    g = gen(text)
+    assert g.recipe == "gpu-inference-deployment"
+    assert (g.params["name"], g.params["replicas"], g.params["gpus"]) == ("ranker", 4, 1), g.params
+    assert g.params.get("shm_size") == "8Gi"  # a TODO that names no value leaves the setting as it is
+    # without the ask, a TODO is only a comment
+    assert gen(text.replace("please do the TODOs and give", "give")).params["replicas"] == 2
+
+
+def test_a_makefile_variable_is_read_where_a_command_uses_it():
+    text = ("MPIJob `nccl` in `perf`, 2 workers with 8 GPUs each, same program as our Makefile:\n"
+            "NP ?= 16\nARGS := -b 8 -e 8G\nmpirun -np $(NP) all_reduce_perf ${ARGS} -g 1")
+    g = gen(text)
+    assert g.recipe == "mpijob"
+    assert g.params["program"] == ["all_reduce_perf", "-b", "8", "-e", "8G", "-g", "1"], g.params
+
+
+def test_a_place_followed_by_another_kind_of_place_is_no_namespace():
+    g = gen("time-slicing, 4 replicas per GPU, on the T4 nodes in the t4-pool nodegroup")
+    assert g.recipe == "time-slicing" and g.params.get("namespace") != "t4-pool", g.params
+    assert gen("gpu pod `probe` with 1 GPU in the ml-prod namespace").params["namespace"] == "ml-prod"
+
+
+def test_a_name_followed_by_the_head_word_of_another_parameters_cue_is_that_parameters():
+    g = gen("`llm-warmup` (namespace `genai`) keeps filling its disk. Pod with 1 GPU; put the model cache on a "
+            "300Gi volume from the `nvme-fast` class mounted at /models")
+    assert g.recipe == "model-cache-ephemeral"
+    assert (g.params["name"], g.params["storage_class"]) == ("llm-warmup", "nvme-fast"), g.params
+
+
+def test_a_count_with_two_descriptions_of_the_thing_counted():
+    g = gen("LeaderWorkerSet `big-chat` in `llm`: each copy spread over two 8-GPU H100 nodes, TP 8 and PP 2")
+    assert (g.params["size"], g.params["gpus"]) == (2, 8), g.params

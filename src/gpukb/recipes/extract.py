@@ -186,6 +186,10 @@ _IMAGE_RE = (
 )
 
 # words after "in" that name no namespace ("in the ...", "in parallel", "in the prod queue")
+# a noun after a place's name that says it is no namespace: "in the t4-pool nodegroup", "in `a100-pool` node pool"
+_OTHER_PLACE_AFTER = (r"(?!\s+(?:queue|cluster|region|zone|pool|cohort|flavou?r|partition|class|storage\s*class|"
+                      r"node\s*-?\s*pool|node\s*-?\s*group|group|rack|asg|auto\s*scaling\s+group|instance\s+group|"
+                      r"machine\s*set|vpc|subnet|bucket|repo|repository|account|project|file\s*system|fileset)s?\b)")
 _NO_PLACE = "the|a|an|our|my|parallel|total|order|place|front|case|one|each|addition|practice|queue|pool|zone|region|cluster|partition|namespace|ns"
 
 _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
@@ -216,7 +220,9 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
                             r"(?=\s*(?:[.,;:!?\n]|$))"},
                   # "the llama deployment in inference-prod", "everything in serving": a place after "in"
                   # is the namespace when it is hyphenated or follows the object the request is about
-                  {"regex": r"\bin\s+(?:the\s+)?(?!(?:[a-z]{2}(?:-gov)?-[a-z]+-\d)(?![\w-]))([a-z][a-z0-9]*-[-a-z0-9]*[a-z0-9])(?![\w-]|\.\w)"},
+                  # (unless a noun after it says it is another kind of place: "in the t4-pool nodegroup")
+                  {"regex": r"\bin\s+(?:the\s+)?(?!(?:[a-z]{2}(?:-gov)?-[a-z]+-\d)(?![\w-]))([a-z][a-z0-9]*-[-a-z0-9]*[a-z0-9])(?![\w-]|\.\w)"
+                            + _OTHER_PLACE_AFTER},
                   {"regex": r"\b(?:deployment|deployments|pods?|jobs?|services?|servicemonitors?|service\s+monitors?|alerts?|"
                             r"alert\s+rules|prometheusrules?|scaledobjects?|hpas?|pvcs?|claims?|quotas?|everything|"
                             r"all\s+of\s+it|it|them)\s+in\s+"
@@ -234,8 +240,7 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
                             rf"(?!(?:{_NO_PLACE}|kubernetes|k8s|prod|production)\b)"
                             r"([a-z][a-z0-9-]*[a-z0-9])(?![\w-]|\.\w)(?!\s+(?:cluster|region|zone|mode|parallel|queue|pool)\b)"},
                   # "deployment `chat-gw` in `chat`": a quoted word after "in" is a place
-                  {"regex": r"\bin(?:to)?\s+[`'\"]([a-z0-9][-a-z0-9]*)[`'\"](?!\s+(?:queue|cluster|region|zone|pool|"
-                            r"cohort|flavou?r|partition|class|storage\s*class|node\s*pool|nodepool|group)\b)"}],
+                  {"regex": r"\bin(?:to)?\s+[`'\"]([a-z0-9][-a-z0-9]*)[`'\"]" + _OTHER_PLACE_AFTER}],
     "image": [{"after": ["image", "container image"]}, {"regex": _IMAGE_RE}],
     # a Hugging Face model id: an organisation without dots, a slash, a name with a digit or hyphen
     # and no tag ("stabilityai/stable-diffusion-xl-base-1.0"; "nvcr.io/x" and "a/b:tag" are images)
@@ -1698,6 +1703,35 @@ _CODE_LINE = re.compile(r"^\s*(?:[$#>{}\[\]<]|apiVersion\b|kind\s*:|[\w.\"'-]+\s
                         r"\S {2,}\S|[;{}]\s*$|(?:^|\s)-{1,2}[A-Za-z][\w-]*(?:=|\s+\S)|(?:^|\s)[A-Za-z_][\w.-]*=\S")
 
 
+# the request asks for a pasted file's TODO comments to be done: "let's finally do the TODOs", "apply the TODOs"
+_DO_TODOS = re.compile(r"\b(?:do|apply|resolve|address|action|implement|handle|fix|finish|close\s+out)\s+"
+                       r"(?:(?:the|all|those|these|our|its|my|every)\s+){0,2}(?:(?:open|remaining|pending)\s+)?to-?dos?\b|"
+                       r"\bto-?dos?\s+(?:applied|done|resolved)\b", re.I)
+# a settings line with its TODO: "replicas: 1   # TODO: bump to 2 once rack 2 is in", "queue: \"\"  # TODO: admit
+# through the kueue LocalQueue `serving-lq`"
+_TODO_LINE = re.compile(r"(?m)^(?P<key>[ \t]*(?:-[ \t]+)?[\"']?[A-Za-z_][\w./-]*[\"']?[ \t]*[:=][ \t]*)(?P<value>[^#\n]*?)"
+                        r"[ \t]+#[ \t]*(?:TODO|FIXME)\b[:\s-]*(?P<todo>[^\n]*)$", re.I)
+_TODO_VALUE = re.compile(r"\b(?:to|use|be|into|with|->|→)\s+[\"'`]?(?P<v>[\w./:@-]*\w)[\"'`]?", re.I)
+
+
+def done_todos(text: str) -> str:
+    """A pasted file whose TODO comments the request asks to do ("let's finally do the TODOs"): each
+    setting takes the value its TODO names ("# TODO: bump to 2", "use 1200Gi", "... the LocalQueue
+    `serving-lq`"); a TODO that names none stays a comment."""
+    if "todo" not in text.lower() or not _DO_TODOS.search(text):
+        return text
+
+    def done(m: re.Match) -> str:
+        todo = m.group("todo")
+        code = re.findall(r"`([^`\s]+)`", todo)
+        said = _TODO_VALUE.search(todo)
+        value = code[0] if len(code) == 1 else said.group("v") if said else None
+        if value is None:
+            return m.group(0)
+        return f"{m.group('key')}{value}"
+    return _TODO_LINE.sub(done, text)
+
+
 def unfenced_prose(text: str) -> str:
     """``text`` with the fences that hold prose taken away, their words kept (see ``_PROSE_FENCE``)."""
     if "```" not in text:
@@ -1729,8 +1763,33 @@ def _markdown_marks(text: str) -> str:
     return text
 
 
+# a variable set in a pasted Makefile or shell script ("NP ?= 16", "export NGPU=8") and used in a command
+_VAR_SET = re.compile(r"(?m)^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)[ \t]*[?:+]?=[ \t]*([^\s#$\\\"'`](?:[^\n#$\\\"'`]*[^\s#$\\\"'`])?)[ \t]*(?:#[^\n]*)?$")
+
+
+# a Makefile rule's target line, its recipe lines led by a tab: "allreduce:" above "\tmpirun -np 16 ..."
+_MAKE_TARGET = re.compile(r"(?m)^[A-Za-z_][\w.-]*[ \t]*:(?!=)[^\n=]*\n(?=\t)")
+
+
+def _expanded_variables(text: str) -> str:
+    """A command that uses a variable the paste sets ("mpirun -np $(NP)" after "NP ?= 16", "${NGPU}") reads
+    with its value, as the shell or make would run it."""
+    # (the target names what make builds: its recipe's command is the pasted command)
+    text = _MAKE_TARGET.sub("\n", text)
+    if "$" not in text:
+        return text
+    values: dict[str, str] = {}
+    for m in _VAR_SET.finditer(text):
+        values.setdefault(m.group(1), m.group(2))
+    if not values:
+        return text
+    return re.sub(r"\$(?:\(([A-Za-z_]\w*)\)|\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*)\b)",
+                  lambda m: values.get(m.group(1) or m.group(2) or m.group(3), m.group(0)), text)
+
+
 @lru_cache(maxsize=256)  # matching and each recipe's reader normalise the same request
 def normalise_text(text: str) -> str:
+    text = _expanded_variables(text)
     text = _markdown_marks(text)
     text = _SPOKEN_DASH.sub(_spoken_dash, text)
     text = _QA_PAIR.sub(_qa_pair, text)
@@ -3417,6 +3476,8 @@ class _Extractor:
                 rf"\b(?:bump|raise|increase|set|change|reduce|lower|decrease|drop|scale|grow|move|take|put)\w*\s+"
                 rf"(?:(?:the|our|its|their|his|her)\s+)?(?:[a-z]+\s+)?{u}(?:\s+(?:per|each|a)\s+[a-z]+)?\s+(?:(?:up|down)\s+)?"
                 rf"to\s+{_DIG}(?!\w|\.\w)",  # ... "bump gpus per worker to 4"
+                # "two 8-GPU H200 nodes", "3 H100 8-gpu hosts": two descriptions of the thing counted between
+                rf"(?<![\w.]){_DIG}\s+(?:(?:\d+-?(?:gpus?|cards?|way|cores?)|[A-Za-z]+\d+[A-Za-z]*)\s+){{2}}{u_word}",
             ]
             with_unit = len(pats)  # every pattern so far holds the unit
             if "gpu" in u.lower() or any(x.lower() in _GPU_UNITS for x in units):
@@ -5139,7 +5200,9 @@ class _Extractor:
         nouns = sorted({str(w) for o in self.recipe.properties if o != name
                         for r in self.recipe.extract.get(o) or _DEFAULT_RULES.get(o, [])
                         for w in r.get("after") or r.get("before") or [] if re.fullmatch(r"[a-z][a-z ]*[a-z]", str(w))})
-        other_nouns = _compile(rf"\s+{_words_alt(other_cues + nouns)}(?![\w-])") if other_cues or nouns else None
+        # ("`io2-fast` class" for a storage class: the last word of another parameter's cue after the name)
+        heads = sorted({w.split()[-1] for w in other_cues + nouns if " " in w and len(w.split()[-1]) >= 4})
+        other_nouns = _compile(rf"\s+{_words_alt(other_cues + nouns + heads)}(?![\w-])") if other_cues or nouns else None
         # "tolerate the taint 'reserved-llm'": after another parameter's cue word too
         cue_nouns = [w for w in nouns if w not in _STOP]
         if cue_nouns:

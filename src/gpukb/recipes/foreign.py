@@ -639,8 +639,8 @@ def _read_json(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, 
 
 
 # "cluster_name = \"prod\"", "gpu_limit = 64", "export JOB_NAME=x", "instance_types = [\"p5.48xlarge\"]":
-# a line of HCL, TOML or a shell environment file
-_ASSIGNMENT = re.compile(r"[ \t]*(?:export[ \t]+)?(?P<key>[A-Za-z_][\w.-]*)[ \t]*=[ \t]*(?P<value>[^\s#][^\n#]*?)"
+# a line of HCL, TOML or a shell environment file; "NP ?= 16", "IMAGE := ghcr.io/x:1" in a Makefile
+_ASSIGNMENT = re.compile(r"[ \t]*(?:export[ \t]+)?(?P<key>[A-Za-z_][\w.-]*)[ \t]*[?:+]?=[ \t]*(?P<value>[^\s#][^\n#]*?)"
                          r"[ \t]*(?:#[^\n]*)?")
 # "clusterQueue: ml-batch", "quota:", "  nvidia.com/gpu: 32": a line of a flat or nested settings file
 _YAML_SETTING = re.compile(r"[ \t]*[\"']?(?P<key>[A-Za-z_][\w./-]*)[\"']?[ \t]*:(?:[ \t]+(?P<value>\S[^\n]*))?")
@@ -700,7 +700,7 @@ def _read_assignments(block: str) -> tuple[list[tuple[str, int, int]], list[tupl
     def where(k: str, _v: object) -> str:
         if k in pairs:
             return rf"(?<![\w.-]){re.escape(k)}=\S+"
-        return rf"(?m)^[ \t]*(?:export[ \t]+)?{re.escape(k)}[ \t]*=[^\n]*"
+        return rf"(?m)^[ \t]*(?:export[ \t]+)?{re.escape(k)}[ \t]*[?:+]?=[^\n]*"
 
     return _settings_facts(data, block, where), [m.span() for m in re.finditer(r"(?m)^[ \t]*export\b", block)]
 

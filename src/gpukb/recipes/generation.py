@@ -9,7 +9,7 @@ from typing import Any
 
 from ..errors import InputError, ParameterError, RecipeError, UsageError
 from ..text import STOPWORDS
-from .extract import Extraction, extract_params, name_variants, unfenced_prose
+from .extract import Extraction, done_todos, extract_params, name_variants, unfenced_prose
 from .match import change_target_ids, match_recipes, target_ids
 from .model import Recipe, load_recipes, resolve_params
 from .render import render_recipe
@@ -106,6 +106,7 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
         raise UsageError("empty request: describe the manifest you want, e.g. \"volcano job, 4 workers x 8 GPUs\"")
     check_length(request)
     request = unfenced_prose(request)  # a commit message or notes pasted in ``` marks are the request's words
+    request = done_todos(request)  # "let's do the TODOs": a pasted file's settings as its TODO comments want them
     recipes = load_recipes() if recipes is None else recipes
     every = match_recipes(request, recipes, k=len(recipes))
     ranked = every[:3]
