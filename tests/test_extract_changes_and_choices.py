@@ -109,3 +109,16 @@ def test_a_name_followed_by_the_head_word_of_another_parameters_cue_is_that_para
 def test_a_count_with_two_descriptions_of_the_thing_counted():
     g = gen("LeaderWorkerSet `big-chat` in `llm`: each copy spread over two 8-GPU H100 nodes, TP 8 and PP 2")
     assert (g.params["size"], g.params["gpus"]) == (2, 8), g.params
+    # (a function word ending another parameter's cue is no head word: "'summarizer' with 4 GPUs" names the object)
+    assert gen("llm server deployment 'summarizer' with 4 GPUs").params["name"] == "summarizer"
+
+
+def test_lifecycle_policies_said_are_the_whole_list():
+    g = gen("volcano job `sweep`, 8 workers x 4 GPUs: if a pod is evicted restart the job, if a pod fails abort the job")
+    assert g.params["policies"] == [{"event": "PodEvicted", "action": "RestartJob"},
+                                    {"event": "PodFailed", "action": "AbortJob"}], g.params
+
+
+def test_a_division_written_out_is_its_quotient():
+    g = gen("time-slicing for the T4 pool: 96 students on 12 cards, so each GPU shows up as 96 / 12 shares")
+    assert g.params["replicas"] == 8, g.params

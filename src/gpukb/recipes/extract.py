@@ -1278,6 +1278,16 @@ _LABELED_ARROW = re.compile(r"(?m)^([ \t]*(?:[-*•][ \t]+)?[A-Za-z][\w ./()-]{0
                             r"(?:\d[\d.,]*[ \t]*[A-Za-z]{0,5}|none|no\s+(?:cap|limit|quota)|nothing|unlimited|unset|n/a|empty|-|0)"
                             r"[ \t]*(?:-+>|→|=>)[ \t]*(?=\d)", re.I)
 
+# "show up as 320 / 40 shares", "1024 ÷ 8 GPUs each": a division written out, before what it counts
+_DIVIDED = re.compile(r"(?<![\w./:-])(\d+)\s+(?:/|÷)\s+(\d+)(?=\s+[a-z]{3,}\b)(?!\s+(?:of|to|and|or|from|at|in|on|for)\b)", re.I)
+
+
+def _divided(m: re.Match) -> str:
+    a, b = int(m.group(1)), int(m.group(2))
+    # (only a whole quotient of a larger amount: "16 / 16" or "3 / 4" is a pair or a fraction, no division)
+    return str(a // b) if b > 1 and a > b and a % b == 0 else m.group(0)
+
+
 # "32 pieces of GPU", "8 units of GPUs", "4 pcs of A100": a count of the thing named after it
 _PIECES_OF = re.compile(r"(?<![\w.])(\d+)\s+(?:pieces?|pcs\.?|units?|items?)\s+of\s+(?=[A-Za-z])", re.I)
 
@@ -1819,6 +1829,7 @@ def normalise_text(text: str) -> str:
     text = _NOUN_FROM_TO.sub(_noun_from_to, text)
     text = _LABELED_ARROW.sub(r"\1", text)
     text = _PIECES_OF.sub(r"\1 ", text)
+    text = _DIVIDED.sub(_divided, text)
     text = _ARROW_CHANGE.sub(r"\1", text)
     text = _ONCE.sub(lambda m: m.group(1) + {"once": "1 time", "twice": "2 times", "thrice": "3 times"}[m.group(2).lower()], text)
     text = _SIZED_NODES.sub(lambda m: _sized_nodes(m) if "-" in m.group(0) or m.group(1) else m.group(0), text)
@@ -5201,7 +5212,8 @@ class _Extractor:
                         for r in self.recipe.extract.get(o) or _DEFAULT_RULES.get(o, [])
                         for w in r.get("after") or r.get("before") or [] if re.fullmatch(r"[a-z][a-z ]*[a-z]", str(w))})
         # ("`io2-fast` class" for a storage class: the last word of another parameter's cue after the name)
-        heads = sorted({w.split()[-1] for w in other_cues + nouns if " " in w and len(w.split()[-1]) >= 4})
+        heads = sorted({w.split()[-1] for w in other_cues + nouns
+                        if " " in w and len(w.split()[-1]) >= 4 and w.split()[-1] not in _STOP})
         other_nouns = _compile(rf"\s+{_words_alt(other_cues + nouns + heads)}(?![\w-])") if other_cues or nouns else None
         # "tolerate the taint 'reserved-llm'": after another parameter's cue word too
         cue_nouns = [w for w in nouns if w not in _STOP]
@@ -6232,8 +6244,8 @@ class _Extractor:
         ("when a pod fails restart just that task, and abort the job if a pod gets evicted").
         A clause naming one value of each field is an item; one with a condition alone carries it
         to the next ("if a pod is evicted, restart the job"). Of several readings of a clause
-        the one whose values' words stand closest together is taken, no word serving two. Items
-        the schema's default has for conditions the request does not name are kept."""
+        the one whose values' words stand closest together is taken, no word serving two. The items
+        said are the whole list: the schema's default items for other conditions are not added."""
         spec = self.recipe.properties[name]
         iprops = spec["items"]["properties"]
         fa, fb = rule["enum_pairs"]
@@ -6270,14 +6282,12 @@ class _Extractor:
                 pending = None
         if not items:
             return None
-        given = {i[fa] for i in items}
-        # "..., nothing else": the conditions named are all there are
+        # the items said are the list ("if a pod is evicted restart the job; if one fails abort it": two
+        # policies, none of the default's kept); "..., nothing else" says so too
         only = re.search(r"\b(?:nothing\s+else|no\s+other\w*|only\s+(?:these|those|this|that)|just\s+(?:these|those))\b",
                          self.text, re.I)
         if only:
             self.result.covered.append(only.span())
-        else:
-            items += [d for d in spec.get("default") or [] if isinstance(d, dict) and d.get(fa) not in given]
         ok, val = self._ok(name, items)
         if ok:
             self.result.covered.extend(spans)
