@@ -357,10 +357,13 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     # (1, 7) after them, in the test part
     "fresh76.yaml": (0.45, 1, 7),
     # held out (0.400, 2 silent drops, 20 changed values) on the code before any change made with it, in the tune
-    # part; its misses are read after that measurement
-    "fresh77.yaml": (0.4, 2, 20),
-    # held out (0.450, 0 silent drops, 16 changed values) on the same code, in the test part
-    "fresh78.yaml": (0.45, 0, 16),
+    # part; its misses were read after that measurement (a labelled change list, options and a choice, a form's
+    # yes/no fields, tab-separated rows, a cloud CLI that only reads, a Makefile's variables, TODO comments to do,
+    # "320 / 40 shares", a nodegroup named after "in", lifecycle policies said as the whole list)
+    "fresh77.yaml": (0.6, 1, 8),
+    # held out (0.450, 0 silent drops, 16 changed values) on the same code, in the test part; 0.450 (0, 14) after
+    # the changes made with fresh77
+    "fresh78.yaml": (0.45, 0, 14),
     "tune-classes.yaml": (0.95, None, None),
 }
 # tuned sets whose drops and changed values are held by their floors above, not at zero
