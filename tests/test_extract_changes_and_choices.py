@@ -122,3 +122,10 @@ def test_lifecycle_policies_said_are_the_whole_list():
 def test_a_division_written_out_is_its_quotient():
     g = gen("time-slicing for the T4 pool: 96 students on 12 cards, so each GPU shows up as 96 / 12 shares")
     assert g.params["replicas"] == 8, g.params
+
+
+def test_a_thing_said_not_allowed_is_left_out():
+    for text in ("karpenter nodepool `gpu-train` for cluster `ml-eks`, spot not allowed",
+                 "karpenter nodepool `gpu-train` for cluster `ml-eks`\nSpot allowed: no\nInstance types: g5.12xlarge",
+                 "karpenter nodepool `gpu-train` for cluster `ml-eks`; spot instances are forbidden"):
+        assert gen(text).params["capacity_types"] == ["on-demand"], text

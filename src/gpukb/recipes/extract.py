@@ -1400,16 +1400,27 @@ _ASKED_ANSWERED = re.compile(r"(?:^|(?<=[,;:.\n]))(\s*)([A-Za-z][\w .-]{2,40}?)\
                              r"[,.;:\u2014-]*", re.I | re.M)
 
 
+# "spot not allowed", "spot instances are forbidden": no spot
+_NOT_ALLOWED = re.compile(r"\b([A-Za-z][\w-]*)\s+(?:(?:instances|nodes|capacity)\s+)?(?:is\s+|are\s+)?"
+                          r"(?:not\s+allowed|not\s+permitted|forbidden|disallowed|prohibited|banned)\b(?!\s+(?:to|from)\b)", re.I)
+# (what a thing may not do, "workloads are not permitted to claim ...", is a permission, no thing left out)
 # a form's yes/no field: "May preempt other teams: no", "- Spot: yes", "Preinstalled driver: false"
 _FIELD_ANSWERED = re.compile(r"(?m)^((?:[-*\u2022][ \t]+)?)([A-Za-z][\w /.()'-]{2,40}?)[ \t]*:[ \t]*"
                              r"(no|nope|yes|yep|false|true)[ \t]*[.!]?[ \t]*$", re.I)
 _MODAL_LEAD = re.compile(r"^(may|can|could|should|must|will|shall|is|are|does|do|allowed\s+to)\b", re.I)
 
 
+# a label that asks whether a thing may be: "Spot allowed: no" says "no spot"
+_PERMITTED = re.compile(r"^(.*?)\s+(?:allowed|permitted|ok(?:ay)?|wanted|ok\s+to\s+use)$", re.I)
+
+
 def _asked_answered(m: re.Match) -> str:
     said = m.group(2).strip()
     if m.group(3).lower() not in ("no", "nope", "nah", "false"):
         return f"{m.group(1)}{said}, "
+    permitted = _PERMITTED.match(said)
+    if permitted and permitted.group(1).strip():
+        return f"{m.group(1)}no {permitted.group(1).strip()}, "
     # "May preempt other teams: no" says "may not preempt other teams"
     modal = _MODAL_LEAD.match(said)
     return f"{m.group(1)}{modal.group(0) + ' not' + said[modal.end():] if modal else 'not ' + said}, "
@@ -1824,6 +1835,7 @@ def normalise_text(text: str) -> str:
     text = _CAPPED_SINGLE.sub(r"\1any ", text)
     text = _EACH_ONE.sub(lambda m: f"one {m.group(3)} per {m.group(1)}"
                          if m.group(3).lower() not in ("of", "more", "other", "another", "at") else m.group(0), text)
+    text = _NOT_ALLOWED.sub(r"no \1", text)
     text = _FROM_TO.sub(_from_to, text)
     text = _FROM_TO_NAMED.sub(r"\1to ", text)
     text = _NOUN_FROM_TO.sub(_noun_from_to, text)
