@@ -574,11 +574,10 @@ class Engine:
         """A message that lists its questions ("1) ... ? 2) ... ?"): the best section for each item, in the
         list's order, ahead of the rest. An item that leans on the list's topic ("can I cap memory with
         it?") is retrieved with the words before the list ("three quick MPS questions:")."""
+        import dataclasses
         import re
 
         from .text import terms
-
-        import dataclasses
 
         firsts: dict[str, Any] = {}
         for n, item in enumerate(items, start=1):

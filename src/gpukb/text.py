@@ -16,6 +16,7 @@ recipe matching: one tokenizer, one stemmer, one stopword list.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 __all__ = [
@@ -203,8 +204,28 @@ _ASKING = re.compile(r"^\W*(?:how|what|whats|why|which|where|when|who|can|could|
                      r"will|would|any|explain|tell|must|has|have)\b", re.I)
 
 
-def _item_index(mark: str) -> int:
-    return int(mark) if mark.isdigit() else ord(mark.lower()) - ord("a") + 1
+# A fenced block (``` ... ```, or to the end when it is never closed).
+_FENCE = re.compile(r"```.*?(?:```|$)", re.S)
+
+
+def fence_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` has fenced blocks."""
+    return [m.span() for m in _FENCE.finditer(text)]
+
+
+def counting_run(marks: list[re.Match[str]], label: Callable[[re.Match[str]], str],
+                 min_len: int = 2) -> list[re.Match[str]]:
+    """The markers of a list that count up 1, 2, 3 ... (or a, b, c ...), by each marker's ``label``: the
+    first run of at least ``min_len`` (a later "1" starts again while the run is shorter)."""
+    run: list[re.Match[str]] = []
+    for m in marks:
+        k = label(m).lower()
+        n = int(k) if k.isdigit() else ord(k) - ord("a") + 1
+        if n == len(run) + 1:
+            run.append(m)
+        elif n == 1:
+            run = [m] if len(run) < min_len else run
+    return run
 
 
 def listed_questions(question: str, min_items: int = 2) -> tuple[str, list[str]]:
@@ -214,15 +235,7 @@ def listed_questions(question: str, min_items: int = 2) -> tuple[str, list[str]]
     mark or opens like a question), when the markers count up from 1 (or a). A list of options
     ("(a) plain quotas (b) Kueue") asks nothing of its own and gives no items."""
     prose = asked_words(question)
-    marks = list(_ITEM_MARK.finditer(prose))
-    # the longest run of markers that counts 1, 2, 3 ... (or a, b, c ...)
-    run: list[re.Match[str]] = []
-    for m in marks:
-        n = _item_index(next(g for g in m.groups() if g))
-        if n == len(run) + 1:
-            run.append(m)
-        elif n == 1:
-            run = [m] if len(run) < min_items else run
+    run = counting_run(list(_ITEM_MARK.finditer(prose)), lambda m: next(g for g in m.groups() if g), min_items)
     if len(run) < min_items:
         return "", []
     items = []
@@ -244,5 +257,5 @@ def listed_questions(question: str, min_items: int = 2) -> tuple[str, list[str]]
 
 def asked_words(question: str) -> str:
     """The question without what it pastes (fenced blocks, indented or log-shaped lines)."""
-    text = re.sub(r"```.*?(?:```|$)", " ", question, flags=re.S)
+    text = _FENCE.sub(" ", question)
     return "\n".join(ln for ln in text.splitlines() if not _PASTED_LINE.match(ln))

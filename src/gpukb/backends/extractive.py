@@ -513,22 +513,13 @@ class ExtractiveGenerator:
                 continue
             howto = bool(_HOWTO.search(item)) or not _CONCEPT.search(item)
             problem = bool(PROBLEM.search(item))
-            best, best_score, best_units = None, 0.0, []
-            tagged = next((si for si, e in enumerate(pool) if n in e.answers), None)
-            if tagged is not None:
-                best, best_score, best_units = tagged, MIN_UNIT_SCORE + 1, per_sec[tagged]
-            for si in range(len(pool)) if tagged is None and not any(e.answers for e in pool) else ():
-                sc = self._unit_scores(q, per_sec[si], keys[si], idf, problem)
-                # how well the section answers the item: its best sentence by the item's words, ties to rank
-                top = max((v - (LEAD_BONUS if pos == 0 else 0) for pos, v in sc.items()), default=0.0)
-                heading = sum(idf(t) for t in q if t in keys[si] or t in set(terms(pool[si].section)))
-                score = top + heading
-                if score > best_score + 1e-9:
-                    best, best_score, best_units = si, score, per_sec[si]
-            if best is None or best_score <= MIN_UNIT_SCORE:
+            best = next((si for si, e in enumerate(pool) if n in e.answers), None)
+            if best is None and not any(e.answers for e in pool):
+                best = self._best_for_item(q, pool, per_sec, keys, idf, problem)
+            if best is None:
                 continue
-            sc = self._unit_scores(q, best_units, keys[best], idf, problem)
-            units = [u for u in best_units if u.pos not in said.get(best, set())]
+            sc = self._unit_scores(q, per_sec[best], keys[best], idf, problem)
+            units = [u for u in per_sec[best] if u.pos not in said.get(best, set())]
             chosen = self._select(units, sc, q, budget, howto, code_lines, not code_used, None)
             chosen = [u for u in chosen if u.pos not in said.get(best, set())]
             if not any(u.kind != "code" for u in chosen):
@@ -551,6 +542,19 @@ class ExtractiveGenerator:
             links = "; ".join(f"[{e.section}]({e.path}#{e.anchor})" for e in related)
             text += f"\n\nRelated: {links}"
         return Composed(text=text.strip(), cited=order)
+
+    def _best_for_item(self, q: Counter, pool: Sequence[Evidence], per_sec: list[list[Unit]], keys: list[set[str]],
+                       idf, problem: bool) -> int | None:
+        """Without the engine's tags: the section whose best sentence and heading share most telling words
+        with a listed question (ties to rank), if any says enough."""
+        best, best_score = None, MIN_UNIT_SCORE
+        for si in range(len(pool)):
+            sc = self._unit_scores(q, per_sec[si], keys[si], idf, problem)
+            top = max((v - (LEAD_BONUS if pos == 0 else 0) for pos, v in sc.items()), default=0.0)
+            heading = sum(idf(t) for t in q if t in keys[si] or t in set(terms(pool[si].section)))
+            if top + heading > best_score + 1e-9:
+                best, best_score = si, top + heading
+        return best
 
     @staticmethod
     def _render(units: list[Unit], n: int) -> str:

@@ -23,8 +23,8 @@ from typing import Any, Iterator
 import yaml
 
 from ..errors import GpukbError
-from ..text import STOPWORDS
-from .foreign import GPUS_PER_INSTANCE, SETTINGS_FORMATS, key_words, load_yaml, translate
+from ..text import STOPWORDS, counting_run, fence_spans
+from .foreign import GPUS_PER_INSTANCE, READING_VERB, SETTINGS_FORMATS, key_words, load_yaml, translate
 from .model import Recipe
 from .spelling import within_one_edit
 
@@ -1821,7 +1821,7 @@ def normalise_text(text: str) -> str:
     text = _diff_lines(text)
     text = _ASKED_ANSWERED.sub(_asked_answered, text)
     # (a form's lines, not a pasted file's keys: "driver:\n  enabled: false" in a fence is YAML)
-    fences = [f.span() for f in re.finditer(r"```.*?(?:```|$)", text, re.S)]
+    fences = fence_spans(text)
     text = _FIELD_ANSWERED.sub(lambda m: m.group(0) if any(a <= m.start() < b for a, b in fences)
                                else _asked_answered(m), text)
     text = _REQUIREMENT_LABEL.sub(lambda m: (m.group(1) + (m.group(2) or "")).lower() + " ", text)
@@ -7819,7 +7819,7 @@ def _selected_row(recipe: Recipe, text: str) -> tuple[tuple[int, int], str, list
     """A list or table with a row per object ("- chat: 4 replicas x 1 GPU", "- summarizer: 2 replicas
     x 2 GPUs") and one of them named again outside it ("give me the chat one first", "start with
     ads"): that row's span, its name, and the other rows' spans."""
-    fences = [m.span() for m in re.finditer(r"```.*?(?:```|$)", text, re.S)]
+    fences = fence_spans(text)
     words = {w for p in recipe.properties for w in re.split(r"[_\W]+", p.lower()) if w} | _FIELD_LABELS
     # (a pasted file's keys, "replicaCount: 2", "port: 8001", are settings, not rows of objects)
     rows = [m for m in _NAMED_ROW.finditer(text) if m.group("name").lower() not in words
@@ -7864,15 +7864,7 @@ def _chosen_option(text: str) -> list[tuple[int, int]]:
     """Options laid out one per line ("A) 4 pods x 8 GPUs ... B) 8 pods x 4 GPUs ...") and the one chosen
     after them ("Going with B"): the spans of the options not chosen, whose values the request does
     not want. Nothing without a choice that names one of two or more options counting up from A (or 1)."""
-    lines = list(_OPTION_LINE.finditer(text))
-    run: list[re.Match[str]] = []
-    for m in lines:
-        k = m.group(1).lower()
-        n = int(k) if k.isdigit() else ord(k) - ord("a") + 1
-        if run and n == len(run) + 1:
-            run.append(m)
-        elif n == 1:
-            run = [m] if len(run) < 2 else run
+    run = counting_run(list(_OPTION_LINE.finditer(text)), lambda m: m.group(1))
     if len(run) < 2:
         return []
     labels = {m.group(1).lower(): m for m in run}
@@ -7887,7 +7879,7 @@ def _chosen_option(text: str) -> list[tuple[int, int]]:
 # Name=instance-type,...", "gcloud compute accelerator-types list" (with the lines a backslash joins; kubectl's
 # "get" and "describe" name the object a request goes on about, read on their own)
 _READING_COMMAND = re.compile(r"(?m)^[ \t]*(?:\$[ \t]*)?(?:aws|gcloud|az|eksctl)[ \t]+(?:[\w-]+[ \t]+){0,2}?"
-                              r"(?:describe|get|list|show|ls)(?:-[\w-]+)?\b(?:[^\n\\]|\\(?![ \t]*\n))*(?:\\[ \t]*\n[^\n]*)*")
+                              + READING_VERB + r"\b(?:[^\n\\]|\\(?![ \t]*\n))*(?:\\[ \t]*\n[^\n]*)*")
 
 
 def _extract(recipe: Recipe, text: str) -> Extraction:

@@ -763,6 +763,8 @@ def _read_kustomization(block: str) -> tuple[list[tuple[str, int, int]], list[tu
 
 # "helm install x chart --set replicaCount=2 \\", "aws fsx create-file-system --storage-capacity 4800":
 # a command of a tool that takes its settings as options, over lines joined by a trailing backslash
+# the subcommand of a cloud CLI that only reads what exists ("describe-instance-types", "list", "get")
+READING_VERB = r"(?:describe|get|list|show|ls)(?:-[\w-]+)?"
 _CLI_LINE = r"(?:[^\n\\]|\\(?![ \t]*\n))*"  # a line's text up to a backslash that joins the next line
 _CLI_START = re.compile(r"(?m)^[ \t]*(?:\$[ \t]*)?(?:helm|aws|gcloud|az|eksctl)[ \t]+[a-z]"
                         + _CLI_LINE + r"(?:\\[ \t]*\n" + _CLI_LINE + ")*")
@@ -802,8 +804,7 @@ def _read_cli(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, i
     words = [t for t, _a, _b in toks]
     # "aws ec2 describe-instance-types --filters Name=instance-type,...", "gcloud compute accelerator-types list":
     # a command that only reads what exists sets nothing (what it printed is read as output)
-    if words and words[0] != "helm" and \
-            any(re.fullmatch(r"(?:describe|get|list|show|ls)(?:-[\w-]+)?", w) for w in words[1:4]):
+    if words and words[0] != "helm" and any(re.fullmatch(READING_VERB, w) for w in words[1:4]):
         return [], []
     # "helm install <release> <chart>", "helm upgrade --install <release> <chart>"
     release = next((k for k in range(2, min(len(words), 5)) if not words[k].startswith("-")), None) \
