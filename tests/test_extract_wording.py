@@ -672,12 +672,16 @@ def test_a_time_of_day_is_no_image_and_shared_memory_is_shm():
     assert any("every night at 03:30" in u for u in g.unused), g.unused
 
 
-def test_a_pasted_block_that_is_no_kubernetes_manifest_fills_nothing_and_is_reported():
+def test_a_pasted_settings_block_fills_what_its_keys_name_and_reports_the_rest():
     from gpukb.recipes import generate
 
-    g = generate("we had this in eksctl:\n```\nmanagedNodeGroups:\n  - instanceType: g6e.12xlarge\n    volumeSize: 400\n```\n"
+    # the one entry of a pasted collection is the object to carry over: its keys say which settings
+    g = generate("we had this in eksctl:\n```\nmanagedNodeGroups:\n  - instanceType: g6e.12xlarge\n    volumeSize: 400\n"
+                 "    iam:\n      withAddonPolicies:\n        cloudWatch: true\n```\n"
                  "make it a karpenter gpu nodepool, on-demand only", llm=False)
-    assert "instance_types" not in g.from_request and any("g6e.12xlarge" in u for u in g.unused), g.unused
+    assert g.params["instance_types"] == ["g6e.12xlarge"] and g.params["root_volume_gib"] == 400, g.params
+    assert g.params["capacity_types"] == ["on-demand"]
+    assert any("cloudWatch" in u for u in g.unused), g.unused
     g = generate("old device plugin values:\n```\nconfig:\n  map:\n    default: |-\n      version: v1\n```\n"
                  "time-slicing with config key shared-a, 4 replicas", llm=False)
     assert g.params["config_key"] == "shared-a"

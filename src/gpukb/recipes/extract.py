@@ -24,7 +24,7 @@ import yaml
 
 from ..errors import GpukbError
 from ..text import STOPWORDS, counting_run, fence_spans
-from .foreign import GPUS_PER_INSTANCE, READING_VERB, SETTINGS_FORMATS, key_words, load_yaml, translate
+from .foreign import GPUS_PER_INSTANCE, NOTE, READING_VERB, SETTINGS_FORMATS, key_words, load_yaml, translate
 from .model import Recipe
 from .spelling import within_one_edit
 
@@ -112,6 +112,19 @@ def _product_name(tok: str, spec: dict[str, Any]) -> bool:
     return bool(_MIXED_CAPS.fullmatch(tok)) and not _prop_validator(json.dumps(spec, sort_keys=True)).is_valid(tok)
 
 
+def _quoted_key(text: str, span: tuple[int, int]) -> bool:
+    """Is ``span`` (or the place it marks) in a quoted key of a pasted object ('"team": "speech"',
+    '"canPreempt": false')? It names a field, never a value."""
+    a, b = span
+    m = re.search(r"[\"']([\w.-]*)$", text[max(0, a - 40):a]) if a else None
+    if m is None:
+        return False
+    q, start = m.group(0)[0], a - len(m.group(1)) - 1
+    end = re.match(rf"[\w.-]*{q}\s*:", text[a:a + 60])
+    return end is not None and b <= a + len(end.group(0)) and \
+        re.search(r"(?:^|[{,\n])\s*$", text[max(0, start - 20):start]) is not None
+
+
 def _never_name(text: str, tok: str, at: int) -> bool:
     """Is ``tok`` at ``at`` one of :data:`_NEVER_NAMES`, neither quoted nor assigned ("lq=everyone")?"""
     if re.search(r"[\"'`=:]\s*$", text[max(0, at - 3):at]):
@@ -129,6 +142,16 @@ def _never_name(text: str, tok: str, at: int) -> bool:
     # "the pod name shoud be lena-exp1", "name wil be x": a modal verb, mistyped, before "be"
     if re.match(r"\s+be\b", text[at + len(tok):], re.I) and tok.isalpha() and \
             any(within_one_edit(tok.lower(), v) for v in _MODALS):
+        return True
+    # "the portal's onboarding step failed halfway": a plain word that something happened to is what failed, no name
+    if re.fullmatch(r"[a-z]+", tok) and not re.search(r"[\"'`]$", text[max(0, at - 1):at]) and \
+            re.match(r"\s+(?:failed|broke|crashed|died|errored|stopped|hung|stalled|timed\s+out)\b", text[at + len(tok):], re.I):
+        return True
+    # "Scheduler profile enabling the Coscheduling plugin": a verb taking its object, no name
+    if re.fullmatch(r"[a-z]{3,}ing", tok) and re.match(r"\s+(?:the|a|an|its|their|our|all|every)\b", text[at + len(tok):], re.I):
+        return True
+    # "render this entry as a Queue", "that one": a plain word after a demonstrative is a common noun
+    if re.fullmatch(r"[a-z]+", tok) and re.search(r"\b(?:this|that|these|those)\s+$", text[max(0, at - 7):at], re.I):
         return True
     # "the namespace must be tightly boxed": an adverb before the word it qualifies
     return tok.lower() in _NEVER_NAMES or bool(re.fullmatch(r"[a-z]{4,}ly", tok) and
@@ -201,9 +224,12 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
                   # "from my namespace, dl-team, and ...", "in my space alice-dev", "my group's area on the
                   # cluster is dl-research": a team's own place, named after it
                   {"regex": r"\b(?:my|our|their|his|her|the\s+team's|[a-z]+'s)\s+(?:own\s+)?(?:namespace|ns|space|area|"
-                            r"corner|sandbox)(?:\s+on\s+(?:the|this|our)\s+(?:new\s+|shared\s+)?cluster)?\s*(?:,|\bis\b|:|=)?\s*"
+                            r"corner|sandbox)\b(?:\s+on\s+(?:the|this|our)\s+(?:new\s+|shared\s+)?cluster)?\s*(?:,|\bis\b|:|=)?\s*"
                             r"[`'\"]?(?!(?:on|in|at|is|for|of|the|a|an|and|with|to|from|will|should|has|was)\b)"
                             r"([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?![\w-]|\.\w)"},
+                  # "the LocalQueue ... living in `batch-inf`", "it lives in 'ml-serving'": where it lives, quoted
+                  {"regex": r"\b(?:living|lives|live|sits|sitting|resides|residing)\s+in\s+(?:the\s+)?[`'\"]"
+                            r"([a-z][a-z0-9]*(?:-[a-z0-9]+)*)[`'\"](?!\s+(?:zone|region|cluster|node|rack|account|bucket)s?\b)"},
                   # "run it in the `risk-ml` space", "lives in the `cx-ai` area": a quoted place after "in"
                   {"regex": r"\b(?:in|into|to|under)\s+(?:the\s+|our\s+|their\s+|its\s+)?[`'\"]([a-z][a-z0-9]*(?:-[a-z0-9]+)*)[`'\"]\s+"
                             r"(?:space|area|project|tenancy)\b"},
@@ -285,6 +311,7 @@ class Extraction:
     text: str = ""  # the normalised request the spans index into
     covered: list[tuple[int, int]] = field(default_factory=list)  # words that were understood
     cues: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # per parameter: its cue words
+    remarks: list[tuple[int, int]] = field(default_factory=list)  # a paste's remarks (comments, notes): they set nothing
     # per parameter: another value the request gives it, and where ("2 GPUs per replica; ... 4 GPUs")
     conflicts: dict[str, tuple[Any, tuple[int, int]]] = field(default_factory=dict)
     # per parameter: a number stated right next to its cue that the schema's bounds reject, the words
@@ -405,6 +432,10 @@ _SHORTHAND: list[tuple[re.Pattern[str], Any]] = [
     # "16 wkrs", "2 gpu ea"
     (re.compile(r"(?<![\w./:-])wkrs?(?![\w./:-])", re.I), lambda m: "workers" if m.group(0).lower().endswith("s") else "worker"),
     (re.compile(r"(?<=\w\s)ea(?=\s*(?:$|[,;.]))", re.I), "each"),
+    # "q perf", "q=research": a queue, in shorthand (a lone "q" before a name, among other shorthand)
+    (re.compile(r"(?<![\w./:'-])q(?=\s*[=:]\s*[a-z0-9]|\s+[a-z][\w-]*\s*(?:[,;]|$))"), "queue"),
+    # "leave ssh out", "leave the pytorch plugin out": none of it
+    (re.compile(r"\bleave\s+(?:the\s+)?([a-z][\w-]*)(?:\s+plugin)?\s+out\b", re.I), r"no \1"),
     # "tol spot-gpu", "tol=hpc": a toleration
     (re.compile(r"(?<![\w./:-])tol(?=\s*[=:]|\s+[a-z0-9])", re.I), "tolerate"),
     # "a pod w 1 gpu": a lone "w" between words is "with" too
@@ -1367,6 +1398,18 @@ _NOUN_FROM_TO = re.compile(r"(?<![\w.-])((?:min|minimum|max|maximum|limit|cap|ce
                            re.I)
 
 
+# "replicas 1 to 6", "workers: 2-8": a count's range written after its noun, as it reads before it ("1 to 6 replicas")
+_NOUN_THEN_RANGE = re.compile(r"(?<![\w.-])(replicas|workers|nodes|pods|instances|members)\s*[:=]?\s*(\d+)\s*(?:to|-|\u2013|\.\.)\s*"
+                              r"(\d+)(?![\w.%])(?!\s*(?:gpus?|cards?|cores?|cpus?|gi|gb|ti|%|percent|minutes?|seconds?|hours?|[smh]\b))",
+                              re.I)
+
+
+# "down to zero replicas overnight and up to 8 during the day": the upper bound counts what the lower one did
+_DOWN_THEN_UP = re.compile(r"\b(down\s+to\s+(?:\d+|zero|one|two|three)\s+(replicas|workers|nodes|pods|instances)\b[^.;\n]{0,50}?"
+                           r"\bup\s+to\s+\d+)(?![\w.%])(?!\s*(?:gpus?|cards?|cores?|cpus?|[gmkt]i?b?|percent|replicas|workers|"
+                           r"nodes|pods|instances|requests?|seconds?|minutes?|hours?)\b)", re.I)
+
+
 def _noun_from_to(m: re.Match[str]) -> str:
     if m.group(1):
         return f"{m.group(1)}{m.group(4)}{m.group(3) or ''}"
@@ -1552,7 +1595,14 @@ def _qa_pair(m: re.Match[str]) -> str:
 
 # "the claim I want is x", "the namespace we need is y", "the queue they'd like is z": the thing, then its value
 _THE_ONE_I_WANT = re.compile(r"\b([a-z][\w-]*)\s+(?:that\s+)?(?:i|we|they|you)(?:\s+(?:want|need|would\s+like|"
-                             r"(?:are\s+)?asking\s+for)|'d\s+like)\s+(?:is|are|will\s+be|should\s+be)\s+", re.I)
+                             r"(?:are\s+)?asking\s+for)|'d\s+like)\s+(?:is|are|will\s+be|should\s+be)\s+|"
+                             # "The template name I like \"two-h100\"", "namespace we prefer: x": a name as a
+                             # speaker of another language may order it, the value right after the liking
+                             r"\b(name)\s+(?:i|we)\s+(?:like|prefer|would\s+like|want|choose|pick)(?:\s+(?:is|to\s+be))?\s*:?\s+"
+                             r"(?=[`'\"]|[a-z0-9][\w.-]*-)", re.I)
+# "call the PV cv-fsx and the claim imagenet": one verb naming two objects, said for each
+_CALL_BOTH = re.compile(r"\b(call|name)\s+the\s+([a-z][\w-]*)\s+([`'\"]?[a-z0-9][\w.-]*[`'\"]?)\s+and\s+the\s+"
+                        r"(?=[a-z][\w-]*\s+[`'\"]?[a-z0-9][\w.-]*[`'\"]?(?:[\s,.;]|$))", re.I)
 # An upper bound said as what must not happen: "GPU requests must not exceed 20", "pod count not to exceed
 # 75", "never exceeds 8", "no higher than 10": "at most"
 _MUST_NOT_EXCEED = re.compile(
@@ -1699,12 +1749,51 @@ def _modal_fixed(m: re.Match) -> str:
 
 # A dictated name: "bert dash large dash pretrain" is bert-large-pretrain, "sweep dash h p o" sweep-hpo
 # (letters spelled one by one are one word)
-_SPOKEN_DASH = re.compile(r"(?<=[A-Za-z0-9])[ \t]+(?:dash|hyphen)[ \t]+(?:([a-z](?:[ \t]+[a-z])+)(?![\w-])|(?=[A-Za-z0-9]))",
+_SPOKEN_DASH = re.compile(r"(?<=[A-Za-z0-9])(?:[ \t]+|[ \t]*\n[ \t]*)(?:dash|hyphen)(?:[ \t]+|[ \t]*\n[ \t]*)(?:([a-z](?:[ \t]+[a-z])+)(?![\w-])|(?=[A-Za-z0-9]))",
                           re.I)
 
 
 _NO_NAME_BEFORE_DASH = re.compile(r"(?:^|\s)(?:a|an|the|one|no|this|that|some)$", re.I)
 _NO_NAME_AFTER_DASH = re.compile(r"(?:of|to|for|and|or)\b", re.I)
+
+
+# dictated symbols ("horovod slash horovod colon latest", "pytorch underscore synthetic underscore benchmark dot py",
+# "dash dash batch dash size"): read as the symbols once a request spells several of them out
+_SPOKEN_SYMBOLS = re.compile(r"\b(?:dash|hyphen|slash|underscore|colon|dot)\b", re.I)
+_SPOKEN_JOIN = re.compile(r"(?<=[A-Za-z0-9])(?:[ \t]+|[ \t]*\n[ \t]*)(slash|underscore|colon|dot)(?:[ \t]+|[ \t]*\n[ \t]*)"
+                          r"(?=[A-Za-z0-9])", re.I)
+_SPOKEN_LEAD = re.compile(r"(?<![\w-])(?:dash[ \t]+dash|double[ \t]+dash)[ \t]+(?=[A-Za-z])|(?<=[ \t])slash[ \t]+(?=[A-Za-z])", re.I)
+_SPOKEN_GPUS = re.compile(r"\bgee[ \t]+pee[ \t]+(?:you|u)(s|'s)?\b|\bgee[ \t]+pee[ \t]+use\b", re.I)
+
+
+_SPOKEN_NUMBER = r"(?:zero|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[ -](?:one|two|three|four|five|six|seven|eight|nine))?|" \
+                 r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|" \
+                 r"seventeen|eighteen|nineteen)"
+# ... a part read digit by digit ("zero five" is 05)
+_SPOKEN_DIGITS = r"(?:(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)\s+)+(?:zero|one|two|three|four|five|six|seven|eight|nine)"
+_SPOKEN_VERSION = re.compile(rf"\b{_SPOKEN_NUMBER}(?:\s+point\s+(?:{_SPOKEN_DIGITS}|{_SPOKEN_NUMBER})){{1,3}}\b", re.I)
+
+
+def _spoken_part(words: str) -> str:
+    """One part of a version read out: "twenty eight" is 28, "zero five" is 05."""
+    if re.fullmatch(_SPOKEN_DIGITS, words.strip(), re.I):
+        return "".join(str(parse_number("zero" if w.lower() == "oh" else w)) for w in words.split())
+    return str(parse_number(words.strip()))
+
+
+def _dictated(text: str) -> str:
+    """A voice note's spelled-out symbols as written ("h100 dash mig dash parted" is "h100-mig-parted",
+    "four gee pee use" four GPUs), when it spells out three or more."""
+    text = _SPOKEN_GPUS.sub(lambda m: "GPUs" if (m.group(1) or m.group(0).lower().endswith("use")) else "GPU", text)
+    if len(_SPOKEN_SYMBOLS.findall(text)) < 3:
+        return text
+    sym = {"slash": "/", "underscore": "_", "colon": ":", "dot": "."}
+    # "zero point twenty eight point one": a version read out, its parts joined by points
+    text = _SPOKEN_VERSION.sub(lambda m: ".".join(_spoken_part(p) for p in re.split(r"\s+point\s+", m.group(0))), text)
+    # "python slash examples slash x dot py": an interpreter runs a path, it is no part of it
+    text = re.sub(r"\b(python3?|bash|sh|torchrun|node)[ \t]+slash[ \t]+(?=[A-Za-z])", r"\1 /", text, flags=re.I)
+    text = _SPOKEN_JOIN.sub(lambda m: sym[m.group(1).lower()], text)
+    return _SPOKEN_LEAD.sub(lambda m: "/" if m.group(0).lower().startswith("slash") else "--", text)
 
 
 def _spoken_dash(m: re.Match) -> str:
@@ -1812,6 +1901,7 @@ def _expanded_variables(text: str) -> str:
 def normalise_text(text: str) -> str:
     text = _expanded_variables(text)
     text = _markdown_marks(text)
+    text = _dictated(text)
     text = _SPOKEN_DASH.sub(_spoken_dash, text)
     text = _QA_PAIR.sub(_qa_pair, text)
     text = _MIG_LOOSE.sub(_mig_loose, text)
@@ -1839,6 +1929,9 @@ def normalise_text(text: str) -> str:
     text = _FROM_TO.sub(_from_to, text)
     text = _FROM_TO_NAMED.sub(r"\1to ", text)
     text = _NOUN_FROM_TO.sub(_noun_from_to, text)
+    text = _DOWN_THEN_UP.sub(r"\1 \2", text)
+    text = _NOUN_THEN_RANGE.sub(lambda m: f"{m.group(2)} to {m.group(3)} {m.group(1)}"
+                                if int(m.group(2)) < int(m.group(3)) else m.group(0), text)
     text = _LABELED_ARROW.sub(r"\1", text)
     text = _PIECES_OF.sub(r"\1 ", text)
     text = _DIVIDED.sub(_divided, text)
@@ -1862,7 +1955,9 @@ def normalise_text(text: str) -> str:
     text = _BOUND_OF.sub(r"\1 ", text)  # "the minimum of replicas is eight": "the minimum replicas"
     text = _BOUND_NOUN_AMOUNT.sub(r"\1 \3 \2", text)
     text = _MUST_NOT_EXCEED.sub("at most", text)
-    text = _THE_ONE_I_WANT.sub(r"\1 ", text)  # "the claim I want is `fold-data`": "claim `fold-data`"
+    # "the claim I want is `fold-data`": "claim `fold-data`"
+    text = _THE_ONE_I_WANT.sub(lambda m: (m.group(1) or m.group(2)) + " ", text)
+    text = _CALL_BOTH.sub(r"\1 the \2 \3 and \1 the ", text)
     for rx, repl in _SHORTHAND:
         text = rx.sub(repl, text)
     text = _not_that(text)
@@ -2790,6 +2885,12 @@ def manifest_paths(recipe: Recipe) -> dict[str, list[tuple[str, ...]]]:
         if other is None:
             continue
         got = flat({name: other})
+        if spec.get("type") == "integer" and default is None and got == base:
+            # (a value equal to what the template computes without it changes nothing: try a smaller one)
+            low = int(spec.get("minimum", 0))
+            for other in (low + 3, low + 1):
+                if other <= spec.get("maximum", other) and (got := flat({name: other})) != base:
+                    break
         if got is None:
             continue
         for path in set(base) | set(got):
@@ -3075,12 +3176,32 @@ def _applied_diff(block: str) -> str:
     asks for: removed lines go, an added line's mark becomes the column it stood in, context stays."""
     if not re.search(r"(?m)^\+(?!\+\+)", block):
         return block
-    out = []
+    out: list[str] = []
+    parent = ""  # the line a hunk's header names as the one around it ("@@ -4,14 +4,14 @@ metadata:")
     for ln in block.split("\n"):
-        if ln.startswith(("---", "+++", "@@")) or (ln.startswith("-") and not re.match(r"-[ \t]+-", ln)):
+        if ln.startswith("@@"):
+            parent = re.sub(r"^@@[^@]*@@\s*", "", ln)
+            continue
+        # (a bare "---" between two objects is YAML's document separator, not a file header)
+        if (ln.startswith(("---", "+++")) and ln.strip() != "---") or \
+                (ln.startswith("-") and not re.match(r"-[ \t]+-", ln) and ln.strip() != "---"):
             continue
         out.append(" " + ln[1:] if ln.startswith("+") else ln)
-    return "\n".join(out)
+    return _seated_hunk("\n".join(out), parent)
+
+
+def _seated_hunk(block: str, parent: str) -> str:
+    """A hunk that opens inside a mapping ("   name: x" under a "metadata:" the hunk leaves out, then
+    " spec:") with its first lines put back under the key its header names, so it reads as YAML."""
+    lines = [ln for ln in block.split("\n") if ln.strip()]
+    if not lines:
+        return block
+    indent = [len(ln) - len(ln.lstrip(" ")) for ln in lines]
+    low = min(indent)
+    key = re.fullmatch(r"\s*([A-Za-z_][\w.-]*):\s*", parent)
+    if indent[0] == low or not key:
+        return block
+    return " " * low + key.group(1) + ":\n" + block
 
 
 def _yaml_leaves(block: str) -> list[tuple[tuple[str, ...], Any]]:
@@ -3118,6 +3239,14 @@ def _direct_paths(templates: Any) -> dict[str, set[tuple[str, ...]]]:
         if isinstance(t, dict):
             if set(t) == {"$param"} and isinstance(t["$param"], str):
                 out.setdefault(t["$param"], set()).add(path)
+                return
+            if set(t) == {"$str"}:  # the parameter written as a string ("nvidia.com/gpu: '8'") is still it
+                walk(t["$str"], path)
+                return
+            cond = t.get("$if")
+            if set(t) in ({"$if", "then"}, {"$if", "then", "else"}) and isinstance(cond, dict) and \
+                    set(cond) == {"$param"} and t.get("then") == cond:
+                walk(t["then"], path)  # "the parameter when it is given": the path is the parameter's
                 return
             if any(str(k).startswith("$") for k in t):
                 return  # a condition, a loop, a merge: what it writes depends on more than one parameter
@@ -3322,6 +3451,13 @@ class _Extractor:
             return False, None  # "at 02:00" is a time, no image
         if isinstance(value, str) and "enum" not in spec and re.fullmatch(r"\d+\s*[x\u00d7]", value, re.I):
             return False, None  # "Devices: 2x A100": a multiplier, no name
+        if isinstance(value, str) and "enum" not in spec and value.lower() in _TIME_ADVERBS and \
+                value.lower() not in str(spec.get("pattern", "")).lower():
+            return False, None  # "node expiry: never": when, never a name (a lifetime's "Never" is its value)
+        if isinstance(value, str) and "enum" not in spec and _TICKET.fullmatch(value):
+            return False, None  # "OPS-2201", "INFRA-873": a ticket's key, no name
+        if isinstance(value, str) and "enum" not in spec and _PERIOD.fullmatch(value):
+            return False, None  # "+12 GPUs for H2", "the Q3 budget": a half, quarter or fiscal year, no name
         if isinstance(value, str) and "enum" not in spec and value in self._camel_values():
             return False, None  # "recreate it as ReadWriteMany": another setting's value, no name
         v = _prop_validator(json.dumps(spec, sort_keys=True))
@@ -3476,7 +3612,8 @@ class _Extractor:
             # on the digits view, where number words are digits ("eight" -> "8    "): small patterns
             pats = [
                 # "gpus=4 replicas=2": 4 is the gpus' value; "one gpu pod": one pod, not one GPU
-                rf"(?<![\w.=:]){_DIG}\s*(?:x\s*)?-?\s*(?:of\s+(?:the|these|those|our|their)\s+)?{u_after_number}"
+                # ("+12 GPUs for H2" adds 12: a change by that much, not the count)
+                rf"(?<![\w.=:+]){_DIG}\s*(?:x\s*)?-?\s*(?:of\s+(?:the|these|those|our|their)\s+)?{u_after_number}"
                 r"(?!\s+(?:of\s+)?(?:difference|diff|imbalance|skew)\b)"
                 # "a difference of 2 pods between zones" counts no pods of the job
                 r"(?!\s+(?:between|among)\s+(?:the\s+)?(?:zones?|nodes?|hosts?|racks?|machines?)\b)" + (
@@ -4617,7 +4754,8 @@ class _Extractor:
         # "the interns' namespace (intern-sandbox)", "temp > 78": the value in brackets, or after a comparison
         # ("students namespace: a jupyter pod": an indefinite article after the colon starts what is
         # asked for, not the value)
-        pat = (rf"{words}\s*(?:[:=]\s*(?!(?:a|an)\s)|,\s*(?=[\"'`]?[\w.-]+[\"'`]?\s*(?:[.;!]|$))|\(\s*(?=[\w.-]+\s*\))|[<>]=?\s*|"
+        # (a cue inside a path or a dotted key is no cue: "/v2/health/ready" names no health path after "health")
+        pat = (rf"(?<![/.]){words}\s*(?:[:=]\s*(?!(?:a|an)\s)|,\s*(?=[\"'`]?[\w.-]+[\"'`]?\s*(?:[.;!]|$))|\(\s*(?=[\w.-]+\s*\))|[<>]=?\s*|"
                rf"(?:is|are|was)\s*[:=]\s*|"
                rf"(?:(?:is|are|was)\s+(?:named|called)|named|called|call(?=\s+[\"'`]?[a-z0-9][\w.-]*[\"'`]?\s*(?:[,.;!]|please|pls|$))|"
                rf"(?:(?:of|with)\s+(?:the\s+)?)?name(?:\s+is|\s*[:=]|\s+(?:should|will|must|shall)\s+be)?|is|of|"
@@ -4723,6 +4861,11 @@ class _Extractor:
                 # (unless the schema names the word as a value: "mountname fsx")
             if _singular(tok.lower()) in others:  # "model cache": the word names another parameter
                 continue
+            if re.fullmatch(r"[a-z]+", tok) and not self._quoted(span) and \
+                    re.search(r"\bfor\s+$", self.text[max(0, span[0] - 5):span[0]], re.I) and \
+                    re.match(r"\s+(?!(?:and|or|but|with|in|on|to|at|of|please|pls|team|namespace|ns|too|as|from)\b)[a-z]+\s+[a-z]+s\b",
+                             self.text[span[1]:span[1] + 40]):
+                continue  # "a ClusterQueue for offline scoring jobs": "for" and a word of a noun phrase, no name
             if not self._quoted(span) and _singular(tok.lower()) in self._other_param_nouns(name):
                 continue  # "cap cpu at 320 cores": another parameter's own noun is no name
             if tok.lower() in self._kind_words() and not self._quoted(span):
@@ -6757,6 +6900,8 @@ class _Extractor:
             for rule in rules:
                 if rule.get("name") is True:
                     got = self.rule_name(name, rule)
+                    if got is not None and _quoted_key(self.text, got[1]):
+                        got = None
                     if got is not None:
                         self.result.values[name] = got[0]
                         self.result.spans[name] = got[1]
@@ -6840,6 +6985,8 @@ class _Extractor:
                                         "joined", "parts", "boolean")
                             if k in rule)
                 got = getattr(self, f"rule_{kind}")(name, rule)
+                if got is not None and _quoted_key(self.text, got[1]):
+                    got = None  # ('"canPreempt": false' says nothing by its key alone)
                 if got is not None:
                     value, span = got
                     self.result.values[name] = value
@@ -7002,7 +7149,7 @@ class _Extractor:
             if self.chat:  # a thread says "6 boxes" and "take 4 nodes" of one count
                 units += [w + suffix for g in _COUNT_SYNONYMS if any(_singular(str(u).lower()) in g for u in units)
                           for w in sorted(g - _AMBIGUOUS_UNITS) for suffix in ("", "es" if w.endswith("x") else "s")]
-            plain = rf"(?<![\w.:=-]){_DIG}\s*{_words_alt_cached(tuple(units))}" if units else r"(?!x)x"
+            plain = rf"(?<![\w.:=+-]){_DIG}\s*{_words_alt_cached(tuple(units))}" if units else r"(?!x)x"
             # ("3 GPU workers": the GPU names the kind of worker, the number counts the workers)
             rx = _compile(plain + r"(?!\s*(?:per|each|every|a|an|on\s+each|in\s+total|total|overall|altogether|max)\b)"
                           r"(?!\s+(?:workers?|nodes?|pods?|machines?|boxes|box|servers?|instances?|replicas?|hosts?|"
@@ -8016,6 +8163,15 @@ def _locate(text: str, piece: str, start: int = 0) -> tuple[int, int] | None:
     return at, at + len(piece)
 
 
+# words that say when or how often, never what a thing is called
+_TIME_ADVERBS = frozenset({"never", "always", "ever", "again", "already", "still", "anyway", "instead", "soon", "later",
+                           "sometimes", "often", "rarely", "forever", "nightly", "daily", "weekly"})
+# a tracker's ticket key, written in capitals ("OPS-2201", "INFRA-873", "SRE2-14")
+_TICKET = re.compile(r"(?-i:[A-Z][A-Z0-9]{1,9}-\d+)")
+# a half, a quarter or a fiscal year ("H2", "Q3", "FY25", "2025-Q1"): when something happens, never a name
+_PERIOD = re.compile(r"(?:(?:19|20)\d\d-?)?(?:h[12]|q[1-4])|fy\d{2}(?:\d{2})?", re.I)
+
+
 # a name the request's own words give, outside any paste ("... as a PVC called train-data")
 _NAMED_LATER = re.compile(r"(?<![\w-])(?:called|named)\s+[`'\"]?[a-z0-9][\w.-]*[a-z0-9](?![^`]*```)", re.I)
 _INSTEAD_OF = re.compile(r"\b(\d+)\s+([a-z][\w-]*?)s?\s+(?:instead\s+of|rather\s+than|not)\s+(?:the\s+)?(\d+)\b", re.I)
@@ -8028,6 +8184,8 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
     facts, boiler, blocks = translate(text)
     if not facts:
         return full
+    notes = [f for f in facts if f.fmt == NOTE]
+    facts = [f for f in facts if f.fmt != NOTE]
     clauses: list[tuple[int, int, Any]] = []
     pos = 0
     for f in facts:
@@ -8088,7 +8246,11 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
             if span:
                 taken.append(span)  # said in words too, or changed by them: understood either way
             keyed = table_end is not None and full.spans.get(name, (0, 0))[0] < table_end
-            if not keyed and not _paste_misread(full.values[name], value, inside(full.spans.get(name)), facts) \
+            # a name the words gave with no cue for it ("retiring our `llm-gateway` chart") yields to the one
+            # a pasted definition keys as the name ("fullnameOverride: qwen-chat")
+            guessed = not full.cues.get(name) and isinstance(value, str) and isinstance(full.values[name], str) \
+                and fact.words.startswith("named ") and fact.fmt in SETTINGS_FORMATS
+            if not keyed and not guessed and not _paste_misread(full.values[name], value, inside(full.spans.get(name)), facts) \
                     and not _cut_short(full.text, full.spans.get(name), full.values[name], value):
                 continue  # the request's words win over what runs today, and so does a change they make to it
         full.values[name] = value
@@ -8099,6 +8261,24 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
         full.out_of_range.pop(name, None)
         if span:
             taken.append(span)
+    # a remark beside a setting ("| GPU ceiling | 64 | = 8 x p5.48xlarge |", "startupBudgetSeconds: 1200  # weights
+    # take ~14 min") says why: what the words read in it is no setting, and it is reported as written
+    remarks = [(sp, None) for f in notes if (sp := _locate(full.text, text[f.start:f.end], 0))]
+    # ... and so does a comment on a setting's line, about the setting its key gives: the key's value wins
+    # ("startupBudgetSeconds: 1200  # weights take ~14 min"; "ami_type = X  # pinned bottlerocket@v1.26.2" says
+    # what the key alone cannot, and is read)
+    for a, b in blocks:
+        for c in re.finditer(r"(?m)^[ \t]*[\"']?([A-Za-z_][\w.-]*)[\"']?[ \t]*[:=][ \t]*([^#\n]*?)[ \t]+(#(?!\s*TODO\b)[^\n]*)",
+                             text[a:b]):
+            keyed = _setting_by_key(recipe, digits_view(f"{' '.join(key_words(c.group(1)))} {c.group(2).strip(chr(34) + chr(39))}"),
+                                    set()) if c.group(2).strip() else None
+            if keyed and (sp := _locate(full.text, c.group(3), 0)):
+                remarks.append((sp, keyed[0]))
+    full.remarks = full.remarks + [sp for sp, _n in remarks]
+    for (x, y), only in remarks:
+        for name in [n for n, (a, b) in full.spans.items() if x <= a < y and b > a and only in (None, n)]:
+            full.values.pop(name, None)
+            full.spans.pop(name, None)
     # a setting no rule read, keyed by the parameter it sets in other words ("disk_size = 300",
     # "max_imbalance: 2", "per_unit_storage_throughput = 500"): the parameter whose name and
     # description share the most of its key's words takes its value, when the schema accepts it
@@ -8140,7 +8320,7 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
 
 
 # the words settings files use for what a parameter's name or description calls otherwise
-_KEY_SYNONYMS = {"disk": "volume", "imbalance": "skew", "scale": "replicas", "instances": "replicas",
+_KEY_SYNONYMS = {"ceiling": "limit", "cap": "limit", "disk": "volume", "imbalance": "skew", "scale": "replicas", "instances": "replicas",
                  "size": "size", "capacity": "size", "storage": "storage", "throughput": "throughput"}
 _KEY_GENERIC = frozenset({"spec", "config", "settings", "value", "values", "default", "the", "of", "for", "per", "in",
                           "enabled", "type", "name", "mode", "policy"})
@@ -8178,6 +8358,11 @@ def _setting_value(spec: dict[str, Any], raw: str) -> Any:
     return None
 
 
+def _word_form_of(a: str, b: str) -> bool:
+    """Are ``a`` and ``b`` one word in two forms ("guaranteed" and "guarantee", "reserved" and "reserve")?"""
+    return a == b or (min(len(a), len(b)) >= 5 and abs(len(a) - len(b)) <= 2 and (a.startswith(b) or b.startswith(a)))
+
+
 def _setting_by_key(recipe: Recipe, words: str, taken: set[str]) -> tuple[str, Any] | None:
     """The parameter a pasted setting ("300 disk size", "spread max imbalance 2") sets, and its value."""
     toks = words.split()
@@ -8194,10 +8379,12 @@ def _setting_by_key(recipe: Recipe, words: str, taken: set[str]) -> tuple[str, A
     table = _param_words(recipe.id, str(recipe.path), json.dumps(props, sort_keys=True, default=str))
     scored = []
     for name, (own, desc) in table.items():
-        score = 2 * len(keys & own) + len(keys & (desc - own))
+        # ("gpu_guaranteed" says guarantee_gpus: one word's forms, "guaranteed" and "guarantee")
+        said = {k for k in keys if any(_word_form_of(k, w) for w in own)}
+        score = 2 * len(said) + len((keys - said) & (desc - own))
         if score:
             # on a tie, the parameter whose own name the key says whole ("GPU cap": gpus, not deserved_gpus)
-            scored.append((score, len(keys & own) / max(1, len(own)), name))
+            scored.append((score, len(said) / max(1, len(own)), name))
     scored.sort(reverse=True)
     if not scored or scored[0][0] < 2 or (len(scored) > 1 and scored[1][:2] == scored[0][:2]):
         return None
@@ -8208,6 +8395,8 @@ def _setting_by_key(recipe: Recipe, words: str, taken: set[str]) -> tuple[str, A
     value = _setting_value(spec, raw)
     if value is None or not _prop_validator(json.dumps(spec, sort_keys=True)).is_valid(value):
         return None
+    if isinstance(value, str) and "enum" not in spec and (value.lower() in _TIME_ADVERBS or _TICKET.fullmatch(value)):
+        return None  # "node expiry: never" says when, and names no role
     return name, value
 
 
@@ -8489,6 +8678,10 @@ def _amount_number(m: re.Match) -> str:
     return (m.group(1) or m.group(2) or m.group(4) or "").lower()
 
 
+# "wait, not 40 chunks, 48": an amount denied right after a take-back is the old one
+_DENIED_BEFORE = re.compile(r"\bnot\s+$", re.I)
+
+
 def _rewritten_at(text: str, source: str, mark: re.Match, new: re.Match) -> bool:
     """Did the rewrite of :data:`_CORRECTION` take the amount that followed ``mark`` as the request has
     it ("6 replicas, no, make it 9 so it's 3 per zone" reads "9 replicas, no, so it's 3 per zone")?"""
@@ -8498,7 +8691,8 @@ def _rewritten_at(text: str, source: str, mark: re.Match, new: re.Match) -> bool
     if at is None:
         return False
     first = next((n for n in _LOOSE_AMOUNT.finditer(source, at.end(), at.end() + _BACK_AHEAD)
-                  if _amount_kind(n) is not None), None)
+                  if _amount_kind(n) is not None and not _DENIED_BEFORE.search(source, max(at.end(), n.start() - 5), n.start())),
+                 None)
     if first is None:
         return False
 
@@ -8520,7 +8714,9 @@ def _taken_back(recipe: Recipe, ext: Extraction, source: str, read) -> Extractio
     edits: dict[str, tuple[tuple[int, int], str, tuple[int, int]]] = {}
     for mark in marks:
         new = next((n for n in _LOOSE_AMOUNT.finditer(ext.text, mark.end(), min(len(ext.text), mark.end() + _BACK_AHEAD))
-                    if _amount_kind(n) is not None), None)
+                    if _amount_kind(n) is not None
+                    # "wait, not 40 chunks, 48": the amount denied is the old one, the next is the new
+                    and not _DENIED_BEFORE.search(ext.text, max(mark.end(), n.start() - 5), n.start())), None)
         if new is None or read_at(*new.span()):
             continue  # the first amount after the take-back is read already (or there is none)
         if _rewritten_at(ext.text, source, mark, new):
@@ -8531,9 +8727,14 @@ def _taken_back(recipe: Recipe, ext: Extraction, source: str, read) -> Extractio
             continue  # "make it scale down to 0": what "make it" leads to is no amount
         kind = _amount_kind(new)
         noun = _noun_after(ext.text, new.end())
+        # "wait, not 40 chunks, 48": the amount denied says which value is taken back, however far before
+        denied = re.search(r"\bnot\s+(\d+)\b", ext.text[mark.end():new.start()], re.I)
         best = None
         for name, (a, b) in ext.spans.items():
-            if b > mark.start() or mark.start() - b > _BACK_REACH or name in edits:
+            said_old = _LOOSE_AMOUNT.match(ext.text, a)
+            if denied and not (said_old and _amount_number(said_old) == denied.group(1)):
+                continue  # (only the value denied is taken back)
+            if b > mark.start() or (mark.start() - b > _BACK_REACH and not denied) or name in edits:
                 continue
             old = _LOOSE_AMOUNT.match(ext.text, a)
             if not old or old.end() > b + 12:
@@ -8738,7 +8939,7 @@ def _duration_in_sentence(recipe: Recipe, full: Extraction) -> Extraction:
         sentence = full.text[lo:hi]
         durations = [m for m in _DURATION_RE.finditer(full.text, lo, hi) if m.group(1)[0].isdigit()
                      or m.group(1).lower() in ("a", "an", "half an", "half a")]
-        if len(durations) != 1 or any(a < durations[0].end() and durations[0].start() < b for a, b in taken):
+        if len(durations) != 1 or any(a < durations[0].end() and durations[0].start() < b for a, b in taken + full.remarks):
             continue
 
         def named(n: str) -> bool:

@@ -33,6 +33,10 @@ import yaml
 __all__ = ["Fact", "Format", "FORMATS", "SETTINGS_FORMATS", "translate", "key_words", "csv_rows", "GPUS_PER_INSTANCE"]
 
 
+# the format of a remark beside a setting (a table's "notes" cell): it says why, and sets nothing
+NOTE = "note"
+
+
 @dataclass(frozen=True)
 class Fact:
     """Canonical words for one thing a pasted definition says, and where it says it."""
@@ -51,7 +55,8 @@ class Format:
 
     name: str
     find: Callable[[str], Iterator[tuple[int, int]]]
-    read: Callable[[str], tuple[list[tuple[str, int, int]], list[tuple[int, int]]]]
+    # (a fact may carry a fourth item: its own format, as a table's remarks do, NOTE)
+    read: Callable[[str], tuple[list[tuple[Any, ...]], list[tuple[int, int]]]]
 
 
 # GPUs per instance of the common AWS GPU instance types (EC2 accelerated computing docs); a
@@ -392,6 +397,11 @@ def _read_helm_values(block: str) -> tuple[list[tuple[str, int, int]], list[tupl
             facts.append((f"image {ref}", sp[0], end))
     if isinstance(data.get("replicaCount"), int) and (sp := _key_line(block, "replicaCount")):
         facts.append((f"{data['replicaCount']} replicas", *sp))
+    # every other value as a settings file's ("resources: {gpu: 2}" -> "2 resources gpu")
+    flat = _one_item_lists(data)
+    rest = {k: v for k, v in flat.items() if k not in ("image", "replicaCount")} if isinstance(flat, dict) else {}
+    facts += _settings_facts(rest, block, _yaml_setting_line)
+    # (its parent keys stay reported when nothing reads them: "imagePullSecrets:" says what its lines are)
     return facts, []
 
 
@@ -491,7 +501,7 @@ def _read_sagemaker(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[
 
 # ---------------------------------------------------------------- JSON exports
 
-_NAME_KEYS = frozenset({"name", "jobname", "job_name", "appname", "app_name", "servicename", "service_name",
+_NAME_KEYS = frozenset({"name", "fullnameoverride", "nameoverride", "jobname", "job_name", "appname", "app_name", "servicename", "service_name",
                         "workloadname", "deploymentname", "runname", "run_name"})
 _NAMESPACE_KEYS = frozenset({"ns", "namespace", "k8snamespace", "kubenamespace"})
 
@@ -714,13 +724,28 @@ def _find_yaml_settings(text: str) -> Iterator[tuple[int, int]]:
             yield a, b
 
 
+def _yaml_setting_line(key: str, _value: object) -> str:
+    """The pattern of a setting's line in YAML, with the list items under it."""
+    return rf"(?m)^[ \t]*(?:-[ \t]+)?[\"']?{re.escape(key)}[\"']?[ \t]*:[^\n]*(?:\n[ \t]+-[^\n]*)*"
+
+
 def _read_yaml_settings(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
     data = _load(block)
+    # an inventory's collection of one entry ("volcano_queues:\n  - name: cv-research\n    gpu_cap: 48") is that entry
+    if isinstance(data, dict) and len(data) == 1:
+        only = next(iter(data.values()))
+        if isinstance(only, list) and len(only) == 1 and isinstance(only[0], dict):
+            data = only[0]
+    data = _one_item_lists(data)
     if not isinstance(data, dict):
         return [], []
-    facts = _settings_facts(data, block, lambda k, _v: rf"(?m)^[ \t]*[\"']?{re.escape(k)}[\"']?[ \t]*:[^\n]*(?:\n[ \t]+-[^\n]*)*")
-    # a key that only opens nested settings ("quota:") says nothing by itself
-    return facts, [m.span() for m in re.finditer(r"(?m)^[ \t]*[\"']?[A-Za-z_][\w./-]*[\"']?[ \t]*:[ \t]*$", block)]
+    facts = _settings_facts(data, block, _yaml_setting_line)
+    return facts, _parent_keys(block)
+
+
+def _parent_keys(block: str) -> list[tuple[int, int]]:
+    """The lines of keys that only open nested settings ("quota:"): they say nothing by themselves."""
+    return [m.span() for m in re.finditer(r"(?m)^[ \t]*(?:-[ \t]+)?[\"']?[A-Za-z_][\w./-]*[\"']?[ \t]*:[ \t]*$", block)]
 
 
 # ---------------------------------------------------------------- kustomize
@@ -924,6 +949,10 @@ def _per_slash(key: str) -> str:
         return m.group(0) if m.group(0) == "/" and left is not None and "." in left.group(0) else " per "
     return _PER_SLASH_RX.sub(one, key)
 _COUNT_HEADS = frozenset({"count", "number", "qty", "quantity", "instances", "#", "amount", "n"})
+# the first two columns of a table of settings ("| setting | value | notes |", "| Field | Value | Why |")
+_KEY_HEADS = frozenset({"setting", "settings", "parameter", "param", "field", "key", "option", "property", "item",
+                        "knob", "config", "attribute", "what"})
+_VALUE_HEADS = frozenset({"value", "values", "new value", "target", "desired", "want", "choice", "answer", "set to"})
 
 
 def _cell(text: str) -> str:
@@ -945,7 +974,7 @@ def _cell_words(key: str, value: str) -> str:
     return f"no {key}" if _NO_CELL.fullmatch(value) else f"{key} {value}"
 
 
-def _read_table(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
+def _read_table(block: str) -> tuple[list[tuple[Any, ...]], list[tuple[int, int]]]:
     """A table of settings says what a spec's lines would: a two-column row is a field line
     ("| Replicas | five |" -> "Replicas: five"), a row that counts a thing says how many
     ("| 1g.10gb | 2 |" -> "2 1g.10gb"), and a row of objects names one per row
@@ -966,8 +995,10 @@ def _read_table(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int,
                  for c in re.finditer(r"(?<=\|)([^|]*)(?=\|)", line)]
         rows.append(([c[0] for c in found], ln.start(), ln.end()))
         spans.append([(a, b) for _c, a, b in found])
-    facts: list[tuple[str, int, int]] = []
+    facts: list[tuple[Any, ...]] = []
     counted = header is not None and len(header) == 2 and header[1] in _COUNT_HEADS
+    # a table of settings and their values, with columns of remarks beside them
+    keyed = header is not None and len(header) >= 3 and header[0] in _KEY_HEADS and header[1] in _VALUE_HEADS
     for (cells, a, b), where in zip(rows, spans):
         if len(cells) == 2 and all(cells):
             key, value = cells
@@ -980,6 +1011,12 @@ def _read_table(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int,
                 key = _per_slash(key)
                 per = re.search(r"\sper\s", key) and re.fullmatch(r"\d+(?:\.\d+)?|[a-z]+", value, re.I)
                 facts.append((f"{value} {key}" if per else f"{key}: {value}", a, b))
+        elif keyed and header is not None and len(cells) == len(header) and cells[0] and cells[1]:
+            # "| setting | value | notes |": each row a field line; the notes say why, and are reported on
+            # their own when nothing reads them, never read as the setting
+            facts.append((_cell_words(cells[0], cells[1]) if _NO_CELL.fullmatch(cells[1]) else
+                          f"{_per_slash(cells[0])}: {cells[1]}", where[0][0], where[1][1]))
+            facts += [(c, *where[j], NOTE) for j, c in enumerate(cells) if j >= 2 and c]
         elif header is not None and len(cells) == len(header) and "name" in header[1:]:
             i = header.index("name", 1)
             facts.append((f"{cells[0]}: {cells[i]}", where[0][0], where[i][1]))
@@ -1249,7 +1286,7 @@ FORMATS: tuple[Format, ...] = (
     Format("yaml-settings", _find_yaml_settings, _read_yaml_settings),
 )
 # formats whose every line is one setting (a key and its value)
-SETTINGS_FORMATS = frozenset({"json", "assignments", "yaml-settings", "sectioned", "cli", "kustomize"})
+SETTINGS_FORMATS = frozenset({"json", "assignments", "yaml-settings", "helm-values", "sectioned", "cli", "kustomize"})
 
 
 def translate(text: str) -> tuple[list[Fact], list[tuple[int, int]], list[tuple[int, int]]]:
@@ -1269,6 +1306,6 @@ def translate(text: str) -> tuple[list[Fact], list[tuple[int, int]], list[tuple[
             if not got and not (plate and blocks):
                 continue  # a directive line with nothing to say counts only beside lines that do
             blocks.append((a, b))
-            facts += [Fact(w, a + x, a + y, fmt.name) for w, x, y in got]
+            facts += [Fact(str(w), a + int(x), a + int(y), str(more[0]) if more else fmt.name) for w, x, y, *more in got]
             boiler += [(a + x, a + y) for x, y in plate]
     return facts, boiler, blocks
