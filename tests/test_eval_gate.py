@@ -55,6 +55,9 @@ pytestmark = pytest.mark.slow
 # false refusal; answers of 142 and 112 words), with listed questions answered item by item: must_include 0.764,
 # refusals correct 0.937, false refusals 0.010, median 125 prose words, unasked manifests 0.002. The floor follows
 # the measured level down.
+# On 3,964 questions with fresh48 and fresh49 (0.618 and 0.647 when first measured, refusals 5 of 6 and 6 of 6, no
+# false refusal; answers of 158 and 145 words), no answer code changed: must_include 0.762, refusals correct 0.936,
+# false refusals 0.010, median 126 prose words, hit@5 0.985. The floor stays.
 HIT5_FLOOR = 0.97
 MRR_FLOOR = 0.85
 MUST_INCLUDE_FLOOR = 0.76

@@ -142,3 +142,39 @@ def test_what_failed_is_no_name_and_a_json_key_says_nothing_alone():
     g = _gen('the onboarding step failed, please produce it from this: {"team": "robotics", "gpuQuota": 8, '
              '"canPreempt": false}')
     assert (g.params["tenant"], g.params["preempt"]) == ("robotics", False), g.params
+
+
+def test_an_environment_variable_the_recipe_sets_gives_its_parameter():
+    g = _gen("pod `lora-ft` in `art`, 1 GPU, from this compose service:\n```yaml\nservices:\n  ft:\n"
+             "    image: ghcr.io/acme/lora:1.0\n    environment:\n      HF_HOME: /data/hf\n    volumes:\n"
+             "      - type: tmpfs\n        target: /scratch\n        tmpfs:\n          size: 24g\n```\n"
+             "with a per-pod model cache volume of 100Gi on class `fast-rwo`")
+    assert g.recipe == "model-cache-ephemeral", g.recipe
+    assert (g.params["cache_path"], g.params["scratch_size"]) == ("/data/hf", "24Gi"), g.params
+
+
+def test_a_version_without_its_v_and_a_key_path_word_are_read_as_meant():
+    g = _gen("Karpenter pool `l4-spot` for cluster `edge`, g6 family, spot only, Bottlerocket, pinned to 1.29.0")
+    assert g.params["ami_alias"] == "bottlerocket@v1.29.0", g.params
+    params = _read("gpu-operator-clusterpolicy", "manage the ClusterPolicy directly, these are our values:\n```yaml\n"
+                   "mig:\n  strategy: single\nmigManager:\n  config:\n    name: team-mig-layouts\n```")
+    assert params["mig_config"] == "team-mig-layouts", params
+
+
+def test_an_adverb_between_a_modal_and_its_verb_changes_nothing():
+    g = _gen("three priority classes: `p-high` at 900000 that can preempt, `p-mid` at 5000 that can also preempt, "
+             "and `p-low` at 10 that never preempts")
+    assert [c.get("preempt") for c in g.params["classes"]] == [True, True, False], g.params
+
+
+def test_a_pasted_command_list_keeps_an_argument_with_spaces_whole():
+    g = _gen("translate these values into the volcano job `ocr-train` (4 workers, 1 GPU each):\n```yaml\n"
+             "image:\n  repository: ghcr.io/acme/ocr\n  tag: \"2\"\nreplicaCount: 4\n"
+             "command: [\"/bin/sh\", \"-c\", \"python -m ocr.train --cfg base.yaml\"]\n```")
+    assert g.params["command"] == ["/bin/sh", "-c", "python -m ocr.train --cfg base.yaml"], g.params
+
+
+def test_a_dictated_version_keeps_its_v():
+    g = _gen("um make an MPI job called bench dash two in the perf namespace two workers and the image is "
+             "ghcr dot io slash acme slash bench colon v one point four")
+    assert g.params["image"] == "ghcr.io/acme/bench:v1.4", g.params

@@ -88,7 +88,8 @@ _ABBREVIATIONS = {"production": ["prod"], "priority": ["prio"], "development": [
 # back to", "nobody on the team ever needs"), pronouns of people and things, verbs of naming ("renamed to
 # x") and the fields an object carries ("the namespace annotations")
 _SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z])|\n\s*\n")
-_NEVER_NAMES = frozenset("""back ever never again already still always anyway instead rather even too away around
+_NEVER_NAMES = frozenset("""came went got made said took gave told asked sent wanted needed
+back ever never again already still always anyway instead rather even too away around
 later earlier soon maybe perhaps probably actually really basically please thanks either neither whatever whichever
 someone anyone everyone nobody somebody everybody nothing something anything everything yes okay renamed named
 able next last volume volumes whole entire same other another
@@ -1790,6 +1791,8 @@ def _dictated(text: str) -> str:
     sym = {"slash": "/", "underscore": "_", "colon": ":", "dot": "."}
     # "zero point twenty eight point one": a version read out, its parts joined by points
     text = _SPOKEN_VERSION.sub(lambda m: ".".join(_spoken_part(p) for p in re.split(r"\s+point\s+", m.group(0))), text)
+    # "colon v zero point six point three": the version's "v" (or "vee") is written onto it
+    text = re.sub(r"(?<![\w-])(?:v|vee)\s+(?=\d+(?:\.\d+)+\b)", "v", text, flags=re.I)
     # "python slash examples slash x dot py": an interpreter runs a path, it is no part of it
     text = re.sub(r"\b(python3?|bash|sh|torchrun|node)[ \t]+slash[ \t]+(?=[A-Za-z])", r"\1 /", text, flags=re.I)
     text = _SPOKEN_JOIN.sub(lambda m: sym[m.group(1).lower()], text)
@@ -1958,6 +1961,9 @@ def normalise_text(text: str) -> str:
     # "the claim I want is `fold-data`": "claim `fold-data`"
     text = _THE_ONE_I_WANT.sub(lambda m: (m.group(1) or m.group(2)) + " ", text)
     text = _CALL_BOTH.sub(r"\1 the \2 \3 and \1 the ", text)
+    # "that can also preempt", "may likewise borrow": the modal and its verb, the adverb between left out
+    text = re.sub(r"\b(can|may|will|must|should|could|cannot|can't|may\s+not)\s+(?:also|likewise|additionally)\s+"
+                  r"(?=[a-z]+\b)", r"\1 ", text, flags=re.I)
     for rx, repl in _SHORTHAND:
         text = rx.sub(repl, text)
     text = _not_that(text)
@@ -3258,6 +3264,32 @@ def _direct_paths(templates: Any) -> dict[str, set[tuple[str, ...]]]:
                 walk(v, path)
 
     walk(templates, ())
+    return out
+
+
+def _env_params(templates: Any) -> dict[str, str]:
+    """The environment variables a recipe's containers set from one parameter ("HF_HOME" from cache_path,
+    "WORLD_SIZE" from workers), by the variable's name."""
+    out: dict[str, str] = {}
+
+    def param_of(v: Any) -> str | None:
+        while isinstance(v, dict) and len(v) == 1 and next(iter(v)) in ("$str", "$coalesce"):
+            v = next(iter(v.values()))
+            v = v[0] if isinstance(v, list) and v else v
+        return v["$param"] if isinstance(v, dict) and set(v) == {"$param"} and isinstance(v["$param"], str) else None
+
+    def walk(t: Any) -> None:
+        if isinstance(t, dict):
+            name, value = t.get("name"), t.get("value")
+            if isinstance(name, str) and re.fullmatch(r"[A-Z][A-Z0-9_]{2,}", name) and (p := param_of(value)):
+                out.setdefault(name, p)
+            for v in t.values():
+                walk(v)
+        elif isinstance(t, list):
+            for v in t:
+                walk(v)
+
+    walk(templates)
     return out
 
 
@@ -5565,9 +5597,11 @@ class _Extractor:
                 return None
             pos = m.start(2)
             for a, b in ((m.group(1), m.group(2)), (m.group(2), m.group(1))):
-                ok, val = self._ok(name, f"{a}{sep}{b}".lower())
-                if ok and self._free(m.span()):
-                    return val, m.span()
+                # ("pinned to 1.26.1" for a version the schema writes "v1.26.1")
+                for joined in (f"{a}{sep}{b}", f"{a}{sep}v{b}" if b[:1].isdigit() else ""):
+                    ok, val = self._ok(name, joined.lower()) if joined else (False, None)
+                    if ok and self._free(m.span()):
+                        return val, m.span()
 
     def _schema_enum_rules(self, name: str, own_rules: bool) -> list[dict[str, Any]]:
         """Enum rules from the schema's own values. A code-like value ("DoNotSchedule",
@@ -6994,6 +7028,7 @@ class _Extractor:
                     self.used.append(span)
                     break
         self._own_keys()
+        self._env_values()
         self._per_pod_bounds()
         self._min_max_pairs()
         self._pasted_fields()
@@ -7007,6 +7042,22 @@ class _Extractor:
         self._retractions()
         self._cover()
         return self.result
+
+    def _env_values(self) -> None:
+        """"HF_HOME: /cache/hf" in a pasted compose service, "-e HF_HOME=/cache/hf" on a docker line: a variable
+        the recipe's containers set from a parameter gives that parameter its value, when the words left it open."""
+        for env, name in _env_params(self.recipe.templates).items():
+            if name in self.result.values:
+                continue
+            m = _compile(rf"(?<![\w-])(?-i:{env})[\"']?\s*[:=]\s*[\"']?([^\s\"',}}#]+)").search(self.text)
+            if m is None:
+                continue
+            ok, val = self._ok(name, m.group(1))
+            if ok:
+                self.result.values[name] = val
+                self.result.spans[name] = m.span(1)
+                self.result.covered.append(m.span())
+                self.used.append(m.span())
 
     def _own_keys(self) -> None:
         """"cooldownPeriod 600" beside "cold start is 3 min": a manifest key written as the manifest spells
@@ -8226,6 +8277,9 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
         fact = next((f for a, b, f in clauses if a <= sa < b + 1), None)
         if fact is None:
             continue
+        if fact.fmt in SETTINGS_FORMATS and isinstance(value, str) and " " in fact.words and \
+                value.lower() in fact.words.lower().split()[1:-1]:
+            continue  # "mig manager config name lab-mig-layouts": a word of the key path is no value (it ends the line)
         if name not in full.values and any(str(value) == old and re.search(rf"\b{re.escape(noun)}", fact.words, re.I)
                                            for old, noun in replaced):
             if (gone := placed.get(id(fact))) is not None:
@@ -8249,7 +8303,9 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
             # a name the words gave with no cue for it ("retiring our `llm-gateway` chart") yields to the one
             # a pasted definition keys as the name ("fullnameOverride: qwen-chat")
             guessed = not full.cues.get(name) and isinstance(value, str) and isinstance(full.values[name], str) \
-                and fact.words.startswith("named ") and fact.fmt in SETTINGS_FORMATS
+                and fact.words.startswith("named ") \
+                and fact.fmt in SETTINGS_FORMATS and not inside(full.spans.get(name)) and \
+                not any(a <= full.spans.get(name, (-1, -1))[0] < b for a, b in full.covered if b - a > 80)
             if not keyed and not guessed and not _paste_misread(full.values[name], value, inside(full.spans.get(name)), facts) \
                     and not _cut_short(full.text, full.spans.get(name), full.values[name], value):
                 continue  # the request's words win over what runs today, and so does a change they make to it
@@ -8263,17 +8319,18 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
             taken.append(span)
     # a remark beside a setting ("| GPU ceiling | 64 | = 8 x p5.48xlarge |", "startupBudgetSeconds: 1200  # weights
     # take ~14 min") says why: what the words read in it is no setting, and it is reported as written
-    remarks = [(sp, None) for f in notes if (sp := _locate(full.text, text[f.start:f.end], 0))]
+    remarks: list[tuple[tuple[int, int], str | None]] = [
+        (sp, None) for f in notes if (sp := _locate(full.text, text[f.start:f.end], 0))]
     # ... and so does a comment on a setting's line, about the setting its key gives: the key's value wins
     # ("startupBudgetSeconds: 1200  # weights take ~14 min"; "ami_type = X  # pinned bottlerocket@v1.26.2" says
     # what the key alone cannot, and is read)
     for a, b in blocks:
         for c in re.finditer(r"(?m)^[ \t]*[\"']?([A-Za-z_][\w.-]*)[\"']?[ \t]*[:=][ \t]*([^#\n]*?)[ \t]+(#(?!\s*TODO\b)[^\n]*)",
                              text[a:b]):
-            keyed = _setting_by_key(recipe, digits_view(f"{' '.join(key_words(c.group(1)))} {c.group(2).strip(chr(34) + chr(39))}"),
-                                    set()) if c.group(2).strip() else None
-            if keyed and (sp := _locate(full.text, c.group(3), 0)):
-                remarks.append((sp, keyed[0]))
+            by_key = _setting_by_key(recipe, digits_view(f"{' '.join(key_words(c.group(1)))} {c.group(2).strip(chr(34) + chr(39))}"),
+                                     set()) if c.group(2).strip() else None
+            if by_key and (sp := _locate(full.text, c.group(3), 0)):
+                remarks.append((sp, by_key[0]))
     full.remarks = full.remarks + [sp for sp, _n in remarks]
     for (x, y), only in remarks:
         for name in [n for n, (a, b) in full.spans.items() if x <= a < y and b > a and only in (None, n)]:

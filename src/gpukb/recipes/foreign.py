@@ -22,6 +22,7 @@ import copy
 import json
 import math
 import re
+import shlex
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -361,6 +362,14 @@ def _read_compose(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[in
     shm = svc.get("shm_size")
     if isinstance(shm, str) and _gib(shm) and (sp := _key_line(block, "shm_size")):
         facts.append((f"shm {_gib(shm)}", *sp))
+    # a tmpfs mount ("type: tmpfs, target: /scratch, tmpfs: {size: 40g}"): a memory-backed scratch space of that size
+    for vol in svc.get("volumes") or [] if isinstance(svc.get("volumes"), list) else []:
+        size = (vol.get("tmpfs") or {}).get("size") if isinstance(vol, dict) and vol.get("type") == "tmpfs" and \
+            isinstance(vol.get("tmpfs"), dict) else None
+        target = str(vol.get("target") or "") if isinstance(vol, dict) else ""
+        if isinstance(size, str) and _gib(size) and (sp := _key_line(block, "size")):
+            what = "shm" if target == "/dev/shm" else f"{target.rsplit('/', 1)[-1] or 'scratch'} tmpfs"
+            facts.append((f"{what} {_gib(size)}", *sp))
     ports = svc.get("ports")
     if isinstance(ports, list) and len(ports) == 1:
         port = re.search(r"(\d+)(?:/\w+)?$", str(ports[0]))
@@ -574,7 +583,8 @@ def _setting_words(path: list[str], v: object) -> str | None:
     if isinstance(v, list):
         if not v or not all(isinstance(x, (str, int, float)) and not isinstance(x, bool) for x in v):
             return None
-        v = (" " if key.lower() in _COMMAND_KEYS else ", ").join(str(x) for x in v)
+        # (a command's words in order, an argument holding spaces quoted as a shell would: "-c 'python -m x'")
+        v = shlex.join(str(x) for x in v) if key.lower() in _COMMAND_KEYS else ", ".join(str(x) for x in v)
     if isinstance(v, dict) or v is None or (isinstance(v, str) and (not v.strip() or "\n" in v.strip())):
         return None  # nothing, or a whole document held as text (a block scalar): no one setting
     low = key.lower()
