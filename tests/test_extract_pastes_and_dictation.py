@@ -178,3 +178,9 @@ def test_a_dictated_version_keeps_its_v():
     g = _gen("um make an MPI job called bench dash two in the perf namespace two workers and the image is "
              "ghcr dot io slash acme slash bench colon v one point four")
     assert g.params["image"] == "ghcr.io/acme/bench:v1.4", g.params
+
+
+def test_two_expressions_that_share_one_priority_each_get_it():
+    g = _gen("cluster autoscaler priority expander: `.*a100-spot.*` and `.*h100-spot.*` priority 90, "
+             "then `.*a100-od.*` at 10")
+    assert g.params["priorities"] == {".*a100-spot.*": 90, ".*h100-spot.*": 90, ".*a100-od.*": 10}, g.params

@@ -1601,6 +1601,11 @@ _THE_ONE_I_WANT = re.compile(r"\b([a-z][\w-]*)\s+(?:that\s+)?(?:i|we|they|you)(?
                              # speaker of another language may order it, the value right after the liking
                              r"\b(name)\s+(?:i|we)\s+(?:like|prefer|would\s+like|want|choose|pick)(?:\s+(?:is|to\s+be))?\s*:?\s+"
                              r"(?=[`'\"]|[a-z0-9][\w.-]*-)", re.I)
+# "`.*p4d-spot.*` or `.*g5-spot.*`, priority 100": two expressions sharing one priority, said for each
+_EXPRESSION = r"(?=[\w.*^$\\-]*(?:\.\*|\^|\$))[\w.*^$\\-]+"
+_SHARED_PRIORITY = re.compile(rf"(?<![\w.*^$\\-])({_EXPRESSION})([`\"']?)\s+(?:or|and|&|/)\s+([`\"']?)({_EXPRESSION})([`\"']?)"
+                              rf"(,?\s+(?:(?:gets?|at|with|both\s+at|both\s+get)\s+)?(?:a\s+)?(?:priority|prio)\s+(?:of\s+)?\d{{1,6}}\b)",
+                              re.I)
 # "call the PV cv-fsx and the claim imagenet": one verb naming two objects, said for each
 _CALL_BOTH = re.compile(r"\b(call|name)\s+the\s+([a-z][\w-]*)\s+([`'\"]?[a-z0-9][\w.-]*[`'\"]?)\s+and\s+the\s+"
                         r"(?=[a-z][\w-]*\s+[`'\"]?[a-z0-9][\w.-]*[`'\"]?(?:[\s,.;]|$))", re.I)
@@ -1952,6 +1957,7 @@ def normalise_text(text: str) -> str:
     text = _form_lines(text)
     text = _components(text)
     text = re.sub(r"\s*\u2014\s*", ", ", text)  # an em dash breaks the clause: "twelve — no, make it ten — and"
+    text = _SHARED_PRIORITY.sub(r"\1\2\6, \3\4\5\6", text)
     if len(_ENUMERATOR.findall(text)) >= 2:  # "1. production class: x" a numbered list's markers are no amounts
         text = _ENUMERATOR.sub(r"\1- ", text)
     text = _slurm_cpus(text)
