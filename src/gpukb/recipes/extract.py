@@ -3489,13 +3489,8 @@ class _Extractor:
             return False, None  # "at 02:00" is a time, no image
         if isinstance(value, str) and "enum" not in spec and re.fullmatch(r"\d+\s*[x\u00d7]", value, re.I):
             return False, None  # "Devices: 2x A100": a multiplier, no name
-        if isinstance(value, str) and "enum" not in spec and value.lower() in _TIME_ADVERBS and \
-                value.lower() not in str(spec.get("pattern", "")).lower():
-            return False, None  # "node expiry: never": when, never a name (a lifetime's "Never" is its value)
-        if isinstance(value, str) and "enum" not in spec and _TICKET.fullmatch(value):
-            return False, None  # "OPS-2201", "INFRA-873": a ticket's key, no name
-        if isinstance(value, str) and "enum" not in spec and _PERIOD.fullmatch(value):
-            return False, None  # "+12 GPUs for H2", "the Q3 budget": a half, quarter or fiscal year, no name
+        if isinstance(value, str) and _when_or_ticket(spec, value):
+            return False, None
         if isinstance(value, str) and "enum" not in spec and value in self._camel_values():
             return False, None  # "recreate it as ReadWriteMany": another setting's value, no name
         v = _prop_validator(json.dumps(spec, sort_keys=True))
@@ -8229,6 +8224,15 @@ _TICKET = re.compile(r"(?-i:[A-Z][A-Z0-9]{1,9}-\d+)")
 _PERIOD = re.compile(r"(?:(?:19|20)\d\d-?)?(?:h[12]|q[1-4])|fy\d{2}(?:\d{2})?", re.I)
 
 
+def _when_or_ticket(spec: dict[str, Any], value: str) -> bool:
+    """Is ``value`` a word of time ("node expiry: never"), a ticket's key ("OPS-2201") or a period ("+12 GPUs for
+    H2"), which a free-text parameter never takes as its value (a lifetime's pattern may spell "Never")?"""
+    if "enum" in spec:
+        return False
+    return (value.lower() in _TIME_ADVERBS and value.lower() not in str(spec.get("pattern", "")).lower()) or \
+        bool(_TICKET.fullmatch(value) or _PERIOD.fullmatch(value))
+
+
 # a name the request's own words give, outside any paste ("... as a PVC called train-data")
 _NAMED_LATER = re.compile(r"(?<![\w-])(?:called|named)\s+[`'\"]?[a-z0-9][\w.-]*[a-z0-9](?![^`]*```)", re.I)
 _INSTEAD_OF = re.compile(r"\b(\d+)\s+([a-z][\w-]*?)s?\s+(?:instead\s+of|rather\s+than|not)\s+(?:the\s+)?(\d+)\b", re.I)
@@ -8311,7 +8315,7 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
             guessed = not full.cues.get(name) and isinstance(value, str) and isinstance(full.values[name], str) \
                 and fact.words.startswith("named ") \
                 and fact.fmt in SETTINGS_FORMATS and not inside(full.spans.get(name)) and \
-                not any(a <= full.spans.get(name, (-1, -1))[0] < b for a, b in full.covered if b - a > 80)
+                not any(a <= full.spans.get(name, (-1, -1))[0] < b for a, b in fence_spans(full.text))
             if not keyed and not guessed and not _paste_misread(full.values[name], value, inside(full.spans.get(name)), facts) \
                     and not _cut_short(full.text, full.spans.get(name), full.values[name], value):
                 continue  # the request's words win over what runs today, and so does a change they make to it
@@ -8325,8 +8329,7 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
             taken.append(span)
     # a remark beside a setting ("| GPU ceiling | 64 | = 8 x p5.48xlarge |", "startupBudgetSeconds: 1200  # weights
     # take ~14 min") says why: what the words read in it is no setting, and it is reported as written
-    remarks: list[tuple[tuple[int, int], str | None]] = [
-        (sp, None) for f in notes if (sp := _locate(full.text, text[f.start:f.end], 0))]
+    remarks: list[tuple[tuple[int, int], str | None]] = [(sp, None) for f in notes if (sp := located(f.start, f.end))]
     # ... and so does a comment on a setting's line, about the setting its key gives: the key's value wins
     # ("startupBudgetSeconds: 1200  # weights take ~14 min"; "ami_type = X  # pinned bottlerocket@v1.26.2" says
     # what the key alone cannot, and is read)
@@ -8335,7 +8338,7 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
                              text[a:b]):
             by_key = _setting_by_key(recipe, digits_view(f"{' '.join(key_words(c.group(1)))} {c.group(2).strip(chr(34) + chr(39))}"),
                                      set()) if c.group(2).strip() else None
-            if by_key and (sp := _locate(full.text, c.group(3), 0)):
+            if by_key and (sp := located(a + c.start(3), a + c.end(3))):
                 remarks.append((sp, by_key[0]))
     full.remarks = full.remarks + [sp for sp, _n in remarks]
     for (x, y), only in remarks:
@@ -8458,7 +8461,7 @@ def _setting_by_key(recipe: Recipe, words: str, taken: set[str]) -> tuple[str, A
     value = _setting_value(spec, raw)
     if value is None or not _prop_validator(json.dumps(spec, sort_keys=True)).is_valid(value):
         return None
-    if isinstance(value, str) and "enum" not in spec and (value.lower() in _TIME_ADVERBS or _TICKET.fullmatch(value)):
+    if isinstance(value, str) and _when_or_ticket(spec, value):
         return None  # "node expiry: never" says when, and names no role
     return name, value
 
@@ -8794,12 +8797,11 @@ def _taken_back(recipe: Recipe, ext: Extraction, source: str, read) -> Extractio
         denied = re.search(r"\bnot\s+(\d+)\b", ext.text[mark.end():new.start()], re.I)
         best = None
         for name, (a, b) in ext.spans.items():
-            said_old = _LOOSE_AMOUNT.match(ext.text, a)
-            if denied and not (said_old and _amount_number(said_old) == denied.group(1)):
+            old = _LOOSE_AMOUNT.match(ext.text, a)
+            if denied and not (old and _amount_number(old) == denied.group(1)):
                 continue  # (only the value denied is taken back)
             if b > mark.start() or (mark.start() - b > _BACK_REACH and not denied) or name in edits:
                 continue
-            old = _LOOSE_AMOUNT.match(ext.text, a)
             if not old or old.end() > b + 12:
                 continue
             okind = _amount_kind(old)
