@@ -147,6 +147,14 @@ def test_off_vocabulary_lowers_confidence(tiny_settings):
     assert eng.confidence("sourdough hydration loaf", 0.6) < eng.confidence("gpu quota volumes", 0.6)
 
 
+def test_a_ticket_key_is_no_word_of_the_question(tiny_settings):
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    eng = Engine(tiny_settings, embedder=emb)
+    assert eng.confidence("MLPLAT-1423 gpu quota volumes", 0.6) == eng.confidence("gpu quota volumes", 0.6)
+    assert eng.confidence("sourdough-1423 gpu quota volumes", 0.6) < eng.confidence("gpu quota volumes", 0.6)
+
+
 def test_area_filter(tiny_settings):
     emb = make_hash_embedder()
     ingest(tiny_settings, embedder=emb)

@@ -154,6 +154,9 @@ def _near_known(word: str, vocab: Any) -> bool:
 
 _REVIEWED = re.compile(r"^reviewed:\s*[\"']?(\d{4}-\d{2}-\d{2})", re.M)
 
+# a ticket key as trackers write it: a project's capitals, a dash, a number ("MLPLAT-1423")
+_TICKET_KEY = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]{1,11}-\d+(?![\w-])")
+
 # Pasted cluster output is a symptom, never a spec.
 _PASTED = re.compile(r"\b(?:insufficient|failedscheduling|nodes are available|untolerated|error|warning|"
                      r"backoff|crashloop|evicted|unschedulable|denied|forbidden|timeout|timed out)\b", re.I)
@@ -204,6 +207,33 @@ def without_own_names(question: str, vocab: Any) -> str:
             if low not in STOPWORDS and stem(low) not in vocab:
                 out = out[:a + w.start()] + " " * len(low) + out[a + w.end():]
     return out
+
+
+# a lone zero in prose ("the node group is at 0", "scaled to 0"), not a ratio, a version or a size
+_LONE_ZERO = re.compile(r"(?i:(?<=\bat )|(?<=\bto )|(?<=\bfrom )|(?<=\bsize )|(?<=\bis )|(?<=\bstays )|(?<=\bof ))"
+                        r"0(?![\w/:%=-]|\.\d)")
+
+
+def in_kb_words(question: str, vocab: Any, pairs: Any = frozenset()) -> str:
+    """``question`` written in the words the KB uses for the same things: a word it runs together that the
+    KB writes as two (``pairs``: "nodegroup", "nodepool": node group, node pool) is split, and a lone 0 is "zero"
+    (what the KB says of node groups and replicas: "at 0", "scaled to 0", "min size 0", not "gpu: 0"). A
+    retriever matches words; these are the same words."""
+    from .text import stem
+
+    def split(m: re.Match) -> str:
+        word = m.group(0)
+        low = word.lower()
+        if stem(low) in vocab:
+            return word
+        cuts = [(min(i, len(low) - i), i) for i in range(3, len(low) - 2) if (low[:i], low[i:]) in pairs]
+        if not cuts:
+            return word
+        i = max(cuts)[1]
+        return f"{word[:i]} {word[i:]}"
+
+    out = re.sub(r"(?<![\w./-])[A-Za-z]{7,}(?![\w./-])", split, question)
+    return _LONE_ZERO.sub("zero", out)
 
 
 def _collapse(text: str) -> str:
@@ -280,6 +310,7 @@ class Engine:
         self._outside: Any = None  # the out-of-scope topics' unit vectors, embedded on first use
         self._common_words: set[str] | None = None
         self._all_passing: set[str] | None = None
+        self._word_pairs: frozenset[tuple[str, str]] | None = None
         self.generator = generator or generator_for(self.settings)
         self.today: Any = None  # the date staleness is judged on (None: today)
         self._reviewed_cache: dict[str, tuple[float, Any]] = {}
@@ -370,6 +401,8 @@ class Engine:
         if _NOT_KUBERNETES.search(question):
             return NO_EVIDENCE  # a question about GPUs with Kubernetes set aside is outside a Kubernetes KB
         vocab = self.index.vocabulary
+        # a tracker's ticket key ("MLPLAT-1423", "OPS-88") files the question; it is no word of its topic
+        question = _TICKET_KEY.sub(" ", question)
         if vocab:
             question = without_own_names(question, vocab)
         qt = set(terms(question))
@@ -400,6 +433,19 @@ class Engine:
         v = np.asarray(query_vector, dtype=np.float32)
         v = v / max(float(np.linalg.norm(v)), 1e-12)
         return float((self._outside @ v).max()) > top_vector + self.out_of_scope_margin
+
+    def word_pairs(self) -> frozenset[tuple[str, str]]:
+        """The pairs of words the KB writes next to each other ("node group"), read once from its sections."""
+        if self._word_pairs is None:
+            pairs: set[tuple[str, str]] = set()
+            try:
+                for sec in self.index.sections.values():
+                    words = re.findall(r"[a-z]+", str(sec.get("text", "")).lower())
+                    pairs.update(zip(words, words[1:]))
+            except Exception as exc:  # an index without sections: no pairs
+                log.info("no word pairs: %s", exc)
+            self._word_pairs = frozenset(pairs)
+        return self._word_pairs
 
     def passing_terms(self) -> set[str]:
         """Every doc's passing terms, normalised (read once)."""
@@ -488,6 +534,7 @@ class Engine:
         # comfyui)"): they pull the question's vector towards nothing the KB says
         plain = without_own_names(q, vocab) if vocab else q
         plain = _collapse(plain) if plain != q else q
+        plain = in_kb_words(plain, vocab, self.word_pairs()) if vocab else plain
         got = self.retriever.retrieve(plain or q, k=k, area=area, mode=mode, sources=sources)
         confidence = self.confidence(q, got.top_vector, got.evidence[0] if got.evidence else None)
         if confidence < self.refuse_below:
