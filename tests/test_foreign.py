@@ -210,7 +210,7 @@ def test_settings_files_read_key_by_key():
     yml = "from the platform repo:\nqueueName: vision-cq\nnamespace: vision\nlimits:\n  nvidia.com/gpu: 16\n"
     assert _words(yml) == ["queue name vision-cq", "namespace vision", "16 limits gpu"]
     js = '{\n  "jobName": "bert-eval",\n  "gpus": 2,\n  "command": ["python", "eval.py"]\n}'
-    assert _words(js) == ["named bert-eval", "2 gpus", "command python eval.py"]
+    assert _words(js) == ["named bert-eval", "2 gpus", "command: python eval.py"]
     # a Kubernetes object, prose lines and labels written for people are no settings file
     assert _words("apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n") == []
     assert _words("Replicas: 3\nGPUs: 2\n") == []

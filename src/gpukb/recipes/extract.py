@@ -2542,7 +2542,8 @@ def _build_schema_rules(name: str, spec: dict[str, Any], all_names: list[str] | 
         # "a job that runs python /x.py", "executes ./bench.sh": the verb names the command
         rules.append({"after": ["runs", "run", "running", "execute", "executes", "executing", "launch", "launches",
                                 "launching", "invoke", "invokes"], "schema": True, "verb": True})
-        rules.append({"after": ["cmd", "command"], "schema": True})  # "cmd sleep infinity"
+        # "cmd sleep infinity", "the entrypoint is just torchrun /opt/train.py"
+        rules.append({"after": ["cmd", "command", "entrypoint", "entry point", "entry-point"], "schema": True})
     parts = [p for p in name.split("_") if len(p) >= 3]
     if len(parts) == 2 and t in ("string", "integer"):
         rules.append({"parts": parts})  # "default container cpu 250m", "default to 500m cpu"
@@ -2765,7 +2766,9 @@ _KUBECTL_RUN = re.compile(r"\bkubectl\s+run\s+(?P<name>[a-z0-9][-a-z0-9.]*)(?P<f
                           r"(?:\s+--\s+(?P<cmd>[^`'\"\n,;]+?))?(?=\s*(?:[`'\"\n,;]|$)|\s+-{2}\s+(?:it|this|that)\b)",
                           re.I)
 _PASTED_OUTPUT = re.compile(r"(?:\bError from server\b|\b(?:Warning\s+)?FailedScheduling\b|\b0/\d+ nodes are available\b|"
-                            r"\bexceeded quota:).*?(?=\s+(?:--|\u2014|-)\s|\n|$)", re.I)
+                            r"\bexceeded quota:).*?(?=\s+(?:--|\u2014|-)\s|\n|$|"
+                            # (up to the writer's own next sentence: "... for scheduling. The notebooks barely touch")
+                            r"(?<=\.)\s+(?-i:(?!Preemption\b)[A-Z][a-z]+\s+[a-z]))", re.I)
 
 
 _FIELDS_CACHE: dict[tuple[str, str, int], dict[str, list[str]]] = {}
@@ -2849,6 +2852,8 @@ def _split_command(cmd: str) -> list[str]:
     """A command line as its arguments, a quoted argument whole ("python -c 'import torch'")."""
     import shlex
 
+    # (a backslash that continued the line is no part of any argument: "--nproc_per_node=8 \\ --rdzv_backend=c10d")
+    cmd = re.sub(r"\\[ \t]*(?:\r?\n[ \t]*|(?=[ \t]))", " ", cmd)
     try:
         return shlex.split(cmd)
     except ValueError:
@@ -3487,6 +3492,9 @@ class _Extractor:
             return False, None  # "the program line is:", "the mpirun line we use": words about a command, no command
         if name.endswith("image") and isinstance(value, str) and not re.search(r"[A-Za-z]", value):
             return False, None  # "at 02:00" is a time, no image
+        if name.endswith("image") and isinstance(value, str) and "/" not in value and \
+                re.search(r"[A-Z]", value.split(":")[0]):
+            return False, None  # "Run:ai" is a product's name: an image's repository is written in lower case
         if isinstance(value, str) and "enum" not in spec and re.fullmatch(r"\d+\s*[x\u00d7]", value, re.I):
             return False, None  # "Devices: 2x A100": a multiplier, no name
         if isinstance(value, str) and _when_or_ticket(spec, value):
@@ -3647,6 +3655,8 @@ class _Extractor:
                 # "gpus=4 replicas=2": 4 is the gpus' value; "one gpu pod": one pod, not one GPU
                 # ("+12 GPUs for H2" adds 12: a change by that much, not the count)
                 rf"(?<![\w.=:+]){_DIG}\s*(?:x\s*)?-?\s*(?:of\s+(?:the|these|those|our|their)\s+)?{u_after_number}"
+                # (the unit is no key of a setting of its own: "concurrent = 24 retries_per_shard = 1", a file's lines)
+                r"(?![\w-]*\s*(?:=|:\s*\d))"
                 r"(?!\s+(?:of\s+)?(?:difference|diff|imbalance|skew)\b)"
                 # "a difference of 2 pods between zones" counts no pods of the job
                 r"(?!\s+(?:between|among)\s+(?:the\s+)?(?:zones?|nodes?|hosts?|racks?|machines?)\b)" + (
@@ -3687,6 +3697,8 @@ class _Extractor:
                     span = self._whole_word(m.span(1))
                     if not self._free(span) or not self._near(m.span(), rule.get("near")):
                         continue
+                    if _WHOLE_INSTALLATION.match(self.text, span[1]):
+                        continue  # "the whole 212-node thing gets switched off": the size of a cluster, no count asked for
                     if self.text[span[0]:span[1]].lower() in ("one", "a", "an") and _GENERIC_ONE.match(self.text, m.end()):
                         continue  # "one replica handles ~40 QPS": any one of them, no count
                     if self.text[span[0]:span[1]].lower() == "single" and re.match(
@@ -4722,19 +4734,25 @@ class _Extractor:
             if not self._free(span) or not re.search(r"[\s()\[\]{}]", raw.strip()):
                 continue
 
-            def value_of(name: str, spec: dict[str, Any], raw: str = raw) -> Any:
+            # "run python -c "import torch; ..."": the quoted code is the shell's or Python's argument
+            shell = _INLINE_CODE.search(view, max(0, m.start() - 30), m.start()) if m.group(2) is not None else None
+
+            def value_of(name: str, spec: dict[str, Any], raw: str = raw, shell: Any = shell) -> Any:
                 if spec.get("type") == "array":
+                    if shell is not None and _COMMAND_NAME.search(name):
+                        return [*shell.group(1).split(), raw]
                     try:
                         return shlex.split(raw)
                     except ValueError:
                         return None
                 return raw.strip() if spec.get("type") == "string" else None
 
-            best = self._closest_cue(m.start(), value_of)
+            best = self._closest_cue(shell.start() if shell is not None else m.start(), value_of)
             if best is not None:
                 self.result.values[best[1]] = best[2]
-                self.result.spans[best[1]] = span
-                self.used.append(m.span())
+                self.result.spans[best[1]] = (shell.start(1), span[1]) if shell is not None and \
+                    isinstance(best[2], list) and best[2][:1] == shell.group(1).split()[:1] else span
+                self.used.append((shell.start(1), m.end()) if shell is not None else m.span())
 
     def _closest_cue(self, at: int, value_of) -> tuple[int, str, Any] | None:
         """(gap, parameter, value) for the parameter whose cue words stand closest before ``at``
@@ -4753,7 +4771,7 @@ class _Extractor:
             cues += [str(w) for r in self.recipe.extract.get(name) or [] for k in ("after", "list")
                      for w in (r.get(k) or []) if isinstance(w, str) and w.lower() not in _STOP]
             if _COMMAND_NAME.search(name):
-                cues += ["run", "runs", "running", "execute", "executes", "executing", "exec", "command", "cmd"]
+                cues += ["run", "runs", "running", "execute", "executes", "executing", "exec", "command", "cmd", "entrypoint"]
             head = self.text[max(0, at - 50):at]
             hits = [h.end() for h in _compile(_words_alt(cues)).finditer(head)] if cues else []
             if hits and (best is None or len(head) - hits[-1] < best[0]):
@@ -6349,7 +6367,10 @@ class _Extractor:
                     ante = self._antecedent(m.start("obj"), family)
                     if ante is None or not re.fullmatch(noun, ante, re.I):
                         continue
-                ok, val = self._ok(name, value)
+                # "driver managed by operator: off", a form's setting: the value written after it says which
+                off = re.match(r"[ \t]*(?:(?:the\s+)?[\w-]+[ \t]*)?(?:[:=][ \t]*|[ \t])(?:off|false|no|disabled)\b(?![\w-])",
+                               self.text[m.end():], re.I) if value else None
+                ok, val = self._ok(name, value and off is None)
                 if ok:
                     return val, m.span()  # not checked for being free: a verb may act on several objects
         return None
@@ -8094,6 +8115,8 @@ def _extract(recipe: Recipe, text: str) -> Extraction:
     ex.blocked += others
     # "never two pods on the same node": how pods may share a node, no count of them
     ex.blocked += [m.span(1) for m in _NOT_TOGETHER.finditer(ex.text)]
+    # a design note's non-goals ask for nothing; they are reported as written
+    ex.blocked += [sp for a, b in non_goal_spans(text) if (sp := _locate_block(ex.text, text[a:b]))]
     thread = _thread_turns(recipe, text)
     turns, labels = _thread_spans(ex.text, text, thread)
     ex.blocked += labels  # "[10:05] bob:" names who speaks: no value of the request
@@ -8233,6 +8256,9 @@ def _when_or_ticket(spec: dict[str, Any], value: str) -> bool:
         bool(_TICKET.fullmatch(value) or _PERIOD.fullmatch(value))
 
 
+# the words right before a name that give it as the name: "named `x`", "called x", "name: x", "as x", "in namespace x"
+_NAMING_CUE = re.compile(r"\b(?:named|called|name[ds]?\s*[:=]?|as|rename\w*\s+(?:it\s+)?to|namespace\s*[:=]?|ns\s*[:=]?|in|is|be|"
+                         r"for)\s*[`'\"]?$", re.I)
 # a name the request's own words give, outside any paste ("... as a PVC called train-data")
 _NAMED_LATER = re.compile(r"(?<![\w-])(?:called|named)\s+[`'\"]?[a-z0-9][\w.-]*[a-z0-9](?![^`]*```)", re.I)
 _INSTEAD_OF = re.compile(r"\b(\d+)\s+([a-z][\w-]*?)s?\s+(?:instead\s+of|rather\s+than|not)\s+(?:the\s+)?(\d+)\b", re.I)
@@ -8316,7 +8342,15 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
                 and fact.words.startswith("named ") \
                 and fact.fmt in SETTINGS_FORMATS and not inside(full.spans.get(name)) and \
                 not any(a <= full.spans.get(name, (-1, -1))[0] < b for a, b in fence_spans(full.text))
-            if not keyed and not guessed and not _paste_misread(full.values[name], value, inside(full.spans.get(name)), facts) \
+            # ... and so does a name the words cut short ("Autoscale summarizer" for "deployment: summarizer-vllm")
+            said_at = full.spans.get(name, (0, 0))[0]
+            shortened = isinstance(value, str) and isinstance(full.values[name], str) and fact.fmt in SETTINGS_FORMATS \
+                and re.match(rf"{re.escape(full.values[name])}[-_.]\w", value) is not None \
+                and not _NAMING_CUE.search(full.text, max(0, said_at - 30), said_at)  # ("named `ranker-distill`" stands)
+            # ... and a kustomization's patch changes what a pasted base says ("replicas: 1" in base/, 3 in the overlay)
+            overlay = fact.fmt == "kustomize" and inside(full.spans.get(name))
+            if not keyed and not guessed and not shortened and not overlay and \
+                    not _paste_misread(full.values[name], value, inside(full.spans.get(name)), facts) \
                     and not _cut_short(full.text, full.spans.get(name), full.values[name], value):
                 continue  # the request's words win over what runs today, and so does a change they make to it
         full.values[name] = value
@@ -8327,6 +8361,13 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
         full.out_of_range.pop(name, None)
         if span:
             taken.append(span)
+    # a command that creates the object ("kubectl run x -n ns --image=y") is read whole by its reader: what the
+    # words read inside it that the reader does not ("x -n ns" as the container's command) is a misreading
+    made = [w for (a, b), w in zip(blocks, where) if w and any(f.fmt == "create" and a <= f.start < b for f in facts)]
+    for name in [n for n, sp in full.spans.items() if n not in syn.values and n in full.values
+                 and any(x <= sp[0] and sp[1] <= y for x, y in made)]:
+        full.values.pop(name)
+        full.spans.pop(name)
     # a remark beside a setting ("| GPU ceiling | 64 | = 8 x p5.48xlarge |", "startupBudgetSeconds: 1200  # weights
     # take ~14 min") says why: what the words read in it is no setting, and it is reported as written
     remarks: list[tuple[tuple[int, int], str | None]] = [(sp, None) for f in notes if (sp := located(f.start, f.end))]
@@ -8365,7 +8406,8 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
     # a line of a settings file says one thing: when the request's words read a value from inside it,
     # the line is understood as well
     read = [sp for sp in full.spans.values() if sp[1] > sp[0]]
-    lines = [sp for sp in full.covered if 0 < sp[1] - sp[0] <= 120]  # a pasted key's line the words understood
+    # a pasted key's line the words understood (not a whole block, which a one-line paste is)
+    lines = [sp for sp in full.covered if 0 < sp[1] - sp[0] <= 120 and sp not in inside_block]
     taken += [sp for f in facts if f.fmt in SETTINGS_FORMATS and (sp := placed.get(id(f)))
               and (any(sp[0] <= x and y <= sp[1] for x, y in read) or any(x < sp[1] and sp[0] < y for x, y in lines))]
     # the rest of each block is reported as written, line by line: what the new manifest leaves out
@@ -8409,7 +8451,8 @@ def _setting_value(spec: dict[str, Any], raw: str) -> Any:
     t = spec.get("type")
     low = raw.strip().lower()
     if t == "boolean":
-        return {"on": True, "off": False, "true": True, "false": False}.get(low)
+        return {"on": True, "off": False, "true": True, "false": False, "yes": True, "no": False,
+                "enabled": True, "disabled": False}.get(low)
     if t == "integer":
         if re.fullmatch(r"-?\d+", low):
             return int(low)
@@ -8429,6 +8472,13 @@ def _word_form_of(a: str, b: str) -> bool:
     return a == b or (min(len(a), len(b)) >= 5 and abs(len(a) - len(b)) <= 2 and (a.startswith(b) or b.startswith(a)))
 
 
+# a key's word that gives the unit of its amount ("keep_finished_hours", "timeout_mins")
+# ("min" is as often a minimum: "min_instances")
+_KEY_TIME_UNITS = {"seconds": 1, "secs": 1, "sec": 1, "minutes": 60, "mins": 60, "hours": 3600, "hrs": 3600,
+                   "hour": 3600, "days": 86400, "day": 86400}
+_TIME_UNIT_WORDS = {1: r"\bsec", 60: r"\bmin(?:ute)?s?\b", 3600: r"\bhours?\b", 86400: r"\bdays?\b"}
+
+
 def _setting_by_key(recipe: Recipe, words: str, taken: set[str]) -> tuple[str, Any] | None:
     """The parameter a pasted setting ("300 disk size", "spread max imbalance 2") sets, and its value."""
     toks = words.split()
@@ -8438,7 +8488,9 @@ def _setting_by_key(recipe: Recipe, words: str, taken: set[str]) -> tuple[str, A
         raw, key = toks[0], toks[1:]
     else:
         raw, key = toks[-1], toks[:-1]
-    keys = {_singular(_KEY_SYNONYMS.get(w, w)) for w in (k.lower() for k in key) if w not in _KEY_GENERIC}
+    # (a key's unit of time names a parameter counted in seconds: "keep_finished_hours" for ttl_seconds)
+    keys = {_singular("seconds" if w in _KEY_TIME_UNITS else _KEY_SYNONYMS.get(w, w))
+            for w in (k.lower() for k in key) if w not in _KEY_GENERIC}
     if not keys:
         return None
     props = recipe.properties
@@ -8459,6 +8511,11 @@ def _setting_by_key(recipe: Recipe, words: str, taken: set[str]) -> tuple[str, A
         return None
     spec = props[name]
     value = _setting_value(spec, raw)
+    unit = next((_KEY_TIME_UNITS[w] for w in (k.lower() for k in key) if w in _KEY_TIME_UNITS), None)
+    if unit and isinstance(value, int) and not isinstance(value, bool) and \
+            re.search(r"seconds?\b", f"{name} {spec.get('description', '')}", re.I) and not \
+            re.search(_TIME_UNIT_WORDS[unit], f"{name} {spec.get('description', '')}", re.I):
+        value *= unit  # "keep_finished_hours = 6" is 21600 seconds
     if value is None or not _prop_validator(json.dumps(spec, sort_keys=True)).is_valid(value):
         return None
     if isinstance(value, str) and _when_or_ticket(spec, value):
@@ -8884,8 +8941,19 @@ _LABEL_STOP = frozenset("""a an the of to in on for per with and or that which i
 our their we they this these those each every any all how what when where who""".split())
 
 
+# an amount that gives the size of a whole installation ("a 212-node cluster", "our 512-GPU fleet")
+_WHOLE_INSTALLATION = re.compile(r"[- ](?:node|gpu|machine|host|server|box)s?\s+(?:cluster|thing|fleet|system|farm|estate|"
+                                 r"supercomputer|installation|datacenter|data\s+center|site)s?\b", re.I)
+
+
+# an interpreter given its code inline, before the quoted code: "python -c", "bash -lc", "sh -c"
+_INLINE_CODE = re.compile(r"(?<![\w/.-])((?:/usr/bin/|/bin/)?(?:python3?|bash|sh|zsh)\s+-l?c)\s*$")
+
+
 def _stem(word: str) -> str:
     w = word.lower()
+    if len(w) > 5 and w.endswith("ies"):
+        return w[:-3] + "y"  # "retries", "policies": one retry, one policy
     for suffix in ("ing", "es", "s", "able", "ed"):
         if len(w) > len(suffix) + 3 and w.endswith(suffix):
             return w[:-len(suffix)]
@@ -8921,7 +8989,8 @@ def _fields_by_description(recipe: Recipe, text: str, full: Extraction) -> Extra
             about = [w for w in re.findall(r"[a-z]+", str(spec.get("description", "")).lower()) if w not in _LABEL_STOP]
             named = sum(any(_same_word(w, o) for o in own) for w in label)
             score = sum(any(_same_word(w, o) for o in own + about) for w in label)
-            if named and score >= 2:
+            # (a label of one word that is the parameter's own word: "retries: 5" for max_retry)
+            if named and (score >= 2 or (len(label) == 1 and len(label[0]) >= 4)):
                 scored.append((score, name))
         scored.sort(reverse=True)
         if not scored or (len(scored) > 1 and scored[0][0] == scored[1][0]):
@@ -8943,6 +9012,11 @@ def _fields_by_description(recipe: Recipe, text: str, full: Extraction) -> Extra
             tok = re.fullmatch(r"[\"'`]?([A-Za-z0-9][\w./:@+-]*[\w])[\"'`]?", full.text[va:vb])
             if tok:
                 got = ex._ok(name, tok.group(1))
+        elif spec.get("type") == "boolean" or spec.get("enum"):
+            # "ssh between pods: off, we dropped mpirun": the value's first word, when the parameter takes it
+            first = re.match(r"[\"'`]?([\w.-]+)[\"'`]?(?=[\s,.;)]|$)", full.text[va:vb])
+            if first and (value := _setting_value(spec, first.group(1))) is not None:
+                got, span = (True, value), (va, va + first.end())
         if got[0]:
             full.values[name], full.spans[name] = got[1], span
             full.covered = full.covered + [m.span("label"), span]
@@ -8985,6 +9059,45 @@ def _respective_pair(recipe: Recipe, full: Extraction) -> Extraction:
 
 # words of a duration parameter's name that say nothing of what it times
 _TIMING_WORDS = frozenset("after before seconds second secs minutes time timeout window period delay duration wait".split())
+
+
+# a bound on an amount: "at most 10", "never more than 10", "up to 10"; "at least 2", "never fewer than 2"
+_UPPER_BOUND = (r"(?:at\s+most|up\s+to|max(?:imum)?(?:\s+of)?|(?:no|not|never)\s+(?:more|higher|greater|above)(?:\s+than)?|"
+                r"never\s+(?:exceed(?:ing)?|go(?:ing)?\s+(?:above|over|past|beyond))|capped\s+at|tops?\s+out\s+at)")
+_LOWER_BOUND = (r"(?:at\s+least|min(?:imum)?(?:\s+of)?|(?:no|not|never)\s+(?:fewer|less|lower|below)(?:\s+than)?|"
+                r"never\s+(?:drop(?:ping)?|go(?:ing)?)\s+(?:below|under))")
+
+
+def _elided_bound(recipe: Recipe, full: Extraction) -> Extraction:
+    """The other end of a range whose unit the request says once: "never fewer than 2 replicas (HA), never
+    more than 10", "at least 2 replicas, at most 10": the bare bound after one end read, in the same
+    sentence, is the other end of that amount (``min_x`` and ``max_x``)."""
+    props = recipe.properties
+    pairs = [(n, "max_" + n[4:]) for n in props if n.startswith("min_") and "max_" + n[4:] in props]
+    if not pairs:
+        return full
+    digits = digits_view(full.text)
+    for lo_name, hi_name in pairs:
+        for have, want, bound in ((lo_name, hi_name, _UPPER_BOUND), (hi_name, lo_name, _LOWER_BOUND)):
+            if have not in full.values or want in full.values or want in full.conflicts or not full.spans.get(have):
+                continue
+            a, b = full.spans[have]
+            end = re.search(r"[.!?](?=\s)|\n|;", full.text[b:])
+            stop = b + (end.start() if end else len(full.text) - b)
+            # the bound's amount, bare or in the unit the read end was said in ("2 replicas ... 10 replicas")
+            unit = re.match(r"\s*([A-Za-z]+)", full.text[b:b + 30])
+            alone = r"(?!\s*[A-Za-z%]|\.\d)" if not unit else rf"(?!\s*(?!{re.escape(unit.group(1))}\b)[A-Za-z%]|\.\d)"
+            m = re.compile(rf"\b{bound}\s+(\d+){alone}", re.I).search(digits, b, stop)
+            if not m or any(x < m.end(1) and m.start(1) < y for x, y in [*full.spans.values(), *full.remarks]):
+                continue
+            value = int(m.group(1))
+            lo_val, hi_val = (full.values[have], value) if have == lo_name else (value, full.values[have])
+            if not isinstance(full.values[have], int) or lo_val > hi_val or \
+                    not _prop_validator(json.dumps(props[want], sort_keys=True)).is_valid(value):
+                continue
+            full.values[want], full.spans[want] = value, m.span(1)
+            full.covered = full.covered + [m.span()]
+    return full
 
 
 def _duration_in_sentence(recipe: Recipe, full: Extraction) -> Extraction:
@@ -9059,7 +9172,7 @@ def _read_values(recipe: Recipe, text: str) -> Extraction:
     ext = _extract(recipe, text)
     for step in (_with_foreign, _fields_by_description):
         ext = step(recipe, text, ext)
-    for revise in (_respective_pair, _duration_in_sentence):
+    for revise in (_respective_pair, _duration_in_sentence, _elided_bound):
         ext = revise(recipe, ext)
     ext = _named_row(recipe, text, ext)
     for amounts in (_leader_and_workers, _total_over_units, _per_unit_from_total, _per_gpu):
@@ -9126,6 +9239,29 @@ def _replaced(recipe: Recipe, ext: Extraction) -> Extraction:
                 if span:
                     ext.covered.append(span)
     return ext
+
+
+# a design note's section of what it will not do: "### Non-goals", "Out of scope:" up to the next heading
+_NON_GOALS = re.compile(r"(?im)^[ \t]*(?:#{1,6}[ \t]*|\*\*)?(?:non-?\s?goals?|out\s+of\s+scope|not\s+in\s+scope)\b[^\n]*(?:\n|$)")
+_HEADING_LINE = re.compile(r"[ \t]*(?:#{1,6}[ \t]+\S[^\n]*|\*\*[^*\n]+\*\*[ \t]*:?|[A-Z][\w /&-]{0,40}:?)[ \t]*")
+
+
+def non_goal_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of a design note's non-goals ("### Non-goals", "**Out of scope**: ..."), each up to the next
+    heading or the end of its paragraph: what the note says it will not do asks for nothing."""
+    spans: list[tuple[int, int]] = []
+    for m in _NON_GOALS.finditer(text):
+        end = m.end()
+        # (its body ends at the next heading or paragraph: "**Out of scope**: x.\n\nRoll this out ..." asks again)
+        body_seen = bool(re.search(r"(?:goals?|scope)\W*?[:\-\u2013]\s*\S", m.group(0), re.I))
+        for line in re.finditer(r"[^\n]*(?:\n|$)", text[m.end():]):
+            body = line.group(0).rstrip("\n")
+            if not line.group(0) or (body.strip() and _HEADING_LINE.fullmatch(body)) or (not body.strip() and body_seen):
+                break
+            body_seen = body_seen or bool(body.strip())
+            end = m.end() + line.end()
+        spans.append((m.start(), end))
+    return spans
 
 
 def extract_params(recipe: Recipe, text: str) -> Extraction:

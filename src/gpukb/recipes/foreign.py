@@ -511,7 +511,7 @@ def _read_sagemaker(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[
 # ---------------------------------------------------------------- JSON exports
 
 _NAME_KEYS = frozenset({"name", "fullnameoverride", "nameoverride", "jobname", "job_name", "appname", "app_name", "servicename", "service_name",
-                        "workloadname", "deploymentname", "runname", "run_name"})
+                        "workloadname", "deploymentname", "runname", "run_name", "displayname", "display_name"})
 _NAMESPACE_KEYS = frozenset({"ns", "namespace", "k8snamespace", "kubenamespace"})
 
 
@@ -588,6 +588,8 @@ def _setting_words(path: list[str], v: object) -> str | None:
     if isinstance(v, dict) or v is None or (isinstance(v, str) and (not v.strip() or "\n" in v.strip())):
         return None  # nothing, or a whole document held as text (a block scalar): no one setting
     low = key.lower()
+    # (a parent that only holds settings adds no word: a CI step's "with:", a form's "inputs:", "env:")
+    path = [k for k in path[:-1] if k.lower() not in _HOLDER_KEYS] + [key]
     words = " ".join(w for k in path for w in key_words(k.rsplit("/", 1)[-1]))
     if low in _NAME_KEYS and len(path) == 1:
         return f"named {v}"
@@ -595,6 +597,10 @@ def _setting_words(path: list[str], v: object) -> str | None:
         return f"namespace {v}"
     if isinstance(v, bool):
         return f"{words} {'on' if v else 'off'}"
+    if low in _COMMAND_KEYS - {"args"} and isinstance(v, str):
+        return f"command: {v}"  # "entrypoint = [...]", "cmd: ...": what the container runs
+    if isinstance(v, int) and not isinstance(v, bool) and low.replace("-", "_") in _PER_NODE_PROCESSES:
+        return f"{v} gpus per node"  # a launcher's one process per GPU on each machine (Azure ML, SageMaker, torchrun)
     if isinstance(v, (int, float)) or (isinstance(v, str) and re.fullmatch(r"\d+\s*(?:-|to|\.\.)\s*\d+", v)):
         own = key_words(key.rsplit("/", 1)[-1])
         counted = own[:-1] if len(own) >= 2 and own[-1] in ("count", "number") else \
@@ -612,6 +618,11 @@ def _setting_words(path: list[str], v: object) -> str | None:
     return f"{words} {v}"
 
 
+# the keys launchers give the processes each machine runs, one per GPU
+_PER_NODE_PROCESSES = frozenset({"process_count_per_instance", "processes_per_host", "nproc_per_node", "gpus_per_node",
+                                 "processcountperinstance", "processesperhost", "nprocpernode", "gpuspernode"})
+# keys whose value only holds settings: a CI step's inputs, a chart's or a form's values
+_HOLDER_KEYS = frozenset({"with", "inputs", "variables", "vars", "params", "parameters"})
 # a key that opens with a bound ("max_nodes", "minReplicas"): the bound goes before the amount
 _BOUND_FIRST = re.compile(r"(min(?:imum)?|max(?:imum)?)\s+(?=[a-z])")
 _COMMAND_KEYS = frozenset({"command", "cmd", "args", "entrypoint", "script", "run"})
@@ -650,12 +661,56 @@ def _one_item_lists(data: object) -> object:
     return data
 
 
+def _found_key(data: object, key: str, depth: int = 0) -> object:
+    """The value of ``key`` anywhere in nested mappings (three levels at most)."""
+    if not isinstance(data, dict) or depth > 3:
+        return None
+    if key in data:
+        return data[key]
+    return next((v for x in data.values() if (v := _found_key(x, key, depth + 1)) is not None), None)
+
+
+def _worker_pools(raw: object, block: str) -> list[tuple[str, int, int]]:
+    """A Vertex AI CustomJob's ``workerPoolSpecs``: the first pool is the chief, the others its workers
+    ("1 master and 3 workers"), each pool's ``acceleratorCount`` the GPUs of a pod, its container's image
+    and its command with its args."""
+    found = _found_key(raw, "workerPoolSpecs")
+    pools = [p for p in found if isinstance(p, dict)] if isinstance(found, list) else []
+    if not pools:
+        return []
+    at = _span_of(block, r"[\"']workerPoolSpecs[\"']\s*:") or (0, 0)
+    end = (at[0], len(block.rstrip()))
+
+    def count(p: dict) -> int | None:
+        n = p.get("replicaCount", 1)
+        return int(n) if isinstance(n, (int, str)) and str(n).isdigit() else None
+
+    counts = [count(p) for p in pools]
+    facts: list[tuple[str, int, int]] = []
+    if None not in counts:
+        said = f"{counts[0]} pods" if len(pools) == 1 else \
+            f"{counts[0]} master and {sum(c for c in counts[1:] if c)} workers"
+        facts.append((said, *end))
+    gpus = {(p.get("machineSpec") or {}).get("acceleratorCount") for p in pools} - {None}
+    if len(gpus) == 1:
+        facts.append((f"{gpus.pop()} gpus per pod", *end))
+    spec = pools[-1].get("containerSpec") or {}
+    if isinstance(spec.get("imageUri"), str):
+        facts.append((f"image {spec['imageUri']}", *end))
+    cmd = [*(spec.get("command") or []), *(spec.get("args") or [])]
+    if cmd and all(isinstance(c, str) for c in cmd):
+        facts.append((f"command: {shlex.join(cmd)}", *end))
+    return facts
+
+
 def _read_json(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
     try:
-        data = _one_item_lists(json.loads(block))
+        raw = json.loads(block)
     except ValueError:
-        data = _one_item_lists(_python_literal(block))
-    return (_settings_facts(data, block, _json_setting) if isinstance(data, dict) else []), []
+        raw = _python_literal(block)
+    data = _one_item_lists(raw)
+    facts = _settings_facts(data, block, _json_setting) if isinstance(data, dict) else []
+    return facts + _worker_pools(raw, block), []
 
 
 # "cluster_name = \"prod\"", "gpu_limit = 64", "export JOB_NAME=x", "instance_types = [\"p5.48xlarge\"]":
@@ -695,11 +750,23 @@ def _find_assignments(text: str) -> Iterator[tuple[int, int]]:
         yield a, b
 
 
+# an HCL object or list written inline: "{ "nvidia.com/gpu" = "48" }", "[{ alias = "al2023@latest" }]"
+_HCL_KEY = re.compile(r"(?P<q>\"[^\"\n]*\")\s*=(?!=)|(?<![\w\"./-])(?P<bare>[A-Za-z_][\w.-]*)\s*=(?!=)")
+
+
 def _assigned(raw: str) -> object:
     try:
         return json.loads(raw)
     except ValueError:
-        return raw.strip().strip("\"'")
+        pass
+    if raw.strip()[:1] in "{[" and "=" in raw:
+        # (its keys quoted and "=" written ":" it is JSON: a trailing comma is all HCL adds)
+        text = _HCL_KEY.sub(lambda m: f"{m.group('q') or json.dumps(m.group('bare'))}:", raw)
+        try:
+            return json.loads(re.sub(r",\s*([}\]])", r"\1", text))
+        except ValueError:
+            pass
+    return raw.strip().strip("\"'")
 
 
 # "export POD=x NS=y GPUS=2": several assignments on one line, each a word without spaces
@@ -715,12 +782,13 @@ def _read_assignments(block: str) -> tuple[list[tuple[str, int, int]], list[tupl
                 data[key] = _assigned(value)
                 pairs.add(key)
         elif m := _ASSIGNMENT.fullmatch(ln):
-            data[m.group("key")] = _assigned(m.group("value"))
+            data[m.group("key")] = _one_item_lists(_assigned(m.group("value")))
 
     def where(k: str, _v: object) -> str:
         if k in pairs:
             return rf"(?<![\w.-]){re.escape(k)}=\S+"
-        return rf"(?m)^[ \t]*(?:export[ \t]+)?{re.escape(k)}[ \t]*[?:+]?=[^\n]*"
+        # (a key inside an inline object stands where it is written: "limits = { "nvidia.com/gpu" = "48" }")
+        return rf"(?m)^[ \t]*(?:export[ \t]+)?{re.escape(k)}[ \t]*[?:+]?=[^\n]*|(?<![\w.-])\"?{re.escape(k)}\"?[ \t]*=[ \t]*[^,}}\n]*"
 
     return _settings_facts(data, block, where), [m.span() for m in re.finditer(r"(?m)^[ \t]*export\b", block)]
 
@@ -739,8 +807,24 @@ def _yaml_setting_line(key: str, _value: object) -> str:
     return rf"(?m)^[ \t]*(?:-[ \t]+)?[\"']?{re.escape(key)}[\"']?[ \t]*:[^\n]*(?:\n[ \t]+-[^\n]*)*"
 
 
+# a form's checkbox as a setting's value: "renameSharedResource: [x]", "driverManagedByOperator: [ ]"
+_CHECKBOX = {"[x]": True, "[X]": True, "[ ]": False, "[]": False}
+
+
+def _form_lines(block: str) -> dict[str, object] | None:
+    """A form's lines that are no YAML ("clientsPerGpu:   6", "rename: [x]   (advertise as ...)"): each line's key
+    and its value, without the remark after it (wide spaces and a parenthesis or '#')."""
+    data: dict[str, object] = {}
+    for m in re.finditer(r"(?m)^[ \t]*([A-Za-z_][\w./-]*)[ \t]*:[ \t]+(\S.*?)[ \t]*(?:(?:[ \t]{2,}|\t)[(#][^\n]*)?$", block):
+        raw = m.group(2).strip()
+        data[m.group(1)] = _CHECKBOX[raw] if raw in _CHECKBOX else _cli_value(raw)
+    return data or None
+
+
 def _read_yaml_settings(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
     data = _load(block)
+    if data is None:
+        data = _form_lines(block)
     # an inventory's collection of one entry ("volcano_queues:\n  - name: cv-research\n    gpu_cap: 48") is that entry
     if isinstance(data, dict) and len(data) == 1:
         only = next(iter(data.values()))
@@ -764,6 +848,29 @@ def _parent_keys(block: str) -> list[tuple[int, int]]:
 _PATCH_PATH = re.compile(r"/spec(?:/template/spec)?/(?:containers/\d+/)?([A-Za-z][\w]*)$")
 
 
+def _merge_patch_facts(obj: dict, block: str, at: int) -> list[tuple[str, int, int]]:
+    """What a strategic-merge patch of a workload sets: its replicas, and each container's image and
+    resources ("nvidia.com/gpu: 2" -> "2 gpu", "memory: 96Gi" -> "memory 96Gi")."""
+    facts: list[tuple[str, int, int]] = []
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    if isinstance(spec.get("replicas"), int) and (sp := _key_line(block, "replicas", at)):
+        facts.append((f"{spec['replicas']} replicas", *sp))
+    pod = ((spec.get("template") or {}).get("spec") or {}) if isinstance(spec.get("template"), dict) else {}
+    for c in pod.get("containers") or [] if isinstance(pod, dict) else []:
+        if not isinstance(c, dict):
+            continue
+        if isinstance(c.get("image"), str) and (sp := _key_line(block, "image", at)):
+            facts.append((f"image {c['image']}", *sp))
+        res = c.get("resources") if isinstance(c.get("resources"), dict) else {}
+        for kind in ("limits", "requests"):
+            for key, v in (res.get(kind) or {}).items() if isinstance(res.get(kind), dict) else []:
+                said = _setting_words([str(key)], _cli_value(str(v)))
+                sp = _span_of(block, rf"{re.escape(str(key))}[\"']?\s*:\s*[\"']?{re.escape(str(v))}", at)
+                if said and sp:
+                    facts.append((said, *sp))
+    return facts
+
+
 def _read_kustomization(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
     """A kustomization: its ``namespace``, the object each patch targets ("deployment sam-segmenter")
     and the settings its JSON patches set (``path: /spec/replicas`` with ``value: 5`` -> "5 replicas")."""
@@ -783,6 +890,10 @@ def _read_kustomization(block: str) -> tuple[list[tuple[str, int, int]], list[tu
                 at = sp[1]
         body = patch.get("patch") if isinstance(patch, dict) else None
         ops = _load(body) if isinstance(body, str) else None
+        if isinstance(ops, dict):  # a strategic-merge patch: the settings the object it carries sets
+            got = _merge_patch_facts(ops, block, at)
+            facts += got
+            at = max([at, *(b for _w, _a, b in got)])
         for op in ops if isinstance(ops, list) else []:
             m = _PATCH_PATH.search(str(op.get("path", ""))) if isinstance(op, dict) else None
             if m and isinstance(op.get("value"), (int, str)) and op.get("op") in ("replace", "add"):
@@ -908,6 +1019,93 @@ def _read_cli(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, i
         tag = image.get("tag")
         ref = _image_ref(repo, tag[0] if tag else None)
         facts.append((f"image {ref}", min(a, tag[1] if tag else a), max(b, tag[2] if tag else b)))
+    return facts, boiler
+
+
+# ---------------------------------------------------------------- commands that create an object
+
+# "kubectl run x --image=y --limits=nvidia.com/gpu=8", "kubectl create quota q -n ns --hard=...", "vcctl queue create
+# --name x --weight 3", "runai submit-dist mpi x -i img --workers 16 -- cmd": a command that creates the object itself
+_CREATE_START = re.compile(r"(?m)^[ \t]*(?:\$[ \t]*)?(?:kubectl[ \t]+(?:run|create)|vcctl[ \t]+[a-z]+[ \t]+(?:create|run)|"
+                           r"runai[ \t]+submit[\w-]*)[ \t]" + _CLI_LINE + r"(?:\\[ \t]*\n" + _CLI_LINE + ")*")
+# the words between the tool and the object's name: its verb and the kind it creates
+_CREATE_VERBS = frozenset({"run", "create", "submit", "submit-dist", "queue", "job", "mpi", "pytorch", "tf", "xgboost"})
+# options that take no value
+_LONE_FLAGS = frozenset({"--rm", "-it", "-ti", "--tty", "-t", "--stdin", "--attach", "--interactive", "--save-config"})
+# options whose values say what a request carries over only in part (reported as written)
+_UNREAD_FLAGS = frozenset({"--labels", "-l", "--annotations", "--overrides", "--env", "-e", "--port", "--dry-run", "-o",
+                           "--output", "--restart", "--image-pull-policy"})
+_SHORT_FLAGS = {"kubectl": {"-n": "namespace"}, "vcctl": {"-n": "namespace"},
+                "runai": {"-i": "image", "-p": "project", "-g": "gpu"}}
+_RESOURCE_LISTS = frozenset({"--limits", "--requests", "--hard"})
+
+
+def _read_create(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
+    """A command that creates the object: its name (the first word after the verb and kind, or ``--name``),
+    ``-n``/``--namespace``, ``--image``, resource lists (``--limits=nvidia.com/gpu=8``, a quota's ``--hard``),
+    other options as settings of their own ("--value=900000", "--workers 16") and the command after ``--``."""
+    toks = [(m.group(0), m.start(), m.end()) for m in _CLI_TOKEN.finditer(block)]
+    facts: list[tuple[str, int, int]] = []
+    boiler: list[tuple[int, int]] = [m.span() for m in re.finditer(r"\\[ \t]*(?=\n)", block)]
+    if not toks:
+        return [], []
+    tool = toks[0][0]
+    short = _SHORT_FLAGS.get(tool, {})
+    i = 1
+    while i < len(toks) and toks[i][0] in _CREATE_VERBS:
+        i += 1
+    if tool == "kubectl" and toks[1][0] == "create" and i < len(toks) and not toks[i][0].startswith("-"):
+        i += 1  # "kubectl create priorityclass x": the kind, then the name
+    boiler.append((toks[0][1], toks[i - 1][2]))
+    named = False
+    while i < len(toks):
+        tok, a, b = toks[i]
+        if tok == "--":  # the container's command
+            if i + 1 < len(toks):
+                facts.append((f"command: {block[toks[i + 1][1]:toks[-1][2]].strip()}", toks[i + 1][1], toks[-1][2]))
+                boiler.append((a, b))
+            break
+        if not tok.startswith("-"):
+            if not named:
+                facts.append((f"named {tok.strip(chr(34) + chr(39))}", a, b))
+                named = True
+            i += 1
+            continue
+        flag, eq, inline = tok.partition("=")
+        if tok in _LONE_FLAGS:
+            boiler.append((a, b))
+            i += 1
+            continue
+        if eq:
+            raw, end = inline, b
+        elif i + 1 < len(toks) and not toks[i + 1][0].startswith("-"):
+            raw, end = toks[i + 1][0], toks[i + 1][2]
+            i += 1
+        else:
+            raw, end = "", b
+        i += 1
+        raw = raw.strip("\"'")
+        key = short.get(flag, flag.lstrip("-"))
+        if flag in _UNREAD_FLAGS or not raw:
+            continue
+        if flag in _RESOURCE_LISTS:
+            at = a
+            for pair in raw.split(","):
+                k, _, v = pair.partition("=")
+                here = block.find(pair, at, end)
+                sp = (here, here + len(pair)) if here >= 0 else (a, end)
+                at = max(at, sp[1])
+                if v and (said := _setting_words([k.strip()], _cli_value(v))):
+                    facts.append((said, *sp))  # each resource where it stands: one read leaves the others to report
+            boiler.append((a, a + len(flag)))
+            continue
+        if key in ("namespace", "project"):
+            facts.append((f"namespace {raw}" if key == "namespace" else f"project {raw}", a, end))
+            continue
+        said = _setting_words([key], _cli_value(raw))
+        if said:
+            facts.append((said, a, end))
+            boiler.append((a, a + len(flag)))
     return facts, boiler
 
 
@@ -1286,6 +1484,7 @@ FORMATS: tuple[Format, ...] = (
     Format("sagemaker", _find_sagemaker, _read_sagemaker),
     Format("json", _find_json, _read_json),
     Format("cli", _find_cli, _read_cli),
+    Format("create", lambda text: (m.span() for m in _CREATE_START.finditer(text)), _read_create),
     Format("kustomize", _yaml_blocks(r"(?:namespace|patches|patchesJson6902|resources)"), _read_kustomization),
     Format("mig-parted", _yaml_blocks(r"(?:version|mig-configs)"), _read_mig_parted),
     Format("table", _find_tables, _read_table),
@@ -1296,7 +1495,8 @@ FORMATS: tuple[Format, ...] = (
     Format("yaml-settings", _find_yaml_settings, _read_yaml_settings),
 )
 # formats whose every line is one setting (a key and its value)
-SETTINGS_FORMATS = frozenset({"json", "assignments", "yaml-settings", "helm-values", "sectioned", "cli", "kustomize"})
+SETTINGS_FORMATS = frozenset({"json", "assignments", "yaml-settings", "helm-values", "sectioned", "cli", "kustomize",
+                              "create"})
 
 
 def translate(text: str) -> tuple[list[Fact], list[tuple[int, int]], list[tuple[int, int]]]:
