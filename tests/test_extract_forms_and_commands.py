@@ -182,3 +182,15 @@ def test_a_kustomize_overlays_strategic_merge_patch_changes_the_pasted_base():
                    "      spec:\n        replicas: 4\n        template:\n          spec:\n            containers:\n"
                    "              - name: server\n                resources:\n                  limits: {nvidia.com/gpu: 2}\n")
     assert (params["namespace"], params["replicas"], params["gpus"]) == ("embed-prod", 4, 2), params
+
+
+def test_a_command_the_words_restate_beats_the_pasted_launcher_line():
+    params = _read("pytorchjob", "same job on k8s, PyTorchJob lm-ft, 2 nodes x 8 gpus:\n\n#SBATCH --nodes=2\n"
+                   "srun torchrun --nnodes=2 --nproc_per_node=8 --rdzv_backend=c10d /opt/lm/ft.py --cfg a.yaml\n\n"
+                   "The rendezvous flags can go, so the command is just `torchrun /opt/lm/ft.py --cfg a.yaml`.")
+    assert params["command"] == ["torchrun", "/opt/lm/ft.py", "--cfg", "a.yaml"], params
+    prose = _read("mpijob", "mpijob hvd-rec, 4 workers x 8 gpus, image ghcr.io/r/hvd:4; the program becomes "
+                            "python /opt/train_hvd.py --epochs 12. Keep it simple.")
+    assert prose["program"] == ["python", "/opt/train_hvd.py", "--epochs", "12"], prose
+    idle = _read("pytorchjob", "pytorchjob lm-ft, 2 nodes x 8 gpus, image ghcr.io/x/lm:2, the program is running fine on Slurm")
+    assert idle.get("command") != ["running", "fine", "on", "Slurm"], idle

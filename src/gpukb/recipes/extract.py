@@ -9061,6 +9061,43 @@ def _respective_pair(recipe: Recipe, full: Extraction) -> Extraction:
 _TIMING_WORDS = frozenset("after before seconds second secs minutes time timeout window period delay duration wait".split())
 
 
+# the words restating what the container runs: "the command is just `torchrun /x.py`", "the program becomes python y.py"
+_RESTATED_COMMAND = re.compile(r"\b(?:the\s+)?(?:command|entrypoint|entry[ -]point|program|cmd)\s+(?:is|becomes|should\s+be|"
+                               r"will\s+be|then\s+is)\s+(?:now\s+)?(?:just|simply|only)?\s*:?\s*(?:`(?P<q>[^`\n]+)`|"
+                               r"(?P<w>(?:\.{0,2}/)?[A-Za-z_](?:[\w./-]*[\w/-])?(?:[ \t]+(?!(?:and|but|so|then)\b)[^\s,;]*[^\s,;.])*?))"
+                               r"(?=\s*(?:$|\n|[;,]|\.(?:\s|$)|\s+(?:and|but|so|then)\b))", re.I)
+
+
+# the first word of a command written out in prose: a path, a script, an interpreter or a launcher
+_PROGRAM_WORD = re.compile(r"(?:\.{0,2}/\S*|\S*/\S*|[\w.-]+\.(?:py|sh|pl|rb|jl)|python3?(?:\.\d+)?|torchrun|bash|sh|"
+                           r"deepspeed|accelerate|mpirun|horovodrun|nvidia-smi|java|node|julia|Rscript|vllm|"
+                           r"tritonserver)", re.I)
+
+
+def _restated_command(recipe: Recipe, full: Extraction) -> Extraction:
+    """A command the request's words state outright ("drop the torchrun flags; the command is just `torchrun
+    /workspace/train.py --config x.yaml`", "the program becomes python train_hvd.py --epochs 12") is the command,
+    over one read from a pasted script's launcher line (the words change what runs today)."""
+    names = [n for n, sp in recipe.properties.items() if _COMMAND_NAME.search(n) and sp.get("type") == "array"]
+    if len(names) != 1:
+        return full
+    name = names[0]
+    for m in _RESTATED_COMMAND.finditer(full.text):
+        raw = m.group("q") or m.group("w")
+        value = _split_command(raw) if raw else []
+        if not value or value[0].lower() in _STOP or value == full.values.get(name):
+            continue
+        if not m.group("q") and not _PROGRAM_WORD.fullmatch(value[0]):
+            continue  # "the program is running fine": unquoted, only a program's own word opens a command
+        ok = _prop_validator(json.dumps(recipe.properties[name], sort_keys=True)).is_valid(value)
+        if ok:
+            full.values[name] = value
+            full.spans[name] = m.span("q") if m.group("q") else m.span("w")
+            full.covered = full.covered + [m.span()]
+            full.conflicts.pop(name, None)
+    return full
+
+
 # a bound on an amount: "at most 10", "never more than 10", "up to 10"; "at least 2", "never fewer than 2"
 _UPPER_BOUND = (r"(?:at\s+most|up\s+to|max(?:imum)?(?:\s+of)?|(?:no|not|never)\s+(?:more|higher|greater|above)(?:\s+than)?|"
                 r"never\s+(?:exceed(?:ing)?|go(?:ing)?\s+(?:above|over|past|beyond))|capped\s+at|tops?\s+out\s+at)")
@@ -9172,7 +9209,7 @@ def _read_values(recipe: Recipe, text: str) -> Extraction:
     ext = _extract(recipe, text)
     for step in (_with_foreign, _fields_by_description):
         ext = step(recipe, text, ext)
-    for revise in (_respective_pair, _duration_in_sentence, _elided_bound):
+    for revise in (_respective_pair, _duration_in_sentence, _elided_bound, _restated_command):
         ext = revise(recipe, ext)
     ext = _named_row(recipe, text, ext)
     for amounts in (_leader_and_workers, _total_over_units, _per_unit_from_total, _per_gpu):

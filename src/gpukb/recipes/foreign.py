@@ -852,7 +852,7 @@ def _merge_patch_facts(obj: dict, block: str, at: int) -> list[tuple[str, int, i
     """What a strategic-merge patch of a workload sets: its replicas, and each container's image and
     resources ("nvidia.com/gpu: 2" -> "2 gpu", "memory: 96Gi" -> "memory 96Gi")."""
     facts: list[tuple[str, int, int]] = []
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    spec: dict[str, Any] = obj["spec"] if isinstance(obj.get("spec"), dict) else {}
     if isinstance(spec.get("replicas"), int) and (sp := _key_line(block, "replicas", at)):
         facts.append((f"{spec['replicas']} replicas", *sp))
     pod = ((spec.get("template") or {}).get("spec") or {}) if isinstance(spec.get("template"), dict) else {}
@@ -861,7 +861,7 @@ def _merge_patch_facts(obj: dict, block: str, at: int) -> list[tuple[str, int, i
             continue
         if isinstance(c.get("image"), str) and (sp := _key_line(block, "image", at)):
             facts.append((f"image {c['image']}", *sp))
-        res = c.get("resources") if isinstance(c.get("resources"), dict) else {}
+        res: dict[str, Any] = c["resources"] if isinstance(c.get("resources"), dict) else {}
         for kind in ("limits", "requests"):
             for key, v in (res.get(kind) or {}).items() if isinstance(res.get(kind), dict) else []:
                 said = _setting_words([str(key)], _cli_value(str(v)))
