@@ -53,6 +53,21 @@ def upstream_rel(p: str) -> str:
     return str(Path(p).relative_to(UPSTREAM))
 
 
+def read_params(recipe_id: str, text: str) -> dict:
+    """The parameter values extraction reads from ``text`` for one recipe."""
+    from gpukb.recipes.extract import extract_params
+    from gpukb.recipes.model import find_recipe
+
+    return extract_params(find_recipe(recipe_id), text).values
+
+
+def generate_request(text: str):
+    """``gpukb generate`` for ``text`` with the rules alone (no language model)."""
+    from gpukb.recipes import generate
+
+    return generate(text, llm=False)
+
+
 def make_hash_embedder(dim: int = 64):
     """A deterministic bag-of-words embedder: same text, same vector."""
     from llama_index.core.embeddings import BaseEmbedding

@@ -3,18 +3,7 @@ settings table with remarks, a portal's JSON), correct themselves, or were dicta
 
 from __future__ import annotations
 
-
-def _gen(text: str):
-    from gpukb.recipes import generate
-
-    return generate(text, llm=False)
-
-
-def _read(recipe_id: str, text: str) -> dict:
-    from gpukb.recipes.extract import extract_params
-    from gpukb.recipes.model import find_recipe
-
-    return extract_params(find_recipe(recipe_id), text).values
+from conftest import generate_request as _gen, read_params as _read
 
 
 def test_a_diff_hunk_that_opens_inside_a_mapping_is_read_under_the_key_its_header_names():

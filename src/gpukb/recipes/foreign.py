@@ -851,19 +851,21 @@ _PATCH_PATH = re.compile(r"/spec(?:/template/spec)?/(?:containers/\d+/)?([A-Za-z
 def _merge_patch_facts(obj: dict, block: str, at: int) -> list[tuple[str, int, int]]:
     """What a strategic-merge patch of a workload sets: its replicas, and each container's image and
     resources ("nvidia.com/gpu: 2" -> "2 gpu", "memory: 96Gi" -> "memory 96Gi")."""
+    def sub(d: dict, key: str) -> dict:
+        return d[key] if isinstance(d.get(key), dict) else {}
+
     facts: list[tuple[str, int, int]] = []
-    spec: dict[str, Any] = obj["spec"] if isinstance(obj.get("spec"), dict) else {}
+    spec = sub(obj, "spec")
     if isinstance(spec.get("replicas"), int) and (sp := _key_line(block, "replicas", at)):
         facts.append((f"{spec['replicas']} replicas", *sp))
-    pod = ((spec.get("template") or {}).get("spec") or {}) if isinstance(spec.get("template"), dict) else {}
-    for c in pod.get("containers") or [] if isinstance(pod, dict) else []:
+    containers = sub(sub(spec, "template"), "spec").get("containers")
+    for c in containers if isinstance(containers, list) else []:
         if not isinstance(c, dict):
             continue
         if isinstance(c.get("image"), str) and (sp := _key_line(block, "image", at)):
             facts.append((f"image {c['image']}", *sp))
-        res: dict[str, Any] = c["resources"] if isinstance(c.get("resources"), dict) else {}
         for kind in ("limits", "requests"):
-            for key, v in (res.get(kind) or {}).items() if isinstance(res.get(kind), dict) else []:
+            for key, v in sub(sub(c, "resources"), kind).items():
                 said = _setting_words([str(key)], _cli_value(str(v)))
                 sp = _span_of(block, rf"{re.escape(str(key))}[\"']?\s*:\s*[\"']?{re.escape(str(v))}", at)
                 if said and sp:
@@ -1099,10 +1101,7 @@ def _read_create(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int
                     facts.append((said, *sp))  # each resource where it stands: one read leaves the others to report
             boiler.append((a, a + len(flag)))
             continue
-        if key in ("namespace", "project"):
-            facts.append((f"namespace {raw}" if key == "namespace" else f"project {raw}", a, end))
-            continue
-        said = _setting_words([key], _cli_value(raw))
+        said = _setting_words([key], _cli_value(raw))  # ("-n ns" is "namespace ns", as any settings key says it)
         if said:
             facts.append((said, a, end))
             boiler.append((a, a + len(flag)))
