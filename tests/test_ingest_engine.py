@@ -155,6 +155,18 @@ def test_a_ticket_key_is_no_word_of_the_question(tiny_settings):
     assert eng.confidence("sourdough-1423 gpu quota volumes", 0.6) < eng.confidence("gpu quota volumes", 0.6)
 
 
+def test_a_question_mixing_in_another_language_is_not_read_as_another_topic(tiny_settings):
+    emb = make_hash_embedder()
+    ingest(tiny_settings, embedder=emb)
+    eng = Engine(tiny_settings, embedder=emb)
+    mixed = eng.confidence("wie stelle ich sicher that only the gpu quota und die volumes apply", 0.6)
+    unknown = eng.confidence("sourdough starter hydration that only the gpu quota and the volumes apply", 0.6)
+    assert unknown < mixed
+    # ... while one written in the other language alone, its English only names, stays unread as such
+    alone = eng.confidence("wie kann ich die gpu quota und die volumes in einem namespace teilen", 0.6)
+    assert alone < mixed
+
+
 def test_area_filter(tiny_settings):
     emb = make_hash_embedder()
     ingest(tiny_settings, embedder=emb)

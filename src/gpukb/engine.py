@@ -62,6 +62,9 @@ SUB_QUESTION_MARGIN = 0.1
 # and the KB covers it this far above the refusal threshold (Engine._asked_alone)
 FOCUS_MIN_TERMS = 8
 FOCUS_MARGIN = 0.1
+# function words of another language (:func:`gpukb.text.other_language_words`), and of English alone, that make
+# a question one that mixes the two
+OTHER_LANGUAGE_MIN = 3
 
 
 @dataclass
@@ -492,9 +495,17 @@ class Engine:
         technical word (slurm, hcsshim, pgbouncer), much less when it is
         everyday English (outage, everything), a misspelling of a KB word, or
         a word with digits in it."""
-        from .text import STOPWORDS, stem, words
+        from .text import STOPWORDS, english_only_words, other_language_words, stem, words
 
         common_words = self.common_words()
+        # a question that mixes English with another language ("Wie stelle ich sicher that only GPU pods land
+        # on die GPU-Knoten?"): its words the KB lacks are that language's, no sign of another topic; they weigh
+        # as everyday words, and its function words not at all. (One written in another language alone, its
+        # English only the names of things, is refused: the KB is English.)
+        other = other_language_words()
+        said = words(question)
+        mixed = sum(1 for w in said if w in other and stem(w) not in vocab) >= OTHER_LANGUAGE_MIN and \
+            sum(1 for w in said if w in english_only_words()) >= OTHER_LANGUAGE_MIN
         # a word the KB only names in passing ("gres" in a Slurm-to-Kubernetes map) is known when the
         # question is about Kubernetes too ("the k8s equivalent of --gres"); about that system alone
         # ("how do I write gres.conf") it weighs as two rare words: it names the other system's own topic
@@ -502,14 +513,14 @@ class Engine:
         about_kubernetes = _about_kubernetes(question)
         rare = common = 0
         for w in set(words(question)):
-            if w in STOPWORDS or stem(w) in vocab:
+            if w in STOPWORDS or stem(w) in vocab or (mixed and w in other):
                 continue
             if stem(w) in passing or w in passing:
                 rare += 0 if about_kubernetes else 2
                 continue
             # A word with digits is a quantity, a size or a model number (140gb,
             # mi300x, team2): unknown to the KB says little about the topic.
-            if w in common_words or any(ch.isdigit() for ch in w) or _near_known(w, vocab):
+            if mixed or w in common_words or any(ch.isdigit() for ch in w) or _near_known(w, vocab):
                 common += 1
             else:
                 rare += 1

@@ -23,7 +23,7 @@ __all__ = [
     "PROBLEM",
     "STOPWORDS", "CHAT_FILLER", "TERMS_VERSION", "WORD_PATTERN",
     "words", "stem", "terms", "keyword_query", "stemmer", "bm25_stopwords", "mask_negated",
-    "POINTS_BELOW", "POINTS_ABOVE",
+    "POINTS_BELOW", "POINTS_ABOVE", "OTHER_LANGUAGES", "other_language_words", "english_only_words",
 ]
 
 TERMS_VERSION = 5
@@ -38,6 +38,42 @@ when where which while who whom why will with would you your yours im ive dont d
 get got use using want need make one two k8s kubernetes
 aren isn wasn weren didn hasn haven hadn couldn shouldn wouldn mustn needn
 """.split())
+
+# Languages a question may mix in with English ("Wie kann ich die Pods nur auf A100 nodes schedulen?"): their
+# function words, from the stopword lists llama-index ships (NLTK's corpus), tell a question written partly in
+# another language from one about another system.
+OTHER_LANGUAGES = ("german", "spanish", "french", "italian", "portuguese", "dutch")
+
+
+def other_language_words() -> frozenset[str]:
+    """The function words of :data:`OTHER_LANGUAGES` that are no English function word (empty when the
+    stopword lists are not installed)."""
+    return _function_words()[0]
+
+
+def english_only_words() -> frozenset[str]:
+    """English function words that no language of :data:`OTHER_LANGUAGES` writes as one of its own ("the",
+    "which", "should"; not "in", "no", "die")."""
+    return _function_words()[1]
+
+
+@lru_cache(maxsize=1)
+def _function_words() -> tuple[frozenset[str], frozenset[str]]:
+    import importlib.util
+    from pathlib import Path
+
+    try:
+        spec = importlib.util.find_spec("llama_index.core")
+    except (ImportError, ValueError):
+        spec = None
+    found: set[str] = set()
+    for root in (spec.submodule_search_locations or []) if spec else []:
+        for lang in OTHER_LANGUAGES:
+            path = Path(root) / "_static" / "nltk_cache" / "corpora" / "stopwords" / lang
+            if path.is_file():
+                found.update(w for w in path.read_text(encoding="utf-8").split() if len(w) >= 2)
+    return frozenset(found - STOPWORDS), frozenset(STOPWORDS - found)
+
 
 # Chat filler: words that name no topic in a chat question ("how do I give a
 # pod one GPU"). BM25 would weight them as rare terms; the vector side keeps
