@@ -126,6 +126,16 @@ def test_question_words_run_together_or_a_lone_zero_read_as_the_kb_writes_them()
     assert in_kb_words(kept, vocab) == kept
 
 
+def test_what_a_change_left_behind_is_no_subject_of_the_question():
+    from gpukb.engine import in_kb_words
+
+    assert in_kb_words("after moving from time-slicing to MIG pods stay Pending", set()) == \
+        "after moving to MIG pods stay Pending"
+    assert in_kb_words("we migrated from the old Volcano setup over to Kueue", set()) == "we migrated over to Kueue"
+    kept = "copy the dataset from s3 to fsx, then"
+    assert in_kb_words(kept, set()) == kept
+
+
 def test_code_given_inline_keeps_its_interpreter():
     params = _read("gpu-pod", "pod smoke-1 with 1 gpu, image nvcr.io/nvidia/pytorch:24.10-py3, and just run "
                               "python -c \"import torch; print(torch.cuda.is_available())\"")

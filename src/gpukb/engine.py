@@ -221,7 +221,8 @@ def in_kb_words(question: str, vocab: Any, pairs: Any = frozenset()) -> str:
     """``question`` written in the words the KB uses for the same things: a word it runs together that the
     KB writes as two (``pairs``: "nodegroup", "nodepool": node group, node pool) is split, and a lone 0 is "zero"
     (what the KB says of node groups and replicas: "at 0", "scaled to 0", "min size 0", not "gpu: 0"). A
-    retriever matches words; these are the same words."""
+    retriever matches words; these are the same words. What a change left behind ("after moving from
+    time-slicing to MIG") is left out: the question is about where it went."""
     from .text import stem
 
     def split(m: re.Match) -> str:
@@ -236,7 +237,15 @@ def in_kb_words(question: str, vocab: Any, pairs: Any = frozenset()) -> str:
         return f"{word[:i]} {word[i:]}"
 
     out = re.sub(r"(?<![\w./-])[A-Za-z]{7,}(?![\w./-])", split, question)
+    out = _MOVED_FROM.sub(r"\1", out)
     return _LONE_ZERO.sub("zero", out)
+
+
+# "after moving from time-slicing to MIG", "we migrated from cluster-autoscaler over to Karpenter": what a
+# change left behind (the words after "from") is no subject of the question; where it went is
+_MOVED_FROM = re.compile(r"(?i)(\b(?:moving|moved|move|migrating|migrated|migrate|switching|switched|switch|going|went|"
+                         r"transitioning|transitioned|porting|ported|upgrading|upgraded|changing|changed)\s+)"
+                         r"from\s+(?:[^\s,.;:?!]+\s+){1,5}?(?=(?:to|onto|over\s+to)\s)")
 
 
 def _collapse(text: str) -> str:
