@@ -709,6 +709,15 @@ _SETTLE = re.compile(r"\b(?:(?:make|change|bump|set)\s+(?:it|that|them)(?:\s+to)
                      # "32 is too much for finance, do 16": a bare "do" opening its clause settles too
                      r"(?:go|going)\s+with|we'?ll\s+(?:go\s+with|do)|(?<=[,;:]\s)(?:do|go)|^do|(?<=\n)do)\s+(\d+(?:\.\d+)?|" + _SIMPLE_WORD +
                      r")(?:\s*(?!(?:and|or|but|then|so)\b)((?:[A-Za-z]+\s+)?[A-Za-z]+))?(?![\w-]|\.\w)", re.I)
+# what the words say of an amount they reject: "one 8-GPU node isn't enough", "2 nodes won't fit the model",
+# "4 is too few"
+_REJECTED_AFTER = re.compile(r"(?:\s+[\w-]+){0,6}?\s+(?:(?:is|are|was|were|would\s+be|will\s+be)(?:\s+not|n['\u2019]?t)\s+"
+                             r"(?:enough|sufficient|big\s+enough|going\s+to\s+(?:fit|work|cut\s+it))|"
+                             r"(?:will\s+not|won['\u2019]?t|does\s+not|doesn['\u2019]?t|do\s+not|don['\u2019]?t|can(?:not|['\u2019]?t))\s+"
+                             r"(?:fit|cut\s+it|hold\s+it|do\s+it)|(?:is|are|'s)\s+(?:way\s+)?too\s+(?:small|few|little|many|much))\b", re.I)
+# a summary that settles what the words before it weighed: "Final answer: ...", "TL;DR: ...", "To sum up, ..."
+_SUMMED_UP = re.compile(r"(?im)(?:^|(?<=[.!?]\s))[ \t]*(?:\**)(?:final\s+(?:answer|version|spec|ask|call|decision)|tl;?\s?dr|"
+                        r"in\s+short|to\s+sum\s+(?:it\s+)?up|summary|bottom\s+line|decision|so,?\s+final(?:ly)?)\**[ \t]*[:,\u2014-]")
 _RATE_WORDS = frozenset("per each a an on in of at for every to".split())  # "2 per node" is a rate, not a noun
 _RATE_ALT = "|".join(sorted(_RATE_WORDS))
 _SIZE_UNITS = re.compile(r"(?:[kmgtp]i?b?|[kmgtp]i|gigs?|gigabytes?|terabytes?|megabytes?|tebibytes?|gibibytes?|tera)", re.I)
@@ -1200,6 +1209,43 @@ def _shares_of_totals(text: str) -> str:
             out.append(text[last:base.start()] + f"{total} {noun} altogether")
             last = base.end()
         out.append(text[last:m.start()] + f"{value // frac[1]} {noun}")
+        last = m.end()
+    return "".join(out) + text[last:] if out else text
+
+
+# "half a node each (4 of the 8 GPUs)", "3 out of its 8 cards": a count of a machine's GPUs is a count of GPUs;
+# the machine's total is what it has, not an amount asked for ("3 of the 5 workers" counts workers that start
+# together, read as such elsewhere)
+_COUNT_OF_TOTAL = re.compile(r"(?<![\w.$-])(?P<k>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s+(?:out\s+)?of\s+"
+                             r"(?:(?:the|its|their|our|each|every|a|one)\s+)?(?:[\w-]+'s\s+)?(?P<n>\d+|two|three|four|five|six|"
+                             r"seven|eight|nine|ten|twelve|sixteen)\s+(?P<noun>(?:[\w.-]+\s+)?(?:gpus|cards|accelerators|"
+                             r"(?:" + "|".join(_GPU_MODELS) + r")s))\b", re.I)
+
+
+def _count_of_total(m: re.Match[str]) -> str:
+    k, n = parse_number(m.group("k")) or 0, parse_number(m.group("n")) or 0
+    return f"{m.group('k')} {m.group('noun')}" if 0 < k < n else m.group(0)
+
+
+# "give up after 5% of the shards fail" with "1200 shards" said: the share of a count the request states
+_PERCENT_OF_NOUN = re.compile(r"(?<![\w.-])(?P<pct>\d+(?:\.\d+)?)\s*%\s+of\s+(?:the|all|our|its|their)\s+(?P<noun>[a-z][\w-]*?)(?P<s>s|es)?\b",
+                              re.I)
+
+
+def _percent_of_counts(text: str) -> str:
+    """A percentage of a thing the request counts once ("1200 shards ... 5% of the shards") as the count it
+    comes to ("60 shards"), when that is a whole number."""
+    out, last = [], 0
+    for m in _PERCENT_OF_NOUN.finditer(text):
+        noun = m.group("noun")
+        counts = {c.group(1) for c in re.finditer(rf"(?<![\w.$-])(\d+)\s+(?:[\w-]+\s+)?{re.escape(noun)}(?:s|es)?\b", text, re.I)
+                  if c.start() != m.start()}
+        if len(counts) != 1:
+            continue
+        value = int(next(iter(counts))) * float(m.group("pct")) / 100
+        if not value.is_integer() or not 0 < value:
+            continue
+        out.append(text[last:m.start()] + f"{int(value)} {noun}{m.group('s') or ''}")
         last = m.end()
     return "".join(out) + text[last:] if out else text
 
@@ -1850,6 +1896,80 @@ def done_todos(text: str) -> str:
     return _TODO_LINE.sub(done, text)
 
 
+# a Markdown table's row: "| memory | 256Gi | 768Gi | 3Ti |"
+_MARKDOWN_ROW = re.compile(r"(?m)^[ \t]*\|(?P<cells>[^\n]*\|)[ \t]*$")
+# the words that pick one column of a table to build: "only build **staging** now", "staging only", "for prod"
+_PICK_BEFORE = r"(?:build|create|generate|make|provision|deploy|render|roll\s+out|set\s+up|apply|only|just|for|want)"
+_PICK_AFTER = r"(?:only|now|today|first|column|environment|env|cluster|one)"
+
+
+def chosen_column(text: str) -> str:
+    """A settings table with one column per environment or variant ("| setting | dev | staging | prod |")
+    of which the words pick one ("only build staging now"): the table with that column alone, so that the
+    other columns' values are no candidates. A table whose columns the words do not pick stays whole."""
+    if "|" not in text:
+        return text
+    rows = list(_MARKDOWN_ROW.finditer(text))
+    if len(rows) < 3:
+        return text
+    out, last, i = [], 0, 0
+    while i < len(rows):
+        j = i
+        while j + 1 < len(rows) and rows[j + 1].start() == rows[j].end() + 1:
+            j += 1
+        block = rows[i:j + 1]
+        i = j + 1
+        cells = [[c.strip() for c in r.group("cells").split("|")[:-1]] for r in block]
+        head = [re.sub(r"[*_`]", "", c).strip() for c in cells[0]]
+        if len(head) < 3 or any(len(c) != len(head) for c in cells):
+            continue
+        a, b = block[0].start(), block[-1].end()
+        outside = text[:a] + "\n" + text[b:]
+        picked = [k for k, h in enumerate(head[1:], 1) if h and re.search(
+            rf"(?i)\b{_PICK_BEFORE}\s+(?:(?:the|in|on|to)\s+)?[*_`]*{re.escape(h)}[*_`]*(?![\w-])|"
+            rf"(?<![\w-])[*_`]*{re.escape(h)}[*_`]*\s+{_PICK_AFTER}\b", outside)]
+        if len(picked) != 1:
+            continue
+        k = picked[0]
+        out.append(text[last:a] + "\n".join(f"| {c[0]} | {c[k]} |" for c in cells))
+        last = b
+    return "".join(out) + text[last:] if out else text
+
+
+# a template's placeholder: "<GPU_COUNT>", "${REPLICAS}", "{{ .Values.gpu }}", "{{ name }}"
+_PLACEHOLDER = re.compile(r"<(?P<a>[A-Za-z][\w-]*)>|\$\{(?P<b>[A-Za-z_]\w*)\}|\{\{-?\s*\.?(?:Values\.)?(?P<c>[\w.-]+)\s*-?\}\}")
+
+
+def filled_template(text: str) -> str:
+    """A template pasted with the values to fill in ("shards: <SHARDS>" ... "SHARDS = 1200", "image: ${IMAGE}" ...
+    "IMAGE: ghcr.io/x:1", "{{ .Values.gpu }}" ... ".Values.gpu = 1"): the template with each placeholder
+    replaced by its value, and the lines that gave the values taken as said by it. Two placeholders with a
+    value at least; a placeholder nothing fills stays as written."""
+    if not any(c in text for c in "<${"):
+        return text
+    names = {m.group("a") or m.group("b") or m.group("c") for m in _PLACEHOLDER.finditer(text)}
+    if len(names) < 2:
+        return text
+    alt = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    given = re.compile(rf"(?m)^[ \t]*(?:[-*][ \t]+)?(?:export[ \t]+)?(?:\$\{{)?(?:\.?Values\.|\.)?(?P<name>{alt})\}}?[ \t]*"
+                       rf"(?:[:=]|->|\u2192|[ \t](?=[ \t]*\S))[ \t]*(?P<value>[^\s#][^\n]*?)[ \t]*$")
+    values: dict[str, str] = {}
+    lines: list[tuple[int, int]] = []
+    for m in given.finditer(text):
+        if _PLACEHOLDER.search(m.group("value")) or m.group("name") in values:
+            continue  # the template's own line ("name: ${JOB_NAME}"), or a name given twice
+        values[m.group("name")] = m.group("value").strip().strip("\"'")
+        lines.append(m.span())
+    if len(values) < 2:
+        return text
+    out, last = [], 0
+    for a, b in lines:
+        out.append(text[last:a])
+        last = b + 1 if text[b:b + 1] == "\n" else b
+    kept = "".join(out) + text[last:]
+    return _PLACEHOLDER.sub(lambda m: values.get(m.group("a") or m.group("b") or m.group("c"), m.group(0)), kept)
+
+
 def unfenced_prose(text: str) -> str:
     """``text`` with the fences that hold prose taken away, their words kept (see ``_PROSE_FENCE``)."""
     if "```" not in text:
@@ -1951,6 +2071,8 @@ def normalise_text(text: str) -> str:
     text = _MORE_THAN_AMOUNT.sub(_more_than_amount, text)
     text = _shares_of_totals(text)
     text = _counts_of_totals(text)
+    text = _COUNT_OF_TOTAL.sub(_count_of_total, text)
+    text = _percent_of_counts(text)
     text = _equal_shares(text)
     text = _EACH_GPU_SERVES.sub(r"\2, \1 per GPU", text)
     text = _CAP_IN_MACHINES.sub(_cap_in_machines, text)
@@ -5783,6 +5905,14 @@ class _Extractor:
                       r"(?:\s+(?:mix(?:ed)?|combo|combination|blend))?")
         return [m.span() for m in rx.finditer(self.text)]
 
+    def _ruled_out(self, at: int) -> bool:
+        """Is one of a list's values at ``at`` ruled out by a negation earlier in its clause ("L40S or A10G,
+        but not T4", "do NOT let it fall back to A100s")? A bound ("no more than") or an addition ("not only")
+        rules nothing out."""
+        clause = re.split(r"[.;:!?,\n]|\b(?:but|and|or)\b(?!\s+not\b)", self.text[max(0, at - 50):at])[-1]
+        neg = re.search(rf"\b{_NEGATION}\b(?!\s+(?:more|less|fewer|only|just|merely|later|longer)\b)", clause, re.I)
+        return neg is not None or self._excepted(at)
+
     def _excepted(self, at: int) -> bool:
         """Is the phrase at ``at`` ruled out ("anything except spot", "any zone other than 1a")?"""
         return _EXCEPT_BEFORE.search(self.text[max(0, at - 30):at]) is not None
@@ -5880,6 +6010,9 @@ class _Extractor:
                 if g and rule.get("lower"):
                     g = g.lower()
                 if g and self._free(m.span()) and not any(m.start() < y and x < m.end() for x, y in self.blocked):
+                    if self._ruled_out(m.start()):
+                        self.result.covered.append(m.span())  # "H100 only, never A100s": named, and understood
+                        continue
                     if g not in vals:
                         vals.append(g)
                         spans.append(m.span())
@@ -7230,6 +7363,8 @@ class _Extractor:
             own, other = any(self._whole_word(m.span(1)) == self.result.spans.get(name)
                              for m in _compile(plain).finditer(self.digits)), None
             later: tuple[Any, tuple[int, int]] | None = None
+            summed = _SUMMED_UP.search(self.text)
+            summary: tuple[Any, tuple[int, int]] | None = None  # another value, said in a closing summary
             regexes = [_compile(r["regex"]) for r in self.recipe.extract.get(name) or [] if "regex" in r
                        and not r.get("shared") and _compile(r["regex"]).groups == 1]
             for m in itertools.chain(rx.finditer(self.digits), *(x.finditer(self.digits) for x in regexes)):
@@ -7274,8 +7409,23 @@ class _Extractor:
                     later = (val, span)
                 if ok and val != value and other is None:
                     other = (val, span)
+                if ok and val != value and summed is not None and span[0] >= summed.end() and summary is None:
+                    summary = (val, span)
             if self.chat and other is not None and other[1][0] < (self.result.spans.get(name) or (0, 0))[0]:
                 other = None  # a thread's earlier word on the value is settled by the later one
+            cur = self.result.spans.get(name)
+            if other is not None and cur is not None:
+                # "one 8-GPU node isn't enough, so two nodes": an amount the words reject yields to the other
+                if _REJECTED_AFTER.match(self.text, cur[1]) and not _REJECTED_AFTER.match(self.text, other[1][1]):
+                    later = other
+                elif _REJECTED_AFTER.match(self.text, other[1][1]):
+                    other = None
+            if summed is not None and (other is not None or summary is not None):
+                # "... thinking out loud ... Final answer: 8 GPUs each": the summary's word on the value settles it
+                if (self.result.spans.get(name) or (0, 0))[0] >= summed.end():
+                    other = other if other is not None and other[1][0] >= summed.end() else None
+                elif summary is not None:
+                    later = summary
             if later is not None:  # a thread's later word on the value settles it ("16 gpus?" ... "fine, 12 gpus")
                 self.result.values[name] = later[0]
                 self.result.spans[name] = later[1]
@@ -8194,19 +8344,21 @@ def _fits(spec: dict[str, Any], value: str) -> bool:
     return (not pattern or re.fullmatch(pattern, value) is not None) and len(value) <= int(spec.get("maxLength", 253))
 
 
-def _locate_lines(text: str, block: str) -> tuple[int, int] | None:
+def _locate_lines(text: str, block: str, chat: bool = False) -> tuple[int, int] | None:
     """Where a block of lines of the request stands in its normalised ``text`` (which may join lines):
-    from its first line found to its last."""
-    spans = [sp for line in block.splitlines() if line.strip() and (sp := _locate(text, line))]
+    from its first line found to its last. (A ``chat`` line's speaker is gone from the normalised text,
+    :func:`_chat_lines`.)"""
+    spans = [sp for line in block.splitlines()
+             if line.strip() and (sp := _locate(text, _CHAT_LINE.sub("", line, count=1) if chat else line))]
     return (min(a for a, _ in spans), max(b for _, b in spans)) if spans else None
 
 
-def _locate_block(text: str, block: str) -> tuple[int, int] | None:
+def _locate_block(text: str, block: str, chat: bool = False) -> tuple[int, int] | None:
     """Where a pasted block stands in the normalised ``text``: as a whole, or from its first line
     found to its last when normalising rewrote words inside it ("three percent" in a table)."""
     got = _locate(text, block)
     if got is None or got[1] - got[0] < len(block.strip()) // 2:
-        got = _locate_lines(text, block) or got
+        got = _locate_lines(text, block, chat) or got
     return got
 
 
@@ -8280,7 +8432,8 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
         pos += len(f.words) + 2
     # one fact a line, so that a fact written as a field ("Replicas: five") reads as a form's line
     syn = _Extractor(recipe, ",\n".join(f.words for f in facts)).run()
-    where = [_locate_block(full.text, text[a:b]) for a, b in blocks]
+    where = [_locate_block(full.text, text[a:b], any(f.fmt == "transcript" and a <= f.start < b for f in facts))
+             for a, b in blocks]
     inside_block = [w for w in where if w]
 
     def located(a: int, b: int) -> tuple[int, int] | None:
@@ -8349,6 +8502,10 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
                 and not _NAMING_CUE.search(full.text, max(0, said_at - 30), said_at)  # ("named `ranker-distill`" stands)
             # ... and a kustomization's patch changes what a pasted base says ("replicas: 1" in base/, 3 in the overlay)
             overlay = fact.fmt == "kustomize" and inside(full.spans.get(name))
+            # ... and an answer read with its question ("Pod name and namespace?" "x in y") reads it better than
+            # the words alone
+            # (and so does a call's argument its reader evaluates: "stabilizationWindowSeconds=15 * 60")
+            overlay = overlay or (fact.fmt in ("transcript", "call") and inside(full.spans.get(name)))
             if not keyed and not guessed and not shortened and not overlay and \
                     not _paste_misread(full.values[name], value, inside(full.spans.get(name)), facts) \
                     and not _cut_short(full.text, full.spans.get(name), full.values[name], value):
@@ -8363,7 +8520,9 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
             taken.append(span)
     # a command that creates the object ("kubectl run x -n ns --image=y") is read whole by its reader: what the
     # words read inside it that the reader does not ("x -n ns" as the container's command) is a misreading
-    made = [w for (a, b), w in zip(blocks, where) if w and any(f.fmt == "create" and a <= f.start < b for f in facts)]
+    # ... and so is a transcript, read an answer with its question ("bot: Device plugin or DRA?" names no setting)
+    made = [w for (a, b), w in zip(blocks, where)
+            if w and any(f.fmt in ("create", "transcript") and a <= f.start < b for f in facts)]
     for name in [n for n, sp in full.spans.items() if n not in syn.values and n in full.values
                  and any(x <= sp[0] and sp[1] <= y for x, y in made)]:
         full.values.pop(name)

@@ -625,7 +625,7 @@ _PER_NODE_PROCESSES = frozenset({"process_count_per_instance", "processes_per_ho
 _HOLDER_KEYS = frozenset({"with", "inputs", "variables", "vars", "params", "parameters"})
 # a key that opens with a bound ("max_nodes", "minReplicas"): the bound goes before the amount
 _BOUND_FIRST = re.compile(r"(min(?:imum)?|max(?:imum)?)\s+(?=[a-z])")
-_COMMAND_KEYS = frozenset({"command", "cmd", "args", "entrypoint", "script", "run"})
+_COMMAND_KEYS = frozenset({"command", "cmd", "cmds", "args", "entrypoint", "script", "run"})
 
 
 def _settings_facts(data: dict, block: str, where: Callable[[str, object], str],
@@ -1380,6 +1380,303 @@ def _read_kubectl_table(block: str) -> tuple[list[tuple[str, int, int]], list[tu
     return facts, [(head.start(), head.end())]
 
 
+# ---------------------------------------------------------------- calls in code
+
+# a call with keyword arguments in a pasted script: "KubernetesPodOperator(", "hpa.replicas(", "@kubernetes("
+# (the name against its parenthesis, as code writes it: "SMs (X=60)" in prose is a remark)
+_CALL_START = re.compile(r"(?<![\w.])(?:[A-Za-z_]\w*(?:\(\))?\.)*[A-Za-z_]\w*\(")
+# a call's name that only says "do it" ("create_job", "new", "TrainingClient().submit"): its arguments are the
+# object's own settings
+_DOING = frozenset("""create new make build run submit launch start add set with call apply init deploy
+define register""".split())
+
+
+def _closing_paren(text: str, i: int, limit: int = 20000) -> int:
+    """Where the parenthesis opening at ``i`` closes (after it), quotes and comments skipped; 0 when it does not
+    within ``limit``."""
+    depth, quote, j = 0, "", i
+    end = min(len(text), i + limit)
+    while j < end:
+        ch = text[j]
+        if quote:
+            if ch == quote and text[j - 1] != "\\":
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#":
+            nl = text.find("\n", j)
+            j = end if nl < 0 else nl
+            continue
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                return j + 1 if ch == ")" else 0
+        j += 1
+    return 0
+
+
+def _find_calls(text: str) -> Iterator[tuple[int, int]]:
+    """A call with keyword arguments in pasted Python (an Airflow operator, a training client's
+    ``create_job``, a flow's decorator, a library's builder chain), that Python's own parser reads."""
+    import ast
+
+    pos = 0
+    while m := _CALL_START.search(text, pos):
+        end = _closing_paren(text, m.end() - 1)
+        if not end:
+            pos = m.end()
+            continue
+        try:
+            node = ast.parse(text[m.start():end].strip(), mode="eval").body
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            pos = m.end()
+            continue
+        if isinstance(node, ast.Call) and node.keywords:
+            yield m.start(), end
+            pos = end
+        else:
+            pos = m.end()
+
+
+def _call_name(func: object) -> str:
+    import ast
+
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _evaluated(node: object) -> object:
+    """A call argument's value: a literal, arithmetic on numbers ("15 * 60"), a nested call as the mapping of
+    its keyword arguments (``V1Toleration(key=..., operator="Exists")``), lists and mappings of these; None
+    for what only running the code would give."""
+    import ast
+    import operator
+
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.BinOp) and type(node.op) in (ast.Mult, ast.Add, ast.Sub):
+        a, b = _evaluated(node.left), _evaluated(node.right)
+        if all(isinstance(x, int) and not isinstance(x, bool) and abs(x) < 10 ** 9 for x in (a, b)):
+            return {ast.Mult: operator.mul, ast.Add: operator.add, ast.Sub: operator.sub}[type(node.op)](a, b)
+        return None
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = [_evaluated(x) for x in node.elts]
+        return items if all(x is not None for x in items) else None
+    if isinstance(node, ast.Dict):
+        keys = [_evaluated(k) for k in node.keys]
+        return {str(k): v for k, x in zip(keys, node.values) if k is not None and (v := _evaluated(x)) is not None}
+    if isinstance(node, ast.Call):
+        return {kw.arg: v for kw in node.keywords if kw.arg and (v := _evaluated(kw.value)) is not None}
+    return None
+
+
+def _read_call(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
+    """A call's keyword arguments as settings: under the call's name when it names a part of the object
+    (``hpa.replicas(min=2, max=10)``: the replicas' bounds), as the object's own when the call only makes it
+    (``KubernetesPodOperator(...)``, ``create_job(...)``); a bound's keyword goes first ("min replicas")."""
+    import ast
+
+    node = ast.parse(block.strip(), mode="eval").body
+    assert isinstance(node, ast.Call)
+    name = _call_name(node.func)
+    words = key_words(name)
+    own = not name or name[:1].isupper() or (words and words[0] in _DOING) or \
+        isinstance(node.func, ast.Name) and not isinstance(getattr(node.func, "ctx", None), ast.Load)
+    data: dict[str, object] = {}
+    for kw in node.keywords:
+        v = _evaluated(kw.value)
+        if kw.arg is None or v is None:
+            continue
+        if own:
+            data[kw.arg] = v
+        elif kw.arg.lower() in ("min", "max", "minimum", "maximum"):
+            data[f"{kw.arg}_{name}"] = v
+        else:
+            data.setdefault(name, {})[kw.arg] = v  # type: ignore[index]
+    # (a container's resources, "resources_per_worker={"gpu": 8}", "V1ResourceRequirements(limits={...})", are
+    # the pod's own amounts)
+    for key in [k for k, v in data.items() if isinstance(v, dict) and "resources" in key_words(k)]:
+        inner = data.pop(key)
+        assert isinstance(inner, dict)
+        for part in [p for p in ("limits", "requests") if isinstance(inner.get(p), dict)]:
+            inner = {**inner.pop(part), **inner}
+        for k, v in inner.items():
+            data.setdefault(k, v)
+    data = _one_item_lists(data)  # type: ignore[assignment]
+
+    def where(key: str, v: object) -> str:
+        if key.lower().startswith(("min_", "max_", "minimum_", "maximum_")) and key.split("_", 1)[1] == name:
+            key = key.split("_", 1)[0]  # "min=2" of "replicas(min=2, ...)"
+        if key == name:
+            return rf"(?<![\w]){re.escape(key)}[ \t]*\("
+        value = r"\[[^\]]*\]" if isinstance(v, list) else r"[^,)}\n]*"
+        return rf"(?<![\w.]){re.escape(key)}[ \t]*=[ \t]*{value}|[\"']{re.escape(key)}[\"'][ \t]*:[ \t]*{value}"
+    # (the call's own name is the code's, understood)
+    opened = _CALL_START.match(block.lstrip())
+    at = len(block) - len(block.lstrip())
+    return _settings_facts(data, block, where), [(at, at + opened.end())] if opened else []
+
+
+# ---------------------------------------------------------------- transcripts
+
+# a turn of a chat transcript or an FAQ: "bot: How many GPUs?", "me: twelve", "Q: Upper bound?", "**A:** six",
+# "[10:02] dana: ..."; the speaker is one or two words
+_TURN = re.compile(r"[ \t]*(?:[>*-][ \t]+)?(?:\[[^\]\n]{1,24}\][ \t]*|\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]*[ap]m)?[ \t]+)?"
+                   r"(?:\*\*|__)?(?P<who>[A-Za-z][\w.@'-]{0,20}(?:[ \t][A-Za-z][\w.@'-]{0,20})?)[ \t]*"
+                   r"(?:\*\*|__)?:(?:\*\*|__)?[ \t]+(?P<said>\S[^\n]*?)[ \t]*", re.I)
+# words that open a question or an answer and say nothing ("And CPU / memory?", "ok so, which image?")
+_FILLER = re.compile(r"(?i)^(?:(?:and|also|so|ok(?:ay)?|great|cool|now|then|next|last(?:ly)?|finally|first|one more|"
+                     r"thanks|thank you|got it|perfect)\b[,!.:]?[ \t]*)+")
+# the thing a question asks for: "How many GPUs should the queue get?", "Which namespace is the team in?",
+# "What's the image?"
+_ASKED_FOR = re.compile(r"(?i)(?:how[ \t]+(?:many|much)|which|what(?:'s|[ \t]+is|[ \t]+are)?(?:[ \t]+the)?)[ \t]+"
+                        r"(?P<noun>.+?)(?:[ \t]+(?:should|shall|do|does|did|will|would|can|could|is|are|was|were|must|"
+                        r"has|have|you|we|they|it|i|to|for[ \t]+(?:it|this|them))\b.*)?")
+# a question's head that each of its things shares: "Names for the ClusterQueue and the LocalQueue?"
+_SHARED_HEAD = re.compile(r"(?i)(?P<head>name|size|number|count|image|version)s?[ \t]+(?:for|of)[ \t]+(?P<rest>.+)")
+
+
+def _turns(block: str) -> list[tuple[str, int, int, int]]:
+    """Each turn of a transcript: the speaker (lower case), where the words said start and end, and where
+    its line starts."""
+    out = []
+    for m in re.finditer(r"[^\n]+", block):
+        t = _TURN.fullmatch(m.group(0))
+        if t:
+            out.append((t.group("who").lower(), m.start() + t.start("said"), m.start() + t.end("said"), m.start()))
+    return out
+
+
+def _asker(turns: list[tuple[str, int, int, int]], block: str) -> str | None:
+    """The speaker who asks: two speakers take turns, the one who opens asks at least two questions, most of
+    its turns are questions, and the other answers more than it asks (a settings list has no speaker twice; in
+    a thread where the one who wants the thing opens, the other's questions are a colleague's, not a form's)."""
+    who = Counter(t[0] for t in turns)
+    if len(who) != 2 or min(who.values()) < 2:
+        return None
+    asks = Counter(t[0] for t in turns if "?" in block[t[1]:t[2]])
+    if not asks:
+        return None
+    asker, n = asks.most_common(1)[0]
+    other = next(w for w in who if w != asker)
+    if turns[0][0] != asker or n < 2 or n * 2 < who[asker] or asks[other] >= n:
+        return None
+    changes = sum(a[0] != b[0] for a, b in zip(turns, turns[1:]))
+    return asker if changes * 3 >= (len(turns) - 1) * 2 else None
+
+
+def _find_transcript(text: str) -> Iterator[tuple[int, int]]:
+    """A chat transcript or an FAQ pasted into a request: runs of turns ("bot: ...", "me: ...") whose one
+    speaker asks and the other answers."""
+    run: list[tuple[int, int]] = []
+
+    def done() -> Iterator[tuple[int, int]]:
+        if len(run) >= 4:
+            a, b = run[0][0], run[-1][1]
+            if _asker(_turns(text[a:b]), text[a:b]):
+                yield a, b
+
+    for m in re.finditer(r"[^\n]*", text):
+        line = m.group(0)
+        if _TURN.fullmatch(line):
+            run.append(m.span())
+        elif line.strip():
+            yield from done()
+            run = []
+    yield from done()
+
+
+def _quoted_mask(s: str) -> str:
+    """``s`` with what stands inside quotes or backticks blanked, so that a separator inside them splits nothing."""
+    return re.sub(r"`[^`]*`|\"[^\"]*\"|'[^'\s][^']*'", lambda m: "_" * len(m.group(0)), s)
+
+
+def _each(keys: list[str], answer: str, at: int) -> list[tuple[str, int, int]] | None:
+    """An answer that gives the question's several things in turn ("Pod name and namespace?" "x in y",
+    "CPU / memory?" "96 cores, 768Gi"), one fact each; None when its parts do not match the things."""
+    mask = _quoted_mask(answer)
+    seps = [r",?[ \t]+and[ \t]+", r"[ \t]*[,;][ \t]*", r"[ \t]*/[ \t]*"]
+    if re.search(r"(?i)namespace$", keys[-1]):
+        seps.append(r"[ \t]+in[ \t]+(?:namespace[ \t]+|ns[ \t]+)?")
+    for sep in seps:
+        cuts = list(re.finditer(sep, mask))
+        if len(cuts) == len(keys) - 1:
+            bounds = [0, *[x for c in cuts for x in c.span()], len(answer)]
+            parts = [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
+            if all(answer[x:y].strip() for x, y in parts):
+                # (each part's span runs to the next one's, so that "and" or "in" between them is understood)
+                ends = [x for x, _y in parts[1:]] + [len(answer)]
+                return [(f"{k}: {answer[x:y].strip()}", at + x, at + e) for k, (x, y), e in zip(keys, parts, ends)]
+    return None
+
+
+def _answered(question: str, answer: str, at: int) -> list[tuple[str, int, int]]:
+    """The facts of one answer, read with the question it answers: the thing asked for is the answer's key
+    ("How many GPUs?" "twelve": "GPUs: twelve"); an answer that picks one of the question's options is that
+    option ("strict FIFO or best-effort?" "strict": "strict FIFO"); an answer to a question with no thing
+    named ("What are we scaling?") stands alone."""
+    whole = [(answer, at, at + len(answer))]
+    asked = [s for s in re.split(r"(?<=[.!?])\s+", question) if "?" in s]
+    if not asked:
+        return whole
+    key = _FILLER.sub("", asked[-1].rstrip("?").strip()).strip()
+    no = re.match(r"(?i)(?:no|nope|nah|not really)\b[,.!:;]?[ \t]*", answer)
+    if no and re.match(r"(?i)(?:should|shall|do|does|will|would|can|could|is|are|must|any|want)\b", key):
+        # a question answered "no" declines what it offers, and sets nothing; what the answer goes on to say stands
+        rest = answer[no.end():]
+        return [(rest, at, at + len(answer))] if rest.strip() else []
+    choice = key.rsplit(": ", 1)[-1]
+    if re.search(r"(?i)\bor\b", choice):
+        lead = re.match(r"[\w-]+(?:\.[\w-]+)*", answer)
+        for opt in re.split(r"(?i)[ \t]*(?:,[ \t]*(?:or[ \t]+)?|\bor\b)[ \t]*", choice):
+            opt = re.sub(r"^(?:the|a|an)\s+", "", opt.strip(), flags=re.I)
+            words = re.findall(r"[A-Za-z][\w-]*", opt)
+            if lead and words and (opt.lower().startswith(lead.group(0).lower())
+                                   or "".join(w[0] for w in words).lower() == lead.group(0).lower()):
+                said = opt if opt.lower().startswith(lead.group(0).lower()) else lead.group(0)
+                return [(said + answer[lead.end():], at, at + len(answer))]
+    m = _ASKED_FOR.fullmatch(key)
+    if m:
+        key = m.group("noun").strip()
+        if re.fullmatch(r"(?i)(?:we|you|they|it|this|that|i|of)\b.*", key):
+            return whole
+    elif re.match(r"(?i)(?:when|why|where|who|how)\b", key):
+        return [(f"{key}: {answer}", at, at + len(answer))]
+    head = _SHARED_HEAD.fullmatch(key)
+    things = re.split(r"(?i),?[ \t]+and[ \t]+|[ \t]*[,/&][ \t]*", head.group("rest") if head else key)
+    things = [re.sub(r"(?i)^(?:the|a|an)[ \t]+", "", t).strip() for t in things]
+    if head:
+        things = [f"{t} {head.group('head').lower()}" for t in things]
+    if len(things) > 1 and all(things) and (got := _each(things, answer, at)):
+        return got
+    return [(f"{key}: {answer}", at, at + len(answer))]
+
+
+def _read_transcript(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
+    """Each answer with the question before it; the asking side's turns are boilerplate (a bot's question is
+    no part of the request)."""
+    turns = _turns(block)
+    asker = _asker(turns, block)
+    facts: list[tuple[str, int, int]] = []
+    boiler: list[tuple[int, int]] = []
+    for i, (who, a, b, line) in enumerate(turns):
+        if who == asker:
+            boiler.append((a, b))
+            continue
+        answer = block[a:b]
+        lead = _FILLER.match(answer)
+        skip = lead.end() if lead and lead.end() < len(answer) else 0
+        if i and turns[i - 1][0] == asker:
+            got = _answered(block[turns[i - 1][1]:turns[i - 1][2]], answer[skip:], a + skip)
+            facts += got
+            if not got:
+                boiler.append((a, b))  # a plain "no" to what the question offers: understood, it sets nothing
+        else:
+            facts.append((answer, a, b))
+    return facts, boiler
+
+
 # ---------------------------------------------------------------- TOML and INI
 
 _SECTION_LINE = re.compile(r"[ \t]*\[{1,2}[ \t]*(?P<name>[\w\-\". ]+?)[ \t]*\]{1,2}[ \t]*(?:#[^\n]*)?")
@@ -1475,12 +1772,14 @@ def _read_sectioned(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[
 
 
 FORMATS: tuple[Format, ...] = (
+    Format("transcript", _find_transcript, _read_transcript),
     Format("pbs", _find_lines(r"(?:#PBS\b|qsub\s)"), _read_pbs),
     Format("lsf", _find_lines(r"(?:#BSUB\b|bsub\s)"), _read_lsf),
     Format("compose", _yaml_blocks("services"), _read_compose),
     Format("helm-values", _yaml_blocks(r"(?:image|replicaCount)"), _read_helm_values),
     Format("ray", _yaml_blocks(r"(?:available_node_types|cluster_name|spec|apiVersion)"), _read_ray),
     Format("sagemaker", _find_sagemaker, _read_sagemaker),
+    Format("call", _find_calls, _read_call),
     Format("json", _find_json, _read_json),
     Format("cli", _find_cli, _read_cli),
     Format("create", lambda text: (m.span() for m in _CREATE_START.finditer(text)), _read_create),
@@ -1495,7 +1794,7 @@ FORMATS: tuple[Format, ...] = (
 )
 # formats whose every line is one setting (a key and its value)
 SETTINGS_FORMATS = frozenset({"json", "assignments", "yaml-settings", "helm-values", "sectioned", "cli", "kustomize",
-                              "create"})
+                              "create", "transcript", "call"})
 
 
 def translate(text: str) -> tuple[list[Fact], list[tuple[int, int]], list[tuple[int, int]]]:

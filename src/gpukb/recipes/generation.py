@@ -9,7 +9,8 @@ from typing import Any
 
 from ..errors import InputError, ParameterError, RecipeError, UsageError
 from ..text import STOPWORDS
-from .extract import Extraction, done_todos, extract_params, name_variants, unfenced_prose
+from .extract import (Extraction, chosen_column, done_todos, extract_params, filled_template, name_variants,
+                      unfenced_prose)
 from .match import change_target_ids, match_recipes, target_ids
 from .model import Recipe, load_recipes, resolve_params
 from .render import render_recipe
@@ -107,6 +108,8 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
     check_length(request)
     request = unfenced_prose(request)  # a commit message or notes pasted in ``` marks are the request's words
     request = done_todos(request)  # "let's do the TODOs": a pasted file's settings as its TODO comments want them
+    request = chosen_column(request)  # "| setting | dev | staging |" and "only build staging": that column alone
+    request = filled_template(request)  # "shards: <SHARDS>" and "SHARDS = 1200": the template as filled in
     recipes = load_recipes() if recipes is None else recipes
     every = match_recipes(request, recipes, k=len(recipes))
     ranked = every[:3]
