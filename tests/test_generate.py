@@ -383,6 +383,15 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     # held out (0.300, 0 silent drops, 18 changed values) on the same code, in the test part; 0.325 (0, 19) after
     # the changes made with fresh81
     "fresh82.yaml": (0.32, 0, 19),
+    # held out (0.225, 2 silent drops, 25 changed values) on the code before any change made with it, in the tune
+    # part; its misses were read after that measurement (calls in pasted Python, a count out of a node's GPUs, a
+    # template with its values, a settings table with a column per environment, a value ruled out of a list, a
+    # closing summary, an amount the words reject; the last lets a 405B request render, where its replicas, a
+    # count no rule reads from "so one copy for now", show as a changed value instead of the size conflict)
+    "fresh83.yaml": (0.32, 2, 17),
+    # held out (0.325, 0 silent drops, 28 changed values) on the same code, in the test part; 0.325 (0, 27) after
+    # the changes made with fresh83
+    "fresh84.yaml": (0.32, 0, 27),
     "tune-classes.yaml": (0.95, None, None),
 }
 # tuned sets whose drops and changed values are held by their floors above, not at zero
@@ -393,7 +402,7 @@ _OPEN_TUNE = (
     "fresh32.yaml", "fresh33.yaml", "fresh34.yaml", "fresh35.yaml", "fresh36.yaml", "fresh37.yaml",
     "fresh38.yaml", "fresh39.yaml", "fresh40.yaml", "fresh41.yaml", "fresh42.yaml", "fresh44.yaml", "fresh46.yaml",
     "fresh65.yaml", "fresh67.yaml", "fresh69.yaml", "fresh71.yaml", "fresh73.yaml", "fresh75.yaml",
-    "fresh77.yaml", "fresh79.yaml", "fresh81.yaml",
+    "fresh77.yaml", "fresh79.yaml", "fresh81.yaml", "fresh83.yaml",
 )
 
 
