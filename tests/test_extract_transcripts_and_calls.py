@@ -125,3 +125,12 @@ def test_an_amount_the_words_reject_yields_to_the_other():
     assert (params["size"], params["replicas"]) == (2, 1), params
     params = _read("pytorchjob", "pytorchjob big-ft: 2 nodes won't fit the model, use 4 nodes, 8 gpus each")
     assert params["nodes"] == 4, params
+
+
+def test_a_section_marked_or_picked_among_environments_is_the_one_built():
+    got = _gen("Volcano queue per environment:\n\n[dev]\n  name: cv-dev, 8 GPUs cap\n\n"
+               "[prod]   <- build this one\n  name: cv-prod, 48 GPUs cap\n")
+    assert got.recipe == "volcano-queue" and (got.params["name"], got.params["gpus"]) == ("cv-prod", 48), got.params
+    got = _gen("Volcano queues below; build prod only.\n\n## dev\n- name cv-dev, 8 GPUs cap\n\n"
+               "## prod\n- name cv-prod, 48 GPUs cap\n")
+    assert (got.params["name"], got.params["gpus"]) == ("cv-prod", 48), got.params

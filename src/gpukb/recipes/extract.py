@@ -1903,10 +1903,37 @@ _PICK_BEFORE = r"(?:build|create|generate|make|provision|deploy|render|roll\s+ou
 _PICK_AFTER = r"(?:only|now|today|first|column|environment|env|cluster|one)"
 
 
+# a section of a request per environment or variant: "[prod]   <- build this one", "## staging"
+_SECTION_HEAD = re.compile(r"(?m)^[ \t]*(?:\[(?P<a>[A-Za-z][\w .-]{0,30}?)\]|#{1,4}[ \t]+(?P<b>[A-Za-z][\w.-]{0,30}))(?P<rest>[^\n]*)$")
+# a section's header marked as the one to build: "<- build this one", "(this one)", "← deploy this"
+_PICKED_HEAD = re.compile(r"(?i)(?:<-+|\u2190|=>|\(|\bbuild\b|\bdeploy\b)[ \t]*(?:build|deploy|this|use|the\s+one)\b")
+
+
+def _chosen_section(text: str) -> str:
+    """Sections per environment or variant ("[dev]", "[staging]", "[prod]   <- build this one") of which one is
+    marked or picked by the words ("build prod only"): that section alone."""
+    heads = list(_SECTION_HEAD.finditer(text))
+    if len(heads) < 2:
+        return text
+    spans = [(h, h.start(), heads[k + 1].start() if k + 1 < len(heads) else len(text)) for k, h in enumerate(heads)]
+    marked = [k for k, (h, _a, _b) in enumerate(spans) if _PICKED_HEAD.search(h.group("rest"))]
+    if not marked:
+        outside = text[:heads[0].start()]
+        marked = [k for k, (h, _a, _b) in enumerate(spans) if re.search(
+            rf"(?i)\b(?:build|deploy|provision|render|create|generate|set\s+up)\s+(?:only\s+|just\s+)?(?:the\s+)?"
+            rf"{re.escape((h.group('a') or h.group('b')).strip())}\b", outside)]
+    if len(marked) != 1:
+        return text
+    keep = spans[marked[0]]
+    return text[:heads[0].start()] + text[keep[1]:keep[2]]
+
+
 def chosen_column(text: str) -> str:
     """A settings table with one column per environment or variant ("| setting | dev | staging | prod |")
     of which the words pick one ("only build staging now"): the table with that column alone, so that the
-    other columns' values are no candidates. A table whose columns the words do not pick stays whole."""
+    other columns' values are no candidates. A table whose columns the words do not pick stays whole; so do
+    sections per environment, one of them marked or picked (:func:`_chosen_section`)."""
+    text = _chosen_section(text)
     if "|" not in text:
         return text
     rows = list(_MARKDOWN_ROW.finditer(text))
@@ -3617,6 +3644,9 @@ class _Extractor:
         if name.endswith("image") and isinstance(value, str) and "/" not in value and \
                 re.search(r"[A-Z]", value.split(":")[0]):
             return False, None  # "Run:ai" is a product's name: an image's repository is written in lower case
+        if name.endswith("image") and isinstance(value, str) and \
+                re.search(r":(?:NoSchedule|PreferNoSchedule|NoExecute)$", value, re.I):
+            return False, None  # "nvidia.com/gpu=present:NoSchedule": a taint's value and effect, no image
         if isinstance(value, str) and "enum" not in spec and re.fullmatch(r"\d+\s*[x\u00d7]", value, re.I):
             return False, None  # "Devices: 2x A100": a multiplier, no name
         if isinstance(value, str) and _when_or_ticket(spec, value):
