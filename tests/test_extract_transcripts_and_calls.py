@@ -111,12 +111,14 @@ def test_a_template_is_read_with_the_values_given_for_its_placeholders():
 
 
 def test_a_closing_summary_settles_a_value_the_words_before_it_weighed():
-    params = _read("pytorchjob", "thinking aloud: 3 workers, 8 GPUs per pod at first. I also thought about 4 GPUs per "
-                                 "pod to fit more nodes, but no.\nTL;DR: pytorchjob sweep-a, 3 workers, 8 GPUs each")
-    assert params["gpus"] == 8, params
-    params = _read("pytorchjob", "pytorchjob sweep-b, 3 workers with 8 GPUs per pod. Hmm, 4 GPUs per pod would pack "
-                                 "better.\nFinal answer: 3 workers, 4 GPUs each")
-    assert params["gpus"] == 4, params
+    from gpukb.recipes.extract import extract_params
+    from gpukb.recipes.model import find_recipe
+
+    got = extract_params(find_recipe("pytorchjob"),
+                         "ok thinking out loud: a fixed six-node job, 8 GPUs each. I also thought about dropping to 4 "
+                         "GPUs per pod to squeeze onto more nodes, but no, stay at 8 per pod.\n"
+                         "Final answer: pytorchjob vit-pre, 6 workers, 8 GPUs each")
+    assert got.values["gpus"] == 8 and "gpus" not in got.conflicts, (got.values, got.conflicts)
 
 
 def test_an_amount_the_words_reject_yields_to_the_other():
