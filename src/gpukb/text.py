@@ -62,14 +62,15 @@ def _function_words() -> tuple[frozenset[str], frozenset[str]]:
     import importlib.util
     from pathlib import Path
 
+    # (the top-level package's spec, so that nothing is imported: "llama_index.core" would import its parent)
     try:
-        spec = importlib.util.find_spec("llama_index.core")
+        spec = importlib.util.find_spec("llama_index")
     except (ImportError, ValueError):
         spec = None
     found: set[str] = set()
     for root in (spec.submodule_search_locations or []) if spec else []:
         for lang in OTHER_LANGUAGES:
-            path = Path(root) / "_static" / "nltk_cache" / "corpora" / "stopwords" / lang
+            path = Path(root) / "core" / "_static" / "nltk_cache" / "corpora" / "stopwords" / lang
             if path.is_file():
                 found.update(w for w in path.read_text(encoding="utf-8").split() if len(w) >= 2)
     return frozenset(found - STOPWORDS), frozenset(STOPWORDS - found)
