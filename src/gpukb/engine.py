@@ -511,10 +511,10 @@ class Engine:
         # on die GPU-Knoten?"): its words the KB lacks are that language's, no sign of another topic; they weigh
         # as everyday words, and its function words not at all. (One written in another language alone, its
         # English only the names of things, is refused: the KB is English.)
-        other = other_language_words()
+        other, english = other_language_words(), english_only_words()
         said = words(question)
         mixed = sum(1 for w in said if w in other and stem(w) not in vocab) >= OTHER_LANGUAGE_MIN and \
-            sum(1 for w in said if w in english_only_words()) >= OTHER_LANGUAGE_MIN
+            sum(1 for w in said if w in english) >= OTHER_LANGUAGE_MIN
         # a word the KB only names in passing ("gres" in a Slurm-to-Kubernetes map) is known when the
         # question is about Kubernetes too ("the k8s equivalent of --gres"); about that system alone
         # ("how do I write gres.conf") it weighs as two rare words: it names the other system's own topic

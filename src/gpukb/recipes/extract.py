@@ -7375,6 +7375,7 @@ class _Extractor:
         in words no value has used, that is neither a rate ("one pod per node") nor a total
         ("16 GPUs in total"), is a second value; a different valid one is a conflict the user
         must settle."""
+        summed = _SUMMED_UP.search(self.text)  # a closing summary's word on a value settles it
         for name, value in list(self.result.values.items()):
             if self.recipe.properties[name].get("type") != "integer":
                 continue
@@ -7393,7 +7394,6 @@ class _Extractor:
             own, other = any(self._whole_word(m.span(1)) == self.result.spans.get(name)
                              for m in _compile(plain).finditer(self.digits)), None
             later: tuple[Any, tuple[int, int]] | None = None
-            summed = _SUMMED_UP.search(self.text)
             summary: tuple[Any, tuple[int, int]] | None = None  # another value, said in a closing summary
             regexes = [_compile(r["regex"]) for r in self.recipe.extract.get(name) or [] if "regex" in r
                        and not r.get("shared") and _compile(r["regex"]).groups == 1]

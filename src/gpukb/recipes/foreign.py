@@ -525,7 +525,7 @@ def _find_json(text: str) -> Iterator[tuple[int, int]]:
             data, end = decoder.raw_decode(text, i)
         except ValueError:
             # ... or a dict literal of a Python script (single quotes, trailing commas, True/False)
-            end = _closing_brace(text, i)
+            end = _closing(text, i)
             data = _python_literal(text[i:end]) if end else None
             if not isinstance(data, dict):
                 pos = i + 1
@@ -538,22 +538,31 @@ def _find_json(text: str) -> Iterator[tuple[int, int]]:
         pos = max(end, i + 1)
 
 
-def _closing_brace(text: str, i: int, limit: int = 20000) -> int:
-    """Where the brace opening at ``i`` closes (after it), quotes skipped; 0 when it does not within ``limit``."""
-    depth, quote = 0, ""
-    for j in range(i, min(len(text), i + limit)):
+def _closing(text: str, i: int, limit: int = 20000, comments: bool = False) -> int:
+    """Where the brace or parenthesis opening at ``i`` closes (after it), quotes skipped (and a ``comments``
+    line's ``#`` comment); 0 when it does not within ``limit`` or a bracket of another kind closes it. A brace
+    counts braces and brackets; a parenthesis counts those too."""
+    opens, closes = ("([{", ")]}") if text[i] == "(" else ("{[", "}]")
+    depth, quote, j = 0, "", i
+    end = min(len(text), i + limit)
+    while j < end:
         ch = text[j]
         if quote:
             if ch == quote and text[j - 1] != "\\":
                 quote = ""
         elif ch in "\"'":
             quote = ch
-        elif ch in "{[":
+        elif comments and ch == "#":
+            nl = text.find("\n", j)
+            j = end if nl < 0 else nl
+            continue
+        elif ch in opens:
             depth += 1
-        elif ch in "}]":
+        elif ch in closes:
             depth -= 1
             if depth == 0:
-                return j + 1 if ch == "}" else 0
+                return j + 1 if ch == closes[opens.index(text[i])] else 0
+        j += 1
     return 0
 
 
@@ -1391,32 +1400,6 @@ _DOING = frozenset("""create new make build run submit launch start add set with
 define register""".split())
 
 
-def _closing_paren(text: str, i: int, limit: int = 20000) -> int:
-    """Where the parenthesis opening at ``i`` closes (after it), quotes and comments skipped; 0 when it does not
-    within ``limit``."""
-    depth, quote, j = 0, "", i
-    end = min(len(text), i + limit)
-    while j < end:
-        ch = text[j]
-        if quote:
-            if ch == quote and text[j - 1] != "\\":
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch == "#":
-            nl = text.find("\n", j)
-            j = end if nl < 0 else nl
-            continue
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-            if depth == 0:
-                return j + 1 if ch == ")" else 0
-        j += 1
-    return 0
-
-
 def _find_calls(text: str) -> Iterator[tuple[int, int]]:
     """A call with keyword arguments in pasted Python (an Airflow operator, a training client's
     ``create_job``, a flow's decorator, a library's builder chain), that Python's own parser reads."""
@@ -1424,7 +1407,7 @@ def _find_calls(text: str) -> Iterator[tuple[int, int]]:
 
     pos = 0
     while m := _CALL_START.search(text, pos):
-        end = _closing_paren(text, m.end() - 1)
+        end = _closing(text, m.end() - 1, comments=True)
         if not end:
             pos = m.end()
             continue
@@ -1481,8 +1464,7 @@ def _read_call(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, 
     assert isinstance(node, ast.Call)
     name = _call_name(node.func)
     words = key_words(name)
-    own = not name or name[:1].isupper() or (words and words[0] in _DOING) or \
-        isinstance(node.func, ast.Name) and not isinstance(getattr(node.func, "ctx", None), ast.Load)
+    own = not name or name[:1].isupper() or bool(words and words[0] in _DOING)
     data: dict[str, object] = {}
     for kw in node.keywords:
         v = _evaluated(kw.value)
