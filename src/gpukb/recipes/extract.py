@@ -1022,6 +1022,7 @@ def _form_lines(text: str) -> str:
                                     and not _FORM_LINE.match(lines[i + 1])):
             continue  # prose wrapped at the line's width: "... a worker task with" / "4 pods of 8 gpus"
         if _FORM_LINE.match(ln) or _FORM_LINE.match(lines[i + 1]) or _TABLE_ROW.match(ln) or _ENV_LINE.match(ln) or \
+                re.match(r"[ \t]*#[ \t]", ln) or \
                 (_LIST_ITEM.match(ln) and _LIST_ITEM.match(lines[i + 1])) or \
                 (re.search(r"(?<![\w.])\d+(?:\.\d+)?%?$", end) and re.match(r"[ \t]*[A-Za-z][\w-]*[ \t]+\d", lines[i + 1])):
             # ... and so does a terse line that ends with its amount before a line of the next one
@@ -2036,25 +2037,234 @@ _VAR_SET = re.compile(r"(?m)^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)[ \t
 _MAKE_TARGET = re.compile(r"(?m)^[A-Za-z_][\w.-]*[ \t]*:(?!=)[^\n=]*\n(?=\t)")
 
 
-def _expanded_variables(text: str) -> str:
-    """A command that uses a variable the paste sets ("mpirun -np $(NP)" after "NP ?= 16", "${NGPU}") reads
-    with its value, as the shell or make would run it."""
+def _shell_assignments(text: str, shell_only: bool = False) -> dict[str, str]:
+    """"export NODES=4 GPUS=8  # comment", "NP ?= 16": the variables a pasted script or Makefile sets, in order;
+    a line of several ``NAME=value`` words sets each."""
+    import shlex
+
+    values: dict[str, str] = {}
+    for line in text.splitlines():
+        body = re.sub(r"^[ \t]*(?:export|local|readonly|declare(?:[ \t]+-\w+)?)[ \t]+", "", line)
+        if body == line and not re.match(r"[ \t]*[A-Za-z_]\w*=\S", line):
+            continue
+        try:
+            words = shlex.split(body, comments=True)
+        except ValueError:
+            continue
+        pairs = [w.split("=", 1) for w in words]
+        if pairs and all(len(p) == 2 and re.fullmatch(r"[A-Za-z_]\w*", p[0]) for p in pairs):
+            for k, v in pairs:
+                values.setdefault(k, v)
+    for m in () if shell_only else _VAR_SET.finditer(text):
+        values.setdefault(m.group(1), m.group(2))
+    return values
+
+
+def _shell_arithmetic(expr: str) -> str | None:
+    """"$((6 * 4))" as the shell works it out: integers with + - * and /, nothing else."""
+    import ast
+    import operator
+
+    ops = {ast.Mult: operator.mul, ast.Add: operator.add, ast.Sub: operator.sub, ast.Div: operator.floordiv,
+           ast.FloorDiv: operator.floordiv}
+
+    def ev(n: ast.AST) -> int | None:
+        if isinstance(n, ast.Constant) and isinstance(n.value, int) and not isinstance(n.value, bool):
+            return n.value
+        if isinstance(n, ast.BinOp) and type(n.op) in ops:
+            a, b = ev(n.left), ev(n.right)
+            if a is None or b is None or (b == 0 and type(n.op) in (ast.Div, ast.FloorDiv)) or max(abs(a), abs(b)) > 10 ** 9:
+                return None
+            return int(ops[type(n.op)](a, b))
+        return None
+    try:
+        got = ev(ast.parse(expr.strip(), mode="eval").body)
+    except (SyntaxError, ValueError):
+        return None
+    return None if got is None else str(got)
+
+
+def expanded_variables(text: str, shell_only: bool = False) -> str:
+    """A command that uses a variable the paste sets ("mpirun -np $(NP)" after "NP ?= 16", "${NGPU}",
+    "$((NODES * GPUS))") reads with its value, as the shell or make would run it (``shell_only``: only the
+    variables a shell line sets, "export N=4" or "N=4 M=8"; "N = 4" in a list of values is a template's)."""
     # (the target names what make builds: its recipe's command is the pasted command)
     text = _MAKE_TARGET.sub("\n", text)
     if "$" not in text:
         return text
-    values: dict[str, str] = {}
-    for m in _VAR_SET.finditer(text):
-        values.setdefault(m.group(1), m.group(2))
+    values = _shell_assignments(text, shell_only)
     if not values:
         return text
-    return re.sub(r"\$(?:\(([A-Za-z_]\w*)\)|\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*)\b)",
-                  lambda m: values.get(m.group(1) or m.group(2) or m.group(3), m.group(0)), text)
+    use = re.compile(r"\$(?:\(\(([^()\n]{1,80})\)\)|\(([A-Za-z_]\w*)\)|\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*)\b)")
+
+    def sub(m: re.Match, known: dict[str, str]) -> str:
+        if m.group(1) is not None:  # arithmetic: its names are the variables, with or without "$"
+            expr = re.sub(r"\$?\{?([A-Za-z_]\w*)\}?", lambda v: known.get(v.group(1), v.group(0)), m.group(1))
+            return _shell_arithmetic(expr) or m.group(0)
+        return known.get(m.group(2) or m.group(3) or m.group(4), m.group(0))
+    for _ in range(3):  # a value set from others ("GPU_QUOTA=$((NODES * GPUS))")
+        values = {k: use.sub(lambda m: sub(m, values), v) for k, v in values.items()}
+    return use.sub(lambda m: sub(m, values), text)
+
+
+# a typed field with its default in a pasted dataclass or settings model: "capacity_gib: int = 4800"
+_TYPED_DEFAULT = re.compile(r"(?m)^([ \t]*)([A-Za-z_]\w*)[ \t]*:[ \t]*[A-Za-z_][\w.\[\], \"'|]{0,60}?[ \t]+=(?!=)[ \t]+(\S[^\n]*)$")
+_ENV_PREFIX = re.compile(r"""env_prefix\s*=\s*["']([A-Za-z_]\w*)["']""")
+
+
+def python_defaults(text: str) -> str:
+    """A pasted dataclass or settings model read as its values: "fs_id: str = \"fs-0a1\"" says fs_id = "fs-0a1"
+    (the type is no value); with an ``env_prefix``, a variable the paste sets ("MIG_PROFILE=1g.6gb") overrides
+    its field's default, as pydantic-settings does."""
+    if not _TYPED_DEFAULT.search(text):
+        return text
+    overrides: dict[str, str] = {}
+    pm = _ENV_PREFIX.search(text)
+    if pm:
+        prefix = pm.group(1).lower()
+        for k, v in _shell_assignments(text).items():
+            if k.lower().startswith(prefix) and len(k) > len(prefix):
+                overrides[k.lower()[len(prefix):]] = v
+
+    def field(m: re.Match) -> str:
+        value = m.group(3)
+        if m.group(2).lower() in overrides:
+            value = json.dumps(overrides[m.group(2).lower()])
+        return f"{m.group(1)}{m.group(2)} = {value}"
+    return _TYPED_DEFAULT.sub(field, text)
+
+
+# a range the writer then resolves: "between 24 and 40 GPUs, take the top of that range", "anything from 60 to
+# 80 %, take the midpoint", "somewhere between 16 and 24 ... I'm giving her the low end of that"
+_OPEN_RANGE = re.compile(r"(?<![\w.-])(?:(?:somewhere\s+|anywhere\s+|anything\s+)?(?:between|from)\s+)?(\d+(?:\.\d+)?)[ \t]*"
+                         r"([A-Za-z%]{1,6}\b|%)?[ \t]*(?:and|to|-|\u2013|\.\.)[ \t]*(\d+(?:\.\d+)?)(?![\w.]*\d)[ \t]*(%|[A-Za-z]{1,6}\b)?",
+                         re.I)
+_RANGE_CHOICE = re.compile(r"\b(?:take|use|go\s+(?:with|for)|give(?:\s+\w+)?|giving(?:\s+\w+)?|pick|choose|settle\s+on|"
+                           r"aim\s+(?:for|at)|start\s+(?:with|at)|set\s+it\s+(?:to|at)|make\s+it)\s+(?:it\s+at\s+)?(?:the\s+|its\s+)?"
+                           r"(?P<low>low(?:er)?[\s-]+end|lower\s+bound|bottom(?:\s+end)?|minimum|lower\s+number|smaller\s+number)?"
+                           r"(?P<high>top(?:\s+end)?|upper[\s-]+end|high(?:er)?[\s-]+end|upper\s+bound|maximum|higher\s+number|bigger\s+number|larger\s+number)?"
+                           r"(?P<mid>mid-?point|middle|halfway\s+point|half-?way|average|mean)?"
+                           r"(?(low)|(?(high)|(?(mid)|(?!))))", re.I)
+
+
+def _resolved_ranges(text: str) -> str:
+    """A range followed, within its sentence or the next, by the end of it the writer takes: the range reads
+    as that amount ("between 24 and 40 GPUs, take the top of that range": 40 GPUs)."""
+    out, last = [], 0
+    for m in _OPEN_RANGE.finditer(text):
+        if m.start() < last:
+            continue
+        a, b = float(m.group(1)), float(m.group(3))
+        unit_a, unit_b = (m.group(2) or "").strip(), (m.group(4) or "").strip()
+        if a >= b or (unit_a and unit_b and unit_a.lower() != unit_b.lower()) or unit_a.lower() in ("and", "to"):
+            continue
+        window = text[m.end():m.end() + 220]
+        stop = re.search(r"(?<=[.!?])\s+\S[^.!?]*[.!?](?:\s|$)", window)  # its sentence and the next
+        window = window[:stop.end()] if stop else window
+        c = _RANGE_CHOICE.search(window)
+        if c is None or _OPEN_RANGE.search(window, 0, c.start()):
+            continue  # (a range between this one and the choice is the one the choice takes from)
+        v = a if c.group("low") else b if c.group("high") else (a + b) / 2
+        value = str(int(v)) if v == int(v) else str(v)
+        unit = m.group(4) or m.group(2) or ""
+        out.append(text[last:m.start()] + value + (" " + unit if unit and unit != "%" else unit))
+        last = m.end(4) if m.group(4) else m.end(3)
+    return "".join(out) + text[last:] if out else text
+
+
+# a form's line: a label, dot leaders, its value ("  Job name ............. asr-pt")
+_LEADER_DOTS = re.compile(r"(?m)^([ \t]*(?:[-*][ \t]+)?[A-Za-z][^\n.:]{0,60}?[\w)\]])(?:[ \t]+(?:\.{3,}|\u2026+|_{3,})|[ \t]*(?:\.{4,}|_{4,}))[ \t]*(?=\S)")
+_SCIENTIFIC = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)[eE]\+?(\d{1,2})(?![\w.])")
+
+
+# tries counted with the first run: "4 tries in total", "3 attempts overall", "two runs including the first"
+_TOTAL_TRIES = re.compile(r"(?<![\w.-])(?:(\d+)\s+(?:tries|attempts|runs)\s+(?:in\s+total|total|overall|altogether|"
+                          r"including\s+the\s+first(?:\s+(?:one|run|try|attempt))?)|(\d+)\s+total\s+(?:tries|attempts|runs))\b", re.I)
+
+
+def _total_tries(m: re.Match) -> str:
+    n = int(m.group(1) or m.group(2))
+    return f"{n - 1} retries" if n >= 1 else m.group(0)
+
+
+# a capacity said as so many units of a size: "capacity: 3 x 2400 GiB", "storage 2×1.2 TiB"
+_SIZE_TIMES = re.compile(r"(\b(?:capacity|storage|size)\b[^.\n\d]{0,20}?)(\d{1,2})[ \t]*[x\u00d7*][ \t]*(\d+(?:\.\d+)?)[ \t]*"
+                         r"(GiB|TiB|Gi|Ti|GB|TB)\b", re.I)
+
+
+def _size_times(m: re.Match) -> str:
+    v = Fraction(m.group(3)) * int(m.group(2))
+    return f"{m.group(1)}{int(v) if v.denominator == 1 else float(v)} {m.group(4)}"
+
+
+# Words a request that mixes English with German, Spanish, French, Portuguese or Italian writes in the other
+# language for amounts, objects and order ("con tres réplicas", "dans le namespace", "d'abord ..., ensuite ...").
+# (Words English also writes, or that are articles as well as "one", are left out: "once", "un", "ein", "sept".)
+_FOREIGN_TERMS = {
+    **dict.fromkeys(["dos", "deux", "zwei", "dois", "duas", "due"], "two"),
+    **dict.fromkeys(["tres", "três", "trois", "drei", "tre"], "three"),
+    **dict.fromkeys(["cuatro", "quatre", "vier", "quatro", "quattro"], "four"),
+    **dict.fromkeys(["cinco", "cinq", "fünf", "funf", "cinque"], "five"),
+    **dict.fromkeys(["seis", "sechs", "sei"], "six"),
+    **dict.fromkeys(["siete", "sieben", "sete", "sette"], "seven"),
+    **dict.fromkeys(["ocho", "huit", "acht", "oito", "otto"], "eight"),
+    **dict.fromkeys(["nueve", "neuf", "neun", "nove"], "nine"),
+    **dict.fromkeys(["diez", "zehn", "dez", "dieci"], "ten"),
+    **dict.fromkeys(["doce", "douze", "zwölf", "doze", "dodici"], "twelve"),
+    **dict.fromkeys(["réplicas", "répliques", "repliques", "replikate", "repliche", "réplica", "réplique"], "replicas"),
+    **dict.fromkeys(["nodos", "nœuds", "noeuds", "knoten", "nós", "nodi"], "nodes"),
+    **dict.fromkeys(["trabajadores", "travailleurs"], "workers"),
+    **dict.fromkeys(["memoria", "mémoire", "memoire", "speicher", "arbeitsspeicher", "memória"], "memory"),
+    **dict.fromkeys(["espacio de nombres", "espace de noms", "espaço de nomes"], "namespace"),
+    **dict.fromkeys(["primero", "d'abord", "zuerst", "primeiro", "prima"], "first"),
+    **dict.fromkeys(["luego", "después", "ensuite", "puis", "danach", "dann", "depois", "poi"], "then"),
+    **dict.fromkeys(["sin", "ohne", "sem", "senza", "sans"], "without"),
+    **dict.fromkeys(["pas de", "kein", "keine", "keinen", "ningún", "ninguna", "nenhum", "nenhuma"], "no"),
+    **dict.fromkeys(["llamado", "llamada", "appelé", "appelée", "genannt", "chamado", "chamada", "chiamato"], "named"),
+}
+_FOREIGN_TERM = re.compile(r"(?<![\w'-])(?:" + "|".join(sorted((re.escape(k) for k in _FOREIGN_TERMS), key=len, reverse=True))
+                           + r")(?![\w'-])", re.I)
+
+
+def _in_english(text: str) -> str:
+    """A request that mixes in another language (three of its function words) with those words of amounts,
+    objects and order in English; a request in English alone is left as it is."""
+    from ..text import other_language_words
+
+    others = other_language_words()
+    if not others or sum(1 for w in re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", text.lower()) if w in others) < 3:
+        return text
+    return _FOREIGN_TERM.sub(lambda m: _FOREIGN_TERMS[m.group(0).lower()], text)
+
+
+# an image named with its transport ("image_id: docker:ghcr.io/x/y:1.2", "docker://nvcr.io/nvidia/pytorch:24.05-py3")
+_IMAGE_SCHEME = re.compile(r"(?<![\w/-])docker:(?://)?(?=[a-z0-9][\w.-]*(?:\.[\w-]+|:\d+)/[\w./-]+)", re.I)
+
+
+def pasted_forms(text: str) -> str:
+    """A request's pasted settings as plain values: a dataclass's typed defaults (:func:`python_defaults`), a
+    form's dot leaders (:func:`form_leaders`), an image without its ``docker:`` transport."""
+    return _IMAGE_SCHEME.sub("", form_leaders(python_defaults(text)))
+
+
+def form_leaders(text: str) -> str:
+    """"Namespace ......... speech": a form's label, its dot leaders and its value read as "Namespace: speech"."""
+    return _LEADER_DOTS.sub(r"\1: ", text) if len(_LEADER_DOTS.findall(text)) >= 2 else text
+
+
+def _scientific(m: re.Match) -> str:
+    v = Fraction(m.group(1)) * 10 ** int(m.group(2))
+    return str(int(v)) if v.denominator == 1 and v < 10 ** 15 else m.group(0)
 
 
 @lru_cache(maxsize=256)  # matching and each recipe's reader normalise the same request
 def normalise_text(text: str) -> str:
-    text = _expanded_variables(text)
+    text = expanded_variables(text)
+    text = _SCIENTIFIC.sub(_scientific, text)  # "2.16e4 s": 21600 s
+    text = _in_english(text)
+    text = _resolved_ranges(text)
+    text = _TOTAL_TRIES.sub(_total_tries, text)  # "4 tries in total": the first run and 3 retries
+    text = _SIZE_TIMES.sub(_size_times, text)  # "capacity: 3 x 2400 GiB": 7200 GiB
     text = _markdown_marks(text)
     text = _dictated(text)
     text = _SPOKEN_DASH.sub(_spoken_dash, text)
@@ -2213,7 +2423,137 @@ _PRONOUN_ONE_BEFORE = re.compile(r"\b(?:the|this|that|which|other|another|each|a
 _GENERIC_ONE = re.compile(r"\s+(?:handles?|serves?|can|could|does|takes|needs|gets|uses|is|has|will|would|should|"
                           r"manages?|sustains?|processes|fits?|holds?)\b", re.I)
 _DATE = re.compile(r"(?<![\w.-])\d{4}[-/]\d{1,2}[-/]\d{1,2}(?![\w.-])|(?<![\w.-])\d{1,2}/\d{1,2}/\d{2,4}(?![\w./-])")
+_MODEL_NUMBER = re.compile(r"(?<=\bRTX[ \t-])\d{3,4}(?![\w.])|(?<=\bRTX[ \t]A)\d{3,4}(?![\w.])", re.I)
 _IDENT_DIGITS = re.compile(r"(?<=[A-Za-z]-)\d+(?=$|[^\w.]|\.(?!\d))")
+
+
+@dataclass
+class Tier:
+    """Keys said together, in the request's order of preference, with their number if the words give one."""
+    keys: list[tuple[str, tuple[int, int]]]
+    number: int | None = None
+    cued: bool = False  # words of order before it ("then", "fall back to", "2.")
+    spans: list[tuple[int, int]] = field(default_factory=list)  # the words read (keys and number)
+
+
+# a number a tier may take: alone, no amount of something else, no part of a name, a date or a price
+_TIER_NUMBER = re.compile(r"(?<![\w.$#/%:-])(\d{1,6})(?![\w%$#]|\.\d|\s*(?:%|percent|k\b|x\b|gpus?|nodes?|pods?|replicas?|"
+                          r"minutes?|mins?|seconds?|secs?|hours?|hrs?|days?|weeks?|gi|gb|ti|tb|instances?|groups?)\b)", re.I)
+_LIST_MARK = re.compile(r"^[ \t]*(?:[-*\u2022][ \t]*)?\(?\d{1,2}[.)](?=\s)", re.M)
+_TIER_CUE = re.compile(r"\b(?:then|next|second|2nd|third|3rd|fourth|after(?:wards|\s+th(?:at|ose|em))?|fall(?:s|ing)?\s*back|"
+                       r"fallback|last(?:\s+resort)?|lowest|otherwise|finally|tier\s*[2-9]|priority\s*[2-9])\b|"
+                       r"^[ \t]*(?:[-*][ \t]*)?\(?[2-9][.)]\s", re.I | re.M)
+_LAST_RESORT = re.compile(r"[`'\")\s]*(?:only\s+)?(?:as\s+(?:a\s+|the\s+)?(?:very\s+)?last\s+resort|last)\b", re.I)
+_TIER_JOIN = re.compile(r"[\s`\"'()]*(?:,|/|&|\+|\||\band\b|\bor\b|,\s*(?:and|or)\b)[\s`\"'()]*", re.I)
+# "tier 1", "step 2", "option 3": a label's number, never a priority
+_TIER_LABEL = re.compile(r"\b(?:tier|level|step|rank|phase|option|stage|no\.?|number|#)\s*$", re.I)
+_NUMBER_RUN = re.compile(r"(?<![\w.$#/%:-])\d{1,6}(?:\s*(?:/|,\s*(?:and\s+)?|\band\b|->|>)\s*\d{1,6})+(?![\w%$#]|\.\d)")
+
+
+def _key_of(m: re.Match) -> str:
+    return next((m.group(i) for i in range(1, (m.re.groups or 0) + 1) if m.group(i)), m.group(0)).rstrip(".").lower()
+
+
+def _restated(text: str, keys: re.Pattern) -> int:
+    """Where the order the request settles on begins: a key said again ("it prefers .*a.* then .*b.*. Now
+    prefer .*c.* first, then .*a.*") restates the order from the sentence or line that says it again."""
+    seen: set[str] = set()
+    for m in keys.finditer(text):
+        k = _key_of(m)
+        if k in seen and k not in (".*", ".+"):
+            return max(text.rfind("\n", 0, m.start()), *(x.end() - 1 for x in re.finditer(r"[.!?;]\s", text[:m.start()]))) + 1
+        seen.add(k)
+    return 0
+
+
+def ordered_tiers(text: str, digits: str, keys: re.Pattern) -> list[Tier]:
+    """The tiers of keys a request ranks ("`.*g5-spot.*` gets 50, `.*g5-od.*` gets 20", "100  .*p4d-reserved.*"
+    per line, "first .*a.*, then .*b.*", "... Priorities 100 / 50 / 10"). Keys joined by "and", "," or "/"
+    share a tier. A tier's number is the one free number between it and the next tier (or the line's end),
+    or else between the tier before and it (or the line's start), whichever reading gives every tier exactly
+    one; else a run of as many falling numbers as tiers ("100 / 50 / 10") gives them in order."""
+    found: list[tuple[str, tuple[int, int]]] = []
+    seen: set[str] = set()
+    for m in keys.finditer(text, _restated(text, keys)):
+        g = next((i for i in range(1, (keys.groups or 0) + 1) if m.group(i)), 0)
+        key, span = m.group(g), m.span(g)
+        if key.endswith(".") and not key.endswith(".*"):
+            key, span = key[:-1], (span[0], span[1] - 1)
+        if key in (".*", "^.*$", ".+") or not re.search(r"[A-Za-z]", key) or len(re.findall(r"[A-Za-z0-9]", key)) < 2 \
+                or re.match(r"\$\d", key):  # ("$210k": a price)
+            continue
+        try:
+            re.compile(key)
+        except re.error:
+            continue
+        if key.lower() in seen:
+            continue
+        seen.add(key.lower())
+        found.append((key, span))
+    if not found:
+        return []
+    tiers = [Tier([found[0]])]
+    for key, span in found[1:]:
+        if _TIER_JOIN.fullmatch(text, tiers[-1].keys[-1][1][1], span[0]):
+            tiers[-1].keys.append((key, span))
+        else:
+            tiers.append(Tier([(key, span)]))
+    marks = [m.span() for m in _LIST_MARK.finditer(text)]
+    inside = [sp for t in tiers for _, sp in t.keys]
+    numbers = [(int(m.group(1)), m.span(1)) for m in _TIER_NUMBER.finditer(digits)
+               if not any(a <= m.start() < b for a, b in marks + inside) and 0 < int(m.group(1)) <= 100000
+               and not _TIER_LABEL.search(text, 0, m.start())]
+
+    def bounded(lo: int, hi: int, forward: bool) -> tuple[int, int]:
+        # a tier's words stay in its line and sentence
+        part = text[lo:hi]
+        stops = [x.start() for x in re.finditer(r"\n|\.\s", part)]
+        if not stops:
+            return lo, hi
+        return (lo, lo + stops[0]) if forward else (lo + stops[-1] + 1, hi)
+
+    def reading(forward: bool) -> list[tuple[int, tuple[int, int]]] | None:
+        got = []
+        for i, t in enumerate(tiers):
+            a, b = t.keys[0][1][0], t.keys[-1][1][1]
+            if forward:
+                lo, hi = bounded(b, tiers[i + 1].keys[0][1][0] if i + 1 < len(tiers) else len(text), True)
+            else:
+                lo, hi = bounded(tiers[i - 1].keys[-1][1][1] if i else 0, a, False)
+            inner = [n for n in numbers if lo <= n[1][0] and n[1][1] <= hi]
+            if len(inner) != 1:
+                return None
+            got.append(inner[0])
+        return got
+
+    readings = [r for r in (reading(True), reading(False)) if r is not None]
+    if readings:
+        best = min(readings, key=lambda r: sum(min(abs(n[1][0] - k[1][1]), abs(k[1][0] - n[1][1]))
+                                                for n, t in zip(r, tiers) for k in t.keys))
+        for (n, sp), t in zip(best, tiers):
+            t.number = n
+            t.spans.append(sp)
+    elif len(tiers) >= 2:
+        for m in _NUMBER_RUN.finditer(digits):
+            nums = [int(x) for x in re.findall(r"\d+", m.group(0))]
+            if len(nums) == len(tiers) and all(a > b for a, b in zip(nums, nums[1:])) and \
+                    not any(a <= m.start() < b for a, b in marks + inside):
+                for n, t in zip(nums, tiers):
+                    t.number = n
+                    t.spans.append(m.span())
+                break
+    for i, t in enumerate(tiers):
+        t.spans.extend(sp for _, sp in t.keys)
+        if i:
+            lo = tiers[i - 1].keys[-1][1][1]
+            line = text.rfind("\n", 0, t.keys[0][1][0]) + 1
+            cue = _TIER_CUE.search(text, lo, t.keys[0][1][0]) or _TIER_CUE.search(text, line, t.keys[0][1][0])
+            end = t.keys[-1][1][1]
+            # "and .*g5.* (only) as (a) last resort"
+            tail = _LAST_RESORT.match(text, end) if i == len(tiers) - 1 else None
+            t.cued = cue is not None or tail is not None
+            t.spans.extend(c.span() for c in (cue, tail) if c is not None)
+    return tiers
 
 
 def digits_view(text: str) -> str:
@@ -2228,6 +2568,8 @@ def digits_view(text: str) -> str:
                             _PRONOUN_ONE_BEFORE.search(text, 0, m.start()) else sub(m), text)
     # "FIN-771", "gpu-node-17", "ip-10-0-12-33": digits after a word and a dash are part of a name, never an amount
     text = _IDENT_DIGITS.sub(lambda m: "#" * len(m.group(0)), text)
+    # "RTX 6000 Ada", "Quadro RTX 8000": a card's model number, never an amount
+    text = _MODEL_NUMBER.sub(lambda m: "#" * len(m.group(0)), text)
     # "the 2024-07-08 batch failure", "due 2025/03/14": a date is no amount
     text = _DATE.sub(lambda m: "#" * len(m.group(0)), text)
     # "minus ten", "negative 5": a value below zero (a PriorityClass's), written as one
@@ -3535,7 +3877,8 @@ _CLOUD_ID = re.compile(r"(?:fs|sg|subnet|vpc|ami|vol|eni|lt|igw|rtb|i)-[0-9a-f]{
 _COUNT_ADJ = re.compile(r"(?:single|multi|dual|one|two|three|four|eight|\d+)-", re.I)
 _COMPOUND_ADJ = re.compile(r"-(?:based|backed|only|enabled|aware|style|like|powered|ready|bound|heavy|friendly|free|"
                            r"specific|native|first)$", re.I)
-_SLURM_N = {"regex": r"(?<![\w-])(?-i:-N)\s*=?\s*(\d+)(?![\w.])"}
+# "sbatch -N 6", PBS's "#PBS -l select=4:ngpus=4" (four chunks, one node's worth each): the nodes
+_SLURM_N = {"regex": r"(?<![\w-])(?:(?-i:-N)\s*=?\s*|(?<=[\s:])select=)(\d+)(?![\w.])"}
 
 
 def _key_words(key: str) -> set[str]:
@@ -3565,6 +3908,7 @@ class _Extractor:
         self.result = Extraction(text=self.text)
         self._camel: frozenset[str] | None = None  # the recipe's CamelCase enum values (:meth:`_camel_values`)
         self._labels: tuple[str, list[int]] | None = None  # (:meth:`_label_view`)
+        self._tiers: list[Tier] | None = None  # (:meth:`rule_tiers`)
         # pasted cluster output describes the symptom; its numbers and names are no spec
         for m in _PASTED_OUTPUT.finditer(self.text):
             self.used.append(m.span())
@@ -3900,6 +4244,24 @@ class _Extractor:
                             self.result.covered.append(m.span())
                         return val, span
         return None
+
+    def _equal_bounds(self) -> None:
+        """"minReplicas: 2" and "maxReplicas: 2" in a paste (an autoscaler that never scales), for a recipe that
+        has a fixed ``replicas`` and no bounds: the one count both bounds give."""
+        props = self.recipe.properties
+        for name, spec in props.items():
+            if spec.get("type") != "integer" or name in self.result.values or f"min_{name}" in props:
+                continue
+            words = "(?:" + "|".join(re.escape(w) for w in sorted({name, name.replace("_", " "), name.replace("_", "")},
+                                                                  key=len, reverse=True)) + ")"
+            lo = _compile(rf"(?<![\w-])min(?:imum)?[_ ]?{words}[\"']?\s*[:=]\s*[\"']?(\d+)(?![\w.])").search(self.digits)
+            hi = _compile(rf"(?<![\w-])max(?:imum)?[_ ]?{words}[\"']?\s*[:=]\s*[\"']?(\d+)(?![\w.])").search(self.digits)
+            if lo and hi and lo.group(1) == hi.group(1) and self._free(lo.span(1)) and self._free(hi.span(1)):
+                ok, val = self._ok(name, int(lo.group(1)))
+                if ok:
+                    self._take(name, val, lo.span(1))
+                    self.result.covered.extend([lo.span(), hi.span()])
+                    self.used.append(hi.span(1))
 
     def _min_max_pairs(self) -> None:
         """"workers minimum 2 and maximum 8", "replicas: min 1, max 6": the noun of a ``min_<x>`` /
@@ -6707,6 +7069,35 @@ class _Extractor:
                 return val, (spans[0][0], spans[-1][1])
         return None
 
+    def rule_tiers(self, name: str, rule: dict[str, Any]):
+        """Ordered tiers of keys (:func:`ordered_tiers`): a mapping parameter takes each key's number
+        when every tier has one; list parameters (``rule["tiers"]["lists"]``, first and rest) take the
+        tiers the words put in order without numbers ("first X, then Y, and Z as last resort")."""
+        spec = rule["tiers"]
+        if self._tiers is None:
+            self._tiers = ordered_tiers(self.text, self.digits, _compile(spec["keys"]))
+        tiers = self._tiers
+        if not tiers:
+            return None
+        lists = list(spec.get("lists") or [])
+        numbered = all(t.number is not None for t in tiers)
+        # (two tiers at the numbers the lists render are the lists: "the usual 50 / 20 are fine")
+        as_lists = not numbered or (len(tiers) == 2 and [t.number for t in tiers] == list(spec.get("list_numbers") or []))
+        span = (tiers[0].keys[0][1][0], tiers[-1].keys[-1][1][1])
+        if self.recipe.properties[name].get("type") == "object":
+            if as_lists or len(tiers) < 2:
+                return None
+            ok, val = self._ok(name, {k: t.number for t in tiers for k, _ in t.keys})
+        elif name in lists and as_lists and (numbered or all(t.cued for t in tiers[1:])) and len(tiers) >= 2:
+            chosen = tiers[:1] if name == lists[0] else tiers[1:]
+            ok, val = self._ok(name, [k for t in chosen for k, _ in t.keys])
+        else:
+            return None
+        if not ok:
+            return None
+        self.result.covered.extend(sp for t in tiers for sp in t.spans)
+        return val, span
+
     def rule_objects(self, name: str, rule: dict[str, Any]):
         """Several objects in one request: from anchors (:meth:`_anchored_objects`), else from
         parallel lists of names and values (:meth:`_parallel_objects`)."""
@@ -7200,7 +7591,7 @@ class _Extractor:
             for rule in name_rules:
                 kind = next(k for k in ("objects", "mapping", "none", "count", "after", "before", "name", "size",
                                         "duration", "enum", "flag", "regex", "list", "pairs", "stated", "guarded",
-                                        "acted", "enum_pairs",
+                                        "acted", "enum_pairs", "tiers",
                                         "joined", "parts", "boolean")
                             if k in rule)
                 got = getattr(self, f"rule_{kind}")(name, rule)
@@ -7216,6 +7607,7 @@ class _Extractor:
         self._env_values()
         self._per_pod_bounds()
         self._min_max_pairs()
+        self._equal_bounds()
         self._pasted_fields()
         self._printed_ids()
         self._kubectl_namespace()
@@ -9492,7 +9884,7 @@ def non_goal_spans(text: str) -> list[tuple[int, int]]:
 
 def extract_params(recipe: Recipe, text: str) -> Extraction:
     """Parameter values found in ``text`` for ``recipe`` (only those found)."""
-    text = fence_pastes(text)
+    text = fence_pastes(pasted_forms(expanded_variables(text)))
     token = _FLAGGED.set(bool(_HAS_FLAG.search(text)))
     try:
         ext = _taken_back(recipe, _read(recipe, text), text, lambda r, t: _read(r, fence_pastes(t)))

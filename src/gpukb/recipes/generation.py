@@ -9,8 +9,8 @@ from typing import Any
 
 from ..errors import InputError, ParameterError, RecipeError, UsageError
 from ..text import STOPWORDS
-from .extract import (Extraction, chosen_column, done_todos, extract_params, filled_template, name_variants,
-                      unfenced_prose)
+from .extract import (Extraction, chosen_column, done_todos, expanded_variables, extract_params, filled_template,
+                      name_variants, pasted_forms, unfenced_prose)
 from .match import change_target_ids, match_recipes, target_ids
 from .model import Recipe, load_recipes, resolve_params
 from .render import render_recipe
@@ -109,7 +109,10 @@ def generate(request: str, recipes: list[Recipe] | None = None, *, llm: Any = No
     request = unfenced_prose(request)  # a commit message or notes pasted in ``` marks are the request's words
     request = done_todos(request)  # "let's do the TODOs": a pasted file's settings as its TODO comments want them
     request = chosen_column(request)  # "| setting | dev | staging |" and "only build staging": that column alone
-    request = filled_template(request)  # "shards: <SHARDS>" and "SHARDS = 1200": the template as filled in
+    # "export NODES=4" and "replicas: ${NODES}": the script as the shell runs it; "shards: <SHARDS>" and
+    # "SHARDS = 1200": the template as filled in
+    request = filled_template(expanded_variables(request, shell_only=True))
+    request = pasted_forms(request)  # "fs_id: str = \"fs-1\"" in a pasted dataclass: fs_id is "fs-1"
     recipes = load_recipes() if recipes is None else recipes
     every = match_recipes(request, recipes, k=len(recipes))
     ranked = every[:3]
@@ -425,7 +428,7 @@ def _cue_words(recipe: Recipe) -> frozenset[str]:
                 words.update(w.lower() for w in re.findall(r"[A-Za-z][\w/]*", v))
             elif isinstance(v, dict):
                 for k, x in v.items():
-                    if k not in ("regex", "pairs", "objects", "value"):
+                    if k not in ("regex", "pairs", "objects", "value", "tiers"):
                         walk(x)
             elif isinstance(v, list):
                 for x in v:
