@@ -393,6 +393,15 @@ _FLOORS: dict[str, tuple[float, int | None, int | None]] = {
     # the changes made with fresh83 (two of them, environment sections and the GPU taint named with another, made
     # after two of its failures were seen)
     "fresh84.yaml": (0.37, 0, 26),
+    # held out (0.350, 1 silent drop, 21 changed values) on the code before any change made with it, in the tune
+    # part; its misses were read after that measurement (ranked node-group tiers, shell exports with arithmetic,
+    # typed settings models, forms with dot leaders, a range the writer resolves, tries in total, amounts in
+    # scientific notation or as units of a size, words of another language, a taint's effect, PBS chunks, a
+    # card's model number, a comment line's end, equal autoscaler bounds, an image's docker: transport)
+    "fresh85.yaml": (0.55, 1, 11),
+    # held out (0.300, 1 silent drop, 37 changed values) on the same code, in the test part; 0.400 (1, 26) after
+    # the changes made with fresh85, its misses unread
+    "fresh86.yaml": (0.40, 1, 26),
     "tune-classes.yaml": (0.95, None, None),
 }
 # tuned sets whose drops and changed values are held by their floors above, not at zero
@@ -403,7 +412,7 @@ _OPEN_TUNE = (
     "fresh32.yaml", "fresh33.yaml", "fresh34.yaml", "fresh35.yaml", "fresh36.yaml", "fresh37.yaml",
     "fresh38.yaml", "fresh39.yaml", "fresh40.yaml", "fresh41.yaml", "fresh42.yaml", "fresh44.yaml", "fresh46.yaml",
     "fresh65.yaml", "fresh67.yaml", "fresh69.yaml", "fresh71.yaml", "fresh73.yaml", "fresh75.yaml",
-    "fresh77.yaml", "fresh79.yaml", "fresh81.yaml", "fresh83.yaml",
+    "fresh77.yaml", "fresh79.yaml", "fresh81.yaml", "fresh83.yaml", "fresh85.yaml",
 )
 
 
