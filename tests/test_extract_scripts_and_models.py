@@ -85,3 +85,73 @@ def test_a_cards_model_number_is_no_count_of_gpus():
     got = _gen("a gpu pod viz-dev in namespace render that must land on the RTX 8000 boxes "
                "(gpu.product Quadro-RTX-8000), and in the cluster I only need 2")
     assert got.recipe == "gpu-pod" and got.params.get("gpus") != 8000, (got.recipe, got.params)
+
+
+def test_an_amount_said_as_a_part_of_one_named_before_reads_as_what_it_works_out_to():
+    params = _read("volcano-queue", "queue speech. Cap: 48 GPUs. Deserved share: a quarter of the cap. Guarantee 4.")
+    assert (params["gpus"], params["deserved_gpus"], params["guarantee_gpus"]) == (48, 12, 4), params
+
+
+def test_a_dockerfiles_base_image_yields_to_the_image_built_from_it():
+    got = _gen("FROM nvcr.io/nvidia/pytorch:24.10-py3\nRUN pip install -r requirements.txt\nCOPY . /app\n\n"
+               "Built and pushed as ghcr.io/acme/trainer:7.1. Run it as a gpu pod trainer-smoke with one GPU.")
+    assert got.recipe == "gpu-pod", got.recipe
+    assert got.params["image"] == "ghcr.io/acme/trainer:7.1", got.params
+
+
+def test_a_label_written_key_equals_value_gives_both_halves():
+    params = _read("dcgm-servicemonitor-alerts", "DCGM alerts\n  Release: kps\n  Exporter Service label: "
+                                                 "app.kubernetes.io/component=gpu-metrics\n  Port name: metrics\n")
+    assert (params["service_label_key"], params["service_label_value"]) == \
+        ("app.kubernetes.io/component", "gpu-metrics"), params
+
+
+def test_equal_autoscaler_bounds_give_a_fixed_replica_count():
+    got = _gen("convert this to a plain GPU Deployment with a Service:\n\nkind: InferenceService\nmetadata:\n"
+               "  name: ranker\nspec:\n  predictor:\n    minReplicas: 3\n    maxReplicas: 3\n"
+               "    containers:\n      - image: vllm/vllm-openai:v0.6.3\n        resources:\n"
+               "          limits: {nvidia.com/gpu: \"1\"}\n")
+    assert got.recipe == "gpu-inference-deployment", got.recipe
+    assert got.params["replicas"] == 3, got.params
+
+
+def test_a_command_in_an_aside_leaves_the_asides_bracket_out():
+    params = _read("indexed-job", "indexed job, 12 shards (so each pod runs python shard.py --index "
+                                  "$(JOB_COMPLETION_INDEX))")
+    assert params["command"][-1] == "$(JOB_COMPLETION_INDEX)", params
+
+
+def test_a_place_in_code_marks_after_in_is_the_namespace_and_a_modes_name_is_not():
+    params = _read("indexed-job", "indexed job `ocr-batch` in `doc-ai`, 30 shards; keep the GPUs in "
+                                  "exclusive-process compute mode")
+    assert (params["name"], params["namespace"]) == ("ocr-batch", "doc-ai"), params
+
+
+def test_a_thing_described_then_named_in_code_marks_is_that_name():
+    params = _read("kueue-cluster-queue", "Kueue queue for team vision, 16 GPUs nominal; the flavor should be our "
+                                          "A100 one, `a100-40gb-spot`")
+    assert params["flavor"] == "a100-40gb-spot", params
+
+
+def test_gpus_said_to_be_free_in_a_pool_are_what_exists_not_an_amount_asked_for():
+    got = _gen("volcano job asr-pt, 1 master + 2 workers, 8 GPUs per pod; only 24 A100s free in that pool so "
+               "that's all we can have")
+    assert got.recipe == "volcano-job", got.recipe
+    assert any(t.get("gpus") == 8 for t in got.params["tasks"]), got.params
+
+
+def test_a_count_of_other_things_than_a_totals_leaves_the_total_alone():
+    params = _read("volcano-queue", "queue vision. Hard cap of four 8-GPU nodes (thirty-two GPUs). Deserved share: "
+                                    "three of those nodes.")
+    assert params.get("deserved_gpus") != 3, params
+
+
+def test_the_command_as_above_is_the_command_line_pasted_before_it():
+    params = _read("indexed-job", "today we run this by hand:\n\n  torchrun --standalone shard_eval.py --fold 3\n\n"
+                                  "As an indexed Job eval-folds with 5 folds, command exactly as above.")
+    assert params["command"] == ["torchrun", "--standalone", "shard_eval.py", "--fold", "3"], params
+
+
+def test_an_article_counts_one_instance_of_a_profile():
+    params = _read("mig-config", "MIG layout mixed-a: per GPU an instance 4g.40gb and three 1g.10gb")
+    assert params["mig_devices"] == {"4g.40gb": 1, "1g.10gb": 3}, params

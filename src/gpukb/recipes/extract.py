@@ -213,7 +213,9 @@ _IMAGE_RE = (
 # a noun after a place's name that says it is no namespace: "in the t4-pool nodegroup", "in `a100-pool` node pool"
 _OTHER_PLACE_AFTER = (r"(?!\s+(?:queue|cluster|region|zone|pool|cohort|flavou?r|partition|class|storage\s*class|"
                       r"node\s*-?\s*pool|node\s*-?\s*group|group|rack|asg|auto\s*scaling\s+group|instance\s+group|"
-                      r"machine\s*set|vpc|subnet|bucket|repo|repository|account|project|file\s*system|fileset)s?\b)")
+                      r"machine\s*set|vpc|subnet|bucket|repo|repository|account|project|file\s*system|fileset|"
+                      # ("in exclusive-process compute mode", "in read-only format": a mode's name, no place)
+                      r"(?:[a-z]+\s+)?mode|format|style|order)s?\b)")
 _NO_PLACE = "the|a|an|our|my|parallel|total|order|place|front|case|one|each|addition|practice|queue|pool|zone|region|cluster|partition|namespace|ns"
 
 _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
@@ -248,8 +250,8 @@ _DEFAULT_RULES: dict[str, list[dict[str, Any]]] = {
                   # "the llama deployment in inference-prod", "everything in serving": a place after "in"
                   # is the namespace when it is hyphenated or follows the object the request is about
                   # (unless a noun after it says it is another kind of place: "in the t4-pool nodegroup")
-                  {"regex": r"\bin\s+(?:the\s+)?(?!(?:[a-z]{2}(?:-gov)?-[a-z]+-\d)(?![\w-]))([a-z][a-z0-9]*-[-a-z0-9]*[a-z0-9])(?![\w-]|\.\w)"
-                            + _OTHER_PLACE_AFTER},
+                  {"regex": r"\bin\s+(?:the\s+)?[`'\"]?(?!(?:[a-z]{2}(?:-gov)?-[a-z]+-\d)(?![\w-]))([a-z][a-z0-9]*-[-a-z0-9]*[a-z0-9])"
+                            r"(?![\w-]|\.\w)[`'\"]?" + _OTHER_PLACE_AFTER},
                   {"regex": r"\b(?:deployment|deployments|pods?|jobs?|services?|servicemonitors?|service\s+monitors?|alerts?|"
                             r"alert\s+rules|prometheusrules?|scaledobjects?|hpas?|pvcs?|claims?|quotas?|everything|"
                             r"all\s+of\s+it|it|them)\s+in\s+"
@@ -1253,7 +1255,11 @@ def _percent_of_counts(text: str) -> str:
 
 # "the cohort pools 64 GPUs; team-vision gets 16 of them": a count out of a total said before
 _COUNT_OF_THEM = re.compile(r"(?<![\w.$-])(\d+|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen)\s+of\s+"
-                            r"(?:them|those|these)\b", re.I)
+                            r"(?:them|those|these)\b(?:\s+(?P<noun>[a-z][\w-]*))?", re.I)
+
+
+_COUNTABLE_THINGS = frozenset("node nodes box boxes machine machines host hosts server servers instance instances pod pods "
+                              "replica replicas worker workers gpu gpus card cards".split())
 
 
 def _counts_of_totals(text: str) -> str:
@@ -1268,9 +1274,16 @@ def _counts_of_totals(text: str) -> str:
         if k < 2 or not before or re.search(r"\b(?:the|all)\s+$", text[max(0, m.start() - 5):m.start()]):
             continue  # ("add the seven of them": all of a group counted before, no part of a total)
         base = before[-1]
+        said = (m.group("noun") or "").lower()
+        same = bool(said) and _singular(said) == _singular(base.group("noun").lower())
         out.append(text[last:base.start()] + f"{base.group('n')} {base.group('noun')} altogether")
+        if said in _COUNTABLE_THINGS and not same:
+            # ("thirty-two GPUs ... three of those nodes": a count of other things than the total's, left as said)
+            out.append(text[base.end():m.end()])
+            last = m.end()
+            continue
         out.append(text[base.end():m.start()] + f"{k} {base.group('noun')}")
-        last = m.end()
+        last = m.end() if same or not said else m.start("noun") - 1
     return "".join(out) + text[last:] if out else text
 
 
@@ -2199,7 +2212,7 @@ def _size_times(m: re.Match) -> str:
 
 # Words a request that mixes English with German, Spanish, French, Portuguese or Italian writes in the other
 # language for amounts, objects and order ("con tres réplicas", "dans le namespace", "d'abord ..., ensuite ...").
-# (Words English also writes, or that are articles as well as "one", are left out: "once", "un", "ein", "sept".)
+# (Words English also writes are left out: "once", "sept".)
 _FOREIGN_TERMS = {
     **dict.fromkeys(["dos", "deux", "zwei", "dois", "duas", "due"], "two"),
     **dict.fromkeys(["tres", "três", "trois", "drei", "tre"], "three"),
@@ -2219,7 +2232,10 @@ _FOREIGN_TERMS = {
     **dict.fromkeys(["primero", "d'abord", "zuerst", "primeiro", "prima"], "first"),
     **dict.fromkeys(["luego", "después", "ensuite", "puis", "danach", "dann", "depois", "poi"], "then"),
     **dict.fromkeys(["sin", "ohne", "sem", "senza", "sans"], "without"),
+    **dict.fromkeys(["et", "und"], "and"),
     **dict.fromkeys(["pas de", "kein", "keine", "keinen", "ningún", "ninguna", "nenhum", "nenhuma"], "no"),
+    # (an article is "a": "une instance 3g.40gb" is one instance, as "a" says it)
+    **dict.fromkeys(["un", "une", "uno", "una", "ein", "eine", "einen", "um", "uma"], "a"),
     **dict.fromkeys(["llamado", "llamada", "appelé", "appelée", "genannt", "chamado", "chamada", "chiamato"], "named"),
 }
 _FOREIGN_TERM = re.compile(r"(?<![\w'-])(?:" + "|".join(sorted((re.escape(k) for k in _FOREIGN_TERMS), key=len, reverse=True))
@@ -2241,10 +2257,91 @@ def _in_english(text: str) -> str:
 _IMAGE_SCHEME = re.compile(r"(?<![\w/-])docker:(?://)?(?=[a-z0-9][\w.-]*(?:\.[\w-]+|:\d+)/[\w./-]+)", re.I)
 
 
+_DOCKERFILE_FROM = re.compile(r"(?im)^[ \t]*FROM[ \t]+(?:--platform=\S+[ \t]+)?(\S+)(?:[ \t]+AS[ \t]+\S+)?[ \t]*$")
+_DOCKERFILE_STEP = re.compile(r"(?m)^[ \t]*(?:RUN|COPY|ADD|ENTRYPOINT|CMD|ENV|WORKDIR|ARG|EXPOSE|USER)\b")
+_IMAGE_REF = re.compile(r"(?<![\w./:@-])[a-z0-9][\w.-]*(?:\.[\w-]+|:\d+)?/[\w./-]+:[\w.-]+(?![\w/:@-])")
+
+
+def _dockerfile_base(text: str) -> str:
+    """A pasted Dockerfile's ``FROM`` image is what the image is built on: when the request names the image
+    it built ("pushed as registry/x:0.3"), the base is no candidate for the pod's image."""
+    froms = list(_DOCKERFILE_FROM.finditer(text))
+    if not froms or not _DOCKERFILE_STEP.search(text):
+        return text
+    bases = {m.group(1) for m in froms}
+    rest = _DOCKERFILE_FROM.sub("", text)
+    if not any(r.group(0) not in bases for r in _IMAGE_REF.finditer(rest)):
+        return text
+    return _DOCKERFILE_FROM.sub(lambda m: m.group(0).replace(m.group(1), ""), text)
+
+
+# the command pasted earlier, referred to: "command exactly as above", "same command", "the command above"
+_COMMAND_AS_ABOVE = re.compile(r"\b(?:the\s+)?(?:same\s+command(?:\s+as\s+(?:above|before|today|now))?|"
+                               r"command\s+(?:exactly\s+|just\s+)?(?:as\s+(?:above|written|is|before|today)|(?:shown\s+)?above|"
+                               r"unchanged)|(?:exact\s+)?command\s+from\s+above)\b(?!\s*(?:,\s*)?(?:but|except|with|plus|and\s+add)\b)",
+                               re.I)
+_RUN_LINE = re.compile(r"(?m)^[ \t]*(?:\$[ \t]+)?((?:python3?|torchrun|mpirun|mpiexec|deepspeed|accelerate|bash|sh|srun|"
+                           r"horovodrun|\./[\w./-]+|/[\w./-]+)[ \t]+\S[^\n]*?)[ \t]*$")
+
+
+def _command_as_above(text: str) -> str:
+    """"Command exactly as above" with one command line pasted before it: that line is the command."""
+    m = _COMMAND_AS_ABOVE.search(text)
+    if m is None:
+        return text
+    lines = {c.group(1) for c in _RUN_LINE.finditer(text, 0, m.start()) if "`" not in c.group(1)}
+    if len(lines) != 1:
+        return text
+    return text[:m.start()] + f"command `{lines.pop()}`" + text[m.end():]
+
+
 def pasted_forms(text: str) -> str:
     """A request's pasted settings as plain values: a dataclass's typed defaults (:func:`python_defaults`), a
-    form's dot leaders (:func:`form_leaders`), an image without its ``docker:`` transport."""
-    return _IMAGE_SCHEME.sub("", form_leaders(python_defaults(text)))
+    form's dot leaders (:func:`form_leaders`), an image without its ``docker:`` transport, a Dockerfile's base
+    image when the request names the image built from it, "the command as above" as the line pasted above."""
+    return _command_as_above(_dockerfile_base(_IMAGE_SCHEME.sub("", form_leaders(python_defaults(text)))))
+
+
+# an amount said as a part or multiple of one the request named before: "Deserved share: half the cap"
+_PART_OF_NAMED = re.compile(r"\b(half|a\s+third|one\s+third|a\s+quarter|one\s+quarter|twice|double|triple|three\s+times)\s+"
+                            r"(?:of\s+)?(?:the|that|our|its|their)\s+([a-z][\w-]*(?:\s+[a-z][\w-]*)?)\b", re.I)
+_PART_FACTOR = {"half": Fraction(1, 2), "a third": Fraction(1, 3), "one third": Fraction(1, 3), "a quarter": Fraction(1, 4),
+                "one quarter": Fraction(1, 4), "twice": Fraction(2), "double": Fraction(2), "triple": Fraction(3),
+                "three times": Fraction(3)}
+# (nouns that are the amounts' own units are another reading's: "half the GPUs" of a node)
+_UNIT_NOUNS = frozenset("gpu gpus node nodes pod pods replica replicas card cards memory cpu cpus core cores time "
+                        "size amount number way one ones".split())
+
+
+def _relative_to_named(text: str) -> str:
+    """"Hard cap: 40 GPUs ... Deserved share: half the cap": a part (or multiple) of an amount the request
+    gave earlier under that noun reads as the amount it works out to (20 GPUs)."""
+    out, last = [], 0
+    for m in _PART_OF_NAMED.finditer(text):
+        words = m.group(2).split()
+        for noun in (" ".join(words), words[0]) if len(words) > 1 else (words[0],):
+            if noun.lower() in _UNIT_NOUNS:
+                continue
+            said = None
+            for d in re.finditer(rf"\b{re.escape(noun)}\b[^.;\n\d]{{0,60}}?(?<![\w.])(\d+(?:\.\d+)?)(?![\w.])",
+                                 text[:m.start()], re.I):
+                # (the amount itself, not one it is a part of: "cap: a third of the 48 GPUs" is no cap of 48)
+                said = None if re.search(r"\bof\b|%|\bpercent\b", d.group(0), re.I) else d
+            if said is None:
+                continue
+            v = Fraction(said.group(1)) * _PART_FACTOR[re.sub(r"\s+", " ", m.group(1).lower())]
+            if v.denominator != 1:
+                break
+            # (the number alone: its unit would make it the named amount's own again, "20 GPUs" beside "40 GPUs")
+            rest = m.group(0)[m.group(0).lower().rfind(noun.lower()) + len(noun):]
+            out.append(text[last:m.start()] + str(int(v)) + rest)
+            last = m.end()
+            break
+    return "".join(out) + text[last:] if out else text
+
+
+# a thing described, then named in code marks: "our H100 one, `h100-80gb`", "the big one (`gpu-xl`)"
+_THE_X_ONE = re.compile(r"\b(?:our|the|their|its)\s+(?:[\w.-]+\s+){1,2}one\s*(?:,|:|\(|-)\s*(`[^`\n]{1,63}`)\)?", re.I)
 
 
 def form_leaders(text: str) -> str:
@@ -2265,6 +2362,8 @@ def normalise_text(text: str) -> str:
     text = _resolved_ranges(text)
     text = _TOTAL_TRIES.sub(_total_tries, text)  # "4 tries in total": the first run and 3 retries
     text = _SIZE_TIMES.sub(_size_times, text)  # "capacity: 3 x 2400 GiB": 7200 GiB
+    text = _relative_to_named(text)  # "Hard cap: 40 GPUs. Deserved: half the cap": 20 GPUs
+    text = _THE_X_ONE.sub(r"\1", text)  # "the flavor should be our H100 one, `h100-80gb`": `h100-80gb`
     text = _markdown_marks(text)
     text = _dictated(text)
     text = _SPOKEN_DASH.sub(_spoken_dash, text)
@@ -3346,9 +3445,15 @@ def _split_command(cmd: str) -> list[str]:
     # (a backslash that continued the line is no part of any argument: "--nproc_per_node=8 \\ --rdzv_backend=c10d")
     cmd = re.sub(r"\\[ \t]*(?:\r?\n[ \t]*|(?=[ \t]))", " ", cmd)
     try:
-        return shlex.split(cmd)
+        words = shlex.split(cmd)
     except ValueError:
-        return cmd.split()
+        words = cmd.split()
+    # ("(so the command becomes python x.py --shard $(I))": the aside's closing bracket is no part of it)
+    while words and words[-1].endswith(")") and "".join(words).count(")") > "".join(words).count("("):
+        words[-1] = words[-1][:-1]
+        if not words[-1]:
+            words.pop()
+    return words
 
 
 def manifest_paths(recipe: Recipe) -> dict[str, list[tuple[str, ...]]]:
@@ -4244,6 +4349,32 @@ class _Extractor:
                             self.result.covered.append(m.span())
                         return val, span
         return None
+
+    def _key_value_pair(self) -> None:
+        """"Service label: app.kubernetes.io/name=dcgm-exporter": a ``key=value`` written after the words of a
+        ``<x>_key`` / ``<x>_value`` pair gives both, over readings of either from other words."""
+        props = self.recipe.properties
+        for k in props:
+            if not k.endswith("_key") or k[:-4] + "_value" not in props:
+                continue
+            v, base = k[:-4] + "_value", k[:-4].replace("_", " ")
+            words = "|".join(re.escape(w) for w in sorted({base, base.split()[-1]}, key=len, reverse=True))
+            m = _compile(rf"\b(?:{words})s?\b[^=\n.;]{{0,40}}?[:\s][\s\"'`]*((?:[a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9][\w.-]*)"
+                         rf"\s*=\s*([A-Za-z0-9][\w.-]*[A-Za-z0-9])(?![\w./=-])").search(self.text)
+            if m is None:
+                continue
+            ok_k, val_k = self._ok(k, m.group(1))
+            ok_v, val_v = self._ok(v, m.group(3))
+            if not (ok_k and ok_v):
+                continue
+            for name, val, span in ((k, val_k, m.span(1)), (v, val_v, m.span(3))):
+                old = self.result.spans.get(name)
+                if old in self.used:
+                    self.used.remove(old)
+                self.result.values[name] = val
+                self.result.spans[name] = span
+                self.used.append(span)
+            self.result.covered.append(m.span())
 
     def _equal_bounds(self) -> None:
         """"minReplicas: 2" and "maxReplicas: 2" in a paste (an autoscaler that never scales), for a recipe that
@@ -7049,7 +7180,9 @@ class _Extractor:
             if len(m.groups()) < 2 or not self._free(m.span(), replaced):
                 continue
             a, b = m.group(1), m.group(2)
-            na, nb = parse_number(a), parse_number(b)
+            # ("an instance 3g.40gb": an article counts one)
+            na, nb = (1 if a.lower() in ("a", "an") else parse_number(a),
+                      1 if b.lower() in ("a", "an") else parse_number(b))
             if not a and b and rule.get("count_default") is not None:  # "4g.40gb + 3g.40gb": once each
                 na = int(rule["count_default"])
             if na is not None and nb is None:
@@ -7608,6 +7741,7 @@ class _Extractor:
         self._per_pod_bounds()
         self._min_max_pairs()
         self._equal_bounds()
+        self._key_value_pair()
         self._pasted_fields()
         self._printed_ids()
         self._kubectl_namespace()
@@ -8388,9 +8522,10 @@ _CAPACITY = re.compile(r"(?<![\w.])\d+\s+(?:[\w.-]+\s+)?" + _COUNTED_NOUN + r"\s
                        r"(?:is|has|holds|contains|totals?|counts?|is\s+made\s+up\s+of|shares|pools|owns)\s+(?:only\s+|just\s+|about\s+|around\s+|"
                        r"roughly\s+)?\d+\s*(?:[\w.-]+\s+)?(?:gpus?|cards?|accelerators?|nodes?|(?:" + "|".join(_GPU_MODELS) + r")s?)\b"
                        r"(?:\s+(?:in\s+all|in\s+total|total|altogether|overall))?"
-                       # "only ten GPUs are free this week", "6 nodes are idle": what is available, not asked for
+                       # "only ten GPUs are free this week", "6 nodes are idle", "only 24 A100s free in that pool": what is
+                       # available, not asked for
                        r"|(?<![\w.])(?:\d+|" + _SIMPLE_WORD + r")\s+(?:[\w.-]+\s+)?(?:gpus?|cards?|nodes?|accelerators?|(?:"
-                       + "|".join(_GPU_MODELS) + r")s?)\s+(?:are|is)\s+(?:currently\s+|still\s+)?"
+                       + "|".join(_GPU_MODELS) + r")s?)\s+(?:(?:are|is)\s+)?(?:currently\s+|still\s+)?"
                        r"(?:free|available|idle|spare|unused|left)\b", re.I)
 
 
@@ -8709,6 +8844,9 @@ def _extract(recipe: Recipe, text: str) -> Extraction:
         in_section = _within([sp for sp in state if _STATE_LABEL.match(ex.text, sp[0])])
         for bounded in [n for n, o in full.out_of_range.items() if in_section(o[1])]:
             full.out_of_range.pop(bounded)  # "Why: 33 GPUs for ~6 days": a total said as a reason bounds nothing
+        capacity = _within([m.span() for m in _CAPACITY.finditer(ex.text)])
+        for bounded in [n for n, o in full.out_of_range.items() if capacity(o[1])]:
+            full.out_of_range.pop(bounded)  # "only 24 A100s free in that pool": what exists is no value asked for
     # A thread's later message overrides an earlier one ("raj: 3 pods x 2 gpus" ... "raj: ok 12 pods"):
     # each message in turn is read with the ones before it set aside.
     for k in range(1, len(turns)):
