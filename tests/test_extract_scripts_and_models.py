@@ -155,3 +155,10 @@ def test_the_command_as_above_is_the_command_line_pasted_before_it():
 def test_an_article_counts_one_instance_of_a_profile():
     params = _read("mig-config", "MIG layout mixed-a: per GPU an instance 4g.40gb and three 1g.10gb")
     assert params["mig_devices"] == {"4g.40gb": 1, "1g.10gb": 3}, params
+
+
+def test_one_pod_per_machine_on_machines_counted_once_is_that_many_pods():
+    spread = _read("topology-spread-training", "we train on four DGX boxes today; k8s version please, one pod per box")
+    rough = _read("indexed-job", "12 shards; roughly one worker per node, a difference of 2 pods between nodes is fine")
+    assert spread["workers"] == 4, spread
+    assert rough["completions"] == 12, rough

@@ -2344,6 +2344,28 @@ def _relative_to_named(text: str) -> str:
 _THE_X_ONE = re.compile(r"\b(?:our|the|their|its)\s+(?:[\w.-]+\s+){1,2}one\s*(?:,|:|\(|-)\s*(`[^`\n]{1,63}`)\)?", re.I)
 
 
+# "one pod per box" with the machines counted once elsewhere ("on six bare-metal boxes"): as many pods
+_ONE_PER_MACHINE = re.compile(r"\b(?:one|1|a\s+single)\s+(pod|worker|replica|rank\s+group|task)\s+per\s+"
+                              r"(node|box|machine|host|server)\b", re.I)
+_MACHINES = re.compile(r"(?<![\w.-])(\d+|" + "|".join(["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                                                       "eleven", "twelve", "sixteen", "twenty", "thirty-two"])
+                       + r")\s+(?:(?!(?:pods?|workers?|replicas?|ranks?|tasks?|between|per|of|on|in|across|to|and|or|x)\b)"
+                       r"[\w-]+\s+){0,2}?(nodes|boxes|machines|hosts|servers)\b", re.I)
+
+
+def _one_per_machine(text: str) -> str:
+    """"Today I run it on six bare-metal boxes ... one pod per box": one pod on each of the machines the
+    request counts once is that many pods (a count of pods, not one)."""
+    m = _ONE_PER_MACHINE.search(text)
+    if m is None:
+        return text
+    counts = {parse_number(c.group(1).lower()) for c in _MACHINES.finditer(text)}
+    counts.discard(None)
+    if len(counts) != 1 or (n := counts.pop()) is None or n < 2:
+        return text
+    return text[:m.start()] + f"{n} {m.group(1)}s, one per {m.group(2)}" + text[m.end():]
+
+
 def form_leaders(text: str) -> str:
     """"Namespace ......... speech": a form's label, its dot leaders and its value read as "Namespace: speech"."""
     return _LEADER_DOTS.sub(r"\1: ", text) if len(_LEADER_DOTS.findall(text)) >= 2 else text
@@ -2364,6 +2386,7 @@ def normalise_text(text: str) -> str:
     text = _SIZE_TIMES.sub(_size_times, text)  # "capacity: 3 x 2400 GiB": 7200 GiB
     text = _relative_to_named(text)  # "Hard cap: 40 GPUs. Deserved: half the cap": 20 GPUs
     text = _THE_X_ONE.sub(r"\1", text)  # "the flavor should be our H100 one, `h100-80gb`": `h100-80gb`
+    text = _one_per_machine(text)  # "on six boxes ... one pod per box": 6 pods, one per box
     text = _markdown_marks(text)
     text = _dictated(text)
     text = _SPOKEN_DASH.sub(_spoken_dash, text)
