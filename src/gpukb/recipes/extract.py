@@ -2074,27 +2074,16 @@ def _shell_assignments(text: str, shell_only: bool = False) -> dict[str, str]:
 
 
 def _shell_arithmetic(expr: str) -> str | None:
-    """"$((6 * 4))" as the shell works it out: integers with + - * and /, nothing else."""
+    """"$((6 * 4))" as the shell works it out: integers with + - * and / (whole division), nothing else."""
     import ast
-    import operator
 
-    ops = {ast.Mult: operator.mul, ast.Add: operator.add, ast.Sub: operator.sub, ast.Div: operator.floordiv,
-           ast.FloorDiv: operator.floordiv}
+    from .foreign import evaluated
 
-    def ev(n: ast.AST) -> int | None:
-        if isinstance(n, ast.Constant) and isinstance(n.value, int) and not isinstance(n.value, bool):
-            return n.value
-        if isinstance(n, ast.BinOp) and type(n.op) in ops:
-            a, b = ev(n.left), ev(n.right)
-            if a is None or b is None or (b == 0 and type(n.op) in (ast.Div, ast.FloorDiv)) or max(abs(a), abs(b)) > 10 ** 9:
-                return None
-            return int(ops[type(n.op)](a, b))
-        return None
     try:
-        got = ev(ast.parse(expr.strip(), mode="eval").body)
+        got = evaluated(ast.parse(expr.strip().replace("/", "//"), mode="eval").body)
     except (SyntaxError, ValueError):
         return None
-    return None if got is None else str(got)
+    return str(got) if isinstance(got, int) and not isinstance(got, bool) else None
 
 
 def expanded_variables(text: str, shell_only: bool = False) -> str:
@@ -2347,9 +2336,7 @@ _THE_X_ONE = re.compile(r"\b(?:our|the|their|its)\s+(?:[\w.-]+\s+){1,2}one\s*(?:
 # "one pod per box" with the machines counted once elsewhere ("on six bare-metal boxes"): as many pods
 _ONE_PER_MACHINE = re.compile(r"\b(?:one|1|a\s+single)\s+(pod|worker|replica|rank\s+group|task)\s+per\s+"
                               r"(node|box|machine|host|server)\b", re.I)
-_MACHINES = re.compile(r"(?<![\w.-])(\d+|" + "|".join(["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-                                                       "eleven", "twelve", "sixteen", "twenty", "thirty-two"])
-                       + r")\s+(?:(?!(?:pods?|workers?|replicas?|ranks?|tasks?|between|per|of|on|in|across|to|and|or|x)\b)"
+_MACHINES = re.compile(r"(?<![\w.-])(" + _NUM_PART + r")\s+(?:(?!(?:pods?|workers?|replicas?|ranks?|tasks?|between|per|of|on|in|across|to|and|or|x)\b)"
                        r"[\w-]+\s+){0,2}?(nodes|boxes|machines|hosts|servers)\b", re.I)
 
 
@@ -2515,6 +2502,11 @@ def _spoken_decimal(m: re.Match) -> str:
     return f"{whole}.{digits}" + (" " if m.group(2)[-1:].isspace() else "")
 
 
+def _count_of(s: str) -> int | None:
+    """A count a pair rule reads: a number, or an article ("an instance 3g.40gb": one)."""
+    return 1 if s.lower() in ("a", "an") else parse_number(s)
+
+
 def parse_number(s: str) -> int | None:
     s = s.strip().lower()
     if s.isdigit():
@@ -2572,8 +2564,13 @@ _TIER_LABEL = re.compile(r"\b(?:tier|level|step|rank|phase|option|stage|no\.?|nu
 _NUMBER_RUN = re.compile(r"(?<![\w.$#/%:-])\d{1,6}(?:\s*(?:/|,\s*(?:and\s+)?|\band\b|->|>)\s*\d{1,6})+(?![\w%$#]|\.\d)")
 
 
+def _first_group(m: re.Match) -> int:
+    """The first group of ``m`` that matched (0, the whole match, when none did)."""
+    return next((i for i in range(1, (m.re.groups or 0) + 1) if m.group(i)), 0)
+
+
 def _key_of(m: re.Match) -> str:
-    return next((m.group(i) for i in range(1, (m.re.groups or 0) + 1) if m.group(i)), m.group(0)).rstrip(".").lower()
+    return m.group(_first_group(m)).rstrip(".").lower()
 
 
 def _restated(text: str, keys: re.Pattern) -> int:
@@ -2597,7 +2594,7 @@ def ordered_tiers(text: str, digits: str, keys: re.Pattern) -> list[Tier]:
     found: list[tuple[str, tuple[int, int]]] = []
     seen: set[str] = set()
     for m in keys.finditer(text, _restated(text, keys)):
-        g = next((i for i in range(1, (keys.groups or 0) + 1) if m.group(i)), 0)
+        g = _first_group(m)
         key, span = m.group(g), m.span(g)
         if key.endswith(".") and not key.endswith(".*"):
             key, span = key[:-1], (span[0], span[1] - 1)
@@ -4036,7 +4033,7 @@ class _Extractor:
         self.result = Extraction(text=self.text)
         self._camel: frozenset[str] | None = None  # the recipe's CamelCase enum values (:meth:`_camel_values`)
         self._labels: tuple[str, list[int]] | None = None  # (:meth:`_label_view`)
-        self._tiers: list[Tier] | None = None  # (:meth:`rule_tiers`)
+        self._tiers: dict[str, list[Tier]] = {}  # keys pattern -> its tiers (:meth:`rule_tiers`)
         # pasted cluster output describes the symptom; its numbers and names are no spec
         for m in _PASTED_OUTPUT.finditer(self.text):
             self.used.append(m.span())
@@ -4373,6 +4370,15 @@ class _Extractor:
                         return val, span
         return None
 
+    def _replace(self, name: str, value: Any, span: tuple[int, int]) -> None:
+        """``name`` takes ``value`` from ``span`` over what was read before (which is reported, not taken as used)."""
+        old = self.result.spans.get(name)
+        if old in self.used:
+            self.used.remove(old)
+        self.result.values[name] = value
+        self.result.spans[name] = span
+        self.used.append(span)
+
     def _key_value_pair(self) -> None:
         """"Service label: app.kubernetes.io/name=dcgm-exporter": a ``key=value`` written after the words of a
         ``<x>_key`` / ``<x>_value`` pair gives both, over readings of either from other words."""
@@ -4390,13 +4396,8 @@ class _Extractor:
             ok_v, val_v = self._ok(v, m.group(3))
             if not (ok_k and ok_v):
                 continue
-            for name, val, span in ((k, val_k, m.span(1)), (v, val_v, m.span(3))):
-                old = self.result.spans.get(name)
-                if old in self.used:
-                    self.used.remove(old)
-                self.result.values[name] = val
-                self.result.spans[name] = span
-                self.used.append(span)
+            self._replace(k, val_k, m.span(1))
+            self._replace(v, val_v, m.span(3))
             self.result.covered.append(m.span())
 
     def _equal_bounds(self) -> None:
@@ -7203,9 +7204,7 @@ class _Extractor:
             if len(m.groups()) < 2 or not self._free(m.span(), replaced):
                 continue
             a, b = m.group(1), m.group(2)
-            # ("an instance 3g.40gb": an article counts one)
-            na, nb = (1 if a.lower() in ("a", "an") else parse_number(a),
-                      1 if b.lower() in ("a", "an") else parse_number(b))
+            na, nb = _count_of(a), _count_of(b)
             if not a and b and rule.get("count_default") is not None:  # "4g.40gb + 3g.40gb": once each
                 na = int(rule["count_default"])
             if na is not None and nb is None:
@@ -7230,9 +7229,9 @@ class _Extractor:
         when every tier has one; list parameters (``rule["tiers"]["lists"]``, first and rest) take the
         tiers the words put in order without numbers ("first X, then Y, and Z as last resort")."""
         spec = rule["tiers"]
-        if self._tiers is None:
-            self._tiers = ordered_tiers(self.text, self.digits, _compile(spec["keys"]))
-        tiers = self._tiers
+        if spec["keys"] not in self._tiers:  # (the list and mapping parameters share one reading)
+            self._tiers[spec["keys"]] = ordered_tiers(self.text, self.digits, _compile(spec["keys"]))
+        tiers = self._tiers[spec["keys"]]
         if not tiers:
             return None
         lists = list(spec.get("lists") or [])
@@ -7813,12 +7812,8 @@ class _Extractor:
                 continue
             ok, val = self._ok(name, int(m.group(1)))
             if ok:
-                old = self.result.spans.get(name)
-                if old in self.used:
-                    self.used.remove(old)  # what was read before is reported, not taken as used
-                self.result.values[name] = val
-                self.result.spans[name] = span
-                self.used.extend([span, m.span()])
+                self._replace(name, val, span)
+                self.used.append(m.span())
 
     def _retractions(self) -> None:
         """An item the writer takes back from a list ("p4d.24xlarge + p5.48xlarge (scratch the p5)",

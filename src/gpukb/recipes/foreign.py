@@ -1429,7 +1429,7 @@ def _call_name(func: object) -> str:
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
-def _evaluated(node: object) -> object:
+def evaluated(node: object) -> object:
     """A call argument's value: a literal, arithmetic on numbers ("15 * 60"), a nested call as the mapping of
     its keyword arguments (``V1Toleration(key=..., operator="Exists")``), lists and mappings of these; None
     for what only running the code would give."""
@@ -1438,19 +1438,21 @@ def _evaluated(node: object) -> object:
 
     if isinstance(node, ast.Constant):
         return node.value
-    if isinstance(node, ast.BinOp) and type(node.op) in (ast.Mult, ast.Add, ast.Sub):
-        a, b = _evaluated(node.left), _evaluated(node.right)
-        if all(isinstance(x, int) and not isinstance(x, bool) and abs(x) < 10 ** 9 for x in (a, b)):
-            return {ast.Mult: operator.mul, ast.Add: operator.add, ast.Sub: operator.sub}[type(node.op)](a, b)
+    ops = {ast.Mult: operator.mul, ast.Add: operator.add, ast.Sub: operator.sub, ast.FloorDiv: operator.floordiv}
+    if isinstance(node, ast.BinOp) and type(node.op) in ops:
+        a, b = evaluated(node.left), evaluated(node.right)
+        if all(isinstance(x, int) and not isinstance(x, bool) and abs(x) < 10 ** 9 for x in (a, b)) and \
+                not (b == 0 and isinstance(node.op, ast.FloorDiv)):
+            return ops[type(node.op)](a, b)
         return None
     if isinstance(node, (ast.List, ast.Tuple)):
-        items = [_evaluated(x) for x in node.elts]
+        items = [evaluated(x) for x in node.elts]
         return items if all(x is not None for x in items) else None
     if isinstance(node, ast.Dict):
-        keys = [_evaluated(k) for k in node.keys]
-        return {str(k): v for k, x in zip(keys, node.values) if k is not None and (v := _evaluated(x)) is not None}
+        keys = [evaluated(k) for k in node.keys]
+        return {str(k): v for k, x in zip(keys, node.values) if k is not None and (v := evaluated(x)) is not None}
     if isinstance(node, ast.Call):
-        return {kw.arg: v for kw in node.keywords if kw.arg and (v := _evaluated(kw.value)) is not None}
+        return {kw.arg: v for kw in node.keywords if kw.arg and (v := evaluated(kw.value)) is not None}
     return None
 
 
@@ -1467,7 +1469,7 @@ def _read_call(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, 
     own = not name or name[:1].isupper() or bool(words and words[0] in _DOING)
     data: dict[str, object] = {}
     for kw in node.keywords:
-        v = _evaluated(kw.value)
+        v = evaluated(kw.value)
         if kw.arg is None or v is None:
             continue
         if own:
