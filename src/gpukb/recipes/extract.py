@@ -2286,9 +2286,155 @@ def _command_as_above(text: str) -> str:
 
 def pasted_forms(text: str) -> str:
     """A request's pasted settings as plain values: a dataclass's typed defaults (:func:`python_defaults`), a
-    form's dot leaders (:func:`form_leaders`), an image without its ``docker:`` transport, a Dockerfile's base
-    image when the request names the image built from it, "the command as above" as the line pasted above."""
-    return _command_as_above(_dockerfile_base(_IMAGE_SCHEME.sub("", form_leaders(python_defaults(text)))))
+    form's dot leaders (:func:`form_leaders`) and required-field stars, a task list's boxes (:func:`task_lists`),
+    a box-drawn table as a Markdown one (:func:`drawn_tables`), an image without its ``docker:`` transport, a
+    Dockerfile's base image when the request names the image built from it, "the command as above" as the line
+    pasted above."""
+    text = drawn_tables(task_lists(_REQUIRED_STAR.sub(r"\1:", form_leaders(python_defaults(text)))))
+    text = launch_overrides(merged_entries(code_values(text)))
+    return _command_as_above(_dockerfile_base(_IMAGE_SCHEME.sub("", text)))
+
+
+# values wrapped in the calls code needs to make them: Go's "ptr.To[int32](4)", "resource.MustParse(\"4\")",
+# Java's "new Quantity(\"2560Gi\")", cdk8s's "Size.gibibytes(96)"
+_WRAPPED_VALUE = re.compile(r"\b(?:ptr\.To(?:\[\w+\])?|pointer\.(?:Int32|Int64|Int|String|Bool)(?:Ptr)?|"
+                            r"(?:int32|int64|string|bool)Ptr|resource\.MustParse|new\s+Quantity|Quantity\.(?:parse|fromString)|"
+                            r"(?:kplus\.)?Cpu\.(?:units|millis))\(\s*(\"[^\"\n]*\"|'[^'\n]*'|-?\d+(?:\.\d+)?|true|false)\s*\)")
+_SIZE_CALL = re.compile(r"\bSize\.(kibibytes|mebibytes|gibibytes|tebibytes)\(\s*(\d+)\s*\)")
+# a builder's setter: ".withName(\"x\")", ".withStorageClassName(\"fast\")", ".addToRequests(\"storage\", \"1Ti\")"
+_BUILDER_SET = re.compile(r"\.(?:with|set)([A-Z]\w*)\(\s*(\"[^\"\n]*\"|'[^'\n]*'|-?\d+(?:\.\d+)?|true|false)\s*\)")
+# (what a builder adds to a map of resources; a label it adds stays as written, no setting of a recipe)
+_BUILDER_ADD = re.compile(r"\.addTo(Requests|Limits|Capacity)\(\s*(\"[^\"\n]*\"|'[^'\n]*')\s*,\s*(\"[^\"\n]*\"|'[^'\n]*'|-?\d+(?:\.\d+)?)\s*\)")
+# a Go constant of an enumerated type: "MPIImplementation: kubeflowv2beta1.MPIImplementationTypeIntel"
+_GO_ENUM = re.compile(r"\b([A-Z]\w*):([ \t]*)(?:\w+\.)?\1(?:Type)?([A-Z]\w*)\b")
+
+
+def code_values(text: str) -> str:
+    """Values in pasted code as the values they make: a wrapped literal as the literal ("ptr.To[int32](6)" is
+    6, "new Quantity(\"2560Gi\")" is "2560Gi", "Size.gibibytes(96)" is "96Gi"), a builder's setter as its
+    setting (".withStorageClassName(\"x\")" is "storageClassName: \"x\"", ".addToRequests(\"storage\", \"1Ti\")" is
+    "storage: \"1Ti\""), a Go enumerated constant as its value ("MPIImplementationTypeIntel" is "Intel")."""
+    text = _WRAPPED_VALUE.sub(lambda m: m.group(1), text)
+    text = _SIZE_CALL.sub(lambda m: f'"{m.group(2)}{m.group(1)[0].upper()}i"', text)
+    if len(_BUILDER_SET.findall(text)) + len(_BUILDER_ADD.findall(text)) >= 2:
+        # (a line of a call with nothing to set, ".withNewMetadata()", ".endSpec()", only builds)
+        text = re.sub(r"(?m)^[ \t]*\.\w+\(\)[ \t]*;?[ \t]*\n", "", text)
+        text = _BUILDER_SET.sub(lambda m: f"{m.group(1)[0].lower()}{m.group(1)[1:]}: {m.group(2)}", text)
+        text = _BUILDER_ADD.sub(lambda m: f"{m.group(2).strip(chr(34) + chr(39))}: {m.group(3)}", text)
+    return _GO_ENUM.sub(lambda m: f"{m.group(1)}:{m.group(2)}{m.group(3)}", text)
+
+
+# a YAML entry that merges another's keys under its own: "ppo-sweep-a:\n  <<: *base"
+_MERGED_ENTRY = re.compile(r"(?m)^([ \t]*)([\w.-]+):[ \t]*\n\1[ \t]+<<:[ \t]*\*[\w.-]+")
+
+
+def merged_entries(text: str) -> str:
+    """A YAML paste whose entries merge a shared anchor (``<<: *base``) and override some of its keys, as the
+    one entry the request asks for with its keys resolved, the merged keys overridden as YAML does: the entry
+    the request names outside the paste, or the only one."""
+    if "<<:" not in text:
+        return text
+    for fence in re.finditer(r"(?ms)^[ \t]*```[^\n]*\n(.*?)^[ \t]*```", text):
+        body = fence.group(1)
+        entries = [m.group(2) for m in _MERGED_ENTRY.finditer(body)]
+        if not entries:
+            continue
+        outside = text[:fence.start()] + text[fence.end():]
+        named = [e for e in entries if re.search(rf"(?<![\w.-]){re.escape(e)}(?![\w-])", outside)]
+        chosen = named if len(named) == 1 else entries if len(entries) == 1 else []
+        try:
+            data = yaml.safe_load(body)
+        except yaml.YAMLError:
+            continue
+        value = _entry(data, chosen[0]) if chosen else None
+        if not isinstance(value, dict):
+            continue
+        merged = yaml.safe_dump(value, sort_keys=False, default_flow_style=False)
+        return text[:fence.start(1)] + merged + text[fence.end(1):]
+    return text
+
+
+def _entry(data: Any, key: str, depth: int = 0) -> Any:
+    if not isinstance(data, dict) or depth > 3:
+        return None
+    if key in data:
+        return data[key]
+    return next((v for x in data.values() if (v := _entry(x, key, depth + 1)) is not None), None)
+
+
+# a launcher's override of a config file's key ("python train.py trainer.devices=2 cluster.timeout=300")
+_OVERRIDE = re.compile(r"(?<=[ \t])\+{0,2}((?:[A-Za-z_][\w-]*\.)+([A-Za-z_][\w-]*))=([^\s'\"]+)")
+
+
+def launch_overrides(text: str) -> str:
+    """"python launch.py trainer.devices=2 trainer.num_nodes=6" beside a pasted config that sets
+    ``devices: 4`` under ``trainer:``: the override wins, as Hydra and OmegaConf have it; the config's line
+    reads the overriding value."""
+    if "=" not in text or ":" not in text:
+        return text
+    for m in _OVERRIDE.finditer(text):
+        line = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
+        if not re.search(r"\b(?:python\d?|torchrun|accelerate|deepspeed|\w+\.py)\b", line):
+            continue
+        keys = m.group(1).split(".")
+        # the config's line of that key, under its parent's ("trainer:\n  devices: 4"), that only one line is
+        found = [k for k in re.finditer(rf"(?m)^([ \t]+){re.escape(keys[-1])}:[ \t]*([^\s#][^\n#]*?)[ \t]*(?:#[^\n]*)?$",
+                                         text[:m.start()])
+                 if re.search(rf"(?m)^[ \t]*{re.escape(keys[-2])}:[ \t]*$", text[:k.start()])]
+        if len(found) == 1 and found[0].group(2) != m.group(3):
+            k = found[0]
+            return launch_overrides(text[:k.start(2)] + m.group(3) + text[k.end(2):])
+    return text
+
+
+# "Namespace*:  nlp-interns": a form's mark of a required field is no part of its label
+_REQUIRED_STAR = re.compile(r"(?m)^([ \t]*(?:[-*][ \t]+)?[A-Za-z][\w ()/.-]{0,40}?)[ \t]*\*+[ \t]*:(?=[ \t])")
+# "- [x] spot is fine", "* [ ] MIG", "3. [X] taint the nodes": a line of a task list, ticked or not
+_TASK_BOX = re.compile(r"(?m)^([ \t]*(?:[-*+][ \t]+|\d+[.)][ \t]+)?)\[([ xX\u2713\u2714])\][ \t]*(?=\S)")
+
+
+def task_lists(text: str) -> str:
+    """A task list's boxes: its lines say what to build, ticked or not (acceptance criteria are all still to do,
+    "- [ ] PyTorchJob `x` in `ns`"). Among ticked lines, though, a short option left unticked is one not chosen,
+    as on a form: "- [x] L40S GPUs only", "- [ ] A10G" reads "- no A10G"."""
+    boxes = list(_TASK_BOX.finditer(text))
+    if not boxes:
+        return text
+    mixed = len({m.group(2) == " " for m in boxes}) == 2
+
+    def box(m: re.Match) -> str:
+        if not mixed or m.group(2) != " ":
+            return m.group(1)
+        line = text[m.end():text.find("\n", m.end()) if "\n" in text[m.end():] else len(text)]
+        option = re.sub(r"\([^)]*\)", "", line).strip()  # (a remark in brackets is no part of the option)
+        short = len(option.split()) <= 3 and not re.search(r"[:=]|(?<!-)\b(?:on|off|yes|no|not|never)\b(?!-)", option, re.I)
+        return m.group(1) + ("no " if short else "")
+
+    return _TASK_BOX.sub(box, text)
+
+
+# a line of a box-drawn or ASCII grid table that only draws: "┌────┬────┐", "├────┼────┤", "+-----+-----+"
+_DRAWN_RULE = re.compile(r"[ \t]*(?:[\u2500-\u257f]+|\+(?:[-=]+\+)+)[ \t]*")
+_DRAWN_BAR = re.compile(r"[\u2502\u2503\u2551]")
+
+
+def drawn_tables(text: str) -> str:
+    """A table drawn with box characters (or ASCII "+---+" rules) as the Markdown table it is: its bars as
+    pipes, a rule inside it as the header's rule, the rules around it gone."""
+    if not _DRAWN_BAR.search(text) and not re.search(r"(?m)^[ \t]*\+(?:[-=]+\+){2,}[ \t]*$", text):
+        return text
+    lines = text.split("\n")
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        if line.strip() and _DRAWN_RULE.fullmatch(line):
+            inside = 0 < i < len(lines) - 1 and "|" in _DRAWN_BAR.sub("|", lines[i - 1]) and \
+                "|" in _DRAWN_BAR.sub("|", lines[i + 1]) and not _DRAWN_RULE.fullmatch(lines[i - 1])
+            prev = _DRAWN_BAR.sub("|", lines[i - 1]) if i else ""
+            if inside and prev.strip().startswith("|"):
+                out.append("|" + "|".join("---" for _ in range(max(1, prev.strip().count("|") - 1))) + "|")
+            continue
+        out.append(_DRAWN_BAR.sub("|", line) if _DRAWN_BAR.search(line) else line)
+    return "\n".join(out)
 
 
 # an amount said as a part or multiple of one the request named before: "Deserved share: half the cap"
@@ -4287,7 +4433,8 @@ class _Extractor:
                 # "gpu total 64", "gpus quota: 24", "GPUs requested: 12": the unit, a word saying which count, the count
                 # (never the last part of an image, "ghcr.io/media/clip:3", whose tag is no count of clips; a
                 # resource name's is, "requests.nvidia.com/gpu: 4")
-                rf"(?:(?<![/.]){u}|{u}(?!:\S))\s*(?:(?:total|quota|budget|nominal|overall|requested|needed|required|wanted|approved|allocated|granted|requests|usage)\s*)?"
+                rf"(?:(?<![/.]){u}|{u}(?!:\S))\s*(?:(?:total|quota|budget|nominal|overall|requested|needed|required|wanted|approved|allocated|granted|requests|usage|"
+                rf"cap|limit|ceiling)\s*)?"
                 rf"(?:count\s+(?:is\s+)?(?=at\s+most|max))?(?:[:=]|of|count(?:\s+(?:to|of|at|is|=|:|should\s+be|will\s+be|goes\s+to))?|set to|(?:stays?|remains?|staying|kept)\s+at|(?:max(?:imum)?|at\s+most)(?:\s+of)?|(?:to|should|must|will|shall)\s+be|is|are)?"
                 rf"\s*{_DIG}(?!\w|\.\w)(?!\s+times\b)",  # "retry every shard at most 3 times" counts retries
                 rf"(?<![\w.]){_DIG}(?:\s*x\s*|\s*-\s*|\s+)(?!(?:{_RATE_ALT})\b)[A-Za-z][\w.-]*\s+{u_word}",
@@ -9083,7 +9230,8 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
             # ... and an answer read with its question ("Pod name and namespace?" "x in y") reads it better than
             # the words alone
             # (and so does a call's argument its reader evaluates: "stabilizationWindowSeconds=15 * 60")
-            overlay = overlay or (fact.fmt in ("transcript", "call") and inside(full.spans.get(name)))
+            # (and so does an edit by path, a JSON Patch, yq or a test's assertion: what it sets, it sets)
+            overlay = overlay or (fact.fmt in ("transcript", "call", "paths") and inside(full.spans.get(name)))
             if not keyed and not guessed and not shortened and not overlay and \
                     not _paste_misread(full.values[name], value, inside(full.spans.get(name)), facts) \
                     and not _cut_short(full.text, full.spans.get(name), full.values[name], value):

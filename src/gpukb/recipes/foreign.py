@@ -602,6 +602,8 @@ def _setting_words(path: list[str], v: object) -> str | None:
     words = " ".join(w for k in path for w in key_words(k.rsplit("/", 1)[-1]))
     if low in _NAME_KEYS and len(path) == 1:
         return f"named {v}"
+    if low == "name" and len(path) >= 2 and path[-2].lower() == "scaletargetref":  # what an HPA or a ScaledObject scales
+        return f"deployment {v}"
     if low in _NAMESPACE_KEYS:
         return f"namespace {v}"
     if isinstance(v, bool):
@@ -842,8 +844,19 @@ def _read_yaml_settings(block: str) -> tuple[list[tuple[str, int, int]], list[tu
     data = _one_item_lists(data)
     if not isinstance(data, dict):
         return [], []
-    facts = _settings_facts(data, block, _yaml_setting_line)
+    facts = _settings_facts(data, block, _yaml_setting_line) + _processes_per_machine(data, block)
     return facts, _parent_keys(block)
+
+
+def _processes_per_machine(data: dict, block: str) -> list[tuple[str, int, int]]:
+    """An accelerate config's ``num_processes`` counts the processes of all its ``num_machines``, one a GPU:
+    12 processes on 3 machines are 4 GPUs per node."""
+    procs, machines = data.get("num_processes"), data.get("num_machines")
+    if not all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in (procs, machines)):
+        return []
+    assert isinstance(procs, int) and isinstance(machines, int)
+    sp = _key_line(block, "num_processes")
+    return [(f"{procs // machines} gpus per node", *sp)] if sp and procs % machines == 0 and machines > 1 else []
 
 
 def _parent_keys(block: str) -> list[tuple[int, int]]:
@@ -913,6 +926,165 @@ def _read_kustomization(block: str) -> tuple[list[tuple[str, int, int]], list[tu
                 if sp and said:
                     facts.append((said, *sp))
                     at = sp[1]
+    return facts, []
+
+
+# ---------------------------------------------------------------- edits by path (JSON Patch, yq, test assertions)
+
+# the parts of an object's path that only hold its settings: "/spec/template/spec/containers/0/image" is the image
+_HOLDING_PATH = frozenset({"spec", "template", "metadata", "containers", "initcontainers", "resources", "limits",
+                           "requests", "tasks", "items", "mpireplicaspecs", "pytorchreplicaspecs", "replicaspecs",
+                           "status", "parameters"})
+# a JSON Patch: a list of operations, each an "op", a "path" and a "value"
+_JSON_PATCH_START = re.compile(r"\[\s*\{\s*[\"']op[\"']\s*:")
+_YAML_PATCH_RUN = re.compile(r"(?m)^[ \t]*-[ \t]+op:[ \t]*[\"']?(?:replace|add)\b[^\n]*(?:\n[ \t]+(?!-)[^\n]*)+")
+_PATCH_CALL = re.compile(r"\bJsonPatch\.(?:add|replace)\(\s*([\"'])(/[^\"'\n]+)\1\s*,\s*")
+_KUBECTL_PATCH = re.compile(r"(?m)^[ \t]*(?:\$[ \t]*)?kubectl[ \t]+patch\b")
+# the patch a "kubectl patch" command applies, given as a mapping
+_MERGE_PATCH_OPTION = re.compile(r"(?:\s-p|--patch)(?:[ \t]+|=)[\"']?(?=\{)")
+# yq or jq: ".spec.replicas = 3", '.metadata.name = "x" |', ".spec.containers[0].resources.limits += {...}"
+_YQ_PATH = r"(?<![\w\]\)\"'])\.(?:[A-Za-z_][\w-]*|\"[^\"\n]+\")(?:\.(?:[A-Za-z_][\w-]*|\"[^\"\n]+\")|\[\d+\])*"
+_YQ_SET = re.compile(rf"({_YQ_PATH})[ \t]*(?:\+|\|)?=[ \t]*")
+# Python: 'job["spec"]["queue"] == "x"', 'cfg["a"]["b"] = 3', '"ssh" not in job["spec"]["plugins"]'
+_PY_SUBSCRIPTS = r"[A-Za-z_]\w*((?:\[\s*(?:\"[^\"\n]*\"|'[^'\n]*'|\d+)\s*\])+)"
+_PY_SET = re.compile(rf"(?<![\w.]){_PY_SUBSCRIPTS}[ \t]*(?:==|=(?!=)|\bis\b)[ \t]*")
+_PY_IN = re.compile(rf"(?<![\w.])(?:assert[ \t]+)?(\"[^\"\n]+\"|'[^'\n]+')[ \t]+(not[ \t]+)?in[ \t]+{_PY_SUBSCRIPTS}")
+
+
+def _path_keys(segments: list[str]) -> list[str]:
+    """The keys of a path that name a setting, without indices and holders: ["spec", "containers", "0",
+    "image"] -> ["image"]; a JSON pointer's escapes undone ("nvidia.com~1gpu" -> "nvidia.com/gpu")."""
+    keys = [s.replace("~1", "/").replace("~0", "~") for s in segments]
+    return [k for k in keys if k and not k.isdigit() and k.lower() not in _HOLDING_PATH]
+
+
+def _path_facts(keys: list[str], v: object, at: tuple[int, int], block: str = "") -> list[tuple[str, int, int]]:
+    """A value set at a path as the words of its setting; a mapping set there is each of its settings (each
+    where its key stands in ``block``, when given), and so is a list holding one mapping."""
+    if isinstance(v, list) and len(v) == 1 and isinstance(v[0], dict):
+        v = v[0]
+    if isinstance(v, dict):
+        out = []
+        for k, x in v.items():
+            sp = _span_of(block, _json_setting(str(k), x), at[0]) if block else None
+            out += _path_facts([*keys, *_path_keys([str(k)])], x, sp or at, block)
+        return out
+    if not keys:
+        return []
+    said = _setting_words(keys, v)
+    return [(said, *at)] if said else []
+
+
+def _literal_at(text: str, i: int) -> tuple[object, int] | None:
+    """The literal value that starts at ``i`` (JSON, a Python literal, a YAML scalar) and where it ends; a
+    mapping or list may span lines."""
+    import ast
+
+    if text[i:i + 1] and text[i] in "{[":
+        end = _closing(text, i)
+        if not end:
+            return None
+        raw = text[i:end]
+        try:
+            return json.loads(raw), end
+        except ValueError:
+            try:
+                return ast.literal_eval(raw), end
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                return None
+    m = re.match(r"\"[^\"\n]*\"|'[^'\n]*'|-?\d+(?:\.\d+)?(?![\w.])|True\b|False\b|true\b|false\b|None\b|null\b", text[i:])
+    if m is None:
+        return None
+    tok = m.group(0)
+    v: object = tok[1:-1] if tok[:1] in "\"'" else {"true": True, "false": False, "none": None, "null": None}.get(
+        tok.lower(), tok)
+    if isinstance(v, str) and v is tok:
+        v = float(tok) if "." in tok else int(tok)
+    return v, i + m.end()
+
+
+def _find_paths(text: str) -> Iterator[tuple[int, int]]:
+    """A JSON Patch, a run of yq assignments, or a run of lines of a test that asserts a rendered object's
+    values by path: each the edits it makes to the recipe's object."""
+    decoder = json.JSONDecoder()
+    for m in _JSON_PATCH_START.finditer(text):
+        try:
+            _data, end = decoder.raw_decode(text, m.start())
+        except ValueError:
+            continue
+        yield m.start(), end
+    for m in _YAML_PATCH_RUN.finditer(text):
+        # (a kustomization's patch is its reader's, read with the object it targets)
+        if not re.search(r"(?m)^[ \t]*-?[ \t]*(?:patches|patchesJson6902|patch)[ \t]*:", text[max(0, m.start() - 600):m.start()]):
+            yield m.span()
+    for m in _PATCH_CALL.finditer(text):  # cdk8s's escape hatch: "JsonPatch.add('/spec/...', 2)"
+        if (got := _literal_at(text, m.end())) is not None:
+            yield m.start(), got[1]
+    for m in _MERGE_PATCH_OPTION.finditer(text):  # "kubectl patch hpa x --type merge -p '{...}'"
+        if end := _closing(text, m.end()):
+            # (the command's own object is the one the patch renames or changes: read with it)
+            cmd = list(_KUBECTL_PATCH.finditer(text, 0, m.start()))
+            start = cmd[-1].start() if cmd and "\n\n" not in text[cmd[-1].start():m.start()] else m.end()
+            yield start, end
+    lines = [ln for ln in re.finditer(r"[^\n]+", text)
+             if _YQ_SET.search(ln.group(0)) or _PY_SET.search(ln.group(0)) or _PY_IN.search(ln.group(0))]
+    i = 0
+    while i < len(lines):
+        j = i
+        # (lines of one edit or one test: at most a few lines of other code between them)
+        while j + 1 < len(lines) and text.count("\n", lines[j].end(), lines[j + 1].start()) <= 4:
+            j += 1
+        if j > i:  # two or more edits: a single "x = 3" line is no edit by path
+            start, end = lines[i].start(), lines[j].end()
+            last = list(_YQ_SET.finditer(text, lines[j].start(), end)) + list(_PY_SET.finditer(text, lines[j].start(), end))
+            k = max((x.end() for x in last), default=len(text))
+            if k < len(text) and text[k] in "{[":
+                end = max(end, _closing(text, k) or end)  # a mapping over several lines
+            # (the code around the edits in the same fenced block is theirs: "job = rendered['Job']" names no job)
+            fence = next((f for f in re.finditer(r"(?ms)^[ \t]*```[^\n]*\n(.*?)^[ \t]*```", text)
+                          if f.start(1) <= start and end <= f.end(1)), None)
+            yield (fence.start(1), fence.end(1)) if fence else (start, end)
+        i = j + 1
+
+
+def _read_paths(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
+    """The settings an edit by path makes: a JSON Patch's "replace" and "add" operations, yq's assignments,
+    a test's ``x["spec"]["queue"] == "q"`` (and ``"ssh" not in x["spec"]["plugins"]``: no ssh plugin)."""
+    facts: list[tuple[str, int, int]] = []
+    ops: object = None
+    if _JSON_PATCH_START.match(block.lstrip()):
+        ops = json.loads(block)
+    elif _YAML_PATCH_RUN.match(block):
+        ops = _load(block)
+    if (call := _PATCH_CALL.match(block)) and (got := _literal_at(block, call.end())) is not None:
+        return _path_facts(_path_keys(call.group(2).split("/")), got[0], (0, len(block))), []
+    if block.startswith("{") or _KUBECTL_PATCH.match(block):  # a merge patch: each setting it holds, by its path
+        i = block.find("{")
+        data = _load(block[i:_closing(block, i) or len(block)])
+        return (_path_facts([], data, (i, len(block)), block) if isinstance(data, dict) else []), []
+    if isinstance(ops, list):
+        at = 0
+        for op in ops:
+            if not isinstance(op, dict) or op.get("op") not in ("replace", "add") or not isinstance(op.get("path"), str):
+                continue
+            sp = _span_of(block, re.escape(op["path"]), at) or (0, len(block))
+            at = sp[1]
+            facts += _path_facts(_path_keys(op["path"].split("/")), op.get("value"), (sp[0], sp[1]))
+        return facts, []
+    for rx, split in ((_YQ_SET, lambda p: re.findall(r"\"([^\"]+)\"|([\w-]+)", p)),
+                      (_PY_SET, lambda p: re.findall(r"\"([^\"]*)\"|'([^']*)'", p))):
+        for m in rx.finditer(block):
+            got = _literal_at(block, m.end())
+            if got is None:
+                continue
+            keys = _path_keys([a or b for a, b in split(m.group(1))])
+            facts += _path_facts(keys, got[0], (m.start(), got[1]))
+    for m in _PY_IN.finditer(block):
+        keys = _path_keys([a or b for a, b in re.findall(r"\"([^\"]*)\"|'([^']*)'", m.group(3))])
+        if keys:
+            thing = key_words(keys[-1])[-1]
+            thing = thing[:-1] if thing.endswith("s") and not thing.endswith("ss") else thing
+            facts.append((f"{'no ' if m.group(2) else ''}{m.group(1)[1:-1]} {thing}", *m.span()))
     return facts, []
 
 
@@ -1763,6 +1935,7 @@ FORMATS: tuple[Format, ...] = (
     Format("helm-values", _yaml_blocks(r"(?:image|replicaCount)"), _read_helm_values),
     Format("ray", _yaml_blocks(r"(?:available_node_types|cluster_name|spec|apiVersion)"), _read_ray),
     Format("sagemaker", _find_sagemaker, _read_sagemaker),
+    Format("paths", _find_paths, _read_paths),
     Format("call", _find_calls, _read_call),
     Format("json", _find_json, _read_json),
     Format("cli", _find_cli, _read_cli),
@@ -1778,7 +1951,7 @@ FORMATS: tuple[Format, ...] = (
 )
 # formats whose every line is one setting (a key and its value)
 SETTINGS_FORMATS = frozenset({"json", "assignments", "yaml-settings", "helm-values", "sectioned", "cli", "kustomize",
-                              "create", "transcript", "call"})
+                              "create", "transcript", "call", "paths"})
 
 
 def translate(text: str) -> tuple[list[Fact], list[tuple[int, int]], list[tuple[int, int]]]:
