@@ -140,3 +140,71 @@ def test_retries_said_as_none_per_shard():
     assert params["backoff_limit_per_index"] == 0, params
     params = _read("indexed-job", "indexed job `emb` in `search`, 64 shards; no per-shard retries")
     assert params["backoff_limit_per_index"] == 0, params
+
+
+def test_a_tool_call_gives_its_arguments_not_its_own_name():
+    got = _gen('{"name": "make_manifest", "arguments": {"tenant": "ads-ranking", "gpu_budget": 6, "cpu_cores": 48, '
+               '"notes": "a research team; also label the namespace cost-center=cc-77"}}')
+    assert got.recipe == "tenant-onboarding", got.recipe
+    assert got.params["tenant"] == "ads-ranking", got.params
+
+
+def test_a_labels_key_is_no_name():
+    params = _read("tenant-onboarding", "onboard tenant `geo-ml` with 4 GPUs, and label the namespace team-code=g7")
+    assert params["tenant"] == "geo-ml", params
+
+
+def test_one_piece_per_item_counts_the_items_but_one_gpu_per_item_is_a_pods():
+    params = _read("indexed-job", "We have 30 folders of audio. Each folder is one piece of work and needs one GPU; "
+                                  "at most 6 at a time.")
+    assert (params["completions"], params["gpus"], params["parallelism"]) == (30, 1, 6), params
+    params = _read("indexed-job", "120 shards, one GPU per shard, 10 at once, 1 retry per shard")
+    assert (params["completions"], params["gpus"], params["backoff_limit_per_index"]) == (120, 1, 1), params
+
+
+def test_a_bound_before_another_things_count_bounds_nothing_here():
+    params = _read("topology-spread-training", "indexed job + headless service `seg` in `geo`, 4 workers, one per node; "
+                                               "trainer = L.Trainer(devices=8, num_nodes=4, max_epochs=30)")
+    assert params.get("max_skew") != 30, params
+    # ... while a bound before what the recipe counts, or before nothing counted, still bounds it
+    params = _read("coscheduling-podgroup", "coscheduling podgroup ring-test ns hpc 16 pods 2 gpus min 12 timeout 300s")
+    assert params["members"] == 12 or params.get("min_member") == 12, params
+
+
+def test_our_space_on_the_cluster_is_a_namespace():
+    params = _read("indexed-job", "40 chunks, one GPU each. Our space on the cluster is called `speechlab`. Name: asr-batch.")
+    assert (params["namespace"], params["name"]) == ("speechlab", "asr-batch"), params
+
+
+def test_a_device_said_to_be_absent_names_no_device_class():
+    params = _read("dra-gpu-claim-pod", "DRA pod `probe` in `canary`, the cluster has no device plugin, 2 GPUs")
+    assert params.get("device_class") != "plugin", params
+
+
+def test_numbered_answers_read_with_their_questions():
+    got = _gen("Answers to your questions about the claim:\n\n> 1. Which file system? 2. Size? 3. Names?\n\n"
+               "1. `fs_lab` on our ESS\n2. 12 TiB\n3. StorageClass `gpfs-lab`; claim `cryo` in namespace `bio`\n")
+    assert got.recipe == "ibm-storage-scale", got.recipe
+    assert (got.params["filesystem"], got.params["size"], got.params["claim_name"]) == ("fs_lab", "12Ti", "cryo"), got.params
+    assert not [u for u in got.unused if "Which file system" in u], got.unused
+
+
+def test_sql_rows_are_a_table_of_objects():
+    got = _gen("make these PriorityClasses:\n\n```sql\nINSERT INTO tiers (name, value, can_preempt, description) VALUES\n"
+               "  ('serve-hi', 900000, true, 'Inference'),\n  ('batch-lo', 100, false, 'Batch jobs');\n```\n")
+    assert got.recipe == "priority-classes", got.recipe
+    classes = {c["name"]: c for c in got.params["classes"]}
+    assert classes["serve-hi"]["value"] == 900000 and classes["batch-lo"]["value"] == 100, classes
+    assert classes["batch-lo"].get("preempt") is False, classes
+
+
+def test_a_pasted_settings_number_is_read_by_its_own_key():
+    params = _read("keda-gpu-scaledobject", "KEDA for `vit-serve` in `vision`:\n\n```json\n{\"deployment\": \"vit-serve\", "
+                                            "\"replicas\": {\"min\": 1, \"max\": 6}, \"poll_seconds\": 20}\n```\n")
+    assert params.get("polling_interval") == 20 and params.get("activation_threshold") != "20", params
+
+
+def test_a_queue_owed_and_held_amounts_and_no_claw_back():
+    params = _read("volcano-queue", "Volcano queue `nlp-core`: hard cap 48 GPUs, we're owed 32 when things are contended, "
+                                    "and 8 held for us no matter what. Other teams do NOT get to claw back what we borrowed.")
+    assert (params["gpus"], params["deserved_gpus"], params["guarantee_gpus"], params["reclaimable"]) == (48, 32, 8, False), params

@@ -2291,8 +2291,59 @@ def pasted_forms(text: str) -> str:
     Dockerfile's base image when the request names the image built from it, "the command as above" as the line
     pasted above."""
     text = drawn_tables(task_lists(_REQUIRED_STAR.sub(r"\1:", form_leaders(python_defaults(text)))))
-    text = launch_overrides(merged_entries(code_values(text)))
+    text = launch_overrides(merged_entries(code_values(numbered_answers(sql_rows(text)))))
     return _command_as_above(_dockerfile_base(_IMAGE_SCHEME.sub("", text)))
+
+
+# "1. Which file system? 2. Fileset type?": questions numbered on one line (or a quoted block)
+_NUMBERED_QUESTION = re.compile(r"(?<![\w.])(\d{1,2})[.)]\s+([^?\n]{2,80}?)\?")
+
+
+def numbered_answers(text: str) -> str:
+    """Answers numbered after numbered questions ("> 1. Which file system? 2. Size?" then "1. `fs_research`"
+    and "2. 40 TiB"): each answer read with its question ("Which file system: `fs_research`")."""
+    asked: dict[str, str] = {}
+    start = end = 0
+    for line in re.finditer(r"[^\n]+", text):
+        qs = _NUMBERED_QUESTION.findall(line.group(0))
+        if len(qs) >= 2 and not asked:
+            asked = {n: q.strip() for n, q in qs}
+            start, end = line.span()
+    if not asked:
+        return text
+    answered: set[str] = set()
+
+    def answer(m: re.Match) -> str:
+        q = asked.get(m.group(2))
+        if not q or m.group(3).rstrip().endswith("?"):
+            return m.group(0)
+        answered.add(m.group(2))
+        return f"{m.group(1)}{q}: {m.group(3)}"
+
+    rest = re.sub(r"(?m)^([ \t]*)(\d{1,2})[.)][ \t]+(\S[^\n]*)", answer, text[end:])
+    # (the questions, each answered below with its words, say nothing more)
+    return text[:start if answered == set(asked) else end] + rest
+
+
+# "INSERT INTO tiers (name, value, can_preempt) VALUES ('a', 1000, true), ('b', 10, false);": rows of a table
+_SQL_INSERT = re.compile(r"INSERT\s+INTO\s+[\w.\"`]+\s*\(([^)]*)\)\s*VALUES\s*((?:\([^()]*\)\s*,?\s*)+);?", re.I)
+
+
+def sql_rows(text: str) -> str:
+    """An SQL ``INSERT`` of rows as the Markdown table of them it is: its columns the header, a row a line."""
+    def table(m: re.Match) -> str:
+        import csv
+
+        cols = [" ".join(key_words(c.strip().strip('"`'))) for c in m.group(1).split(",")]  # "can_preempt": can preempt
+        rows = []
+        for r in re.finditer(r"\(([^()]*)\)", m.group(2)):
+            cells = next(csv.reader([r.group(1)], quotechar="'", skipinitialspace=True), [])
+            if len(cells) != len(cols):
+                return m.group(0)
+            rows.append("| " + " | ".join(c.strip() for c in cells) + " |")
+        return "\n".join(["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols), *rows])
+
+    return _SQL_INSERT.sub(table, text) if "INSERT" in text.upper() else text
 
 
 # values wrapped in the calls code needs to make them: Go's "ptr.To[int32](4)", "resource.MustParse(\"4\")",
@@ -2509,6 +2560,11 @@ def _scientific(m: re.Match) -> str:
     return str(int(v)) if v.denominator == 1 and v < 10 ** 15 else m.group(0)
 
 
+# what people who do not use Kubernetes call a namespace: "our space on the cluster", "my team's space"
+_OUR_SPACE = re.compile(r"\b((?:my|our|their|his|her)(?:\s+team'?s|\s+lab'?s|\s+group'?s)?)\s+(?:own\s+)?space"
+                        r"(?:\s+(?:on|in)\s+(?:the|this)\s+cluster)?(?![\w-])", re.I)
+
+
 @lru_cache(maxsize=256)  # matching and each recipe's reader normalise the same request
 def normalise_text(text: str) -> str:
     text = expanded_variables(text)
@@ -2520,6 +2576,7 @@ def normalise_text(text: str) -> str:
     text = _relative_to_named(text)  # "Hard cap: 40 GPUs. Deserved: half the cap": 20 GPUs
     text = _THE_X_ONE.sub(r"\1", text)  # "the flavor should be our H100 one, `h100-80gb`": `h100-80gb`
     text = _one_per_machine(text)  # "on six boxes ... one pod per box": 6 pods, one per box
+    text = _OUR_SPACE.sub(lambda m: m.group(1).split()[0] + " namespace", text)  # "our team's space on the cluster": a namespace
     text = _markdown_marks(text)
     text = _dictated(text)
     text = _SPOKEN_DASH.sub(_spoken_dash, text)
@@ -4392,7 +4449,10 @@ class _Extractor:
         also counts is as many as those, when the request gives their number; else no count at all."""
         units = {_singular(str(x).lower()) for x in rule["count"] if isinstance(x, str)}
         per = _PER_ITEM.match(self.text, got[1][1])
-        if per is not None and _singular(per.group(2).lower()) in units:
+        if per is not None and (_singular(per.group(2).lower()) in units or (
+                per.group(0).split()[1].lower() == "per" and _singular(per.group(2).lower()) not in _RATE_BASES
+                and not _counts_per_pod(rule))):
+            # ("one piece per folder" with "40 folders" before: 40 pieces; the folders are no unit of this count)
             items = [_singular(per.group(2).lower())]
         else:
             # "320 videos to caption, 1 pod each": each of the things counted before
@@ -4503,6 +4563,10 @@ class _Extractor:
                     if not rates and i in (0, 2) and per and _singular(per.group(1).lower()) in {
                             _singular(x.lower()) for x in rule["count"] if isinstance(x, str)}:
                         continue
+                    if not rates and i == 0 and per and per.group(0).lstrip().lower().startswith("per") and \
+                            parse_number(m.group(1)) == 1 and _singular(per.group(1).lower()) not in _RATE_BASES and \
+                            not _counts_per_pod(rule):
+                        continue  # "one piece per folder": a rate, counted by the folders (see _one_per_item)
                     n = parse_number(m.group(1))
                     if n is None:
                         continue
@@ -4516,6 +4580,19 @@ class _Extractor:
                             self.result.covered.append(m.span())
                         return val, span
         return None
+
+    def _keyed_for_other(self, name: str, span: tuple[int, int]) -> bool:
+        """Is the number at ``span`` the value of a key that names another parameter: '"poll_seconds": 30' in a
+        pasted object, or ", 30 poll seconds," a pasted setting said as words (:func:`_setting_by_key`)?"""
+        key = re.search(r"[\"']([\w.-]+)[\"']\s*:\s*$", self.text[max(0, span[0] - 60):span[0]])
+        words = " ".join(key_words(key.group(1))) if key else None
+        if words is None and re.search(r"(?:^|[,\n])\s*$", self.text[:span[0]]):
+            after = re.match(r"[ \t]+([a-z][a-z ]*?)[ \t]*(?:,|\n|$)", self.text[span[1]:])
+            words = after.group(1) if after else None
+        if not words:
+            return False
+        got = _setting_by_key(self.recipe, f"{self.text[span[0]:span[1]]} {words}", set())
+        return got is not None and got[0] != name
 
     def _replace(self, name: str, value: Any, span: tuple[int, int]) -> None:
         """``name`` takes ``value`` from ``span`` over what was read before (which is reported, not taken as used)."""
@@ -5690,6 +5767,8 @@ class _Extractor:
         for tok, span in candidates:
             if tok.lower() in ("whose", "which", "where", "what", "who"):  # "the taint whose key is x": not yet
                 continue
+            if re.match(r"=[^\s=]", self.text[span[1]:span[1] + 2]) and not self._quoted(span) and not is_command:
+                continue  # "label the namespace cost-center=cc-4410": a label's key, not the namespace's name
             if tok.lower() in _AMOUNT_WORDS and not self._quoted(span):
                 continue  # "a pod that claims a couple of GPUs": an amount, not the claim's name
             if tok.lower() == "s" and self.text[max(0, span[0] - 1):span[0]] in ("'", "\u2019"):
@@ -5832,6 +5911,9 @@ class _Extractor:
         # "a cluster placement group": a plain word that heads a longer noun is no name
         if nxt and nxt_word not in _STOP and nxt_word not in _FILLERS and nxt_word not in _AFTER_VALUE and not own_noun \
                 and not re.search(r"(?:ly|ed|ing)$", nxt_word) and nxt_word not in _REPORTING_VERBS | _VERBS_AFTER_NOUN:
+            return True
+        # "the canary has no device plugin": a cue said to be absent introduces no value
+        if _compile(rf"\b(?:no|without|not\s+(?:a|an|the|any))\s+{words}\s*$").search(self.text, max(0, span[0] - 60), span[0]):
             return True
         # "can the quota for that namespace go up": the cue points back, no value follows
         if _compile(rf"\b(?:that|this|those|these|same)\s+{words}\s*$").search(self.text, max(0, span[0] - 60), span[0]):
@@ -6032,6 +6114,8 @@ class _Extractor:
                 continue  # "fsx volume fs-00aa11...": a cloud resource id names no object
             if any(a < span[0] and span[1] <= b for a, b in kw):
                 continue  # the noun and this word are one keyword of the recipe: no name
+            if re.match(r"=[^\s=]", self.text[span[1]:span[1] + 2]) and not self._quoted(span):
+                continue  # "label the namespace cost-center=cc-4410": a label's key, not the namespace's name
             ok, val = self._ok(name, tok)
             if ok:
                 return val, span
@@ -6770,6 +6854,8 @@ class _Extractor:
                 continue  # "expireAfter 36h, consolidateAfter: 10m": 36h is named for the other field
             if rule.get("weak") and self._claimed_by_other(name, span):
                 continue  # "wakes up only when more than 2 are waiting": another parameter's own rule reads it
+            if rule.get("weak") and self._keyed_for_other(name, span):
+                continue  # '"poll_seconds": 30' in a pasted object, ", 30 poll seconds,": its key's parameter's value
             if rule.get("not_after") and _compile(rf"{_words_alt(rule['not_after'])}[^,;.]{{0,25}}$").search(
                     self.text, max(0, span[0] - 40), span[0]):
                 continue  # "memory usage above 95%": a percentage of something the parameter does not measure
@@ -7120,6 +7206,11 @@ class _Extractor:
             # the object the number belongs to, then the number after "at", "=" or ":"
             rx = _compile(rf"\b{a}\s+(?:[\w-]+\s+){{0,2}}?(?:at|=|:|set\s+to)\s*(-?\d+)(?![\w.%])|"
                           rf"\b{a}\s*[:=]?\s+(-?\d+)(?![\w.%])")  # "prod 500000"
+            if rule["parts"][0].lower() in _BOUND_KEY_WORDS:
+                # a bound before another thing counted names nothing this bounds ("max 30 epochs" is no max_skew);
+                # "max 5 nodes" bounds a count of machines or workers, what the recipe counts in other words
+                counted = sorted(set().union(*_COUNT_SYNONYMS, {"gpu", "worker", "pod", "replica", "job"}))
+                rx = _compile(rf"\b{a}\s*[:=]?\s+(-?\d+)(?![\w.%])(?!\s+(?!(?:{'|'.join(counted)})s?\b)[a-z]+s\b)()")
             for m in rx.finditer(self.digits):
                 g = 1 if m.group(1) is not None else 2
                 span = self._whole_word(m.span(g))
@@ -9232,6 +9323,10 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
             # (and so does a call's argument its reader evaluates: "stabilizationWindowSeconds=15 * 60")
             # (and so does an edit by path, a JSON Patch, yq or a test's assertion: what it sets, it sets)
             overlay = overlay or (fact.fmt in ("transcript", "call", "paths") and inside(full.spans.get(name)))
+            # ... and a pasted setting keyed by the parameter's own name ('"tenant": "fraud-detect"') wins over a
+            # reading of the words inside the same paste ('"notes": "a low-priority team"')
+            overlay = overlay or (fact.fmt in SETTINGS_FORMATS and inside(full.spans.get(name)) and
+                                  fact.words.lower().startswith(name.replace("_", " ") + " "))
             if not keyed and not guessed and not shortened and not overlay and \
                     not _paste_misread(full.values[name], value, inside(full.spans.get(name)), facts) \
                     and not _cut_short(full.text, full.spans.get(name), full.values[name], value):
@@ -9315,6 +9410,22 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
 # the words settings files use for what a parameter's name or description calls otherwise
 _KEY_SYNONYMS = {"ceiling": "limit", "cap": "limit", "disk": "volume", "imbalance": "skew", "scale": "replicas", "instances": "replicas",
                  "size": "size", "capacity": "size", "storage": "storage", "throughput": "throughput"}
+# what a parameter counts "per": "1 GPU per pod" is the rate itself, never a count of the pods
+_RATE_BASES = frozenset({"pod", "worker", "replica", "node", "container", "task", "process", "rank", "gpu", "job",
+                         "instance", "machine", "box", "host", "server", "vm", "card", "group", "slot", "member"})
+def _counts_per_pod(rule: dict[str, Any]) -> bool:
+    """Does a count rule count anything but the pieces of work there are in all (GPUs, CPUs, retries)?
+    ("one GPU per chunk" is a pod's GPU, "1 retry per shard" a shard's retry; "one piece per folder" is as
+    many pieces as folders)"""
+    return not {str(u).lower() for u in rule.get("count") or []} & _ITEM_UNITS
+
+
+_ITEM_UNITS = frozenset({"shards", "chunks", "pieces", "parts", "completions", "tasks", "items", "files", "partitions",
+                         "batches", "segments"})
+
+
+# the words of a key that bound or count what its other words name
+_BOUND_KEY_WORDS = frozenset({"max", "min", "maximum", "minimum", "total", "num", "number", "count"})
 _KEY_GENERIC = frozenset({"spec", "config", "settings", "value", "values", "default", "the", "of", "for", "per", "in",
                           "enabled", "type", "name", "mode", "policy"})
 
@@ -9354,7 +9465,11 @@ def _setting_value(spec: dict[str, Any], raw: str) -> Any:
 
 def _word_form_of(a: str, b: str) -> bool:
     """Are ``a`` and ``b`` one word in two forms ("guaranteed" and "guarantee", "reserved" and "reserve")?"""
-    return a == b or (min(len(a), len(b)) >= 5 and abs(len(a) - len(b)) <= 2 and (a.startswith(b) or b.startswith(a)))
+    if a == b or (min(len(a), len(b)) >= 5 and abs(len(a) - len(b)) <= 2 and (a.startswith(b) or b.startswith(a))):
+        return True
+    # ("poll" and "polling", "tag" and "tags": a short word and its inflection)
+    short, long_ = sorted((a, b), key=len)
+    return len(short) >= 3 and long_.startswith(short) and long_[len(short):] in ("s", "es", "ed", "ing", "er", "ers")
 
 
 # a key's word that gives the unit of its amount ("keep_finished_hours", "timeout_mins")
@@ -9384,7 +9499,12 @@ def _setting_by_key(recipe: Recipe, words: str, taken: set[str]) -> tuple[str, A
     for name, (own, desc) in table.items():
         # ("gpu_guaranteed" says guarantee_gpus: one word's forms, "guaranteed" and "guarantee")
         said = {k for k in keys if any(_word_form_of(k, w) for w in own)}
-        score = 2 * len(said) + len((keys - said) & (desc - own))
+        described = (keys - said) & (desc - own)
+        # ("MAX_NODES=5" bounds a count of machines or workers: what the recipe counts, in other words)
+        alike = (keys - said) <= set().union(*_COUNT_SYNONYMS, {"gpu", "cpu", "pod", "job"})
+        if not said - _BOUND_KEY_WORDS and not described and not alike:
+            continue  # "max_epochs=30" shares only its bound with max_skew: no word of what is bounded
+        score = 2 * len(said) + len(described)
         if score:
             # on a tie, the parameter whose own name the key says whole ("GPU cap": gpus, not deserved_gpus)
             scored.append((score, len(said) / max(1, len(own)), name))

@@ -720,6 +720,12 @@ def _read_json(block: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, 
     except ValueError:
         raw = _python_literal(block)
     data = _one_item_lists(raw)
+    if isinstance(data, dict) and isinstance(data.get("name"), str) and len(data) <= 3:
+        # a tool call ('{"name": "make_manifest", "arguments": {...}}'): the tool's name names no object
+        args = next((data[k] for k in ("arguments", "parameters", "input", "args") if isinstance(data.get(k), dict)), None)
+        if args is not None:
+            at = _span_of(block, r"[\"'](?:arguments|parameters|input|args)[\"']\s*:") or (0, 0)
+            return _settings_facts(args, block, _json_setting, (), at[0]), [(0, at[1])]
     facts = _settings_facts(data, block, _json_setting) if isinstance(data, dict) else []
     return facts + _worker_pools(raw, block), []
 
