@@ -563,3 +563,15 @@ def test_each_listed_question_is_answered_from_its_own_section_in_order():
     plain = ExtractiveGenerator().compose("how are driver upgrades rolled out across nodes? Volcano or Kueue for gang "
                                           "scheduling?", pool)
     assert "**1.**" not in plain.text
+
+
+def test_lay_words_get_the_kbs_words_beside_them():
+    from gpukb.engine import in_kb_words, lay_words
+
+    assert "(GPU)" in lay_words("my notebook can't see the graphics card")
+    assert "preempted" in lay_words("the job keeps getting kicked off halfway through")
+    assert "namespace" in lay_words("our team's space on the cluster is full")
+    # the user's own words stay, and a question in the KB's words is left as it is
+    assert "graphics card" in lay_words("my notebook can't see the graphics card")
+    assert lay_words("how do I request two GPUs in a pod") == "how do I request two GPUs in a pod"
+    assert "(Pending)" in in_kb_words("my job never starts", set())

@@ -238,7 +238,30 @@ def in_kb_words(question: str, vocab: Any, pairs: Any = frozenset()) -> str:
 
     out = re.sub(r"(?<![\w./-])[A-Za-z]{7,}(?![\w./-])", split, question)
     out = _MOVED_FROM.sub(r"\1", out)
-    return _LONE_ZERO.sub("zero", out)
+    return _LONE_ZERO.sub("zero", lay_words(out))
+
+
+def lay_words(question: str) -> str:
+    """``question`` with the KB's words beside the lay ones that mean the same ("my notebook can't see the
+    graphics card": the KB says GPU; "the job keeps getting kicked off": preempted, evicted)."""
+    for rx, kb in _LAY_TERMS:
+        question = rx.sub(lambda m, kb=kb: f"{m.group(0)} ({kb})", question)
+    return question
+
+
+# what people who do not work on clusters call the things the KB names, with the KB's words for them (added
+# beside the user's, never in their place)
+_LAY_TERMS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(rx, re.I), kb) for rx, kb in (
+    (r"\b(?:graphics|video)\s+cards?\b", "GPU"),
+    (r"\b(?:kick(?:ed|s|ing)?|boot(?:ed|s)?|bump(?:ed|s)?|thrown|throw(?:s|n)?)\s+(?:off|out)\b", "preempted evicted"),
+    (r"\b(?:won'?t|doesn'?t|never|do(?:es)?\s+not)\s+(?:even\s+)?start(?:s|ing)?\b|\bstuck\s+waiting\b|"
+     r"\bsits?\s+(?:there\s+)?waiting\b", "Pending"),
+    (r"\b(?:copies|instances)\s+of\s+(?:the\s+|my\s+|our\s+)?(?:model|server|service|api|app)\b", "replicas"),
+    (r"\b(?:my|our|the\s+team'?s|our\s+team'?s)\s+(?:own\s+)?(?:space|area|corner)\s+(?:on|in)\s+the\s+cluster\b", "namespace"),
+    (r"\bhog(?:s|ging|ged)?\b", "quota"),
+    (r"\b(?:scratch\s+(?:space|disk)|local\s+disk)\b", "ephemeral storage"),
+    (r"\bshared\s+(?:drive|folder|disk)\b", "ReadWriteMany volume"),
+))
 
 
 # "after moving from time-slicing to MIG", "we migrated from cluster-autoscaler over to Karpenter": what a
@@ -556,7 +579,8 @@ class Engine:
         plain = _collapse(plain) if plain != q else q
         plain = in_kb_words(plain, vocab, self.word_pairs()) if vocab else plain
         got = self.retriever.retrieve(plain or q, k=k, area=area, mode=mode, sources=sources)
-        confidence = self.confidence(q, got.top_vector, got.evidence[0] if got.evidence else None)
+        # (the KB's words beside a lay one count as the question's: "kicked off" is covered where "preempted" is)
+        confidence = self.confidence(lay_words(q), got.top_vector, got.evidence[0] if got.evidence else None)
         if confidence < self.refuse_below:
             got, confidence = self._asked_alone(q, got, confidence, k, area, mode, sources)
         got.evidence = self._with_sub_questions(plain or q, got.evidence, area, mode, sources)
