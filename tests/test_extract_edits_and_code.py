@@ -208,3 +208,16 @@ def test_a_queue_owed_and_held_amounts_and_no_claw_back():
     params = _read("volcano-queue", "Volcano queue `nlp-core`: hard cap 48 GPUs, we're owed 32 when things are contended, "
                                     "and 8 held for us no matter what. Other teams do NOT get to claw back what we borrowed.")
     assert (params["gpus"], params["deserved_gpus"], params["guarantee_gpus"], params["reclaimable"]) == (48, 32, 8, False), params
+
+
+def test_a_program_and_its_arguments_under_two_keys_are_one_command():
+    got = _gen('Porting a Nomad task, one pod is all I need:\n\ntask "smoke" {\n  driver = "docker"\n  config {\n'
+               '    image   = "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04"\n    command = "nvidia-smi"\n    args    = ["-L"]\n'
+               '  }\n}\n')
+    assert got.params["command"] == ["nvidia-smi", "-L"], got.params
+
+
+def test_what_the_object_runs_as_on_the_cluster_is_its_name():
+    params = _read("gpu-inference-deployment", "I want it on the cluster as `mistral-chat` in ns `assist`, 2 replicas "
+                                               "behind a cluster-internal service, model mistralai/Mistral-7B-Instruct-v0.3")
+    assert params["name"] == "mistral-chat", params

@@ -52,3 +52,34 @@ def test_a_kind_acted_on_names_no_recipe(text, want):
 ])
 def test_the_tool_a_request_names_picks_the_recipe(text, want):
     assert generate(text, RECIPES).recipe == want
+
+
+@pytest.mark.parametrize("text,want", [
+    # a pod that wants GPUs and names no DRA gets the device plugin's request, however much it says "device"
+    ("a test pod named probe, image nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04, device count 2 from the nvidia driver",
+     "gpu-pod"),
+    ("pod `dra-probe` that asks for its 2 GPUs through the new resource claims, not the device plugin", "dra-gpu-claim-pod"),
+    ("ResourceClaim-based pod for 2 gpus with at least 40Gi each", "dra-gpu-claim-pod"),
+    # tensor parallel inside one pod is a Deployment; one copy over several machines is a LeaderWorkerSet
+    ("serve Qwen/Qwen2.5-32B-Instruct with vLLM, --tensor-parallel-size 2, 3 replicas in ns chat", "gpu-inference-deployment"),
+    ("serve meta-llama/Llama-3.1-405B-Instruct-FP8 with vLLM across two H100 nodes, 8 GPUs each, one copy", "lws-vllm"),
+    ("Leader-worker set with vLLM, two copies of the model, each copy on two pods of four GPUs", "lws-vllm"),
+    # an autoscaler only when the request scales something
+    ("deploy Qwen/Qwen2.5-7B-Instruct on vLLM (vllm/vllm-openai:v0.6.6), 3 replicas, 1 GPU each, namespace chat",
+     "gpu-inference-deployment"),
+    ("scale the qwen-chat deployment between 1 and 6 replicas on vllm:num_requests_waiting with KEDA", "keda-gpu-scaledobject"),
+])
+def test_a_recipe_for_another_way_is_chosen_only_when_named(text, want):
+    assert generate(text, RECIPES, llm=False).recipe == want
+
+
+def test_named_only_reads_keywords_tools_kinds_and_its_pattern():
+    from gpukb.recipes.match import _names_recipe
+
+    dra = next(r for r in RECIPES if r.id == "dra-gpu-claim-pod")
+    lws = next(r for r in RECIPES if r.id == "lws-vllm")
+    assert dra.named_only is True and isinstance(lws.named_only, str)
+    assert _names_recipe(dra, "a pod through DRA") and _names_recipe(dra, "the claim\ntemplate for it")
+    assert not _names_recipe(dra, "a pod with 2 devices, driver nvidia")  # "Pod" is a plain kind, no name
+    assert _names_recipe(lws, "each copy spans 2 nodes") and _names_recipe(lws, "a LeaderWorkerSet")
+    assert not _names_recipe(lws, "vLLM with --tensor-parallel-size 4, 2 replicas")

@@ -6189,6 +6189,9 @@ class _Extractor:
                     rf"(?:re-?)?(?:deploy|create|build|make|launch|submit|run|mount|expose)\s+(?:it|this|that)\s+as|"
                     # "the file system ... that I want to mount as shared-scratch"
                     rf"\b(?:want|need|like)\s+to\s+(?:mount|deploy|run|expose)\s+(?:it\s+)?as|"
+                    # "I want it on the cluster as `qwen32b`": what the object runs as where it goes
+                    rf"\b(?:want|need|like|put|run|have)\s+it\s+(?:on|in|onto|into)\s+(?:the\s+|our\s+)?"
+                    rf"(?:cluster|k8s|kubernetes|prod|staging)\s+as|"
                     # "deploy vllm/vllm-openai:v0.6.3 as llama3-chat": an image deployed under a name
                     rf"(?:re-?)?(?:deploy|launch|run|serve|ship|start)\s+(?:the\s+)?(?:image\s+|container\s+)?[\w.@-]*[/:][\w./:@-]*\s+as|"
                     # "need a probe pod, hopper-probe, 1 gpu": a hyphenated name set off by commas after its kind
@@ -9326,7 +9329,7 @@ def _with_foreign(recipe: Recipe, text: str, full: Extraction) -> Extraction:
             # ... and a pasted setting keyed by the parameter's own name ('"tenant": "fraud-detect"') wins over a
             # reading of the words inside the same paste ('"notes": "a low-priority team"')
             overlay = overlay or (fact.fmt in SETTINGS_FORMATS and inside(full.spans.get(name)) and
-                                  fact.words.lower().startswith(name.replace("_", " ") + " "))
+                                  re.match(rf"{re.escape(name.replace('_', ' '))}:?\s", fact.words, re.I) is not None)
             if not keyed and not guessed and not shortened and not overlay and \
                     not _paste_misread(full.values[name], value, inside(full.spans.get(name)), facts) \
                     and not _cut_short(full.text, full.spans.get(name), full.values[name], value):

@@ -644,7 +644,20 @@ def _settings_facts(data: dict, block: str, where: Callable[[str, object], str],
     """Facts of a mapping of settings, nested mappings read key by key after their parent's key;
     ``where(key, value)`` is the pattern of a setting's text in ``block``."""
     facts: list[tuple[str, int, int]] = []
+    # a program and its arguments under two keys ("command = \"nvidia-smi\"", "args = [\"-q\"]") are one command line
+    head = next((k for k in data if str(k).lower() in ("command", "cmd", "entrypoint")), None)
+    words = [data[head]] if head is not None and isinstance(data[head], str) else \
+        data[head] if head is not None and isinstance(data[head], list) else None
+    args = data.get("args")
+    joined = None
+    if words is not None and isinstance(args, (list, str)) and all(isinstance(w, (str, int, float)) for w in
+                                                                    [*words, *(args if isinstance(args, list) else [args])]):
+        joined = shlex.join([str(w) for w in [*words, *(args if isinstance(args, list) else shlex.split(args))]])
+        if (sp := _span_of(block, where(str(head), data[head]), start)) is not None:
+            facts.append((f"command: {joined}", *sp))
     for key, v in data.items():
+        if joined is not None and key in (head, "args"):
+            continue
         sp = _span_of(block, where(str(key), v), start)
         if isinstance(v, dict):
             if len(path) < 3 and sp:

@@ -685,8 +685,24 @@ def match_recipes(text: str, recipes: list[Recipe] | None = None, k: int = 3) ->
         scores = _values_named(recipes, raw, scores)
         scores = _kind_asked(recipes, text, scores)
     scores = _named_tool_first(recipes, text, scores)
+    scores = [0.0 if r.named_only and not _names_recipe(r, raw) else s for r, s in zip(recipes, scores)]
     ranked = sorted(range(len(recipes)), key=lambda i: (-scores[i], recipes[i].id))
     return [(recipes[i], round(scores[i], 4)) for i in ranked[:k] if scores[i] > 0.0]
+
+
+_PLAIN_KINDS = frozenset({"Pod", "Service", "Deployment", "Job", "ConfigMap", "Namespace", "PersistentVolumeClaim",
+                          "Secret", "Ingress", "ServiceAccount"})
+
+
+def _names_recipe(recipe: Recipe, text: str) -> bool:
+    """Does ``text`` (a paste included) say one of the recipe's keywords or tools, or a kind it renders?"""
+    if isinstance(recipe.named_only, str) and re.search(recipe.named_only, text):
+        return True
+    phrases = [*recipe.keywords, *recipe.tools, *(k for k in recipe.kinds if k not in _PLAIN_KINDS)]
+    # (a phrase's words may be split by a hyphen or a line break, "Leader-worker set", its last word plural or
+    # compounded: "the new resource claims", "ResourceClaim-based")
+    return any(re.search(r"(?<![\w-])" + r"[\s-]+".join(map(re.escape, p.split())) + r"(?:e?s)?(?!\w)", text, re.I)
+               for p in phrases if p.strip())
 
 
 # the key of a pasted chart value or settings line: "healthPath: /health", "replicas: 2"

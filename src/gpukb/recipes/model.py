@@ -46,6 +46,10 @@ class Recipe:
     # the projects the recipe is built on, as people name them ("KEDA", "Karpenter"): a request that
     # names one of them and no other recipe's asks for this recipe among those of its area
     tools: list[str] = field(default_factory=list)
+    # chosen only for a request that says one of its keywords or tools ("DRA", "LeaderWorkerSet"), or matches
+    # this pattern when it is one: what it builds is another way to do what a plainer recipe does, never the
+    # reading of a request that names none
+    named_only: bool | str = False
 
     @property
     def properties(self) -> dict[str, Any]:
@@ -70,6 +74,7 @@ class Recipe:
             "docs": list(self.docs),
             "keywords": list(self.keywords),
             "tools": list(self.tools),
+            "named_only": self.named_only,
             "kinds": self.kinds,
             "parameters": self.parameters,
             "examples": self.examples,
@@ -236,6 +241,7 @@ def load_recipe_file(path: Path) -> Recipe:
         extract=dict(data.get("extract") or {}),
         kinds=kinds,
         tools=[str(t) for t in data.get("tools") or []],
+        named_only=data["named_only"] if isinstance(data.get("named_only"), str) else bool(data.get("named_only", False)),
     )
 
 
