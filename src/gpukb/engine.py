@@ -245,7 +245,7 @@ def lay_words(question: str) -> str:
     """``question`` with the KB's words beside the lay ones that mean the same ("my notebook can't see the
     graphics card": the KB says GPU; "the job keeps getting kicked off": preempted, evicted)."""
     for rx, kb in _LAY_TERMS:
-        question = rx.sub(lambda m, kb=kb: f"{m.group(0)} ({kb})", question)
+        question = rx.sub(rf"\g<0> ({kb})", question)
     return question
 
 
