@@ -221,3 +221,13 @@ def test_what_the_object_runs_as_on_the_cluster_is_its_name():
     params = _read("gpu-inference-deployment", "I want it on the cluster as `mistral-chat` in ns `assist`, 2 replicas "
                                                "behind a cluster-internal service, model mistralai/Mistral-7B-Instruct-v0.3")
     assert params["name"] == "mistral-chat", params
+
+
+def test_sql_rows_over_several_lines_and_odd_quotes_never_break():
+    from gpukb.recipes.extract import sql_rows
+
+    table = sql_rows("INSERT INTO t (name, value) VALUES ('a\nb', 1), ('c', 2);")
+    assert "| a b | 1 |" in table and "| c | 2 |" in table
+    # a row the csv reader cannot split stays as written
+    odd = "INSERT INTO t (name, value) VALUES ('a', 'x\"\ny\"z'), ('c');"
+    assert sql_rows(odd) == odd

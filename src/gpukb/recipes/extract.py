@@ -2337,7 +2337,10 @@ def sql_rows(text: str) -> str:
         cols = [" ".join(key_words(c.strip().strip('"`'))) for c in m.group(1).split(",")]  # "can_preempt": can preempt
         rows = []
         for r in re.finditer(r"\(([^()]*)\)", m.group(2)):
-            cells = next(csv.reader([r.group(1)], quotechar="'", skipinitialspace=True), [])
+            try:  # (a row over several lines is one row)
+                cells = next(csv.reader([" ".join(r.group(1).split())], quotechar="'", skipinitialspace=True), [])
+            except csv.Error:
+                return m.group(0)
             if len(cells) != len(cols):
                 return m.group(0)
             rows.append("| " + " | ".join(c.strip() for c in cells) + " |")
