@@ -24,7 +24,8 @@ import yaml
 
 from ..errors import GpukbError
 from ..text import STOPWORDS, counting_run, fence_spans
-from .foreign import GPUS_PER_INSTANCE, NOTE, READING_VERB, SETTINGS_FORMATS, key_words, load_yaml, translate
+from .foreign import (FENCED_BODY, GPUS_PER_INSTANCE, NOTE, READING_VERB, SETTINGS_FORMATS, _found_key, key_words, load_yaml,
+                      translate)
 from .model import Recipe
 from .spelling import within_one_edit
 
@@ -2388,7 +2389,7 @@ def merged_entries(text: str) -> str:
     the request names outside the paste, or the only one."""
     if "<<:" not in text:
         return text
-    for fence in re.finditer(r"(?ms)^[ \t]*```[^\n]*\n(.*?)^[ \t]*```", text):
+    for fence in FENCED_BODY.finditer(text):
         body = fence.group(1)
         entries = [m.group(2) for m in _MERGED_ENTRY.finditer(body)]
         if not entries:
@@ -2400,20 +2401,12 @@ def merged_entries(text: str) -> str:
             data = yaml.safe_load(body)
         except yaml.YAMLError:
             continue
-        value = _entry(data, chosen[0]) if chosen else None
+        value = _found_key(data, chosen[0]) if chosen else None
         if not isinstance(value, dict):
             continue
         merged = yaml.safe_dump(value, sort_keys=False, default_flow_style=False)
         return text[:fence.start(1)] + merged + text[fence.end(1):]
     return text
-
-
-def _entry(data: Any, key: str, depth: int = 0) -> Any:
-    if not isinstance(data, dict) or depth > 3:
-        return None
-    if key in data:
-        return data[key]
-    return next((v for x in data.values() if (v := _entry(x, key, depth + 1)) is not None), None)
 
 
 # a launcher's override of a config file's key ("python train.py trainer.devices=2 cluster.timeout=300")
@@ -7215,7 +7208,7 @@ class _Extractor:
             if rule["parts"][0].lower() in _BOUND_KEY_WORDS:
                 # a bound before another thing counted names nothing this bounds ("max 30 epochs" is no max_skew);
                 # "max 5 nodes" bounds a count of machines or workers, what the recipe counts in other words
-                counted = sorted(set().union(*_COUNT_SYNONYMS, {"gpu", "worker", "pod", "replica", "job"}))
+                counted = sorted(_COUNTED_THINGS)
                 rx = _compile(rf"\b{a}\s*[:=]?\s+(-?\d+)(?![\w.%])(?!\s+(?!(?:{'|'.join(counted)})s?\b)[a-z]+s\b)()")
             for m in rx.finditer(self.digits):
                 g = 1 if m.group(1) is not None else 2
@@ -9430,6 +9423,8 @@ _ITEM_UNITS = frozenset({"shards", "chunks", "pieces", "parts", "completions", "
                          "batches", "segments"})
 
 
+# what a recipe counts, in any of its words: machines, retries, pieces of work, replicas, workers, GPUs
+_COUNTED_THINGS = frozenset().union(*_COUNT_SYNONYMS, {"gpu", "pod", "job"})
 # the words of a key that bound or count what its other words name
 _BOUND_KEY_WORDS = frozenset({"max", "min", "maximum", "minimum", "total", "num", "number", "count"})
 _KEY_GENERIC = frozenset({"spec", "config", "settings", "value", "values", "default", "the", "of", "for", "per", "in",
@@ -9507,7 +9502,7 @@ def _setting_by_key(recipe: Recipe, words: str, taken: set[str]) -> tuple[str, A
         said = {k for k in keys if any(_word_form_of(k, w) for w in own)}
         described = (keys - said) & (desc - own)
         # ("MAX_NODES=5" bounds a count of machines or workers: what the recipe counts, in other words)
-        alike = (keys - said) <= set().union(*_COUNT_SYNONYMS, {"gpu", "cpu", "pod", "job"})
+        alike = (keys - said) <= _COUNTED_THINGS | {"cpu"}
         if not said - _BOUND_KEY_WORDS and not described and not alike:
             continue  # "max_epochs=30" shares only its bound with max_skew: no word of what is bounded
         score = 2 * len(said) + len(described)

@@ -950,6 +950,9 @@ def _read_kustomization(block: str) -> tuple[list[tuple[str, int, int]], list[tu
 
 # ---------------------------------------------------------------- edits by path (JSON Patch, yq, test assertions)
 
+# a fenced block, its body the first group
+FENCED_BODY = re.compile(r"(?ms)^[ \t]*```[^\n]*\n(.*?)^[ \t]*```")
+
 # the parts of an object's path that only hold its settings: "/spec/template/spec/containers/0/image" is the image
 _HOLDING_PATH = frozenset({"spec", "template", "metadata", "containers", "initcontainers", "resources", "limits",
                            "requests", "tasks", "items", "mpireplicaspecs", "pytorchreplicaspecs", "replicaspecs",
@@ -1060,7 +1063,7 @@ def _find_paths(text: str) -> Iterator[tuple[int, int]]:
             if k < len(text) and text[k] in "{[":
                 end = max(end, _closing(text, k) or end)  # a mapping over several lines
             # (the code around the edits in the same fenced block is theirs: "job = rendered['Job']" names no job)
-            fence = next((f for f in re.finditer(r"(?ms)^[ \t]*```[^\n]*\n(.*?)^[ \t]*```", text)
+            fence = next((f for f in FENCED_BODY.finditer(text)
                           if f.start(1) <= start and end <= f.end(1)), None)
             yield (fence.start(1), fence.end(1)) if fence else (start, end)
         i = j + 1
